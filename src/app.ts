@@ -1,0 +1,87 @@
+import type { RequestListener } from 'node:http';
+import type { Database } from 'better-sqlite3';
+import Koa from 'koa';
+import { RedirectCache } from './cache.ts';
+import { createCodeGenerator } from './codes/code-generator.ts';
+import type { Config } from './config.ts';
+import type { Deps } from './deps.ts';
+import { handleErrors } from './http/errors.ts';
+import { createRenderer, type Renderer } from './http/respond.ts';
+import { createRouter, RESERVED_PATHS } from './http/routes.ts';
+import { createLinkService, type LinkService } from './links/service.ts';
+import type { Logger } from './log.ts';
+import { VisitBuffer } from './stats/visit-buffer.ts';
+import { openDatabase, type OpenOptions } from './store/database.ts';
+import { createLinkStore } from './store/link-store.ts';
+import { createSettingsStore } from './store/settings-store.ts';
+
+/** What handlers work with: the services, plus the config and clock they were built with. */
+export interface Services {
+  config: Config;
+  now: () => number;
+  log: Logger;
+  links: LinkService;
+  visits: VisitBuffer;
+  render: Renderer;
+  isDatabaseReachable: () => boolean;
+}
+
+export interface Kurz {
+  /** The request listener to hand to http.createServer. */
+  callback: RequestListener;
+  services: Services;
+  db: Database;
+  /** Writes buffered visits and closes the database. Call after the server stopped accepting. */
+  close(): void;
+}
+
+/** Key of the setting that holds the FF1 key, generated at first start. */
+const CODE_KEY = 'code_key';
+
+/**
+ * Builds kurz on the database named in `config`: storage, services, the Koa app. Never listens.
+ * Throws if the database cannot be opened or migrated.
+ */
+export function createApp(config: Config, deps: Deps, openOptions: OpenOptions = {}): Kurz {
+  const db = openDatabase(config.db, openOptions);
+  const links = createLinkStore(db);
+  const settings = createSettingsStore(db);
+  const key = Buffer.from(
+    settings.settingOrInit(CODE_KEY, () => deps.random(32).toString('hex')),
+    'hex',
+  );
+  const codes = createCodeGenerator({ mode: config.codeMode, length: config.codeLength, key, offset: config.codeOffset });
+  const cache = new RedirectCache({ size: config.cacheSize, negativeTtl: config.negativeCacheTtl, now: deps.now });
+  const visits = new VisitBuffer({
+    write: (counts) => links.addVisits(counts),
+    flushSize: config.visitFlushSize,
+    flushInterval: config.visitFlushInterval,
+    log: deps.log,
+  });
+  const services: Services = {
+    config,
+    now: deps.now,
+    log: deps.log,
+    links: createLinkService({ config, now: deps.now, db, links, codes, cache, reserved: RESERVED_PATHS }),
+    visits,
+    render: createRenderer(),
+    isDatabaseReachable: settings.isReachable,
+  };
+
+  const app = new Koa();
+  const router = createRouter(services);
+  app.use(handleErrors(services.render, deps.log));
+  app.use(router.routes());
+  app.use(router.allowedMethods());
+  visits.start();
+
+  return {
+    callback: app.callback(),
+    services,
+    db,
+    close() {
+      visits.stop();
+      db.close();
+    },
+  };
+}

@@ -1,0 +1,240 @@
+import { readFileSync } from 'node:fs';
+
+export type CodeMode = 'obfuscated' | 'sequential';
+export type RedirectStatus = 301 | 302 | 307 | 308;
+
+/** The whole configuration, read once at start, frozen and passed down in `deps`. */
+export interface Config {
+  readonly config: string;
+  readonly host: string;
+  readonly port: number;
+  readonly db: string;
+  readonly publicUrl: string;
+  readonly codeLength: number;
+  readonly codeMode: CodeMode;
+  readonly codeOffset: number;
+  readonly redirectStatus: RedirectStatus;
+  readonly cacheSize: number;
+  readonly negativeCacheTtl: number;
+  readonly dedupeWindow: number;
+  readonly maxUrlLength: number;
+  readonly visitFlushInterval: number;
+  readonly visitFlushSize: number;
+}
+
+type Value = string | number;
+
+interface Option {
+  name: keyof Config;
+  doc: string;
+  default: Value;
+  /** Turns a raw value (string from env/flags, string or number from the file) into the typed one. */
+  parse: (raw: unknown) => Value;
+  secret?: boolean;
+}
+
+/** Thrown for any invalid setting; the message names the key and where it came from. */
+export class ConfigError extends Error {}
+
+const MAX_DAYS_MS = 100 * 365 * 86_400_000;
+
+/** The option table: one row per setting. Env var is `KURZ_` + the name in SCREAMING_SNAKE, flag `--kebab-case`. */
+export const OPTIONS: readonly Option[] = [
+  { name: 'config', default: '', parse: text(), doc: 'JSON config file to read (see config/kurz.example.json); empty = none' },
+  { name: 'host', default: '127.0.0.1', parse: text(1), doc: 'Address to listen on' },
+  { name: 'port', default: 8080, parse: integer(0, 65_535), doc: 'TCP port to listen on (0 = any free port)' },
+  { name: 'db', default: './data/kurz.db', parse: text(1), doc: 'SQLite database file; its folder is created if missing' },
+  {
+    name: 'publicUrl',
+    default: '',
+    parse: baseUrl(),
+    doc: 'Base of rendered short URLs, e.g. https://s.example.com; empty = http://HOST:PORT',
+  },
+  {
+    name: 'codeLength',
+    default: 6,
+    parse: integer(4, 10),
+    doc: 'Length of generated codes (4-10); longer ones follow when a length is used up',
+  },
+  {
+    name: 'codeMode',
+    default: 'obfuscated',
+    parse: oneOf(['obfuscated', 'sequential']),
+    doc: 'obfuscated (FF1, unguessable) or sequential (shortest)',
+  },
+  { name: 'codeOffset', default: 0, parse: integer(0, 2 ** 40), doc: 'Sequential mode only: added to the id before base62' },
+  { name: 'redirectStatus', default: 302, parse: oneOf([301, 302, 307, 308]), doc: 'HTTP status of redirects' },
+  { name: 'cacheSize', default: 100_000, parse: integer(0, 100_000_000), doc: 'Links kept in the in-memory redirect cache (0 = off)' },
+  {
+    name: 'negativeCacheTtl',
+    default: '5s',
+    parse: duration(0, 3_600_000),
+    doc: 'How long an unknown code is remembered as unknown (0 = off)',
+  },
+  {
+    name: 'dedupeWindow',
+    default: '30d',
+    parse: duration(0, Number.POSITIVE_INFINITY, { off: 0, forever: Number.POSITIVE_INFINITY }),
+    doc: 'The same URL within this long returns the existing link: a duration, "forever" or "off"',
+  },
+  { name: 'maxUrlLength', default: 8192, parse: integer(16, 65_536), doc: 'Longest target URL accepted, in characters' },
+  { name: 'visitFlushInterval', default: '1s', parse: duration(10, 60_000), doc: 'Buffered visits are written at least this often' },
+  {
+    name: 'visitFlushSize',
+    default: 1000,
+    parse: integer(1, 1_000_000),
+    doc: 'Buffered visits are written as soon as this many are pending',
+  },
+];
+
+/** `publicUrl` -> `KURZ_PUBLIC_URL`. */
+export function envName(name: string): string {
+  return 'KURZ_' + name.replace(/[A-Z]/g, (c) => '_' + c).toUpperCase();
+}
+
+/** `publicUrl` -> `public-url`. */
+export function flagName(name: string): string {
+  return name.replace(/[A-Z]/g, (c) => '-' + c.toLowerCase());
+}
+
+/** Where each layer of settings comes from; `file` is read from disk when not given. */
+export interface ConfigSources {
+  env?: Record<string, string | undefined>;
+  flags?: Record<string, string>;
+  file?: Record<string, unknown>;
+}
+
+/**
+ * Builds the config: defaults < config file < KURZ_* environment < flags.
+ * Throws ConfigError naming the key for anything invalid, unknown or unreadable.
+ */
+export function loadConfig(sources: ConfigSources = {}): Config {
+  const env = sources.env ?? {};
+  const flags = sources.flags ?? {};
+  for (const key of Object.keys(env)) {
+    if (key.startsWith('KURZ_') && !OPTIONS.some((o) => envName(o.name) === key)) {
+      throw new ConfigError(`unknown environment variable ${key} (known: ${OPTIONS.map((o) => envName(o.name)).join(', ')})`);
+    }
+  }
+  for (const key of Object.keys(flags)) {
+    if (!OPTIONS.some((o) => flagName(o.name) === key)) throw new ConfigError(`unknown option --${key}`);
+  }
+  const configPath = flags['config'] ?? env['KURZ_CONFIG'] ?? '';
+  const file = sources.file ?? (configPath ? readConfigFile(configPath) : {});
+  for (const key of Object.keys(file)) {
+    if (!OPTIONS.some((o) => o.name === key)) throw new ConfigError(`config file ${configPath}: unknown key "${key}"`);
+    if (key === 'config') throw new ConfigError(`config file ${configPath}: key "config" cannot be set inside a config file`);
+  }
+
+  const values: Record<string, Value> = {};
+  for (const option of OPTIONS) {
+    const layers: Array<[string, unknown]> = [
+      ['default', option.default],
+      [`config file ${configPath}`, file[option.name]],
+      [`environment variable ${envName(option.name)}`, env[envName(option.name)]],
+      [`flag --${flagName(option.name)}`, flags[flagName(option.name)]],
+    ];
+    for (const [source, raw] of layers) {
+      if (raw === undefined) continue;
+      try {
+        values[option.name] = option.parse(raw);
+      } catch (err) {
+        throw new ConfigError(`${option.name} (${source}): ${(err as Error).message}`);
+      }
+    }
+  }
+  if (values['publicUrl'] === '') {
+    const host = String(values['host']);
+    const shownHost = host === '0.0.0.0' || host === '::' ? 'localhost' : host.includes(':') ? `[${host}]` : host;
+    values['publicUrl'] = `http://${shownHost}:${values['port']}`;
+  }
+  return Object.freeze(values) as unknown as Config;
+}
+
+function readConfigFile(path: string): Record<string, unknown> {
+  let textContent: string;
+  try {
+    textContent = readFileSync(path, 'utf8');
+  } catch (err) {
+    throw new ConfigError(`config: cannot read config file ${path}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(textContent);
+  } catch (err) {
+    throw new ConfigError(`config: config file ${path} is not valid JSON: ${(err as Error).message}`);
+  }
+  if (typeof parsed !== 'object' || parsed === null || Array.isArray(parsed)) {
+    throw new ConfigError(`config: config file ${path} must hold a JSON object`);
+  }
+  return parsed as Record<string, unknown>;
+}
+
+/** One line per option for the start-up log, secrets masked. */
+export function describeConfig(config: Config): string {
+  return OPTIONS.map((o) => {
+    const value = config[o.name];
+    const shown = o.secret && value !== '' ? '***' : value === Number.POSITIVE_INFINITY ? 'forever' : value;
+    return `${o.name}=${shown}`;
+  }).join(' ');
+}
+
+function text(minLength = 0): (raw: unknown) => string {
+  return (raw) => {
+    if (typeof raw !== 'string') throw new Error(`must be a string, got ${JSON.stringify(raw)}`);
+    if (raw.length < minLength) throw new Error('must not be empty');
+    return raw;
+  };
+}
+
+function integer(min: number, max: number): (raw: unknown) => number {
+  return (raw) => {
+    const n = typeof raw === 'number' ? raw : typeof raw === 'string' && /^\s*-?\d+\s*$/.test(raw) ? Number(raw) : Number.NaN;
+    if (!Number.isSafeInteger(n)) throw new Error(`must be a whole number, got ${JSON.stringify(raw)}`);
+    if (n < min || n > max) throw new Error(`must be between ${min} and ${max}, got ${n}`);
+    return n;
+  };
+}
+
+function oneOf<T extends Value>(allowed: readonly T[]): (raw: unknown) => T {
+  return (raw) => {
+    const found = allowed.find((a) => String(a) === String(raw).trim());
+    if (found === undefined) throw new Error(`must be one of ${allowed.join(', ')}, got ${JSON.stringify(raw)}`);
+    return found;
+  };
+}
+
+const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
+
+/** Durations are written `500ms`, `5s`, `10m`, `12h`, `30d` (or a bare number of milliseconds). */
+function duration(min: number, max: number, words: Record<string, number> = {}): (raw: unknown) => number {
+  return (raw) => {
+    const s = String(raw).trim();
+    const word = words[s];
+    if (word !== undefined) return word;
+    const m = /^(\d+)(ms|s|m|h|d)?$/.exec(s);
+    if (!m || (typeof raw !== 'string' && typeof raw !== 'number')) {
+      const extra = Object.keys(words).map((w) => `"${w}"`);
+      throw new Error(
+        `must be a duration like 500ms, 5s, 10m, 12h or 30d${extra.length ? ` or ${extra.join(' or ')}` : ''}, got ${JSON.stringify(raw)}`,
+      );
+    }
+    const ms = Number(m[1]) * (UNITS[m[2] ?? 'ms'] ?? 1);
+    const limit = Math.min(max, MAX_DAYS_MS);
+    if (ms < min || ms > limit)
+      throw new Error(`must be between ${min}ms and ${limit === MAX_DAYS_MS ? '36500d' : `${limit}ms`}, got ${s}`);
+    return ms;
+  };
+}
+
+function baseUrl(): (raw: unknown) => string {
+  return (raw) => {
+    if (typeof raw !== 'string') throw new Error(`must be a string, got ${JSON.stringify(raw)}`);
+    if (raw === '') return '';
+    const url = URL.parse(raw);
+    if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:'))
+      throw new Error(`must be an http(s) URL like https://s.example.com, got ${JSON.stringify(raw)}`);
+    if (url.search || url.hash || url.username || url.password) throw new Error('must not contain a query, fragment or credentials');
+    return url.href.replace(/\/+$/, '');
+  };
+}

@@ -1,0 +1,26 @@
+export type ErrorCode = 'invalid' | 'not_found' | 'conflict' | 'gone' | 'unauthorized' | 'too_large' | 'rate_limited' | 'internal';
+
+/** HTTP status for each kind of error: the single map the HTTP layer and the CLI's exit codes derive from. */
+export const STATUS: Readonly<Record<ErrorCode, number>> = {
+  invalid: 400,
+  unauthorized: 401,
+  not_found: 404,
+  conflict: 409,
+  gone: 410,
+  too_large: 413,
+  rate_limited: 429,
+  internal: 500,
+};
+
+/** The one error type of the domain. `field` names the offending input, when there is one. */
+export class AppError extends Error {
+  readonly code: ErrorCode;
+  readonly field: string | undefined;
+
+  constructor(code: ErrorCode, message: string, field?: string) {
+    super(message);
+    this.name = 'AppError';
+    this.code = code;
+    this.field = field;
+  }
+}

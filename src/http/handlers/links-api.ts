@@ -1,0 +1,40 @@
+import type { Context } from 'koa';
+import type { Services } from '../../app.ts';
+import { AppError } from '../../errors.ts';
+import type { Link } from '../../store/link-store.ts';
+import { jsonObject } from '../body.ts';
+import { sendJson } from '../respond.ts';
+
+const CREATE_FIELDS: ReadonlySet<string> = new Set(['url', 'alias']);
+
+/** The link resource as the API shows it. */
+export function presentLink(link: Link, shortUrl: string) {
+  return {
+    code: link.code,
+    shortUrl,
+    url: link.url,
+    createdAt: new Date(link.createdAt).toISOString(),
+    updatedAt: new Date(link.updatedAt).toISOString(),
+    visitCount: link.visitCount,
+    lastVisitAt: link.lastVisitAt === null ? null : new Date(link.lastVisitAt).toISOString(),
+  };
+}
+
+/** /api/v1/links */
+export function linksApiHandlers(s: Services) {
+  return {
+    createLink(ctx: Context): void {
+      const body = jsonObject(ctx, CREATE_FIELDS);
+      const { link, created } = s.links.createLink({ url: body['url'], alias: body['alias'] });
+      if (created) ctx.set('Location', `/api/v1/links/${link.code}`);
+      sendJson(ctx, created ? 201 : 200, presentLink(link, s.links.shortUrl(link.code)));
+    },
+
+    showLink(ctx: Context): void {
+      const code = ctx.params['code'] ?? '';
+      const link = s.links.linkByCode(code);
+      if (!link) throw new AppError('not_found', `no link with code "${code}"`);
+      sendJson(ctx, 200, presentLink(link, s.links.shortUrl(link.code)));
+    },
+  };
+}

@@ -1,0 +1,52 @@
+import type { Context } from 'koa';
+import { Eta } from 'eta';
+import { readAsset } from '../assets.ts';
+import { STATUS, type AppError, type ErrorCode } from '../errors.ts';
+
+const VIEWS = ['layout', 'home', 'link', 'error'] as const;
+export type View = (typeof VIEWS)[number];
+export type Renderer = (view: View, data: Record<string, unknown>) => string;
+
+/** Loads every template from views/ once; output is HTML-escaped unless a template says otherwise. */
+export function createRenderer(): Renderer {
+  const eta = new Eta({ autoEscape: true, cache: true });
+  for (const view of VIEWS) eta.loadTemplate(`@${view}`, readAsset(`views/${view}.eta`).toString('utf8'));
+  return (view, data) => eta.render(`@${view}`, data);
+}
+
+const PAGE_SECURITY = {
+  'Content-Security-Policy':
+    "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
+  'X-Content-Type-Options': 'nosniff',
+  'Referrer-Policy': 'no-referrer',
+};
+
+/** Browsers (which list text/html) get pages; API clients, curl's *\/* and empty Accept get JSON. */
+export function wantsHtml(ctx: Context): boolean {
+  return ctx.accepts('json', 'html') === 'html';
+}
+
+export function sendPage(ctx: Context, status: number, html: string): void {
+  ctx.status = status;
+  ctx.set(PAGE_SECURITY);
+  ctx.type = 'text/html; charset=utf-8';
+  ctx.body = html;
+}
+
+export function sendJson(ctx: Context, status: number, body: unknown): void {
+  ctx.status = status;
+  ctx.set('X-Content-Type-Options', 'nosniff');
+  ctx.body = body;
+}
+
+/** RFC 9457 problem details; `code` and `field` let clients react without parsing the message. */
+export function sendProblem(ctx: Context, status: number, code: ErrorCode, detail: string, field?: string): void {
+  ctx.status = status;
+  ctx.set('X-Content-Type-Options', 'nosniff');
+  ctx.body = { type: 'about:blank', title: ctx.message, status, code, detail, ...(field ? { field } : {}) };
+  ctx.type = 'application/problem+json';
+}
+
+export function statusOf(err: AppError): number {
+  return STATUS[err.code];
+}

@@ -1,0 +1,42 @@
+import { mkdirSync } from 'node:fs';
+import { dirname } from 'node:path';
+import Sqlite, { type Database } from 'better-sqlite3';
+import { migrate } from './migrations.ts';
+
+/** "kurz" in ASCII: marks a SQLite file as ours, so kurz refuses to write into someone else's database. */
+export const APPLICATION_ID = 0x6b75727a;
+
+export interface OpenOptions {
+  /** The loaded better-sqlite3 addon, when it cannot be found on disk (inside the single executable). */
+  nativeBinding?: object;
+}
+
+/**
+ * Opens (creating if needed) the database at `path`, sets the pragmas kurz relies on and applies
+ * pending migrations. Throws with a message naming the file when it cannot be opened or is not kurz's.
+ */
+export function openDatabase(path: string, options: OpenOptions = {}): Database {
+  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
+  const db = new Sqlite(path, options.nativeBinding ? { nativeBinding: options.nativeBinding as unknown as string } : {});
+  try {
+    db.pragma('busy_timeout = 5000');
+    db.pragma('journal_mode = WAL');
+    // FULL: a link that was answered 201 survives a power cut, not only a crash.
+    db.pragma('synchronous = FULL');
+    db.pragma('foreign_keys = ON');
+    claim(db, path);
+    migrate(db);
+    return db;
+  } catch (err) {
+    db.close();
+    throw err;
+  }
+}
+
+function claim(db: Database, path: string): void {
+  const id = db.pragma('application_id', { simple: true }) as number;
+  if (id === APPLICATION_ID) return;
+  const tables = db.prepare(`SELECT count(*) AS n FROM sqlite_schema`).get() as { n: number };
+  if (id !== 0 || tables.n > 0) throw new Error(`${path} is a SQLite database that does not belong to kurz; refusing to use it`);
+  db.pragma(`application_id = ${APPLICATION_ID}`);
+}

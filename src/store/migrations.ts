@@ -1,0 +1,45 @@
+import type { Database } from 'better-sqlite3';
+
+/**
+ * The schema, as an append-only list: the database's version is the number of migrations applied,
+ * kept in PRAGMA user_version. A shipped migration is never edited; change the schema by appending.
+ */
+export const MIGRATIONS: readonly string[] = [
+  `
+  CREATE TABLE links (
+    id            INTEGER PRIMARY KEY AUTOINCREMENT,
+    code          TEXT    NOT NULL UNIQUE,
+    url           TEXT    NOT NULL,
+    url_hash      BLOB,
+    created_at    INTEGER NOT NULL,
+    updated_at    INTEGER NOT NULL,
+    visit_count   INTEGER NOT NULL DEFAULT 0,
+    last_visit_at INTEGER
+  );
+  CREATE INDEX links_by_url_hash ON links (url_hash) WHERE url_hash IS NOT NULL;
+  CREATE TABLE settings (
+    key   TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+  ) WITHOUT ROWID;
+  `,
+];
+
+/**
+ * Applies the pending migrations, each in its own immediate transaction so that two processes
+ * starting on one file never apply the same step twice. Throws if the file is newer than this build.
+ */
+export function migrate(db: Database): void {
+  const current = (): number => db.pragma('user_version', { simple: true }) as number;
+  if (current() > MIGRATIONS.length) {
+    throw new Error(
+      `the database has schema version ${current()}, newer than this kurz knows (${MIGRATIONS.length}); run a newer kurz or restore a backup`,
+    );
+  }
+  for (let version = current(); version < MIGRATIONS.length; version = current()) {
+    db.transaction(() => {
+      if (current() !== version) return;
+      db.exec(MIGRATIONS[version] ?? '');
+      db.pragma(`user_version = ${version + 1}`);
+    }).immediate();
+  }
+}

@@ -1,0 +1,206 @@
+import test from 'ava';
+import { startKurz } from '../helpers.ts';
+
+interface LinkBody {
+  code: string;
+  shortUrl: string;
+  url: string;
+  createdAt: string;
+  visitCount: number;
+  lastVisitAt: string | null;
+}
+
+interface Problem {
+  type: string;
+  title: string;
+  status: number;
+  code: string;
+  detail: string;
+  field?: string;
+}
+
+test('POST /api/v1/links creates a link with a 6-character code and a short URL on the public base', async (t) => {
+  const k = await startKurz(t);
+  const res = await k.postJson('/api/v1/links', { url: 'https://example.com/a/long/path?q=1' });
+  t.is(res.status, 201);
+  const body = (await res.json()) as LinkBody;
+  t.regex(body.code, /^[0-9a-zA-Z]{6}$/);
+  t.is(body.shortUrl, `https://kurz.test/${body.code}`);
+  t.is(body.url, 'https://example.com/a/long/path?q=1');
+  t.is(body.createdAt, new Date(k.clock.now()).toISOString());
+  t.is(res.headers.get('location'), `/api/v1/links/${body.code}`);
+  t.is(k.linkCount(), 1);
+});
+
+test('the short URL comes from the configured public URL, never from the Host header', async (t) => {
+  const k = await startKurz(t, { publicUrl: 'https://s.example.org' });
+  const res = await fetch(k.base + '/api/v1/links', {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', host: 'evil.example' },
+    body: JSON.stringify({ url: 'https://example.com/' }),
+  });
+  const body = (await res.json()) as LinkBody;
+  t.is(body.shortUrl, `https://s.example.org/${body.code}`);
+});
+
+test('consecutive links get distinct codes that do not reveal their order', async (t) => {
+  const k = await startKurz(t);
+  const codes: string[] = [];
+  for (let i = 0; i < 20; i++) {
+    const res = await k.postJson('/api/v1/links', { url: `https://example.com/${i}` });
+    codes.push(((await res.json()) as LinkBody).code);
+  }
+  t.is(new Set(codes).size, 20);
+  t.notDeepEqual([...codes].sort(), codes, 'codes in creation order are not sorted');
+});
+
+test('the same URL again returns the existing link with 200 (dedupe), after normalisation', async (t) => {
+  const k = await startKurz(t);
+  const first = (await (await k.postJson('/api/v1/links', { url: 'https://Example.COM:443/path' })).json()) as LinkBody;
+  const again = await k.postJson('/api/v1/links', { url: '  https://example.com/path ' });
+  t.is(again.status, 200);
+  t.is(((await again.json()) as LinkBody).code, first.code);
+  t.is(first.url, 'https://example.com/path');
+  t.is(k.linkCount(), 1);
+});
+
+test('dedupe only looks back over the configured window', async (t) => {
+  const k = await startKurz(t, { dedupeWindow: '1h' });
+  const first = (await (await k.postJson('/api/v1/links', { url: 'https://example.com/w' })).json()) as LinkBody;
+  k.clock.advance(59 * 60_000);
+  t.is(((await (await k.postJson('/api/v1/links', { url: 'https://example.com/w' })).json()) as LinkBody).code, first.code);
+  k.clock.advance(2 * 60_000);
+  const late = await k.postJson('/api/v1/links', { url: 'https://example.com/w' });
+  t.is(late.status, 201);
+  t.not(((await late.json()) as LinkBody).code, first.code);
+});
+
+test('dedupe "off" creates a new link every time', async (t) => {
+  const k = await startKurz(t, { dedupeWindow: 'off' });
+  const a = await k.postJson('/api/v1/links', { url: 'https://example.com/same' });
+  const b = await k.postJson('/api/v1/links', { url: 'https://example.com/same' });
+  t.is(a.status, 201);
+  t.is(b.status, 201);
+  t.is(k.linkCount(), 2);
+});
+
+test('an alias becomes the code; a link with an alias is never a dedupe target', async (t) => {
+  const k = await startKurz(t);
+  const res = await k.postJson('/api/v1/links', { url: 'https://example.com/docs', alias: 'Team_Docs-1' });
+  t.is(res.status, 201);
+  t.is(((await res.json()) as LinkBody).shortUrl, 'https://kurz.test/Team_Docs-1');
+  const plain = await k.postJson('/api/v1/links', { url: 'https://example.com/docs' });
+  t.is(plain.status, 201);
+  t.not(((await plain.json()) as LinkBody).code, 'Team_Docs-1');
+});
+
+test('aliases are case-sensitive and a taken one is a 409 that stores nothing', async (t) => {
+  const k = await startKurz(t);
+  t.is((await k.postJson('/api/v1/links', { url: 'https://example.com/1', alias: 'promo' })).status, 201);
+  t.is((await k.postJson('/api/v1/links', { url: 'https://example.com/2', alias: 'PROMO' })).status, 201);
+  const taken = await k.postJson('/api/v1/links', { url: 'https://example.com/3', alias: 'promo' });
+  t.is(taken.status, 409);
+  t.is(taken.headers.get('content-type'), 'application/problem+json');
+  const problem = (await taken.json()) as Problem;
+  t.like(problem, { status: 409, code: 'conflict', field: 'alias', detail: 'alias "promo" is already taken' });
+  t.is(k.linkCount(), 2);
+});
+
+test('an alias equal to an existing generated code is a 409', async (t) => {
+  const k = await startKurz(t);
+  const { code } = (await (await k.postJson('/api/v1/links', { url: 'https://example.com/gen' })).json()) as LinkBody;
+  const res = await k.postJson('/api/v1/links', { url: 'https://example.com/other', alias: code });
+  t.is(res.status, 409);
+  t.is(k.linkCount(), 1);
+});
+
+test('a generated code that an alias already holds is skipped, never shared', async (t) => {
+  const k = await startKurz(t, { dedupeWindow: 'off' });
+  const codes = k.kurz.services.links;
+  // Learn the code the next id would get, take it as an alias first, then create a generated link.
+  const probe = (await (await k.postJson('/api/v1/links', { url: 'https://example.com/probe' })).json()) as LinkBody;
+  const nextId = (k.kurz.db.prepare('SELECT max(id) AS id FROM links').get() as { id: number }).id + 2;
+  const { createCodeGenerator } = await import('../../src/codes/code-generator.ts');
+  const key = Buffer.from((k.kurz.db.prepare("SELECT value FROM settings WHERE key = 'code_key'").get() as { value: string }).value, 'hex');
+  const future = createCodeGenerator({ mode: 'obfuscated', length: 6, key, offset: 0 }).codeFor(nextId);
+  t.is((await k.postJson('/api/v1/links', { url: 'https://example.com/squat', alias: future })).status, 201);
+  const generated = (await (await k.postJson('/api/v1/links', { url: 'https://example.com/next' })).json()) as LinkBody;
+  t.not(generated.code, future);
+  t.not(generated.code, probe.code);
+  t.is(codes.linkByCode(future)?.url, 'https://example.com/squat');
+  t.is(codes.linkByCode(generated.code)?.url, 'https://example.com/next');
+});
+
+const INVALID: Array<[string, unknown, number, RegExp, string | undefined]> = [
+  ['malformed JSON', '{"url": "https://exa', 400, /not valid JSON/, undefined],
+  ['a JSON array', '[]', 400, /must be a JSON object/, undefined],
+  ['a JSON string', '"https://example.com"', 400, /not valid JSON|must be a JSON object/, undefined],
+  ['missing url', {}, 400, /^url is required$/, 'url'],
+  ['empty url', { url: '   ' }, 400, /^url is required$/, 'url'],
+  ['url of the wrong type', { url: 42 }, 400, /^url must be a string/, 'url'],
+  ['javascript: URL', { url: 'javascript:alert(1)' }, 400, /must use http or https, not javascript/, 'url'],
+  ['data: URL', { url: 'data:text/html,<script>alert(1)</script>' }, 400, /must use http or https, not data/, 'url'],
+  ['relative URL', { url: 'example.com/path' }, 400, /must be absolute/, 'url'],
+  ['overlong URL', { url: 'https://example.com/' + 'a'.repeat(8200) }, 400, /longer than 8192 characters/, 'url'],
+  ['URL with credentials', { url: 'https://user:pw@example.com/' }, 400, /user name or password/, 'url'],
+  ['URL pointing at kurz itself', { url: 'https://kurz.test/abc' }, 400, /this kurz instance/, 'url'],
+  ['alias with a slash', { url: 'https://example.com/', alias: 'a/b' }, 400, /only contain letters, digits/, 'alias'],
+  ['alias with a space', { url: 'https://example.com/', alias: 'a b' }, 400, /only contain letters, digits/, 'alias'],
+  ['alias too long', { url: 'https://example.com/', alias: 'x'.repeat(65) }, 400, /1 to 64 characters/, 'alias'],
+  ['empty alias', { url: 'https://example.com/', alias: '' }, 400, /1 to 64 characters/, 'alias'],
+  ['alias not a string', { url: 'https://example.com/', alias: ['x'] }, 400, /alias must be a string/, 'alias'],
+  ['reserved alias', { url: 'https://example.com/', alias: 'api' }, 400, /reserved/, 'alias'],
+  ['reserved alias in other case', { url: 'https://example.com/', alias: 'HealthZ' }, 400, /reserved/, 'alias'],
+  ['unknown field', { url: 'https://example.com/', alais: 'x' }, 400, /unknown field "alais"/, 'alais'],
+];
+
+for (const [name, body, status, detail, field] of INVALID) {
+  test(`rejects ${name} with ${status} problem+json and stores nothing`, async (t) => {
+    const k = await startKurz(t);
+    const res = await k.postJson('/api/v1/links', body);
+    t.is(res.status, status);
+    t.is(res.headers.get('content-type'), 'application/problem+json');
+    const problem = (await res.json()) as Problem;
+    t.is(problem.status, status);
+    t.regex(problem.detail, detail);
+    t.is(problem.field, field);
+    t.is(k.linkCount(), 0);
+  });
+}
+
+test('a body over 64 KiB is a 413', async (t) => {
+  const k = await startKurz(t);
+  const res = await k.postJson('/api/v1/links', { url: 'https://example.com/', pad: 'x'.repeat(70_000) });
+  t.is(res.status, 413);
+  t.like((await res.json()) as Problem, { code: 'too_large', detail: 'request body is larger than 64 KiB' });
+  t.is(k.linkCount(), 0);
+});
+
+test('a body that is not JSON is a 415', async (t) => {
+  const k = await startKurz(t);
+  const res = await fetch(k.base + '/api/v1/links', {
+    method: 'POST',
+    body: 'url=https://example.com/',
+    headers: { 'content-type': 'text/plain' },
+  });
+  t.is(res.status, 415);
+  t.regex(((await res.json()) as Problem).detail, /application\/json/);
+  t.is(k.linkCount(), 0);
+});
+
+test('IDN hosts are stored as punycode', async (t) => {
+  const k = await startKurz(t);
+  const res = await k.postJson('/api/v1/links', { url: 'https://bücher.example/straße' });
+  t.is(((await res.json()) as LinkBody).url, 'https://xn--bcher-kva.example/stra%C3%9Fe');
+});
+
+test('GET /api/v1/links/:code shows the link; an unknown code is a 404 problem', async (t) => {
+  const k = await startKurz(t);
+  const created = (await (await k.postJson('/api/v1/links', { url: 'https://example.com/' })).json()) as LinkBody;
+  const res = await k.get(`/api/v1/links/${created.code}`);
+  t.is(res.status, 200);
+  t.like((await res.json()) as LinkBody, { code: created.code, url: 'https://example.com/', visitCount: 0, lastVisitAt: null });
+  const missing = await k.get('/api/v1/links/nothere');
+  t.is(missing.status, 404);
+  t.is(((await missing.json()) as Problem).code, 'not_found');
+});

@@ -1,0 +1,121 @@
+import test from 'ava';
+import { BROWSER_ACCEPT, startKurz, waitFor, type TestKurz } from '../helpers.ts';
+
+async function create(k: TestKurz, url: string, alias?: string): Promise<string> {
+  const res = await k.postJson('/api/v1/links', alias ? { url, alias } : { url });
+  return ((await res.json()) as { code: string }).code;
+}
+
+test('GET /:code redirects with 302, the target and a private cache header', async (t) => {
+  const k = await startKurz(t);
+  const code = await create(k, 'https://example.com/target?x=1#frag');
+  const res = await k.get(`/${code}`);
+  t.is(res.status, 302);
+  t.is(res.headers.get('location'), 'https://example.com/target?x=1#frag');
+  t.is(res.headers.get('cache-control'), 'private, max-age=90');
+  t.is(await res.text(), '');
+});
+
+test('HEAD /:code answers like GET but counts no visit', async (t) => {
+  const k = await startKurz(t);
+  const code = await create(k, 'https://example.com/head');
+  const res = await fetch(`${k.base}/${code}`, { method: 'HEAD', redirect: 'manual' });
+  t.is(res.status, 302);
+  t.is(res.headers.get('location'), 'https://example.com/head');
+  t.is(k.kurz.services.visits.pending, 0);
+});
+
+test('the redirect status is configurable', async (t) => {
+  const k = await startKurz(t, { redirectStatus: 308 });
+  const code = await create(k, 'https://example.com/perm');
+  t.is((await k.get(`/${code}`)).status, 308);
+});
+
+test('any Host is served', async (t) => {
+  const k = await startKurz(t);
+  const code = await create(k, 'https://example.com/host');
+  const res = await fetch(`${k.base}/${code}`, { headers: { host: 'some.other.name' }, redirect: 'manual' });
+  t.is(res.status, 302);
+});
+
+test('an alias redirects, case-sensitively', async (t) => {
+  const k = await startKurz(t);
+  await create(k, 'https://example.com/lower', 'go');
+  t.is((await k.get('/go')).headers.get('location'), 'https://example.com/lower');
+  t.is((await k.get('/GO')).status, 404);
+});
+
+test('an unknown code is a problem+json 404 for API clients and an HTML page for browsers', async (t) => {
+  const k = await startKurz(t);
+  const json = await k.get('/unknown1', { accept: 'application/json' });
+  t.is(json.status, 404);
+  t.is(json.headers.get('content-type'), 'application/problem+json');
+  t.like((await json.json()) as object, { status: 404, code: 'not_found', detail: 'no link with code "unknown1"' });
+
+  const curl = await k.get('/unknown1', { accept: '*/*' });
+  t.is(curl.headers.get('content-type'), 'application/problem+json');
+
+  const page = await k.get('/unknown1', { accept: BROWSER_ACCEPT });
+  t.is(page.status, 404);
+  t.is(page.headers.get('content-type'), 'text/html; charset=utf-8');
+  const html = await page.text();
+  t.regex(html, /<h1>404 · Not Found<\/h1>/);
+  t.regex(html, /no link with code &quot;unknown1&quot;/);
+});
+
+test('a path that cannot be a code is a 404 without a lookup, and its text is escaped in the page', async (t) => {
+  const k = await startKurz(t);
+  const res = await k.get('/%3Cscript%3Ealert(1)%3C%2Fscript%3E', { accept: BROWSER_ACCEPT });
+  t.is(res.status, 404);
+  const html = await res.text();
+  t.false(html.includes('<script>alert(1)'));
+  t.true(html.includes('&lt;script&gt;'));
+});
+
+test('a deeper unknown path is a 404 too', async (t) => {
+  const k = await startKurz(t);
+  const res = await k.get('/a/b/c');
+  t.is(res.status, 404);
+  t.regex(((await res.json()) as { detail: string }).detail, /nothing at \/a\/b\/c/);
+});
+
+test('a code created after being looked up as unknown redirects at once (negative cache invalidated)', async (t) => {
+  const k = await startKurz(t);
+  t.is((await k.get('/fresh')).status, 404);
+  await create(k, 'https://example.com/fresh', 'fresh');
+  t.is((await k.get('/fresh')).status, 302);
+});
+
+test('visits are buffered, then flushed in one go: count and last visit', async (t) => {
+  const k = await startKurz(t);
+  const code = await create(k, 'https://example.com/count');
+  for (let i = 0; i < 3; i++) {
+    t.is((await k.get(`/${code}`)).status, 302);
+    k.clock.advance(1000);
+  }
+  const before = (await (await k.get(`/api/v1/links/${code}`)).json()) as { visitCount: number };
+  t.is(before.visitCount, 0, 'nothing is written on the request path');
+  t.is(k.kurz.services.visits.pending, 3);
+  k.kurz.services.visits.flush();
+  const after = (await (await k.get(`/api/v1/links/${code}`)).json()) as { visitCount: number; lastVisitAt: string };
+  t.is(after.visitCount, 3);
+  t.is(after.lastVisitAt, new Date(k.clock.now() - 1000).toISOString());
+});
+
+test('visits are flushed on their own once the flush size is reached', async (t) => {
+  const k = await startKurz(t, { visitFlushSize: 5, visitFlushInterval: '60s' });
+  const code = await create(k, 'https://example.com/size');
+  for (let i = 0; i < 5; i++) await k.get(`/${code}`);
+  const count = k.kurz.db.prepare<[string], { visit_count: number }>('SELECT visit_count FROM links WHERE code = ?');
+  await waitFor(() => count.get(code)?.visit_count === 5);
+  t.is(count.get(code)?.visit_count, 5);
+});
+
+test('visits are flushed on the timer', async (t) => {
+  const k = await startKurz(t, { visitFlushSize: 1000, visitFlushInterval: '50ms' });
+  const code = await create(k, 'https://example.com/timer');
+  await k.get(`/${code}`);
+  const count = k.kurz.db.prepare<[string], { visit_count: number }>('SELECT visit_count FROM links WHERE code = ?');
+  await waitFor(() => count.get(code)?.visit_count === 1);
+  t.is(count.get(code)?.visit_count, 1);
+});

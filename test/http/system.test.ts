@@ -1,0 +1,44 @@
+import test from 'ava';
+import { startKurz } from '../helpers.ts';
+
+test('GET /healthz is 200 while the database answers, 503 when it does not', async (t) => {
+  const k = await startKurz(t);
+  const res = await k.get('/healthz');
+  t.is(res.status, 200);
+  t.deepEqual(await res.json(), { status: 'ok' });
+  k.kurz.db.close();
+  const down = await k.get('/healthz');
+  t.is(down.status, 503);
+  t.deepEqual(await down.json(), { status: 'database unreachable' });
+});
+
+test('/favicon.ico is an icon and /robots.txt keeps crawlers out, neither touching the links', async (t) => {
+  const k = await startKurz(t);
+  const icon = await k.get('/favicon.ico');
+  t.is(icon.status, 200);
+  t.is(icon.headers.get('content-type'), 'image/x-icon');
+  const bytes = Buffer.from(await icon.arrayBuffer());
+  t.deepEqual([...bytes.subarray(0, 4)], [0, 0, 1, 0], 'ICO header');
+  const robots = await k.get('/robots.txt');
+  t.is(robots.status, 200);
+  t.is(await robots.text(), 'User-agent: *\nDisallow: /\n');
+});
+
+test('a wrong method is a 405 naming the allowed ones', async (t) => {
+  const k = await startKurz(t);
+  const res = await fetch(k.base + '/healthz', { method: 'DELETE' });
+  t.is(res.status, 405);
+  t.is(res.headers.get('allow'), 'HEAD, GET');
+  t.regex(((await res.json()) as { detail: string }).detail, /DELETE is not allowed here/);
+});
+
+test('a server error is logged with the request and shows no internal detail', async (t) => {
+  const k = await startKurz(t);
+  k.kurz.db.close();
+  const res = await k.postJson('/api/v1/links', { url: 'https://example.com/' });
+  t.is(res.status, 500);
+  const body = (await res.json()) as { detail: string; code: string };
+  t.is(body.code, 'internal');
+  t.is(body.detail, 'something went wrong on our side; it has been logged');
+  t.true(k.log.lines.some((l) => l.includes('request failed') && l.includes('path=/api/v1/links')));
+});

@@ -1,0 +1,129 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import test from 'ava';
+import { ConfigError, describeConfig, envName, flagName, loadConfig, OPTIONS } from '../../src/config.ts';
+import { tempDir } from '../helpers.ts';
+
+test('defaults: 127.0.0.1:8080, ./data/kurz.db, 6-character obfuscated codes, 302', (t) => {
+  const c = loadConfig();
+  t.like(c, {
+    host: '127.0.0.1',
+    port: 8080,
+    db: './data/kurz.db',
+    publicUrl: 'http://127.0.0.1:8080',
+    codeLength: 6,
+    codeMode: 'obfuscated',
+    redirectStatus: 302,
+  });
+  t.is(c.dedupeWindow, 30 * 86_400_000);
+  t.true(Object.isFrozen(c));
+});
+
+test('the names scripts rely on', (t) => {
+  const names = OPTIONS.map((o) => envName(o.name));
+  for (const name of [
+    'KURZ_HOST',
+    'KURZ_PORT',
+    'KURZ_DB',
+    'KURZ_PUBLIC_URL',
+    'KURZ_CODE_LENGTH',
+    'KURZ_CODE_MODE',
+    'KURZ_REDIRECT_STATUS',
+    'KURZ_CACHE_SIZE',
+    'KURZ_CONFIG',
+  ]) {
+    t.true(names.includes(name), name);
+  }
+  t.is(flagName('publicUrl'), 'public-url');
+});
+
+test('layers: defaults < file < environment < flags', (t) => {
+  const file = { port: 1000, host: '0.0.0.0', codeLength: 7, cacheSize: 5 };
+  const c = loadConfig({ file, env: { KURZ_PORT: '2000', KURZ_CODE_LENGTH: '8' }, flags: { port: '3000' } });
+  t.is(c.port, 3000);
+  t.is(c.codeLength, 8);
+  t.is(c.host, '0.0.0.0');
+  t.is(c.cacheSize, 5);
+  t.is(c.publicUrl, 'http://localhost:3000', 'a wildcard address is shown as localhost');
+});
+
+test('the config file is read from KURZ_CONFIG or --config', (t) => {
+  const dir = tempDir(t);
+  const path = join(dir, 'kurz.json');
+  writeFileSync(path, JSON.stringify({ publicUrl: 'https://s.example.com/', redirectStatus: 301, dedupeWindow: 'forever' }));
+  const c = loadConfig({ env: { KURZ_CONFIG: path } });
+  t.is(c.publicUrl, 'https://s.example.com');
+  t.is(c.redirectStatus, 301);
+  t.is(c.dedupeWindow, Number.POSITIVE_INFINITY);
+  t.is(loadConfig({ flags: { config: path } }).redirectStatus, 301);
+});
+
+const DURATIONS: Array<[string, number]> = [
+  ['500ms', 500],
+  ['5s', 5000],
+  ['10m', 600_000],
+  ['12h', 43_200_000],
+  ['30d', 2_592_000_000],
+  ['off', 0],
+  ['forever', Number.POSITIVE_INFINITY],
+];
+for (const [raw, ms] of DURATIONS) {
+  test(`dedupeWindow "${raw}" is ${ms} ms`, (t) => {
+    t.is(loadConfig({ env: { KURZ_DEDUPE_WINDOW: raw } }).dedupeWindow, ms);
+  });
+}
+
+const INVALID: Array<[string, Parameters<typeof loadConfig>[0], string]> = [
+  ['port not a number', { env: { KURZ_PORT: 'eighty' } }, 'port (environment variable KURZ_PORT): must be a whole number, got "eighty"'],
+  ['port out of range', { flags: { port: '70000' } }, 'port (flag --port): must be between 0 and 65535, got 70000'],
+  [
+    'code length below 4',
+    { env: { KURZ_CODE_LENGTH: '3' } },
+    'codeLength (environment variable KURZ_CODE_LENGTH): must be between 4 and 10, got 3',
+  ],
+  [
+    'unknown code mode',
+    { env: { KURZ_CODE_MODE: 'random' } },
+    'codeMode (environment variable KURZ_CODE_MODE): must be one of obfuscated, sequential, got "random"',
+  ],
+  ['redirect status 303', { file: { redirectStatus: 303 } }, 'redirectStatus (config file ): must be one of 301, 302, 307, 308, got 303'],
+  [
+    'public URL without scheme',
+    { env: { KURZ_PUBLIC_URL: 's.example.com' } },
+    'publicUrl (environment variable KURZ_PUBLIC_URL): must be an http(s) URL like https://s.example.com, got "s.example.com"',
+  ],
+  [
+    'duration without unit word',
+    { env: { KURZ_DEDUPE_WINDOW: 'a month' } },
+    'dedupeWindow (environment variable KURZ_DEDUPE_WINDOW): must be a duration like 500ms, 5s, 10m, 12h or 30d or "off" or "forever", got "a month"',
+  ],
+  ['number where text is due', { file: { db: 5 } }, 'db (config file ): must be a string, got 5'],
+  ['empty database path', { env: { KURZ_DB: '' } }, 'db (environment variable KURZ_DB): must not be empty'],
+  ['unknown KURZ_ variable', { env: { KURZ_PROT: '1' } }, 'unknown environment variable KURZ_PROT'],
+  ['unknown key in the file', { file: { prot: 1 } }, 'config file : unknown key "prot"'],
+  ['unknown flag', { flags: { prot: '1' } }, 'unknown option --prot'],
+];
+for (const [name, sources, message] of INVALID) {
+  test(`invalid config: ${name}`, (t) => {
+    const err = t.throws(() => loadConfig(sources), { instanceOf: ConfigError });
+    t.true(err.message.startsWith(message), err.message);
+  });
+}
+
+test('an unreadable or malformed config file is named in the error', (t) => {
+  const dir = tempDir(t);
+  t.throws(() => loadConfig({ env: { KURZ_CONFIG: join(dir, 'missing.json') } }), {
+    message: /cannot read config file .*missing\.json: ENOENT/,
+  });
+  const bad = join(dir, 'bad.json');
+  writeFileSync(bad, '{ port: 1 }');
+  t.throws(() => loadConfig({ env: { KURZ_CONFIG: bad } }), { message: /bad\.json is not valid JSON/ });
+  writeFileSync(bad, '[1]');
+  t.throws(() => loadConfig({ env: { KURZ_CONFIG: bad } }), { message: /bad\.json must hold a JSON object/ });
+});
+
+test('describeConfig lists every option', (t) => {
+  const line = describeConfig(loadConfig({ env: { KURZ_DEDUPE_WINDOW: 'forever' } }));
+  for (const o of OPTIONS) t.true(line.includes(`${o.name}=`), o.name);
+  t.true(line.includes('dedupeWindow=forever'));
+});

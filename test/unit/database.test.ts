@@ -1,0 +1,56 @@
+import { join } from 'node:path';
+import Sqlite from 'better-sqlite3';
+import test from 'ava';
+import { APPLICATION_ID, openDatabase } from '../../src/store/database.ts';
+import { MIGRATIONS } from '../../src/store/migrations.ts';
+import { tempDir } from '../helpers.ts';
+
+test('a new database is created with its folder, in WAL mode, marked as kurz, at the latest schema', (t) => {
+  const path = join(tempDir(t), 'nested', 'dir', 'kurz.db');
+  const db = openDatabase(path);
+  t.teardown(() => db.close());
+  t.is(db.pragma('journal_mode', { simple: true }), 'wal');
+  t.is(db.pragma('foreign_keys', { simple: true }), 1);
+  t.is(db.pragma('busy_timeout', { simple: true }), 5000);
+  t.is(db.pragma('application_id', { simple: true }), APPLICATION_ID);
+  t.is(db.pragma('user_version', { simple: true }), MIGRATIONS.length);
+  const tables = db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name").pluck().all();
+  t.deepEqual(tables, ['links', 'settings', 'sqlite_sequence']);
+});
+
+test('opening again keeps the data and applies nothing twice', (t) => {
+  const path = join(tempDir(t), 'kurz.db');
+  const first = openDatabase(path);
+  first.prepare("INSERT INTO settings (key, value) VALUES ('k', 'v')").run();
+  first.close();
+  const second = openDatabase(path);
+  t.teardown(() => second.close());
+  t.is(second.prepare("SELECT value FROM settings WHERE key = 'k'").pluck().get(), 'v');
+  t.is(second.pragma('user_version', { simple: true }), MIGRATIONS.length);
+});
+
+test("a SQLite file that is not kurz's is refused and left untouched", (t) => {
+  const path = join(tempDir(t), 'other.db');
+  const other = new Sqlite(path);
+  other.exec('CREATE TABLE notes (body TEXT)');
+  other.close();
+  t.throws(() => openDatabase(path), { message: /does not belong to kurz; refusing to use it/ });
+  const check = new Sqlite(path, { readonly: true });
+  t.teardown(() => check.close());
+  t.is(check.pragma('user_version', { simple: true }), 0);
+  t.deepEqual(check.prepare("SELECT name FROM sqlite_schema WHERE type = 'table'").pluck().all(), ['notes']);
+});
+
+test('a database from a newer kurz is refused', (t) => {
+  const path = join(tempDir(t), 'newer.db');
+  openDatabase(path).close();
+  const raw = new Sqlite(path);
+  raw.pragma(`user_version = ${MIGRATIONS.length + 1}`);
+  raw.close();
+  t.throws(() => openDatabase(path), { message: /schema version \d+, newer than this kurz knows/ });
+});
+
+test('a file that is not a database gives a clear error', (t) => {
+  const dir = tempDir(t);
+  t.throws(() => openDatabase(dir), { message: /unable to open database file|directory/i });
+});

@@ -1,0 +1,13 @@
+import test from 'ava';
+import type { Services } from '../../src/app.ts';
+import { createRouter, RESERVED_PATHS } from '../../src/http/routes.ts';
+
+test('every top-level path kurz serves is reserved, so no alias can shadow it', (t) => {
+  const stub = { config: { redirectStatus: 302 } } as unknown as Services;
+  const router = createRouter(stub);
+  const firstSegments = new Set(
+    router.stack.map((layer) => String(layer.path).split('/')[1] ?? '').filter((s) => s !== '' && !s.startsWith(':')),
+  );
+  t.true(firstSegments.size >= 4);
+  for (const segment of firstSegments) t.true(RESERVED_PATHS.has(segment.toLowerCase()), segment);
+});

@@ -1,0 +1,68 @@
+import test from 'ava';
+import { memoryLogger } from '../../src/log.ts';
+import { VisitBuffer } from '../../src/stats/visit-buffer.ts';
+import type { VisitCount } from '../../src/store/link-store.ts';
+import { waitFor } from '../helpers.ts';
+
+function buffer(flushSize: number, write: (c: VisitCount[]) => void) {
+  const log = memoryLogger();
+  return { log, visits: new VisitBuffer({ write, flushSize, flushInterval: 60_000, log }) };
+}
+
+test('visits to the same link are merged into one count with the latest time', (t) => {
+  const batches: VisitCount[][] = [];
+  const { visits } = buffer(100, (c) => batches.push(c));
+  visits.record(1, 1000);
+  visits.record(2, 1500);
+  visits.record(1, 3000);
+  visits.record(1, 2000);
+  t.is(visits.pending, 4);
+  visits.flush();
+  t.deepEqual(batches, [
+    [
+      { id: 1, count: 3, lastVisitAt: 3000 },
+      { id: 2, count: 1, lastVisitAt: 1500 },
+    ],
+  ]);
+  t.is(visits.pending, 0);
+  visits.flush();
+  t.is(batches.length, 1, 'an empty buffer writes nothing');
+});
+
+test('reaching the flush size writes soon after, off the request path', async (t) => {
+  const batches: VisitCount[][] = [];
+  const { visits } = buffer(3, (c) => batches.push(c));
+  visits.record(1, 1);
+  visits.record(1, 2);
+  visits.record(1, 3);
+  t.is(batches.length, 0, 'not inside record()');
+  await waitFor(() => batches.length === 1);
+  t.deepEqual(batches[0], [{ id: 1, count: 3, lastVisitAt: 3 }]);
+});
+
+test('a failed write keeps the visits and the next flush writes them', (t) => {
+  const batches: VisitCount[][] = [];
+  let fail = true;
+  const { visits, log } = buffer(100, (c) => {
+    if (fail) throw new Error('SQLITE_BUSY');
+    batches.push(c);
+  });
+  visits.record(7, 10);
+  visits.record(7, 20);
+  visits.flush();
+  t.is(visits.pending, 2);
+  t.true(log.lines.some((l) => l.includes('could not write visits') && l.includes('visits=2')));
+  visits.record(7, 30);
+  fail = false;
+  visits.flush();
+  t.deepEqual(batches, [[{ id: 7, count: 3, lastVisitAt: 30 }]]);
+});
+
+test('stop() writes what is pending', (t) => {
+  const batches: VisitCount[][] = [];
+  const { visits } = buffer(100, (c) => batches.push(c));
+  visits.start();
+  visits.record(3, 5);
+  visits.stop();
+  t.deepEqual(batches, [[{ id: 3, count: 1, lastVisitAt: 5 }]]);
+});
