@@ -31,6 +31,8 @@ interface Option {
   /** Turns a raw value (string from env/flags, string or number from the file) into the typed one. */
   parse: (raw: unknown) => Value;
   secret?: boolean;
+  /** Durations are shown as durations in the start-up log, not as raw milliseconds. */
+  duration?: boolean;
 }
 
 /** Thrown for any invalid setting; the message names the key and where it came from. */
@@ -69,16 +71,24 @@ export const OPTIONS: readonly Option[] = [
     name: 'negativeCacheTtl',
     default: '5s',
     parse: duration(0, 3_600_000),
+    duration: true,
     doc: 'How long an unknown code is remembered as unknown (0 = off)',
   },
   {
     name: 'dedupeWindow',
     default: '30d',
     parse: duration(0, Number.POSITIVE_INFINITY, { off: 0, forever: Number.POSITIVE_INFINITY }),
+    duration: true,
     doc: 'The same URL within this long returns the existing link: a duration, "forever" or "off"',
   },
   { name: 'maxUrlLength', default: 8192, parse: integer(16, 65_536), doc: 'Longest target URL accepted, in characters' },
-  { name: 'visitFlushInterval', default: '1s', parse: duration(10, 60_000), doc: 'Buffered visits are written at least this often' },
+  {
+    name: 'visitFlushInterval',
+    default: '1s',
+    parse: duration(10, 60_000),
+    duration: true,
+    doc: 'Buffered visits are written at least this often',
+  },
   {
     name: 'visitFlushSize',
     default: 1000,
@@ -174,9 +184,18 @@ function readConfigFile(path: string): Record<string, unknown> {
 export function describeConfig(config: Config): string {
   return OPTIONS.map((o) => {
     const value = config[o.name];
-    const shown = o.secret && value !== '' ? '***' : value === Number.POSITIVE_INFINITY ? 'forever' : value;
+    const shown = value === '' ? '(none)' : o.secret ? '***' : o.duration ? formatDuration(Number(value)) : value;
     return `${o.name}=${shown}`;
   }).join(' ');
+}
+
+function formatDuration(ms: number): string {
+  if (ms === Number.POSITIVE_INFINITY) return 'forever';
+  if (ms === 0) return 'off';
+  const unit = Object.entries(UNITS)
+    .reverse()
+    .find(([, size]) => ms % size === 0) ?? ['ms', 1];
+  return `${ms / unit[1]}${unit[0]}`;
 }
 
 function text(minLength = 0): (raw: unknown) => string {
