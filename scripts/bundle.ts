@@ -1,18 +1,24 @@
-// Bundles kurz into one CommonJS file, build/kurz.cjs: what `make run` starts and the single executable embeds.
+// Bundles kurz into one CommonJS file.
+//   node scripts/bundle.ts        -> build/kurz.cjs, what `make run` starts; better-sqlite3 stays in node_modules
+//   node scripts/bundle.ts --sea  -> build/kurz-sea.cjs, for the single executable; everything inside
 import { build } from 'esbuild';
+
+const sea = process.argv.includes('--sea');
 
 await build({
   entryPoints: ['src/main.ts'],
-  outfile: 'build/kurz.cjs',
+  outfile: sea ? 'build/kurz-sea.cjs' : 'build/kurz.cjs',
   bundle: true,
   platform: 'node',
   target: 'node24',
   format: 'cjs',
-  // better-sqlite3 finds its native addon relative to its own files, so it stays in node_modules here.
-  external: ['better-sqlite3'],
+  // From source, better-sqlite3 finds its addon next to its own files; in the executable it is handed the
+  // addon object (src/store/native.ts), so its JavaScript can be bundled.
+  external: sea ? [] : ['better-sqlite3'],
   // src/assets.ts locates views/ from its own folder; in the bundle that folder is build/.
   define: { 'import.meta.dirname': '__dirname' },
-  sourcemap: 'linked',
+  sourcemap: sea ? false : 'linked',
+  minifySyntax: sea,
   legalComments: 'none',
   logLevel: 'warning',
 });

@@ -26,23 +26,30 @@ export interface Services {
   isDatabaseReachable: () => boolean;
 }
 
-export interface Kurz {
-  /** The request listener to hand to http.createServer. */
-  callback: RequestListener;
+/** kurz without HTTP: what the CLI commands work with. */
+export interface Core {
   services: Services;
   db: Database;
-  /** Writes buffered visits and closes the database. Call after the server stopped accepting. */
+  /** Writes buffered visits and closes the database. */
   close(): void;
 }
+
+export interface Kurz extends Core {
+  /** The request listener to hand to http.createServer. */
+  callback: RequestListener;
+}
+
+/** How often a server looks for links that another process on the same file changed. */
+const CHANGE_POLL_MS = 1000;
 
 /** Key of the setting that holds the FF1 key, generated at first start. */
 const CODE_KEY = 'code_key';
 
 /**
- * Builds kurz on the database named in `config`: storage, services, the Koa app. Never listens.
+ * Opens the database named in `config` and builds the stores and services on it.
  * Throws if the database cannot be opened or migrated.
  */
-export function createApp(config: Config, deps: Deps, openOptions: OpenOptions = {}): Kurz {
+export function createCore(config: Config, deps: Deps, openOptions: OpenOptions = {}): Core {
   const db = openDatabase(config.db, openOptions);
   const links = createLinkStore(db);
   const settings = createSettingsStore(db);
@@ -68,20 +75,43 @@ export function createApp(config: Config, deps: Deps, openOptions: OpenOptions =
     isDatabaseReachable: settings.isReachable,
   };
 
-  const app = new Koa();
-  const router = createRouter(services);
-  app.use(handleErrors(services.render, deps.log));
-  app.use(router.routes());
-  app.use(router.allowedMethods());
-  visits.start();
-
   return {
-    callback: app.callback(),
     services,
     db,
     close() {
       visits.stop();
       db.close();
+    },
+  };
+}
+
+/**
+ * Builds the whole server on the database named in `config`: the core, the Koa app, the visit timer and
+ * the poll for changes made by other processes. Never listens. Throws like createCore.
+ */
+export function createApp(config: Config, deps: Deps, openOptions: OpenOptions = {}): Kurz {
+  const core = createCore(config, deps, openOptions);
+  const { services } = core;
+  const app = new Koa();
+  const router = createRouter(services);
+  app.use(handleErrors(services.render, deps.log));
+  app.use(router.routes());
+  app.use(router.allowedMethods());
+  services.visits.start();
+  const poll = setInterval(() => {
+    try {
+      services.links.syncChanges();
+    } catch (err) {
+      deps.log.error('could not read the change log', { err });
+    }
+  }, CHANGE_POLL_MS).unref();
+
+  return {
+    ...core,
+    callback: app.callback(),
+    close() {
+      clearInterval(poll);
+      core.close();
     },
   };
 }

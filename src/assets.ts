@@ -2,11 +2,10 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import sea from 'node:sea';
 
-// In the source tree this file is src/assets.ts; in the bundle, build/kurz.cjs. Both sit one level below the root.
-const ROOT = join(import.meta.dirname, '..');
-
 /** A file shipped with kurz (views, icons), by its path from the project root: from inside the executable, or from disk. */
 export function readAsset(path: string): Buffer {
   if (sea.isSea()) return Buffer.from(sea.getRawAsset(path) as ArrayBuffer);
-  return readFileSync(join(ROOT, path));
+  // This file is src/assets.ts, or build/kurz.cjs once bundled: one level below the root either way.
+  // (Inside the executable there is no such folder, hence not read at load time.)
+  return readFileSync(join(import.meta.dirname, '..', path));
 }

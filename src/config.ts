@@ -1,4 +1,6 @@
 import { readFileSync } from 'node:fs';
+import { homedir } from 'node:os';
+import { join } from 'node:path';
 
 export type CodeMode = 'obfuscated' | 'sequential';
 export type RedirectStatus = 301 | 302 | 307 | 308;
@@ -20,6 +22,7 @@ export interface Config {
   readonly maxUrlLength: number;
   readonly visitFlushInterval: number;
   readonly visitFlushSize: number;
+  readonly cacheDir: string;
 }
 
 type Value = string | number;
@@ -95,6 +98,12 @@ export const OPTIONS: readonly Option[] = [
     parse: integer(1, 1_000_000),
     doc: 'Buffered visits are written as soon as this many are pending',
   },
+  {
+    name: 'cacheDir',
+    default: '',
+    parse: text(),
+    doc: 'Where the executable unpacks its SQLite addon; empty = $XDG_CACHE_HOME/kurz or ~/.cache/kurz',
+  },
 ];
 
 /** `publicUrl` -> `KURZ_PUBLIC_URL`. */
@@ -152,6 +161,10 @@ export function loadConfig(sources: ConfigSources = {}): Config {
         throw new ConfigError(`${option.name} (${source}): ${(err as Error).message}`);
       }
     }
+  }
+  if (values['cacheDir'] === '') {
+    const base = env['XDG_CACHE_HOME'] || join(env['HOME'] || homedir(), '.cache');
+    values['cacheDir'] = join(base, 'kurz');
   }
   if (values['publicUrl'] === '') {
     const host = String(values['host']);

@@ -1,3 +1,4 @@
+import { execFile, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { once } from 'node:events';
@@ -87,10 +88,91 @@ export async function startKurz(t: ExecutionContext, settings: Record<string, un
 export const BROWSER_ACCEPT = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
 
 /** Polls `condition` on the event loop until it holds; throws after `ms` so a test fails instead of hanging. */
-export async function waitFor(condition: () => boolean, ms = 5000): Promise<void> {
+export async function waitFor(condition: () => boolean | Promise<boolean>, ms = 5000): Promise<void> {
   const deadline = Date.now() + ms;
-  while (!condition()) {
+  while (!(await condition())) {
     if (Date.now() > deadline) throw new Error(`condition not met within ${ms} ms`);
     await new Promise((resolve) => setTimeout(resolve, 5));
   }
+}
+
+const MAIN = join(import.meta.dirname, '..', 'src', 'main.ts');
+
+export interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * Runs kurz's CLI as its own process with only `env` (plus PATH), from source or, when `binary` is given,
+ * from the executable. `input` is written to its standard input.
+ */
+export function runCli(
+  args: string[],
+  env: Record<string, string>,
+  options: { binary?: string; input?: string; cwd?: string } = {},
+): Promise<CliResult> {
+  const [file, argv] = options.binary ? [options.binary, args] : [process.execPath, [MAIN, ...args]];
+  return new Promise((resolve) => {
+    const child = execFile(
+      file,
+      argv,
+      { env: { PATH: process.env['PATH'] ?? '', ...env }, cwd: options.cwd, maxBuffer: 64 * 1024 * 1024 },
+      (err, stdout, stderr) => {
+        resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
+      },
+    );
+    child.stdin?.end(options.input ?? '');
+  });
+}
+
+export interface ServeProcess {
+  url: string;
+  child: ReturnType<typeof spawn>;
+  exited: Promise<[number | null, NodeJS.Signals | null]>;
+  output(): { stdout: string; stderr: string };
+  /** Sends SIGTERM and resolves with the exit code. */
+  stop(): Promise<number | null>;
+}
+
+/** Starts `kurz serve` as its own process; resolves once it prints the URL to open. Stopped after the test. */
+export async function startServe(
+  t: ExecutionContext,
+  env: Record<string, string>,
+  options: { binary?: string; args?: string[]; cwd?: string } = {},
+): Promise<ServeProcess> {
+  const [file, argv] = options.binary
+    ? [options.binary, ['serve', ...(options.args ?? [])]]
+    : [process.execPath, [MAIN, 'serve', ...(options.args ?? [])]];
+  const child = spawn(file, argv, {
+    env: { PATH: process.env['PATH'] ?? '', KURZ_PORT: '0', ...env },
+    cwd: options.cwd,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d: Buffer) => (stdout += d));
+  child.stderr.on('data', (d: Buffer) => (stderr += d));
+  const exited = once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
+  t.teardown(() => {
+    if (child.exitCode === null) child.kill('SIGKILL');
+  });
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stdout.on('data', () => {
+      const m = /open (http:\/\/127\.0\.0\.1:\d+)\//.exec(stdout);
+      if (m?.[1]) resolve(m[1]);
+    });
+    child.on('exit', (code) => reject(new Error(`kurz exited with ${code}: ${stderr}`)));
+  });
+  return {
+    url,
+    child,
+    exited,
+    output: () => ({ stdout, stderr }),
+    async stop() {
+      child.kill('SIGTERM');
+      return (await exited)[0];
+    },
+  };
 }

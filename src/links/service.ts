@@ -4,7 +4,7 @@ import type { RedirectCache } from '../cache.ts';
 import type { CodeGenerator } from '../codes/code-generator.ts';
 import type { Config } from '../config.ts';
 import { AppError } from '../errors.ts';
-import type { Link, LinkStore, Target } from '../store/link-store.ts';
+import type { Link, LinkQuery, LinkRecord, LinkStore, Target } from '../store/link-store.ts';
 import { checkAlias } from './alias-rules.ts';
 import { normaliseUrl, type UrlRules } from './url-rules.ts';
 
@@ -33,12 +33,25 @@ export interface LinkServiceDeps {
 /** Ids tried before giving up when generated codes keep landing on aliases (each try skips one id). */
 const MAX_CODE_TRIES = 1000;
 
+/** Change-log entries kept behind the newest one, for processes that poll less often. */
+const CHANGES_KEPT = 10_000;
+
 export type LinkService = ReturnType<typeof createLinkService>;
+
+function newLink(id: number, code: string, url: string, now: number, isAlias: boolean): Link {
+  return { id, code, url, createdAt: now, updatedAt: now, visitCount: 0, lastVisitAt: null, deletedAt: null, isAlias: isAlias ? 1 : 0 };
+}
+
+/** The dedupe key of a normalised URL. */
+function hashUrl(url: string): Buffer {
+  return createHash('sha256').update(url).digest();
+}
 
 /** Link rules on top of the store: validation, code assignment, dedupe, and the cached redirect lookup. */
 export function createLinkService(deps: LinkServiceDeps) {
   const { config, links, codes, cache } = deps;
   const rules: UrlRules = { maxLength: config.maxUrlLength, ownHost: new URL(config.publicUrl).host };
+  let lastChange = links.lastChange();
 
   /** Inserts under a generated code; a code already taken by an alias costs that id, never a collision. */
   function insertWithGeneratedCode(url: string, urlHash: Buffer, now: number): Link {
@@ -46,7 +59,7 @@ export function createLinkService(deps: LinkServiceDeps) {
     for (let tries = 0; tries < MAX_CODE_TRIES; tries++, id++) {
       const code = codes.codeFor(id);
       if (links.insertLink({ code, url, urlHash, now }, id) !== undefined) {
-        return { id, code, url, createdAt: now, updatedAt: now, visitCount: 0, lastVisitAt: null };
+        return newLink(id, code, url, now, false);
       }
     }
     throw new Error(`no free code after ${MAX_CODE_TRIES} ids starting at ${id - MAX_CODE_TRIES}`);
@@ -55,12 +68,12 @@ export function createLinkService(deps: LinkServiceDeps) {
   function insertWithAlias(alias: string, url: string, now: number): Link {
     const id = links.insertLink({ code: alias, url, urlHash: null, now }, null);
     if (id === undefined) throw new AppError('conflict', `alias "${alias}" is already taken`, 'alias');
-    return { id, code: alias, url, createdAt: now, updatedAt: now, visitCount: 0, lastVisitAt: null };
+    return newLink(id, alias, url, now, true);
   }
 
   const create = deps.db.transaction((url: string, alias: string | undefined, now: number): CreatedLink => {
     if (alias !== undefined) return { link: insertWithAlias(alias, url, now), created: true };
-    const urlHash = createHash('sha256').update(url).digest();
+    const urlHash = hashUrl(url);
     if (config.dedupeWindow > 0) {
       const since = config.dedupeWindow === Number.POSITIVE_INFINITY ? 0 : now - config.dedupeWindow;
       const existing = links.linkByUrlHash(urlHash, since);
@@ -80,6 +93,79 @@ export function createLinkService(deps: LinkServiceDeps) {
     },
 
     linkByCode: (code: string): Link | undefined => links.linkByCode(code),
+
+    listLinks: (query: LinkQuery): Link[] => links.listLinks(query),
+
+    /** Marks the link deleted: its code keeps answering, with 410. Throws AppError('not_found'). */
+    deleteLink(code: string): { link: Link; deleted: boolean } {
+      const link = links.linkByCode(code);
+      if (!link) throw new AppError('not_found', `no link with code "${code}"`);
+      const deleted = links.deleteLink(link.id, deps.now());
+      cache.forget(code);
+      return { link, deleted };
+    },
+
+    /** Links nobody visited (or created, if never visited) in the last `age` ms; deleted unless `dryRun`. */
+    prune: deps.db.transaction((age: number, dryRun: boolean): Link[] => {
+      const now = deps.now();
+      const stale = links.unvisitedSince(now - age);
+      if (!dryRun) {
+        for (const link of stale) {
+          links.deleteLink(link.id, now);
+          cache.forget(link.code);
+        }
+      }
+      return stale;
+    }),
+
+    /** Every link, oldest first, as exported. */
+    *exportLinks(): Generator<LinkRecord> {
+      for (const { id: _id, ...record } of links.allLinks()) yield record;
+    },
+
+    /**
+     * Adds exported links under their own codes, all or nothing. A code already present with the same URL
+     * is skipped (importing twice is harmless); with another URL it is a conflict and nothing is imported.
+     */
+    importLinks: deps.db.transaction((records: readonly LinkRecord[]): { imported: number; skipped: number } => {
+      let imported = 0;
+      let skipped = 0;
+      for (const [i, record] of records.entries()) {
+        const fail = (message: string) => new AppError('invalid', `record ${i + 1}: ${message}`, 'url');
+        let url: string;
+        try {
+          url = normaliseUrl(record.url, { ...rules, ownHost: '' });
+        } catch (err) {
+          throw fail((err as Error).message);
+        }
+        if (url !== record.url) throw fail(`url is not in normalised form (expected ${url})`);
+        if (links.importLink(record, record.isAlias ? null : hashUrl(url)) !== undefined) {
+          imported++;
+          cache.forget(record.code);
+          continue;
+        }
+        const existing = links.linkByCode(record.code);
+        if (existing?.url !== record.url) {
+          throw new AppError(
+            'conflict',
+            `record ${i + 1}: code "${record.code}" already exists here with another URL (${existing?.url})`,
+            'code',
+          );
+        }
+        skipped++;
+      }
+      return { imported, skipped };
+    }),
+
+    /** Drops cached targets that any process (a CLI command, another worker) changed since the last call. */
+    syncChanges(): void {
+      const changes = links.changesAfter(lastChange);
+      if (changes.length === 0) return;
+      for (const c of changes) cache.forget(c.code);
+      lastChange = changes.at(-1)?.seq ?? lastChange;
+      // Keep a generous tail for processes that poll later than this one.
+      links.forgetChangesUpTo(lastChange - CHANGES_KEPT);
+    },
 
     /** The redirect lookup: cache first, then the store; unknown codes are remembered briefly. */
     targetByCode(code: string): Target | undefined {

@@ -1,6 +1,6 @@
-import { mkdirSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Sqlite, { type Database } from 'better-sqlite3';
+import { ensureDir } from '../files.ts';
 import { migrate } from './migrations.ts';
 
 /** "kurz" in ASCII: marks a SQLite file as ours, so kurz refuses to write into someone else's database. */
@@ -16,8 +16,15 @@ export interface OpenOptions {
  * pending migrations. Throws with a message naming the file when it cannot be opened or is not kurz's.
  */
 export function openDatabase(path: string, options: OpenOptions = {}): Database {
-  if (path !== ':memory:') mkdirSync(dirname(path), { recursive: true });
-  const db = new Sqlite(path, options.nativeBinding ? { nativeBinding: options.nativeBinding as unknown as string } : {});
+  let db: Database;
+  try {
+    if (path !== ':memory:') ensureDir(dirname(path));
+    // @types/better-sqlite3 only knows the path form of nativeBinding; the executable passes the loaded addon.
+    db = new Sqlite(path, options.nativeBinding ? { nativeBinding: options.nativeBinding as unknown as string } : {});
+  } catch (err) {
+    const reason = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
+    throw new Error(`cannot open the database ${path}: ${reason}`, { cause: err });
+  }
   try {
     db.pragma('busy_timeout = 5000');
     db.pragma('journal_mode = WAL');

@@ -9,13 +9,30 @@ export interface Link {
   updatedAt: number;
   visitCount: number;
   lastVisitAt: number | null;
+  deletedAt: number | null;
+  /** 1 when the code was chosen by a person (never a dedupe target), else 0. */
+  isAlias: number;
 }
 
 /** What a redirect needs, and nothing more. */
 export interface Target {
   id: number;
   url: string;
+  /** 1 for a deleted link: its code stays taken and answers 410. */
+  deleted: number;
 }
+
+export interface LinkQuery {
+  /** Substring of the code or URL. */
+  search?: string | undefined;
+  limit: number;
+  /** Only links with a smaller id (the cursor of the previous page). */
+  before?: number | undefined;
+  includeDeleted?: boolean;
+}
+
+/** A link as exported and imported: everything but the id, which is local to one database. */
+export type LinkRecord = Omit<Link, 'id'>;
 
 export interface NewLink {
   code: string;
@@ -41,6 +58,14 @@ export function createLinkStore(db: Database) {
   const lastLinkId = db.prepare<[], { seq: number }>(q.LAST_LINK_ID);
   const insertLink = db.prepare<[NewLink & { id: number | null }]>(q.INSERT_LINK);
   const addVisits = db.prepare<[VisitCount]>(q.ADD_VISITS);
+  const listLinks = db.prepare<[{ search: string | null; limit: number; before: number; includeDeleted: number }], Link>(q.LIST_LINKS);
+  const allLinks = db.prepare<[], Link>(q.ALL_LINKS);
+  const unvisitedLinks = db.prepare<[number], Link>(q.UNVISITED_LINKS);
+  const deleteLink = db.prepare<[{ id: number; now: number }]>(q.DELETE_LINK);
+  const importLink = db.prepare<[LinkRecord & { urlHash: Buffer | null }]>(q.IMPORT_LINK);
+  const lastChange = db.prepare<[], { seq: number }>(q.LAST_CHANGE);
+  const changesAfter = db.prepare<[number], { seq: number; code: string }>(q.CHANGES_AFTER);
+  const forgetChanges = db.prepare<[number]>(q.FORGET_CHANGES_BEFORE);
 
   return {
     linkByCode: (code: string): Link | undefined => linkByCode.get(code),
@@ -57,18 +82,51 @@ export function createLinkStore(db: Database) {
      * Inserts a link with the given id (or the next AUTOINCREMENT one when null) and returns its id.
      * Returns undefined when the code is already taken; throws on any other failure.
      */
-    insertLink(link: NewLink, id: number | null): number | undefined {
-      try {
-        return Number(insertLink.run({ ...link, id }).lastInsertRowid);
-      } catch (err) {
-        if ((err as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE') return undefined;
-        throw err;
-      }
+    insertLink: (link: NewLink, id: number | null): number | undefined => unlessTaken(() => insertLink.run({ ...link, id })),
+
+    listLinks(query: LinkQuery): Link[] {
+      const search = query.search ? `%${query.search.replace(/[\\%_]/g, (c) => '\\' + c)}%` : null;
+      return listLinks.all({
+        search,
+        limit: query.limit,
+        before: query.before ?? Number.MAX_SAFE_INTEGER,
+        includeDeleted: query.includeDeleted ? 1 : 0,
+      });
     },
+
+    /** Every link, oldest first, read lazily. */
+    allLinks: (): IterableIterator<Link> => allLinks.iterate(),
+
+    unvisitedSince: (cutoff: number): Link[] => unvisitedLinks.all(cutoff),
+
+    /** Marks a link deleted; false if it was already. */
+    deleteLink: (id: number, now: number): boolean => deleteLink.run({ id, now }).changes === 1,
+
+    /** Inserts an imported link under its own code; undefined when the code is taken. Throws on other failures. */
+    importLink: (record: LinkRecord, urlHash: Buffer | null): number | undefined =>
+      unlessTaken(() => importLink.run({ ...record, urlHash })),
+
+    /** Sequence number of the newest entry in the change log. */
+    lastChange: (): number => lastChange.get()?.seq ?? 0,
+
+    /** Codes edited or deleted (by any process) after `seq`. */
+    changesAfter: (seq: number): Array<{ seq: number; code: string }> => changesAfter.all(seq),
+
+    forgetChangesUpTo: (seq: number): void => void forgetChanges.run(seq),
 
     /** Adds buffered visit counts in one transaction. */
     addVisits: db.transaction((counts: Iterable<VisitCount>) => {
       for (const c of counts) addVisits.run(c);
     }),
   };
+}
+
+/** Runs an INSERT and returns the new id, or undefined when a UNIQUE constraint (the code) refused it. */
+function unlessTaken(insert: () => { lastInsertRowid: number | bigint }): number | undefined {
+  try {
+    return Number(insert().lastInsertRowid);
+  } catch (err) {
+    if ((err as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE') return undefined;
+    throw err;
+  }
 }

@@ -22,6 +22,19 @@ export const MIGRATIONS: readonly string[] = [
     value TEXT NOT NULL
   ) WITHOUT ROWID;
   `,
+  // Deleted links keep their row, so their code is never handed out again and answers 410.
+  // link_changes lets every process on this file drop cached targets that another one edited or deleted.
+  `
+  ALTER TABLE links ADD COLUMN deleted_at INTEGER;
+  CREATE TABLE link_changes (
+    seq  INTEGER PRIMARY KEY AUTOINCREMENT,
+    code TEXT NOT NULL
+  );
+  CREATE TRIGGER links_changed AFTER UPDATE OF url, deleted_at ON links
+  BEGIN
+    INSERT INTO link_changes (code) VALUES (NEW.code);
+  END;
+  `,
 ];
 
 /**

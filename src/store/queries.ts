@@ -1,14 +1,37 @@
 /** Every SQL statement kurz runs, by name. Stores prepare them once, at construction. */
 
-const LINK_COLUMNS = `id, code, url, created_at AS createdAt, updated_at AS updatedAt,
-  visit_count AS visitCount, last_visit_at AS lastVisitAt`;
+const LINK_COLUMNS = `id, code, url, url_hash IS NULL AS isAlias, created_at AS createdAt, updated_at AS updatedAt,
+  visit_count AS visitCount, last_visit_at AS lastVisitAt, deleted_at AS deletedAt`;
 
 export const LINK_BY_CODE = `SELECT ${LINK_COLUMNS} FROM links WHERE code = ?`;
 
-export const TARGET_BY_CODE = `SELECT id, url FROM links WHERE code = ?`;
+export const TARGET_BY_CODE = `SELECT id, url, deleted_at IS NOT NULL AS deleted FROM links WHERE code = ?`;
 
 export const LINK_BY_URL_HASH = `SELECT ${LINK_COLUMNS} FROM links
-  WHERE url_hash = ? AND created_at >= ? ORDER BY id DESC LIMIT 1`;
+  WHERE url_hash = ? AND created_at >= ? AND deleted_at IS NULL ORDER BY id DESC LIMIT 1`;
+
+/** Newest first, paged by id; `search` is a LIKE pattern matched against code and URL. */
+export const LIST_LINKS = `SELECT ${LINK_COLUMNS} FROM links
+  WHERE id < @before AND (@search IS NULL OR code LIKE @search ESCAPE '\\' OR url LIKE @search ESCAPE '\\')
+    AND (@includeDeleted OR deleted_at IS NULL)
+  ORDER BY id DESC LIMIT @limit`;
+
+export const ALL_LINKS = `SELECT ${LINK_COLUMNS} FROM links ORDER BY id`;
+
+/** Live links whose last visit (or creation, if never visited) is before the cut-off. */
+export const UNVISITED_LINKS = `SELECT ${LINK_COLUMNS} FROM links
+  WHERE deleted_at IS NULL AND coalesce(last_visit_at, created_at) < ? ORDER BY id`;
+
+export const DELETE_LINK = `UPDATE links SET deleted_at = @now, updated_at = @now WHERE id = @id AND deleted_at IS NULL`;
+
+export const IMPORT_LINK = `INSERT INTO links (code, url, url_hash, created_at, updated_at, visit_count, last_visit_at, deleted_at)
+  VALUES (@code, @url, @urlHash, @createdAt, @updatedAt, @visitCount, @lastVisitAt, @deletedAt)`;
+
+export const LAST_CHANGE = `SELECT coalesce(max(seq), 0) AS seq FROM link_changes`;
+
+export const CHANGES_AFTER = `SELECT seq, code FROM link_changes WHERE seq > ? ORDER BY seq`;
+
+export const FORGET_CHANGES_BEFORE = `DELETE FROM link_changes WHERE seq <= ?`;
 
 export const LAST_LINK_ID = `SELECT seq FROM sqlite_sequence WHERE name = 'links'`;
 

@@ -1,24 +1,11 @@
 import type { Context } from 'koa';
 import type { Services } from '../../app.ts';
 import { AppError } from '../../errors.ts';
-import type { Link } from '../../store/link-store.ts';
+import { presentLink } from '../../links/present.ts';
 import { jsonObject } from '../body.ts';
 import { sendJson } from '../respond.ts';
 
 const CREATE_FIELDS: ReadonlySet<string> = new Set(['url', 'alias']);
-
-/** The link resource as the API shows it. */
-export function presentLink(link: Link, shortUrl: string) {
-  return {
-    code: link.code,
-    shortUrl,
-    url: link.url,
-    createdAt: new Date(link.createdAt).toISOString(),
-    updatedAt: new Date(link.updatedAt).toISOString(),
-    visitCount: link.visitCount,
-    lastVisitAt: link.lastVisitAt === null ? null : new Date(link.lastVisitAt).toISOString(),
-  };
-}
 
 /** /api/v1/links */
 export function linksApiHandlers(s: Services) {

@@ -19,6 +19,7 @@ export function redirectHandlers(s: Services) {
       const code = ctx.params['code'] ?? '';
       const target = CODE.test(code) ? s.links.targetByCode(code) : undefined;
       if (!target) throw new AppError('not_found', `no link with code "${code}"`);
+      if (target.deleted) throw new AppError('gone', `the link "${code}" was deleted; its code is not reused`);
       // HEAD comes from link checkers and unfurlers, not from people following the link.
       if (ctx.method === 'GET') s.visits.record(target.id, s.now());
       ctx.respond = false;

@@ -1,0 +1,101 @@
+import { execFile } from 'node:child_process';
+import { copyFileSync, existsSync, readdirSync, writeFileSync } from 'node:fs';
+import { createServer } from 'node:http';
+import { once } from 'node:events';
+import { join } from 'node:path';
+import Sqlite from 'better-sqlite3';
+import test, { type ExecutionContext } from 'ava';
+import { runCli, startServe, tempDir } from '../helpers.ts';
+
+// The built executable under test (make smoke sets it): these tests never touch the source.
+const BUILT = process.env['KURZ_BINARY'] ?? '';
+
+/** A copy of the executable in an empty folder, run with no Node on PATH and its own home. */
+function installed(t: ExecutionContext) {
+  if (!BUILT || !existsSync(BUILT)) throw new Error('KURZ_BINARY must name the built executable (run make smoke)');
+  const dir = tempDir(t);
+  const binary = join(dir, 'kurz');
+  copyFileSync(BUILT, binary);
+  const env = { PATH: '/nonexistent', HOME: join(dir, 'home') };
+  return {
+    dir,
+    binary,
+    env,
+    run: (args: string[], extra: Record<string, string> = {}) => runCli(args, { ...env, ...extra }, { binary, cwd: dir }),
+  };
+}
+
+/** A local page to be redirected to, so the redirect can really be followed. */
+async function targetSite(t: ExecutionContext): Promise<string> {
+  const server = createServer((req, res) => res.end(`arrived at ${req.url}`));
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  t.teardown(() => server.close());
+  const address = server.address();
+  return `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+}
+
+function curl(url: string): Promise<string> {
+  return new Promise((resolve, reject) =>
+    execFile('curl', ['-sS', '-L', '--max-redirs', '2', '-w', ' [%{http_code} via %{num_redirects} redirect]', url], (err, stdout) =>
+      err ? reject(err) : resolve(stdout),
+    ),
+  );
+}
+
+test('the executable serves, survives a restart, and backs up while serving', async (t) => {
+  const kurz = installed(t);
+  const site = await targetSite(t);
+  const first = await startServe(t, kurz.env, { binary: kurz.binary, cwd: kurz.dir });
+  t.true(existsSync(join(kurz.dir, 'data', 'kurz.db')), 'creates ./data/kurz.db on first start');
+
+  const res = await fetch(`${first.url}/api/v1/links`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ url: `${site}/landing` }),
+  });
+  t.is(res.status, 201);
+  const { code } = (await res.json()) as { code: string };
+  t.is(await curl(`${first.url}/${code}`), 'arrived at /landing [200 via 1 redirect]');
+
+  const backup = await kurz.run(['backup', 'copy.db']);
+  t.is(backup.code, 0, backup.stderr);
+  const copy = new Sqlite(join(kurz.dir, 'copy.db'), { readonly: true });
+  t.teardown(() => copy.close());
+  t.is(copy.prepare('SELECT url FROM links WHERE code = ?').pluck().get(code), `${site}/landing`);
+
+  t.is(await first.stop(), 0);
+  const second = await startServe(t, kurz.env, { binary: kurz.binary, cwd: kurz.dir });
+  t.is(await curl(`${second.url}/${code}`), 'arrived at /landing [200 via 1 redirect]');
+  t.is(await second.stop(), 0);
+});
+
+test('the executable is the CLI: version, create, list, stats', async (t) => {
+  const kurz = installed(t);
+  const version = JSON.parse((await kurz.run(['version', '--json'])).stdout) as { node: string };
+  t.regex(version.node, /^24\./);
+  const created = await kurz.run(['create', 'https://example.com/cli', '--alias', 'cli']);
+  t.is(created.stdout, 'http://127.0.0.1:8080/cli\n');
+  t.regex((await kurz.run(['list'])).stdout, /^CODE .*\ncli /);
+  t.is((await kurz.run(['stats', 'nope'])).code, 1);
+  t.is((await kurz.run(['frobnicate'])).code, 2);
+});
+
+test('the SQLite addon is unpacked once per content hash; an unusable cache folder is named', async (t) => {
+  const kurz = installed(t);
+  const cache = join(kurz.dir, 'home', '.cache', 'kurz');
+  const [a, b] = await Promise.all([kurz.run(['version']), kurz.run(['version'])]);
+  t.is(a.code, 0, a.stderr);
+  t.is(b.code, 0, b.stderr);
+  t.deepEqual(
+    readdirSync(cache).filter((f) => !/^better_sqlite3-[0-9a-f]{16}\.node$/.test(f)),
+    [],
+    'no temporary files left',
+  );
+  t.is(readdirSync(cache).length, 1);
+
+  writeFileSync(join(kurz.dir, 'not-a-dir'), '');
+  const blocked = await kurz.run(['version'], { KURZ_CACHE_DIR: join(kurz.dir, 'not-a-dir', 'cache') });
+  t.is(blocked.code, 1);
+  t.regex(blocked.stderr, /cannot unpack the SQLite addon into the cache directory .*not-a-dir\/cache \(ENOTDIR\)/);
+});

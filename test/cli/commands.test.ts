@@ -1,0 +1,133 @@
+import { join } from 'node:path';
+import test, { type ExecutionContext } from 'ava';
+import { VERSION } from '../../src/version.ts';
+import { runCli, tempDir } from '../helpers.ts';
+
+/** A fresh database; returns a runner bound to it. */
+function kurzOn(t: ExecutionContext) {
+  const env = { KURZ_DB: join(tempDir(t), 'kurz.db'), KURZ_PUBLIC_URL: 'https://s.example' };
+  return (...args: string[]) => runCli(args, env);
+}
+
+test('create prints the short URL; the same URL again prints the same one; --json has the details', async (t) => {
+  const kurz = kurzOn(t);
+  const first = await kurz('create', 'https://example.com/cli');
+  t.is(first.code, 0);
+  t.regex(first.stdout, /^https:\/\/s\.example\/[0-9a-zA-Z]{6}\n$/);
+  t.is((await kurz('create', '  https://EXAMPLE.com/cli')).stdout, first.stdout);
+  const json = JSON.parse((await kurz('create', 'https://example.com/cli', '--json')).stdout) as { shortUrl: string; created: boolean };
+  t.is(json.shortUrl + '\n', first.stdout);
+  t.false(json.created);
+  t.is((await kurz('create', 'https://example.com/mine', '--alias', 'mine')).stdout, 'https://s.example/mine\n');
+});
+
+test('create refuses bad input with exit code 1 and one clear line', async (t) => {
+  const kurz = kurzOn(t);
+  t.deepEqual(await kurz('create', 'javascript:alert(1)'), {
+    code: 1,
+    stdout: '',
+    stderr: 'kurz: url must use http or https, not javascript\n',
+  });
+  await kurz('create', 'https://example.com/a', '--alias', 'taken');
+  t.deepEqual(await kurz('create', 'https://example.com/b', '--alias', 'taken'), {
+    code: 1,
+    stdout: '',
+    stderr: 'kurz: alias "taken" is already taken\n',
+  });
+  t.is((await kurz('create', 'https://example.com/c', '--alias', 'api')).stderr, 'kurz: alias "api" is reserved for kurz\'s own pages\n');
+  t.is((await kurz('list')).stdout.split('\n').length, 3, 'header, one link, final newline');
+});
+
+const USAGE: Array<[string[], RegExp]> = [
+  [['frobnicate'], /unknown command "frobnicate"/],
+  [['create'], /missing argument; usage: kurz create URL/],
+  [['create', 'https://a.example', 'extra'], /unexpected argument "extra"/],
+  [['list', '--colour'], /Unknown option '--colour'/],
+  [['list', '--limit', 'ten'], /--limit must be a whole number from 1 to 100000, got "ten"/],
+  [['prune'], /prune needs --unvisited-for AGE/],
+  [['prune', '--unvisited-for', 'forever'], /--unvisited-for must be a positive duration like 180d/],
+  [['export', '--format', 'xml'], /--format must be one of csv, ndjson, got "xml"/],
+  [['list', '--code-length', '99'], /invalid configuration: codeLength \(flag --code-length\)/],
+];
+for (const [args, message] of USAGE) {
+  test(`usage error: kurz ${args.join(' ')} exits 2`, async (t) => {
+    const result = await kurzOn(t)(...args);
+    t.is(result.code, 2);
+    t.regex(result.stderr, message);
+    t.false(result.stderr.includes('    at '), 'no stack trace');
+  });
+}
+
+test('every command has --help, exiting 0', async (t) => {
+  const kurz = kurzOn(t);
+  const help = await kurz('help');
+  t.is(help.code, 0);
+  const names = [...help.stdout.matchAll(/^ {2}([a-z]+) {2,}/gm)].map((m) => m[1] ?? '');
+  t.deepEqual(names, ['serve', 'create', 'list', 'stats', 'delete', 'backup', 'export', 'import', 'prune', 'version']);
+  for (const name of names) {
+    const result = await kurz(name, '--help');
+    t.is(result.code, 0, name);
+    t.true(result.stdout.startsWith(`Usage: kurz ${name}`), name);
+  }
+});
+
+test('list shows newest first, searches code and URL, limits, and prints JSON', async (t) => {
+  const kurz = kurzOn(t);
+  await kurz('create', 'https://example.com/alpha', '--alias', 'first');
+  await kurz('create', 'https://example.com/beta_100%', '--alias', 'second');
+  await kurz('create', 'https://other.example/gamma', '--alias', 'third');
+  const text = await kurz('list');
+  t.regex(
+    text.stdout,
+    /^CODE {4}VISITS {2}CREATED {5}URL\nthird {3}0 {7}\d{4}-\d\d-\d\d {2}https:\/\/other\.example\/gamma\nsecond .*\nfirst .*\n$/,
+  );
+  const search = JSON.parse((await kurz('list', '--search', 'example.com', '--json')).stdout) as Array<{ code: string }>;
+  t.deepEqual(
+    search.map((l) => l.code),
+    ['second', 'first'],
+  );
+  const literal = JSON.parse((await kurz('list', '--search', '_100%', '--json')).stdout) as Array<{ code: string }>;
+  t.deepEqual(
+    literal.map((l) => l.code),
+    ['second'],
+    '% and _ are matched literally',
+  );
+  const limited = JSON.parse((await kurz('list', '--limit', '1', '--json')).stdout) as Array<{ code: string }>;
+  t.deepEqual(
+    limited.map((l) => l.code),
+    ['third'],
+  );
+});
+
+test('stats shows a link; an unknown code exits 1', async (t) => {
+  const kurz = kurzOn(t);
+  await kurz('create', 'https://example.com/s', '--alias', 'st');
+  const text = await kurz('stats', 'st');
+  t.regex(
+    text.stdout,
+    /^Short URL {3}https:\/\/s\.example\/st\nTarget {6}https:\/\/example\.com\/s\nCreated .*\nVisits {6}0\nLast visit {2}never\n$/,
+  );
+  const json = JSON.parse((await kurz('stats', 'st', '--json')).stdout) as { visitCount: number; lastVisitAt: null };
+  t.like(json, { visitCount: 0, lastVisitAt: null });
+  t.deepEqual(await kurz('stats', 'nope'), { code: 1, stdout: '', stderr: 'kurz: no link with code "nope"\n' });
+});
+
+test('delete keeps the code reserved; deleting again is harmless; an unknown code exits 1', async (t) => {
+  const kurz = kurzOn(t);
+  await kurz('create', 'https://example.com/d', '--alias', 'gone');
+  t.is((await kurz('delete', 'gone')).stdout, 'deleted gone\n');
+  t.is((await kurz('delete', 'gone')).stdout, 'gone was already deleted\n');
+  t.regex((await kurz('stats', 'gone')).stdout, /Deleted {5}\d{4}-/);
+  t.is((await kurz('create', 'https://example.com/e', '--alias', 'gone')).code, 1);
+  t.is((await kurz('list')).stdout, 'CODE  VISITS  CREATED  URL\n', 'deleted links are hidden by default');
+  t.regex((await kurz('list', '--deleted')).stdout, /gone .* \(deleted\) https:\/\/example\.com\/d/);
+  t.is((await kurz('delete', 'nope')).code, 1);
+});
+
+test('version names kurz, Node and SQLite', async (t) => {
+  const result = await kurzOn(t)('version', '--json');
+  const versions = JSON.parse(result.stdout) as { kurz: string; node: string; sqlite: string };
+  t.is(versions.kurz, VERSION);
+  t.regex(versions.node, /^24\./);
+  t.regex(versions.sqlite, /^3\.\d+\.\d+$/);
+});

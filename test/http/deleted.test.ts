@@ -1,0 +1,39 @@
+import test from 'ava';
+import { BROWSER_ACCEPT, startKurz } from '../helpers.ts';
+
+test('a deleted link answers 410 Gone, and its code can never be taken again', async (t) => {
+  const k = await startKurz(t);
+  await k.postJson('/api/v1/links', { url: 'https://example.com/old', alias: 'spring-sale' });
+  t.is((await k.get('/spring-sale')).status, 302);
+  k.kurz.services.links.deleteLink('spring-sale');
+
+  const json = await k.get('/spring-sale');
+  t.is(json.status, 410);
+  t.like((await json.json()) as object, { code: 'gone', detail: 'the link "spring-sale" was deleted; its code is not reused' });
+  const page = await k.get('/spring-sale', { accept: BROWSER_ACCEPT });
+  t.is(page.status, 410);
+  t.regex(await page.text(), /410 · Gone/);
+
+  const again = await k.postJson('/api/v1/links', { url: 'https://example.com/new', alias: 'spring-sale' });
+  t.is(again.status, 409);
+});
+
+test('a deleted link is no dedupe target: the same URL gets a new code', async (t) => {
+  const k = await startKurz(t);
+  const first = (await (await k.postJson('/api/v1/links', { url: 'https://example.com/x' })).json()) as { code: string };
+  k.kurz.services.links.deleteLink(first.code);
+  const second = await k.postJson('/api/v1/links', { url: 'https://example.com/x' });
+  t.is(second.status, 201);
+  t.not(((await second.json()) as { code: string }).code, first.code);
+});
+
+test('only edits and deletions enter the change log, not visit counts', async (t) => {
+  const k = await startKurz(t);
+  const { code } = (await (await k.postJson('/api/v1/links', { url: 'https://example.com/log' })).json()) as { code: string };
+  await k.get(`/${code}`);
+  k.kurz.services.visits.flush();
+  const changes = k.kurz.db.prepare('SELECT code FROM link_changes').pluck();
+  t.deepEqual(changes.all(), []);
+  k.kurz.services.links.deleteLink(code);
+  t.deepEqual(changes.all(), [code]);
+});
