@@ -7,8 +7,10 @@ import type { Config } from './config.ts';
 import type { Deps } from './deps.ts';
 import { handleErrors } from './http/errors.ts';
 import { createRenderer, type Renderer } from './http/respond.ts';
+import { redirectFirst } from './http/handlers/redirect.ts';
 import { createRouter, RESERVED_PATHS } from './http/routes.ts';
-import { createLinkService, type LinkService } from './links/service.ts';
+import { createBatcher } from './links/create-batcher.ts';
+import { createLinkService, type CreatedLink, type CreateLinkInput, type LinkService } from './links/service.ts';
 import type { Logger } from './log.ts';
 import { VisitBuffer } from './stats/visit-buffer.ts';
 import { openDatabase, type OpenOptions } from './store/database.ts';
@@ -21,6 +23,8 @@ export interface Services {
   now: () => number;
   log: Logger;
   links: LinkService;
+  /** Creates a link together with the other creations of this turn of the event loop (group commit). */
+  createLinkSoon: (input: CreateLinkInput) => Promise<CreatedLink>;
   visits: VisitBuffer;
   render: Renderer;
   isDatabaseReachable: () => boolean;
@@ -65,11 +69,13 @@ export function createCore(config: Config, deps: Deps, openOptions: OpenOptions 
     flushInterval: config.visitFlushInterval,
     log: deps.log,
   });
+  const linkService = createLinkService({ config, now: deps.now, db, links, codes, cache, reserved: RESERVED_PATHS });
   const services: Services = {
     config,
     now: deps.now,
     log: deps.log,
-    links: createLinkService({ config, now: deps.now, db, links, codes, cache, reserved: RESERVED_PATHS }),
+    links: linkService,
+    createLinkSoon: createBatcher((inputs) => linkService.createLinks(inputs)),
     visits,
     render: createRenderer(),
     isDatabaseReachable: settings.isReachable,
@@ -108,7 +114,7 @@ export function createApp(config: Config, deps: Deps, openOptions: OpenOptions =
 
   return {
     ...core,
-    callback: app.callback(),
+    callback: redirectFirst(services, app.callback()),
     close() {
       clearInterval(poll);
       core.close();

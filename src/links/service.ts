@@ -30,7 +30,7 @@ export interface LinkServiceDeps {
   reserved: ReadonlySet<string>;
 }
 
-/** Ids tried before giving up when generated codes keep landing on aliases (each try skips one id). */
+/** Ids tried before giving up when generated codes keep landing on aliases or reserved words (each try skips one id). */
 const MAX_CODE_TRIES = 1000;
 
 /** Change-log entries kept behind the newest one, for processes that poll less often. */
@@ -58,6 +58,8 @@ export function createLinkService(deps: LinkServiceDeps) {
     let id = links.nextLinkId();
     for (let tries = 0; tries < MAX_CODE_TRIES; tries++, id++) {
       const code = codes.codeFor(id);
+      // A generated code could spell one of kurz's own paths ("healthz" is 7 base62 characters): skip it.
+      if (deps.reserved.has(code.toLowerCase())) continue;
       if (links.insertLink({ code, url, urlHash, now }, id) !== undefined) {
         return newLink(id, code, url, now, false);
       }
@@ -82,15 +84,77 @@ export function createLinkService(deps: LinkServiceDeps) {
     return { link: insertWithGeneratedCode(url, urlHash, now), created: true };
   });
 
+  /** Validates and stores one link, in its own transaction or, inside another one, in a savepoint. */
+  function createLink(input: CreateLinkInput): CreatedLink {
+    const url = normaliseUrl(input.url, rules);
+    const alias = input.alias === undefined ? undefined : checkAlias(input.alias, deps.reserved);
+    const result = create.immediate(url, alias, deps.now());
+    cache.forget(result.link.code);
+    return result;
+  }
+
+  const pruneTx = deps.db.transaction((age: number, dryRun: boolean): Link[] => {
+    const now = deps.now();
+    const stale = links.unvisitedSince(now - age);
+    if (!dryRun) {
+      for (const link of stale) {
+        links.deleteLink(link.id, now);
+        cache.forget(link.code);
+      }
+    }
+    return stale;
+  });
+
+  const importTx = deps.db.transaction((records: readonly LinkRecord[]): { imported: number; skipped: number } => {
+    let imported = 0;
+    let skipped = 0;
+    for (const [i, record] of records.entries()) {
+      const fail = (message: string) => new AppError('invalid', `record ${i + 1}: ${message}`, 'url');
+      let url: string;
+      try {
+        url = normaliseUrl(record.url, { ...rules, ownHost: '' });
+      } catch (err) {
+        throw fail((err as Error).message);
+      }
+      if (url !== record.url) throw fail(`url is not in normalised form (expected ${url})`);
+      if (links.importLink(record, record.isAlias ? null : hashUrl(url)) !== undefined) {
+        imported++;
+        cache.forget(record.code);
+        continue;
+      }
+      const existing = links.linkByCode(record.code);
+      if (existing?.url !== record.url) {
+        throw new AppError(
+          'conflict',
+          `record ${i + 1}: code "${record.code}" already exists here with another URL (${existing?.url})`,
+          'code',
+        );
+      }
+      skipped++;
+    }
+    return { imported, skipped };
+  });
+
+  const createMany = deps.db.transaction((inputs: readonly CreateLinkInput[]): Array<CreatedLink | AppError> =>
+    inputs.map((input) => {
+      try {
+        return createLink(input);
+      } catch (err) {
+        if (err instanceof AppError) return err;
+        throw err;
+      }
+    }),
+  );
+
   return {
     /** Validates and stores a link. Throws AppError for invalid input or a taken alias. */
-    createLink(input: CreateLinkInput): CreatedLink {
-      const url = normaliseUrl(input.url, rules);
-      const alias = input.alias === undefined ? undefined : checkAlias(input.alias, deps.reserved);
-      const result = create.immediate(url, alias, deps.now());
-      cache.forget(result.link.code);
-      return result;
-    },
+    createLink,
+
+    /**
+     * Stores many links in one transaction — one disk sync for all of them. Each input gets its result or
+     * its own AppError (a refused one never undoes the others); any other failure throws and stores none.
+     */
+    createLinks: (inputs: readonly CreateLinkInput[]): Array<CreatedLink | AppError> => createMany.immediate(inputs),
 
     linkByCode: (code: string): Link | undefined => links.linkByCode(code),
 
@@ -106,17 +170,7 @@ export function createLinkService(deps: LinkServiceDeps) {
     },
 
     /** Links nobody visited (or created, if never visited) in the last `age` ms; deleted unless `dryRun`. */
-    prune: deps.db.transaction((age: number, dryRun: boolean): Link[] => {
-      const now = deps.now();
-      const stale = links.unvisitedSince(now - age);
-      if (!dryRun) {
-        for (const link of stale) {
-          links.deleteLink(link.id, now);
-          cache.forget(link.code);
-        }
-      }
-      return stale;
-    }),
+    prune: (age: number, dryRun: boolean): Link[] => pruneTx.immediate(age, dryRun),
 
     /** Every link, oldest first, as exported. */
     *exportLinks(): Generator<LinkRecord> {
@@ -127,35 +181,7 @@ export function createLinkService(deps: LinkServiceDeps) {
      * Adds exported links under their own codes, all or nothing. A code already present with the same URL
      * is skipped (importing twice is harmless); with another URL it is a conflict and nothing is imported.
      */
-    importLinks: deps.db.transaction((records: readonly LinkRecord[]): { imported: number; skipped: number } => {
-      let imported = 0;
-      let skipped = 0;
-      for (const [i, record] of records.entries()) {
-        const fail = (message: string) => new AppError('invalid', `record ${i + 1}: ${message}`, 'url');
-        let url: string;
-        try {
-          url = normaliseUrl(record.url, { ...rules, ownHost: '' });
-        } catch (err) {
-          throw fail((err as Error).message);
-        }
-        if (url !== record.url) throw fail(`url is not in normalised form (expected ${url})`);
-        if (links.importLink(record, record.isAlias ? null : hashUrl(url)) !== undefined) {
-          imported++;
-          cache.forget(record.code);
-          continue;
-        }
-        const existing = links.linkByCode(record.code);
-        if (existing?.url !== record.url) {
-          throw new AppError(
-            'conflict',
-            `record ${i + 1}: code "${record.code}" already exists here with another URL (${existing?.url})`,
-            'code',
-          );
-        }
-        skipped++;
-      }
-      return { imported, skipped };
-    }),
+    importLinks: (records: readonly LinkRecord[]): { imported: number; skipped: number } => importTx.immediate(records),
 
     /** Drops cached targets that any process (a CLI command, another worker) changed since the last call. */
     syncChanges(): void {

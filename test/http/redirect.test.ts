@@ -119,3 +119,28 @@ test('visits are flushed on the timer', async (t) => {
   await waitFor(() => count.get(code)?.visit_count === 1);
   t.is(count.get(code)?.visit_count, 1);
 });
+
+test('the fast path and Koa answer alike: query strings and percent-encoded codes redirect too', async (t) => {
+  const k = await startKurz(t);
+  await create(k, 'https://example.com/alike', 'alike');
+  const direct = await k.get('/alike?utm_source=mail');
+  const encoded = await k.get('/ali%6Be');
+  for (const res of [direct, encoded]) {
+    t.is(res.status, 302);
+    t.is(res.headers.get('location'), 'https://example.com/alike');
+    t.is(res.headers.get('cache-control'), 'private, max-age=90');
+    t.is(res.headers.get('content-length'), '0');
+  }
+  t.is(k.kurz.services.visits.pending, 2);
+});
+
+test('concurrent creations are committed together and each gets its own code', async (t) => {
+  const k = await startKurz(t, { dedupeWindow: 'off' });
+  const responses = await Promise.all(
+    Array.from({ length: 40 }, (_, i) => k.postJson('/api/v1/links', { url: `https://example.com/burst/${i}` })),
+  );
+  t.true(responses.every((r) => r.status === 201));
+  const codes = await Promise.all(responses.map(async (r) => ((await r.json()) as { code: string }).code));
+  t.is(new Set(codes).size, 40);
+  t.is(k.linkCount(), 40);
+});

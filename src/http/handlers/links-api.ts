@@ -10,9 +10,9 @@ const CREATE_FIELDS: ReadonlySet<string> = new Set(['url', 'alias']);
 /** /api/v1/links */
 export function linksApiHandlers(s: Services) {
   return {
-    createLink(ctx: Context): void {
+    async createLink(ctx: Context): Promise<void> {
       const body = jsonObject(ctx, CREATE_FIELDS);
-      const { link, created } = s.links.createLink({ url: body['url'], alias: body['alias'] });
+      const { link, created } = await s.createLinkSoon({ url: body['url'], alias: body['alias'] });
       if (created) ctx.set('Location', `/api/v1/links/${link.code}`);
       sendJson(ctx, created ? 201 : 200, presentLink(link, s.links.shortUrl(link.code)));
     },

@@ -18,12 +18,12 @@ export function pageHandlers(s: Services) {
       showHome(ctx, 200, { url: '', alias: '' });
     },
 
-    createLinkFromForm(ctx: Context): void {
+    async createLinkFromForm(ctx: Context): Promise<void> {
       const body = (ctx.request.body ?? {}) as Record<string, unknown>;
       const url = typeof body['url'] === 'string' ? body['url'] : '';
       const alias = typeof body['alias'] === 'string' ? body['alias'].trim() : '';
       try {
-        const { link, created } = s.links.createLink({ url, alias: alias === '' ? undefined : alias });
+        const { link, created } = await s.createLinkSoon({ url, alias: alias === '' ? undefined : alias });
         ctx.status = 303;
         ctx.redirect(`/links/${link.code}?${created ? 'created' : 'existing'}`);
       } catch (err) {

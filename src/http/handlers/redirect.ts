@@ -1,29 +1,51 @@
-import type { ServerResponse } from 'node:http';
+import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http';
 import type { Context } from 'koa';
 import type { Services } from '../../app.ts';
 import { AppError } from '../../errors.ts';
+import type { Target } from '../../store/link-store.ts';
 
 const CODE = /^[A-Za-z0-9_-]{1,64}$/;
+const HEADERS_AFTER_LOCATION = { 'Cache-Control': 'private, max-age=90', 'Content-Length': '0' };
 
-/** Writes a bodiless redirect straight to the socket: nothing a browser would read is worth the bytes. */
-export function writeRedirect(res: ServerResponse, status: number, url: string): void {
-  res.writeHead(status, { Location: url, 'Cache-Control': 'private, max-age=90', 'Content-Length': '0' });
+/**
+ * Answers a found, live link: queues the visit (GET only: HEAD comes from link checkers and unfurlers,
+ * not from people following the link) and writes a bodiless redirect straight to the socket.
+ */
+function redirectTo(s: Services, req: IncomingMessage, res: ServerResponse, target: Target): void {
+  if (req.method === 'GET') s.visits.record(target.id, s.now());
+  res.writeHead(s.config.redirectStatus, { Location: target.url, ...HEADERS_AFTER_LOCATION });
   res.end();
 }
 
-/** GET|HEAD /:code — the hot path: one cache lookup, the response, and a visit queued for later. */
+/**
+ * The hot path, in front of Koa: `GET|HEAD /CODE` of a live link is answered here with one cache lookup.
+ * Everything else — other paths, unknown or deleted codes (their 404/410 pages), odd spellings — goes to Koa.
+ */
+export function redirectFirst(s: Services, koa: RequestListener): RequestListener {
+  return (req, res) => {
+    const { method, url = '' } = req;
+    if ((method === 'GET' || method === 'HEAD') && url.charCodeAt(0) === 47 /* / */) {
+      const end = url.indexOf('?');
+      const code = end === -1 ? url.slice(1) : url.slice(1, end);
+      if (CODE.test(code)) {
+        const target = s.links.targetByCode(code);
+        if (target !== undefined && !target.deleted) return redirectTo(s, req, res, target);
+      }
+    }
+    koa(req, res);
+  };
+}
+
+/** GET|HEAD /:code through Koa: what the fast path passes on (percent-encoded codes) and the 404/410 answers. */
 export function redirectHandlers(s: Services) {
-  const status = s.config.redirectStatus;
   return {
     redirect(ctx: Context): void {
       const code = ctx.params['code'] ?? '';
       const target = CODE.test(code) ? s.links.targetByCode(code) : undefined;
       if (!target) throw new AppError('not_found', `no link with code "${code}"`);
       if (target.deleted) throw new AppError('gone', `the link "${code}" was deleted; its code is not reused`);
-      // HEAD comes from link checkers and unfurlers, not from people following the link.
-      if (ctx.method === 'GET') s.visits.record(target.id, s.now());
       ctx.respond = false;
-      writeRedirect(ctx.res, status, target.url);
+      redirectTo(s, ctx.req, ctx.res, target);
     },
   };
 }

@@ -1,0 +1,40 @@
+import { join } from 'node:path';
+import test from 'ava';
+import { RedirectCache } from '../../src/cache.ts';
+import type { CodeGenerator } from '../../src/codes/code-generator.ts';
+import { loadConfig } from '../../src/config.ts';
+import { createLinkService } from '../../src/links/service.ts';
+import { openDatabase } from '../../src/store/database.ts';
+import { createLinkStore } from '../../src/store/link-store.ts';
+import { tempDir } from '../helpers.ts';
+
+test('a generated code that spells a reserved path is skipped, and its id never used', (t) => {
+  const db = openDatabase(join(tempDir(t), 'k.db'));
+  t.teardown(() => db.close());
+  const spelled: Record<number, string> = { 1: 'HealthZ', 2: 'abc123' };
+  const codes: CodeGenerator = { codeFor: (id) => spelled[id] ?? `code${id}`, idFor: () => undefined };
+  const config = loadConfig({ file: { publicUrl: 'https://s.example', dedupeWindow: 'off' } });
+  const links = createLinkService({
+    config,
+    now: () => 1000,
+    db,
+    links: createLinkStore(db),
+    codes,
+    cache: new RedirectCache({ size: 10, negativeTtl: 0, now: () => 0 }),
+    reserved: new Set(['healthz']),
+  });
+  const first = links.createLink({ url: 'https://example.com/1' });
+  t.is(first.link.code, 'abc123');
+  t.is(first.link.id, 2);
+  t.is(links.createLink({ url: 'https://example.com/2' }).link.id, 3);
+});
+
+test('visit counts are written without a disk sync, and links keep their full sync afterwards', (t) => {
+  const db = openDatabase(join(tempDir(t), 'k.db'));
+  t.teardown(() => db.close());
+  const store = createLinkStore(db);
+  const id = store.insertLink({ code: 'v', url: 'https://example.com/', urlHash: null, now: 1 }, null) ?? 0;
+  store.addVisits([{ id, count: 3, lastVisitAt: 50 }]);
+  t.is(store.linkByCode('v')?.visitCount, 3);
+  t.is(db.pragma('synchronous', { simple: true }), 2, 'FULL again');
+});
