@@ -87,7 +87,7 @@ test('a code created after being looked up as unknown redirects at once (negativ
 });
 
 test('visits are buffered, then flushed in one go: count and last visit', async (t) => {
-  const k = await startKurz(t);
+  const k = await startKurz(t, { visitFlushInterval: '60s' });
   const code = await create(k, 'https://example.com/count');
   for (let i = 0; i < 3; i++) {
     t.is((await k.get(`/${code}`)).status, 302);
