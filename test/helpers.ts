@@ -88,7 +88,7 @@ export async function startKurz(t: ExecutionContext, settings: Record<string, un
 export const BROWSER_ACCEPT = 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8';
 
 /** Polls `condition` on the event loop until it holds; throws after `ms` so a test fails instead of hanging. */
-export async function waitFor(condition: () => boolean | Promise<boolean>, ms = 5000): Promise<void> {
+export async function waitFor(condition: () => boolean | Promise<boolean>, ms = 10_000): Promise<void> {
   const deadline = Date.now() + ms;
   while (!(await condition())) {
     if (Date.now() > deadline) throw new Error(`condition not met within ${ms} ms`);
