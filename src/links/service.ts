@@ -73,25 +73,37 @@ export function createLinkService(deps: LinkServiceDeps) {
     return newLink(id, alias, url, now, true);
   }
 
-  const create = deps.db.transaction((url: string, alias: string | undefined, now: number): CreatedLink => {
-    if (alias !== undefined) return { link: insertWithAlias(alias, url, now), created: true };
-    const urlHash = hashUrl(url);
-    if (config.dedupeWindow > 0) {
-      const since = config.dedupeWindow === Number.POSITIVE_INFINITY ? 0 : now - config.dedupeWindow;
-      const existing = links.linkByUrlHash(urlHash, since);
-      if (existing) return { link: existing, created: false };
-    }
-    return { link: insertWithGeneratedCode(url, urlHash, now), created: true };
-  });
-
-  /** Validates and stores one link, in its own transaction or, inside another one, in a savepoint. */
-  function createLink(input: CreateLinkInput): CreatedLink {
+  /**
+   * Validates and stores one link. Runs inside a transaction; it writes at most one row, and only as its
+   * last step, so a refusal (AppError) leaves nothing behind and needs no savepoint.
+   */
+  function insert(input: CreateLinkInput, now: number): CreatedLink {
     const url = normaliseUrl(input.url, rules);
-    const alias = input.alias === undefined ? undefined : checkAlias(input.alias, deps.reserved);
-    const result = create.immediate(url, alias, deps.now());
+    let result: CreatedLink;
+    if (input.alias !== undefined) {
+      result = { link: insertWithAlias(checkAlias(input.alias, deps.reserved), url, now), created: true };
+    } else {
+      const urlHash = hashUrl(url);
+      const since = config.dedupeWindow === Number.POSITIVE_INFINITY ? 0 : now - config.dedupeWindow;
+      const existing = config.dedupeWindow > 0 ? links.linkByUrlHash(urlHash, since) : undefined;
+      result = existing ? { link: existing, created: false } : { link: insertWithGeneratedCode(url, urlHash, now), created: true };
+    }
     cache.forget(result.link.code);
     return result;
   }
+
+  const createOne = deps.db.transaction(insert);
+
+  const createMany = deps.db.transaction((inputs: readonly CreateLinkInput[], now: number): Array<CreatedLink | AppError> =>
+    inputs.map((input) => {
+      try {
+        return insert(input, now);
+      } catch (err) {
+        if (err instanceof AppError) return err;
+        throw err;
+      }
+    }),
+  );
 
   const pruneTx = deps.db.transaction((age: number, dryRun: boolean): Link[] => {
     const now = deps.now();
@@ -135,26 +147,15 @@ export function createLinkService(deps: LinkServiceDeps) {
     return { imported, skipped };
   });
 
-  const createMany = deps.db.transaction((inputs: readonly CreateLinkInput[]): Array<CreatedLink | AppError> =>
-    inputs.map((input) => {
-      try {
-        return createLink(input);
-      } catch (err) {
-        if (err instanceof AppError) return err;
-        throw err;
-      }
-    }),
-  );
-
   return {
     /** Validates and stores a link. Throws AppError for invalid input or a taken alias. */
-    createLink,
+    createLink: (input: CreateLinkInput): CreatedLink => createOne.immediate(input, deps.now()),
 
     /**
      * Stores many links in one transaction — one disk sync for all of them. Each input gets its result or
      * its own AppError (a refused one never undoes the others); any other failure throws and stores none.
      */
-    createLinks: (inputs: readonly CreateLinkInput[]): Array<CreatedLink | AppError> => createMany.immediate(inputs),
+    createLinks: (inputs: readonly CreateLinkInput[]): Array<CreatedLink | AppError> => createMany.immediate(inputs, deps.now()),
 
     linkByCode: (code: string): Link | undefined => links.linkByCode(code),
 
