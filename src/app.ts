@@ -114,7 +114,7 @@ export function createApp(config: Config, deps: Deps, openOptions: OpenOptions =
 
   return {
     ...core,
-    callback: redirectFirst(services, app.callback()),
+    callback: redirectFirst(services, app.callback(), RESERVED_PATHS),
     close() {
       clearInterval(poll);
       core.close();

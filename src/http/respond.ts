@@ -1,7 +1,8 @@
+import { STATUS_CODES } from 'node:http';
 import type { Context } from 'koa';
 import { Eta } from 'eta';
 import { readAsset } from '../assets.ts';
-import { STATUS, type AppError, type ErrorCode } from '../errors.ts';
+import type { ErrorCode } from '../errors.ts';
 
 const VIEWS = ['layout', 'home', 'link', 'error'] as const;
 export type View = (typeof VIEWS)[number];
@@ -40,13 +41,23 @@ export function sendJson(ctx: Context, status: number, body: unknown): void {
 }
 
 /** RFC 9457 problem details; `code` and `field` let clients react without parsing the message. */
+export function problem(status: number, code: ErrorCode, detail: string, field?: string) {
+  return { type: 'about:blank', title: STATUS_CODES[status] ?? 'Error', status, code, detail, ...(field ? { field } : {}) };
+}
+
+export const PROBLEM_TYPE = 'application/problem+json';
+
 export function sendProblem(ctx: Context, status: number, code: ErrorCode, detail: string, field?: string): void {
   ctx.status = status;
   ctx.set('X-Content-Type-Options', 'nosniff');
-  ctx.body = { type: 'about:blank', title: ctx.message, status, code, detail, ...(field ? { field } : {}) };
-  ctx.type = 'application/problem+json';
+  ctx.body = problem(status, code, detail, field);
+  ctx.type = PROBLEM_TYPE;
 }
 
-export function statusOf(err: AppError): number {
-  return STATUS[err.code];
+/**
+ * True when an Accept header certainly prefers JSON to HTML (absent, *\/*, or JSON without any text/html
+ * or text/*): such clients can be answered without content negotiation. Anything else is left to Koa.
+ */
+export function surelyWantsJson(accept: string | undefined): boolean {
+  return accept === undefined || accept === '*/*' || (accept.includes('json') && !accept.includes('text/'));
 }

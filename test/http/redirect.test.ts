@@ -144,3 +144,27 @@ test('concurrent creations are committed together and each gets its own code', a
   t.is(new Set(codes).size, 40);
   t.is(k.linkCount(), 40);
 });
+
+test('an unknown code gets the same 404 from the fast path as from Koa', async (t) => {
+  const k = await startKurz(t);
+  const answers = await Promise.all(
+    ['/missing1', '/missin%671'].flatMap((path) =>
+      [undefined, '*/*', 'application/json'].map((accept) => k.get(path, accept ? { accept } : {})),
+    ),
+  );
+  const shapes = await Promise.all(
+    answers.map(async (r) => ({
+      status: r.status,
+      type: r.headers.get('content-type'),
+      nosniff: r.headers.get('x-content-type-options'),
+      body: await r.text(),
+    })),
+  );
+  for (const shape of shapes) t.deepEqual(shape, shapes[0]);
+  t.like(JSON.parse(shapes[0]?.body ?? '{}') as object, {
+    title: 'Not Found',
+    status: 404,
+    code: 'not_found',
+    detail: 'no link with code "missing1"',
+  });
+});
