@@ -94,9 +94,9 @@ export const OPTIONS: readonly Option[] = [
   },
   {
     name: 'visitFlushSize',
-    default: 1000,
+    default: 10_000,
     parse: integer(1, 1_000_000),
-    doc: 'Buffered visits are written as soon as this many are pending',
+    doc: 'Buffered visits are written as soon as this many links have visits pending',
   },
   {
     name: 'cacheDir',

@@ -2,21 +2,31 @@ import type { Logger } from '../log.ts';
 import type { VisitCount } from '../store/link-store.ts';
 
 export interface VisitBufferOptions {
-  /** Writes one batch in one transaction; may throw (e.g. database busy), the batch is then kept. */
+  /** Writes one chunk in one transaction; may throw (e.g. database busy), the chunk is then kept. */
   write: (counts: VisitCount[]) => void;
+  /** Distinct links with pending visits that trigger a flush before the timer does. */
   flushSize: number;
   flushInterval: number;
   log: Logger;
 }
 
 /**
- * Keeps visits in memory so that a redirect never waits for the database. Pending counts are
- * written on a timer, as soon as `flushSize` visits are pending, and by `stop()` at shutdown.
+ * Rows written per transaction. A flush of many links is written in chunks, one per turn of the event loop,
+ * so that redirects never wait behind one long transaction.
+ */
+const CHUNK = 250;
+
+/**
+ * Keeps visits in memory so that a redirect never waits for the database: one entry per link, however
+ * often it is visited, so a flush writes each row once. Pending counts are written on a timer, as soon as
+ * `flushSize` links have visits pending (chhoto-url's rule), and all at once by `stop()` at shutdown.
  */
 export class VisitBuffer {
   readonly #options: VisitBufferOptions;
   #pending = new Map<number, VisitCount>();
   #size = 0;
+  /** Counts taken from #pending and not yet written. */
+  #writing: VisitCount[] = [];
   #timer: NodeJS.Timeout | undefined;
   #flushQueued = false;
 
@@ -24,12 +34,13 @@ export class VisitBuffer {
     this.#options = options;
   }
 
+  /** Visits recorded and not yet written. */
   get pending(): number {
-    return this.#size;
+    return this.#size + this.#writing.reduce((sum, c) => sum + c.count, 0);
   }
 
   start(): void {
-    this.#timer ??= setInterval(() => this.flush(), this.#options.flushInterval).unref();
+    this.#timer ??= setInterval(() => this.#flushSoon(), this.#options.flushInterval).unref();
   }
 
   record(linkId: number, at: number): void {
@@ -43,30 +54,53 @@ export class VisitBuffer {
       count.lastVisitAt = Math.max(count.lastVisitAt, at);
     } else {
       this.#pending.set(linkId, { id: linkId, count: visits, lastVisitAt: at });
+      if (this.#pending.size >= this.#options.flushSize && !this.#flushQueued) {
+        this.#flushQueued = true;
+        setImmediate(() => this.#flushSoon());
+      }
     }
     this.#size += visits;
-    if (this.#size >= this.#options.flushSize && !this.#flushQueued) {
-      this.#flushQueued = true;
-      setImmediate(() => this.flush());
-    }
   }
 
-  /** Writes everything pending. On failure the counts stay pending and the next flush retries them. */
-  flush(): void {
+  /** Takes what is pending and writes it a chunk per turn of the event loop. */
+  #flushSoon(): void {
     this.#flushQueued = false;
+    if (this.#writing.length > 0) return; // the running flush picks the rest up next time
+    this.#take();
+    const step = (): void => {
+      if (this.#writeChunk() && this.#writing.length > 0) setImmediate(step);
+    };
+    step();
+  }
+
+  /** Writes everything pending now, in one go. */
+  flush(): void {
+    this.#take();
+    while (this.#writing.length > 0 && this.#writeChunk());
+  }
+
+  #take(): void {
     if (this.#size === 0) return;
-    const batch = this.#pending;
-    const size = this.#size;
+    this.#writing.push(...this.#pending.values());
     this.#pending = new Map();
     this.#size = 0;
+  }
+
+  /** Writes the next chunk; on failure keeps every unwritten count pending for the timer to retry. */
+  #writeChunk(): boolean {
+    const chunk = this.#writing.splice(0, CHUNK);
     try {
-      this.#options.write([...batch.values()]);
+      this.#options.write(chunk);
+      return true;
     } catch (err) {
-      this.#options.log.error('could not write visits; will retry', { visits: size, err });
+      const failed = [...chunk, ...this.#writing];
+      this.#writing = [];
+      this.#options.log.error('could not write visits; will retry', { links: failed.length, err });
       // Put them back without queueing an immediate retry: the timer retries, so a busy database is not hammered.
       this.#flushQueued = true;
-      for (const c of batch.values()) this.#add(c.id, c.count, c.lastVisitAt);
+      for (const c of failed) this.#add(c.id, c.count, c.lastVisitAt);
       this.#flushQueued = false;
+      return false;
     }
   }
 

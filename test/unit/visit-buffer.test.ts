@@ -29,15 +29,33 @@ test('visits to the same link are merged into one count with the latest time', (
   t.is(batches.length, 1, 'an empty buffer writes nothing');
 });
 
-test('reaching the flush size writes soon after, off the request path', async (t) => {
+test('as many distinct links as the flush size trigger a write soon after, off the request path', async (t) => {
   const batches: VisitCount[][] = [];
   const { visits } = buffer(3, (c) => batches.push(c));
-  visits.record(1, 1);
-  visits.record(1, 2);
-  visits.record(1, 3);
+  for (let i = 0; i < 10; i++) visits.record(1, i);
+  visits.record(2, 20);
+  await new Promise((resolve) => setImmediate(resolve));
+  t.is(batches.length, 0, 'repeat visits to few links do not trigger a write');
+  visits.record(3, 30);
   t.is(batches.length, 0, 'not inside record()');
   await waitFor(() => batches.length === 1);
-  t.deepEqual(batches[0], [{ id: 1, count: 3, lastVisitAt: 3 }]);
+  t.deepEqual(batches[0], [
+    { id: 1, count: 10, lastVisitAt: 9 },
+    { id: 2, count: 1, lastVisitAt: 20 },
+    { id: 3, count: 1, lastVisitAt: 30 },
+  ]);
+  t.is(visits.pending, 0);
+});
+
+test('a large flush is written in chunks, one per turn of the event loop', async (t) => {
+  const batches: VisitCount[][] = [];
+  const { visits } = buffer(600, (c) => batches.push(c));
+  for (let id = 1; id <= 600; id++) visits.record(id, id);
+  await waitFor(() => visits.pending === 0);
+  t.deepEqual(
+    batches.map((b) => b.length),
+    [250, 250, 100],
+  );
 });
 
 test('a failed write keeps the visits and the next flush writes them', (t) => {
@@ -51,7 +69,7 @@ test('a failed write keeps the visits and the next flush writes them', (t) => {
   visits.record(7, 20);
   visits.flush();
   t.is(visits.pending, 2);
-  t.true(log.lines.some((l) => l.includes('could not write visits') && l.includes('visits=2')));
+  t.true(log.lines.some((l) => l.includes('could not write visits') && l.includes('links=1')));
   visits.record(7, 30);
   fail = false;
   visits.flush();
