@@ -85,3 +85,29 @@ fmt: $(DEPS)
 
 clean:
 	rm -rf build dist node_modules .tools
+
+# --- benchmark ---
+# Load benchmarks on loopback (bench/run.ts): kurz and a bare node:http baseline pinned to core 0, wrk to
+# core 1, scenarios interleaved with the baseline. Results in bench/results/ (latest.md). Not part of `make test`.
+WRK := command -v wrk >/dev/null || (apt-get update && apt-get install -y wrk)
+
+.PHONY: bench bench-smoke bench-large bench-micro
+
+# About 10 minutes: seeds 10k, 100k and 1M links, then 3 rounds of 10 s per server and scenario.
+bench: $(BUNDLE)
+	@$(WRK)
+	node bench/run.ts full
+
+# CI-sized (10k links, one 2 s round, under 90 s); fails on missing numbers or unexpected errors, never on speed.
+bench-smoke: $(BUNDLE)
+	@$(WRK)
+	node bench/run.ts smoke
+
+# Hot redirects over 10M links: about 10 minutes, 8 of them seeding.
+bench-large: $(BUNDLE)
+	@$(WRK)
+	node bench/run.ts large
+
+# ops/s of URL validation and code generation, in process.
+bench-micro: $(DEPS)
+	node bench/micro.ts

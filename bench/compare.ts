@@ -1,0 +1,315 @@
+import { copyFileSync, existsSync, rmSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import Sqlite from 'better-sqlite3';
+import { cacheSizeOf, CONNECTIONS, type Profile, type Scenario } from './scenarios.ts';
+import { startServer, type ServerProcess } from './server-process.ts';
+import { runWrk, type WrkResult } from './wrk.ts';
+
+/** A seeded database and its codes, shared by every scenario of that size. */
+export interface Seed {
+  links: number;
+  db: string;
+  /** Every code, one per line, in creation order. */
+  codes: string;
+  /** HOT_CODES of them, evenly spread. */
+  hotCodes: string;
+  seconds: number;
+  dbBytes: number;
+}
+
+export interface Setup {
+  profile: Profile;
+  /** The run's temporary folder. */
+  dir: string;
+  seed: Seed;
+  /** build/kurz.cjs */
+  bundle: string;
+  /** For a half-load scenario: the kurz requests/s it offers half of. */
+  maxRequestsPerSecond?: number | undefined;
+}
+
+export interface MeasuredRun extends WrkResult {
+  round: number;
+  /** The server's CPU time over the run, in % of its one core. */
+  cpuPercent: number;
+  rssKiB: number;
+}
+
+export interface ServerResult {
+  runs: MeasuredRun[];
+  /** Medians over the measured runs; latencies in ms. */
+  requestsPerSecond: number;
+  p50: number;
+  p90: number;
+  p99: number;
+  p999: number;
+  cpuPercent: number;
+  /** After the last run. */
+  rssKiB: number;
+  /** Every run, warm-up included. */
+  statuses: Record<string, number>;
+  /** Statuses outside the scenario's expected ones, and socket errors, over every run. */
+  unexpected: Record<string, number>;
+}
+
+export interface Pacing {
+  targetPerSecond: number;
+  connections: number;
+}
+
+export interface ScenarioResult {
+  name: string;
+  title: string;
+  links: number;
+  cacheSize: number;
+  connections: number;
+  kurz: ServerResult;
+  baseline: ServerResult;
+  /** kurz requests/s over the baseline's. */
+  ratio: number;
+  /** kurz's database after it stopped, and its WAL just before. */
+  dbBytes: number;
+  walBytes: number;
+  pacing?: Pacing | undefined;
+  /** What was verified in kurz's database afterwards. */
+  checks: string[];
+  /** Anything that makes the numbers untrustworthy: fails the run. */
+  problems: string[];
+  /** Worth a look, but the numbers stand. */
+  warnings: string[];
+}
+
+type Side = 'kurz' | 'baseline';
+
+interface Measurement {
+  /** Every run, warm-up and pilot included. */
+  all: Record<Side, WrkResult[]>;
+  measured: Record<Side, MeasuredRun[]>;
+  connections: number;
+  pacing: Pacing | undefined;
+  /** Requests kurz may have answered that wrk did not count: one per connection per run, and timeouts. */
+  uncounted: number;
+  walBytes: number;
+}
+
+const KURZ_CORE = 0;
+const WRK_CORE = 1;
+// Paced runs get enough connections for this long a stall at the target rate.
+const PACED_SPARE_MS = 20;
+// An offered rate further than this from its target is reported.
+const PACING_TOLERANCE = 0.1;
+// Below this, at full load, the baseline server was waiting for wrk: the ceiling is wrk's, not Node's.
+const SATURATED_CPU_PERCENT = 90;
+// Enough heap for the baseline's Map of 10M codes and URLs.
+const BIG_BASELINE = 2_000_000;
+
+/** Runs one scenario against kurz and the baseline, alternating (baseline, kurz, kurz, baseline, …). */
+export async function runScenario(scenario: Scenario, setup: Setup): Promise<ScenarioResult> {
+  const db = join(setup.dir, `${scenario.name}.db`);
+  // Every scenario writes (visits, links), so each gets its own copy of the seeded file.
+  copyFileSync(setup.seed.db, db);
+  const problems: string[] = [];
+  const servers: ServerProcess[] = [];
+  let measurement: Measurement;
+  try {
+    const kurz = await startKurz(scenario, setup, db);
+    servers.push(kurz);
+    const baseline = await startBaseline(scenario, setup);
+    servers.push(baseline);
+    measurement = await measure(scenario, setup, { kurz, baseline });
+    measurement.walBytes = existsSync(`${db}-wal`) ? statSync(`${db}-wal`).size : 0;
+  } finally {
+    const stops = await Promise.allSettled(servers.map((server) => server.stop()));
+    for (const stop of stops) if (stop.status === 'rejected') problems.push((stop.reason as Error).message);
+  }
+
+  const { all, measured, connections, pacing, uncounted } = measurement;
+  const kurz = summarise(scenario, all.kurz, measured.kurz);
+  const baseline = summarise(scenario, all.baseline, measured.baseline);
+  const warnings: string[] = [];
+  for (const [side, result] of [
+    ['kurz', kurz],
+    ['baseline', baseline],
+  ] as const) {
+    if (result.runs.length === 0 || result.runs.some((r) => r.requests === 0)) problems.push(`${side}: a run got no responses`);
+    const unexpected = Object.entries(result.unexpected).map(([what, n]) => `${what} ×${n}`);
+    if (unexpected.length > 0) problems.push(`${side}: unexpected ${unexpected.join(', ')}`);
+    if (pacing && Math.abs(result.requestsPerSecond / pacing.targetPerSecond - 1) > PACING_TOLERANCE) {
+      warnings.push(`${side} answered ${result.requestsPerSecond.toFixed(0)} requests/s of the ${pacing.targetPerSecond} offered`);
+    }
+  }
+  if (!pacing && baseline.cpuPercent < SATURATED_CPU_PERCENT) {
+    warnings.push(`the baseline server used ${baseline.cpuPercent.toFixed(0)}% of its core: wrk, not the server, may be the limit`);
+  }
+  const errorLines = servers[0]?.errorLines() ?? [];
+  if (errorLines.length > 0) problems.push(`kurz logged ${errorLines.length} errors, first: ${errorLines[0]}`);
+  const checks = checkDatabase(db, setup.seed.links, kurz.statuses, uncounted, problems);
+  const dbBytes = statSync(db).size;
+  for (const file of [db, `${db}-wal`, `${db}-shm`]) rmSync(file, { force: true });
+
+  return {
+    name: scenario.name,
+    title: scenario.title,
+    links: scenario.links,
+    cacheSize: cacheSizeOf(scenario),
+    connections,
+    kurz,
+    baseline,
+    ratio: kurz.requestsPerSecond / baseline.requestsPerSecond,
+    dbBytes,
+    walBytes: measurement.walBytes,
+    pacing,
+    checks,
+    problems,
+    warnings,
+  };
+}
+
+async function measure(scenario: Scenario, setup: Setup, servers: Record<Side, ServerProcess>): Promise<Measurement> {
+  const { profile, seed } = setup;
+  const all: Record<Side, WrkResult[]> = { kurz: [], baseline: [] };
+  const measured: Record<Side, MeasuredRun[]> = { kurz: [], baseline: [] };
+  let connections = CONNECTIONS;
+  let pacing: Pacing | undefined;
+  if (scenario.halfLoadOf !== undefined) {
+    if (!setup.maxRequestsPerSecond) throw new Error(`needs the kurz throughput of ${scenario.halfLoadOf}, which did not run`);
+    const target = Math.round(setup.maxRequestsPerSecond / 2);
+    // The script keeps to its schedule only while a connection is free whenever a request falls due.
+    connections = Math.max(CONNECTIONS, Math.ceil((target * PACED_SPARE_MS) / 1000));
+    pacing = { targetPerSecond: target, connections };
+  }
+  let runs = 0;
+  let uncounted = 0;
+  const run = async (side: Side, seconds: number): Promise<WrkResult> => {
+    const args = wrkArgs(scenario, seed, `${scenario.name}-${side}-${runs++}`, pacing?.targetPerSecond ?? 0);
+    const url = servers[side].url + '/';
+    const result = await runWrk({ url, script: scenario.script, args, connections, seconds, core: WRK_CORE });
+    all[side].push(result);
+    // wrk stops counting with one request in flight per connection.
+    if (side === 'kurz') uncounted += connections + result.socketErrors.timeout;
+    return result;
+  };
+
+  await run('baseline', profile.warmUpSeconds);
+  await run('kurz', profile.warmUpSeconds);
+
+  for (let round = 0; round < profile.rounds; round++) {
+    const order: Side[] = round % 2 === 0 ? ['baseline', 'kurz'] : ['kurz', 'baseline'];
+    for (const side of order) {
+      const server = servers[side];
+      const cpuBefore = server.cpuSeconds();
+      const result = await run(side, profile.seconds);
+      const cpuPercent = ((server.cpuSeconds() - cpuBefore) / result.seconds) * 100;
+      measured[side].push({ ...result, round, cpuPercent, rssKiB: server.rssKiB() });
+    }
+  }
+  return { all, measured, connections, pacing, uncounted, walBytes: 0 };
+}
+
+/** `prefix` makes created URLs unique to the run; `target` is a paced run's requests/s. */
+function wrkArgs(scenario: Scenario, seed: Seed, prefix: string, target: number): string[] {
+  const codes = scenario.codes === 'hot' ? seed.hotCodes : seed.codes;
+  switch (scenario.script) {
+    case 'redirect.lua':
+      return [codes];
+    case 'paced-redirect.lua':
+      return [codes, String(target)];
+    case 'create.lua':
+      return [prefix];
+    case 'mixed.lua':
+      return [codes, prefix];
+    case 'scan.lua':
+      return [];
+  }
+}
+
+function startKurz(scenario: Scenario, setup: Setup, db: string): Promise<ServerProcess> {
+  const env: Record<string, string> = {
+    ...inheritedEnv(),
+    KURZ_DB: db,
+    KURZ_HOST: '127.0.0.1',
+    KURZ_PORT: '0',
+    KURZ_PUBLIC_URL: 'https://s.example.test',
+    KURZ_CACHE_SIZE: String(cacheSizeOf(scenario)),
+  };
+  // Unique URLs would not be deduplicated anyway; off, the create path skips the lookup, as when seeding.
+  if (scenario.expected.includes(201)) env['KURZ_DEDUPE_WINDOW'] = 'off';
+  return startServer({
+    name: 'kurz',
+    command: [process.execPath, setup.bundle, 'serve'],
+    env,
+    core: KURZ_CORE,
+    logFile: join(setup.dir, `${scenario.name}-kurz.log`),
+  });
+}
+
+function startBaseline(scenario: Scenario, setup: Setup): Promise<ServerProcess> {
+  const heap = scenario.links > BIG_BASELINE ? ['--max-old-space-size=8192'] : [];
+  return startServer({
+    name: 'baseline',
+    command: [process.execPath, ...heap, join(import.meta.dirname, 'baseline-server.ts'), setup.seed.codes],
+    env: inheritedEnv(),
+    core: KURZ_CORE,
+    logFile: join(setup.dir, `${scenario.name}-baseline.log`),
+  });
+}
+
+/** This process's environment without anything that would change how kurz or Node behave. */
+function inheritedEnv(): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [key, value] of Object.entries(process.env)) {
+    if (value !== undefined && !key.startsWith('KURZ_') && key !== 'NODE_OPTIONS') env[key] = value;
+  }
+  return env;
+}
+
+function summarise(scenario: Scenario, all: WrkResult[], runs: MeasuredRun[]): ServerResult {
+  const statuses: Record<string, number> = {};
+  const unexpected: Record<string, number> = {};
+  const add = (counts: Record<string, number>, key: string, n: number): void => void (counts[key] = (counts[key] ?? 0) + n);
+  for (const run of all) {
+    for (const [status, n] of Object.entries(run.statuses)) {
+      add(statuses, status, n);
+      if (!scenario.expected.includes(Number(status))) add(unexpected, `HTTP ${status}`, n);
+    }
+    for (const [kind, n] of Object.entries(run.socketErrors)) if (n > 0) add(unexpected, `socket ${kind} error`, n);
+  }
+  return {
+    runs,
+    requestsPerSecond: median(runs.map((r) => r.requestsPerSecond)),
+    p50: median(runs.map((r) => r.latency.p50)),
+    p90: median(runs.map((r) => r.latency.p90)),
+    p99: median(runs.map((r) => r.latency.p99)),
+    p999: median(runs.map((r) => r.latency.p999)),
+    cpuPercent: median(runs.map((r) => r.cpuPercent)),
+    rssKiB: runs.at(-1)?.rssKiB ?? Number.NaN,
+    statuses,
+    unexpected,
+  };
+}
+
+/** Compares kurz's database with what wrk saw: every 201 is a row, every 302 a counted visit (and up to `uncounted` more). */
+function checkDatabase(file: string, seeded: number, statuses: Record<string, number>, uncounted: number, problems: string[]): string[] {
+  const db = new Sqlite(file, { readonly: true });
+  const row = db.prepare('SELECT count(*) AS links, coalesce(sum(visit_count), 0) AS visits FROM links').get() as {
+    links: number;
+    visits: number;
+  };
+  db.close();
+  const checks: string[] = [];
+  const verify = (what: string, actual: number, answered: number, answers: string): void => {
+    const line = `${what}: ${actual} for ${answered} ${answers}`;
+    if (actual >= answered && actual <= answered + uncounted) checks.push(line);
+    else problems.push(`${line} (expected ${answered} to ${answered + uncounted})`);
+  };
+  verify('links added', row.links - seeded, statuses['201'] ?? 0, '201 answers');
+  verify('visits counted', row.visits, statuses['302'] ?? 0, '302 answers');
+  return checks;
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length / 2;
+  if (sorted.length === 0) return Number.NaN;
+  return sorted.length % 2 === 1 ? sorted[Math.floor(mid)]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}

@@ -1,0 +1,63 @@
+// In-process costs of the pure parts of a create: URL validation and code generation (make bench-micro).
+import { randomBytes } from 'node:crypto';
+import { createCodeGenerator } from '../src/codes/code-generator.ts';
+import { normaliseUrl, type UrlRules } from '../src/links/url-rules.ts';
+
+const WARM_UP_MS = 500;
+const MEASURE_MS = 1500;
+const BATCH = 1000;
+
+const rules: UrlRules = { maxLength: 8192, ownHost: 's.example.test' };
+const longQuery = Array.from({ length: 60 }, (_, i) => `param${i}=value-${i}-${'x'.repeat(20)}`).join('&');
+
+// Each case is a function of a counter, so that nothing can be computed once and reused.
+const cases: [name: string, op: (i: number) => unknown][] = [
+  ['normaliseUrl: short', (i) => normaliseUrl(`https://example.com/${i}`, rules)],
+  [
+    'normaliseUrl: typical, with query',
+    (i) => normaliseUrl(`https://www.example.com/articles/2024/05/${i}/how-we-benchmark?utm_source=newsletter&utm_medium=email`, rules),
+  ],
+  ['normaliseUrl: to normalise', (i) => normaliseUrl(`  HTTP://WWW.Example.COM:80/a/../b/./${i}?q=a b#Frag  `, rules)],
+  ['normaliseUrl: IDN host', (i) => normaliseUrl(`https://bücher.example/straße/${i}?q=ä`, rules)],
+  ['normaliseUrl: 2 KB query', (i) => normaliseUrl(`https://example.com/search/${i}?${longQuery}`, rules)],
+  ['normaliseUrl: refused (credentials)', (i) => refused(() => normaliseUrl(`https://user:secret@example.com/${i}`, rules))],
+  ['code: obfuscated, length 6', codeGenerator('obfuscated')],
+  ['code: sequential', codeGenerator('sequential')],
+];
+
+function codeGenerator(mode: 'obfuscated' | 'sequential'): (i: number) => string {
+  const generator = createCodeGenerator({ mode, length: 6, key: randomBytes(32), offset: 0 });
+  // Ids past the first million: codes of a database that has seen some use.
+  return (i) => generator.codeFor(1_000_000 + i);
+}
+
+function refused(op: () => unknown): unknown {
+  try {
+    op();
+  } catch (err) {
+    return err;
+  }
+  throw new Error('expected the URL to be refused');
+}
+
+/** Calls `op` in batches for `ms` milliseconds; returns operations per second. */
+function measure(op: (i: number) => unknown, ms: number): number {
+  let i = 0;
+  let sink = 0;
+  const start = performance.now();
+  let elapsed = 0;
+  while (elapsed < ms) {
+    for (let k = 0; k < BATCH; k++) sink += op(i++) === undefined ? 0 : 1;
+    elapsed = performance.now() - start;
+  }
+  if (sink !== i) throw new Error('an operation returned nothing');
+  return (i / elapsed) * 1000;
+}
+
+console.log(`node ${process.version}, ${MEASURE_MS} ms per case after ${WARM_UP_MS} ms warm-up\n`);
+console.log('| operation | ops/s | µs/op |\n| --- | ---: | ---: |');
+for (const [name, op] of cases) {
+  measure(op, WARM_UP_MS);
+  const perSecond = measure(op, MEASURE_MS);
+  console.log(`| ${name} | ${Math.round(perSecond).toLocaleString('en')} | ${(1e6 / perSecond).toFixed(2)} |`);
+}

@@ -1,0 +1,108 @@
+/** How big and how long: `smoke` keeps CI honest, `full` is the benchmark, `large` adds 10M links. */
+export type ProfileName = 'smoke' | 'full' | 'large';
+
+export interface Profile {
+  name: ProfileName;
+  /** Length of each measured wrk run, in whole seconds (wrk takes no fractions). */
+  seconds: number;
+  /** An unmeasured run per server before the first measured one: JIT, caches, page cache. */
+  warmUpSeconds: number;
+  /** Measured runs per server, interleaved kurz/baseline; medians are reported. */
+  rounds: number;
+  scenarios: Scenario[];
+}
+
+export interface Scenario {
+  /** Key in the JSON report, e.g. "hot-redirect-100k". */
+  name: string;
+  /** Row label in the markdown report. */
+  title: string;
+  /** Links seeded into the database (and loaded by the baseline). */
+  links: number;
+  /** The wrk script in bench/wrk/. */
+  script: 'redirect.lua' | 'paced-redirect.lua' | 'create.lua' | 'mixed.lua' | 'scan.lua';
+  /** Which codes the script draws from: 1000 spread over the seeded ones, all of them, or none. */
+  codes: 'hot' | 'all' | 'none';
+  /** HTTP statuses that are right answers; anything else fails the run. */
+  expected: readonly number[];
+  /** kurz's KURZ_CACHE_SIZE; its default otherwise. */
+  cacheSize?: number;
+  /** Offer half the kurz throughput measured by this (earlier) scenario instead of saturating. */
+  halfLoadOf?: string;
+  /** Belongs to the "scaling" table. */
+  scaling?: boolean;
+}
+
+export const CONNECTIONS = 50;
+export const HOT_CODES = 1000;
+const DEFAULT_CACHE_SIZE = 100_000;
+
+const hot = (links: number): Scenario => ({
+  name: `hot-redirect-${count(links)}`,
+  title: `hot redirect (1k of ${count(links)} codes)`,
+  links,
+  script: 'redirect.lua',
+  codes: 'hot',
+  expected: [302],
+  scaling: true,
+});
+
+/** The scenarios at one size: `links` for the hot, create, mixed and scan ones, `coldLinks` for the cold one. */
+function mainScenarios(links: number, coldLinks: number): Scenario[] {
+  const first = hot(links);
+  return [
+    first,
+    {
+      name: 'half-load-redirect',
+      title: 'hot redirect at half load',
+      links,
+      script: 'paced-redirect.lua',
+      codes: 'hot',
+      expected: [302],
+      halfLoadOf: first.name,
+    },
+    {
+      name: `cold-redirect-${count(coldLinks)}`,
+      title: `cold redirect (all ${count(coldLinks)} codes, cache 10%)`,
+      links: coldLinks,
+      script: 'redirect.lua',
+      codes: 'all',
+      expected: [302],
+      cacheSize: coldLinks / 10,
+    },
+    { name: 'create', title: 'create (links/s)', links, script: 'create.lua', codes: 'none', expected: [201] },
+    {
+      name: 'mixed',
+      title: 'mixed: 95% hot redirects, 5% creates',
+      links,
+      script: 'mixed.lua',
+      codes: 'hot',
+      expected: [302, 201],
+    },
+    // A random code is all but certainly unknown; a hit on a real one is a right answer too.
+    { name: 'scan', title: 'scan: random unknown codes', links, script: 'scan.lua', codes: 'none', expected: [404, 302] },
+  ];
+}
+
+export const PROFILES: Record<ProfileName, Profile> = {
+  smoke: { name: 'smoke', seconds: 2, warmUpSeconds: 1, rounds: 1, scenarios: mainScenarios(10_000, 10_000) },
+  full: {
+    name: 'full',
+    seconds: 10,
+    warmUpSeconds: 3,
+    rounds: 3,
+    scenarios: [...mainScenarios(100_000, 1_000_000), hot(10_000), hot(1_000_000)],
+  },
+  large: { name: 'large', seconds: 10, warmUpSeconds: 3, rounds: 3, scenarios: [hot(10_000_000)] },
+};
+
+export function cacheSizeOf(scenario: Scenario): number {
+  return scenario.cacheSize ?? DEFAULT_CACHE_SIZE;
+}
+
+/** 10000 -> "10k", 1000000 -> "1M". */
+export function count(n: number): string {
+  if (n >= 1e6 && n % 1e6 === 0) return `${n / 1e6}M`;
+  if (n >= 1e3 && n % 1e3 === 0) return `${n / 1e3}k`;
+  return String(n);
+}

@@ -1,0 +1,104 @@
+import { execFileSync } from 'node:child_process';
+import { closeSync, openSync, readFileSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { exited, spawnTracked } from './children.ts';
+
+export interface ServerOptions {
+  /** For messages: "kurz" or "baseline". */
+  name: string;
+  /** The program and its arguments, run as `taskset -c CORE …`. */
+  command: readonly string[];
+  env: Record<string, string>;
+  core: number;
+  /** Receives the server's stdout and stderr. */
+  logFile: string;
+}
+
+export interface ServerProcess {
+  readonly name: string;
+  readonly pid: number;
+  /** http://127.0.0.1:PORT, as the server printed it. */
+  readonly url: string;
+  /** Resident memory now, from /proc/PID/status. */
+  rssKiB(): number;
+  /** CPU time used so far, user + system, in seconds. */
+  cpuSeconds(): number;
+  /** Lines the server logged at level error so far (kurz logs `TIME error message …`). */
+  errorLines(): string[];
+  /** SIGTERM, then SIGKILL if it has not exited within the grace period. Rejects unless it exited with 0. */
+  stop(): Promise<void>;
+}
+
+const READY_TIMEOUT_MS = 60_000;
+const STOP_GRACE_MS = 15_000;
+// Both kurz and the baseline print "… is running: open http://127.0.0.1:PORT/" once they listen.
+const READY = /is running: open (http:\/\/[^/\s]+)\//;
+const CLOCK_TICKS = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }));
+
+/** Starts a server pinned to one core and resolves once it listens. Rejects with its log if it fails to start. */
+export async function startServer(options: ServerOptions): Promise<ServerProcess> {
+  const log = openSync(options.logFile, 'w');
+  const child = spawnTracked('taskset', ['-c', String(options.core), ...options.command], {
+    env: options.env,
+    stdio: ['ignore', log, log],
+  });
+  closeSync(log);
+  const failure = (reason: string): Error => new Error(`${options.name} ${reason}; its log:\n${tail(options.logFile)}`);
+  let code: number | undefined;
+  const exit = exited(child).then(
+    (c) => (code = c),
+    () => (code = 127),
+  );
+
+  const deadline = Date.now() + READY_TIMEOUT_MS;
+  let url = readyUrl(options.logFile);
+  while (url === undefined) {
+    const reason = code !== undefined ? `exited with code ${code} before listening` : Date.now() > deadline ? 'did not listen in time' : '';
+    if (reason) {
+      child.kill('SIGKILL');
+      await exit;
+      throw failure(reason);
+    }
+    await sleep(20);
+    url = readyUrl(options.logFile);
+  }
+
+  const pid = child.pid!;
+  const proc = (file: string): string => {
+    try {
+      return readFileSync(`/proc/${pid}/${file}`, 'utf8');
+    } catch {
+      throw failure('is gone: it exited or was killed during the run');
+    }
+  };
+  return {
+    name: options.name,
+    pid,
+    url,
+    rssKiB: () => Number(/^VmRSS:\s+(\d+) kB/m.exec(proc('status'))?.[1]),
+    cpuSeconds() {
+      // The fields after the ")" that ends the command name; utime and stime are the 12th and 13th.
+      const fields = proc('stat').split(')').at(-1)!.trim().split(' ');
+      return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+    },
+    errorLines: () =>
+      readFileSync(options.logFile, 'utf8')
+        .split('\n')
+        .filter((line) => /^\S+ error /.test(line)),
+    async stop() {
+      child.kill('SIGTERM');
+      const force = setTimeout(() => child.kill('SIGKILL'), STOP_GRACE_MS);
+      await exit;
+      clearTimeout(force);
+      if (code !== 0) throw failure(`stopped with exit code ${code}`);
+    },
+  };
+}
+
+function readyUrl(logFile: string): string | undefined {
+  return READY.exec(readFileSync(logFile, 'utf8'))?.[1];
+}
+
+function tail(file: string, lines = 20): string {
+  return readFileSync(file, 'utf8').trimEnd().split('\n').slice(-lines).join('\n');
+}

@@ -1,0 +1,20 @@
+-- 95% GET /CODE over the codes in a file, 5% creates of new URLs. Args: CODES_FILE PREFIX
+dofile(debug.getinfo(1, 'S').source:match('^@(.*/)') .. 'common.lua')
+
+local CREATE_SHARE = 0.05
+local random_code, prefix
+local counter = 0
+
+function init(args)
+  random_code = random_line_of(args[1])
+  prefix = args[2] or error('mixed.lua needs PREFIX')
+  math.randomseed(os.time() * 100 + thread_id)
+end
+
+function request()
+  if math.random() < CREATE_SHARE then
+    counter = counter + 1
+    return create_request(prefix, counter)
+  end
+  return redirect_request(random_code())
+end
