@@ -4,6 +4,7 @@ import { createApp } from '../app.ts';
 import { describeConfig } from '../config.ts';
 import { defaultDeps } from '../deps.ts';
 import { loadNativeBinding } from '../store/native.ts';
+import { startWalCheckpointer } from '../store/wal-checkpointer.ts';
 import type { Command } from './command.ts';
 
 /** How long shutdown waits for open requests before cutting connections. */
@@ -18,11 +19,13 @@ export const serve: Command = {
     const deps = defaultDeps();
     deps.log.info('starting kurz', { config: describeConfig(config) });
     const kurz = createApp(config, deps, { nativeBinding: loadNativeBinding(config.cacheDir) });
+    const checkpointer = startWalCheckpointer(kurz.db, config.db, config.cacheDir, deps.log);
     const server = createServer({ keepAliveTimeout: 5_000 }, kurz.callback);
     server.listen(config.port, config.host);
     try {
       await once(server, 'listening');
     } catch (err) {
+      checkpointer.stop();
       kurz.close();
       const reason = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
       throw new Error(`cannot listen on ${config.host}:${config.port}: ${reason}`, { cause: err });
@@ -41,6 +44,7 @@ export const serve: Command = {
       const force = setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS).unref();
       server.close(() => {
         clearTimeout(force);
+        checkpointer.stop();
         kurz.close();
         deps.log.info('stopped; visits flushed and database closed');
       });

@@ -14,7 +14,7 @@ export interface VisitBufferOptions {
  * Rows written per transaction. A flush of many links is written in chunks, one per turn of the event loop,
  * so that redirects never wait behind one long transaction.
  */
-const CHUNK = 250;
+const CHUNK = 50;
 
 /**
  * Keeps visits in memory so that a redirect never waits for the database: one entry per link, however

@@ -1,3 +1,4 @@
+import { statSync } from 'node:fs';
 import { join } from 'node:path';
 import Sqlite from 'better-sqlite3';
 import test from 'ava';
@@ -70,4 +71,27 @@ test('a link deleted from the CLI while kurz serves stops redirecting: 410 once 
   let status = 0;
   await waitFor(async () => (status = (await fetch(`${kurz.url}/${code}`, { redirect: 'manual' })).status) === 410);
   t.is(status, 410);
+});
+
+test('kurz serve checkpoints the WAL in a child process, which ends with the server', async (t) => {
+  const db = join(tempDir(t), 'wal.db');
+  const kurz = await startServe(t, { KURZ_DB: db });
+  const pid = Number(/WAL checkpointer started pid=(\d+)/.exec(kurz.output().stderr)?.[1]);
+  t.true(pid > 0);
+  const before = statSync(db).size;
+  for (let i = 0; i < 20; i++) await createLink(kurz.url, { url: `https://example.com/wal/${i}` });
+  // New pages reach the database file only through a checkpoint; the server itself no longer runs them.
+  await waitFor(() => statSync(db).size > before);
+  t.true(statSync(db).size > before);
+  t.is(await kurz.stop(), 0);
+  const alive = () => {
+    try {
+      process.kill(pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  await waitFor(() => !alive());
+  t.false(alive());
 });
