@@ -88,6 +88,8 @@ export class VisitBuffer {
 
   /** Writes the next chunk; on failure keeps every unwritten count pending for the timer to retry. */
   #writeChunk(): boolean {
+    // A step scheduled before stop() may run after it drained everything (and the database closed).
+    if (this.#writing.length === 0) return false;
     const chunk = this.#writing.splice(0, CHUNK);
     try {
       this.#options.write(chunk);

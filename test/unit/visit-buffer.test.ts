@@ -84,3 +84,20 @@ test('stop() writes what is pending', (t) => {
   visits.stop();
   t.deepEqual(batches, [[{ id: 3, count: 1, lastVisitAt: 5 }]]);
 });
+
+test('stop() during a chunked flush writes the rest at once and nothing afterwards', async (t) => {
+  const batches: VisitCount[][] = [];
+  let closed = false;
+  const { visits, log } = buffer(100, (c) => {
+    if (closed) throw new Error('The database connection is not open');
+    batches.push(c);
+  });
+  for (let id = 1; id <= 100; id++) visits.record(id, id);
+  await new Promise((resolve) => setImmediate(resolve));
+  t.is(batches.length, 1, 'the flush has started and is not done');
+  visits.stop();
+  closed = true;
+  await new Promise((resolve) => setTimeout(resolve, 20));
+  t.is(batches.flat().length, 100);
+  t.deepEqual(log.lines, [], 'no write after stop');
+});
