@@ -1,5 +1,5 @@
 import { presentLink } from '../links/present.ts';
-import { CommandError, EXIT, JSON_FLAG, withCore, type Command } from './command.ts';
+import { EXIT, JSON_FLAG, withCore, type Command } from './command.ts';
 
 export const stats: Command = {
   summary: "Show one link's visit count and last visit.",
@@ -9,8 +9,7 @@ export const stats: Command = {
   run: ({ values, positionals, config, out }) =>
     withCore(config, ({ services }) => {
       const code = positionals[0] ?? '';
-      const link = services.links.linkByCode(code);
-      if (!link) throw new CommandError(`no link with code "${code}"`);
+      const link = services.links.existingLink(code);
       const shown = presentLink(link, services.links.shortUrl(link.code));
       if (values['json']) {
         out(JSON.stringify(shown) + '\n');

@@ -42,6 +42,11 @@ function newLink(id: number, code: string, url: string, now: number, isAlias: bo
   return { id, code, url, createdAt: now, updatedAt: now, visitCount: 0, lastVisitAt: null, deletedAt: null, isAlias: isAlias ? 1 : 0 };
 }
 
+/** The error for a code no link has: one wording for the API, the pages, the CLI and the redirect. */
+export function linkNotFound(code: string): AppError {
+  return new AppError('not_found', `no link with code "${code}"`);
+}
+
 /** The dedupe key of a normalised URL. */
 function hashUrl(url: string): Buffer {
   return createHash('sha256').update(url).digest();
@@ -159,12 +164,18 @@ export function createLinkService(deps: LinkServiceDeps) {
 
     linkByCode: (code: string): Link | undefined => links.linkByCode(code),
 
+    /** The link with this code, deleted or not. Throws AppError('not_found'). */
+    existingLink(code: string): Link {
+      const link = links.linkByCode(code);
+      if (!link) throw linkNotFound(code);
+      return link;
+    },
+
     listLinks: (query: LinkQuery): Link[] => links.listLinks(query),
 
     /** Marks the link deleted: its code keeps answering, with 410. Throws AppError('not_found'). */
     deleteLink(code: string): { link: Link; deleted: boolean } {
-      const link = links.linkByCode(code);
-      if (!link) throw new AppError('not_found', `no link with code "${code}"`);
+      const link = this.existingLink(code);
       const deleted = links.deleteLink(link.id, deps.now());
       cache.forget(code);
       return { link, deleted };

@@ -2,12 +2,10 @@ import { dirname } from 'node:path';
 import Sqlite, { type Database } from 'better-sqlite3';
 import { ensureDir } from '../files.ts';
 import { migrate } from './migrations.ts';
+import { SYNC_DURABLE } from './queries.ts';
 
 /** "kurz" in ASCII: marks a SQLite file as ours, so kurz refuses to write into someone else's database. */
 export const APPLICATION_ID = 0x6b75727a;
-
-/** FULL: a link that was answered 201 survives a power cut, not only a crash. */
-export const DURABLE = 'FULL';
 
 export interface OpenOptions {
   /** The loaded better-sqlite3 addon, when it cannot be found on disk (inside the single executable). */
@@ -31,7 +29,7 @@ export function openDatabase(path: string, options: OpenOptions = {}): Database 
   try {
     db.pragma('busy_timeout = 5000');
     db.pragma('journal_mode = WAL');
-    db.pragma(`synchronous = ${DURABLE}`);
+    db.exec(SYNC_DURABLE);
     db.pragma('foreign_keys = ON');
     claim(db, path);
     migrate(db);

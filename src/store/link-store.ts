@@ -1,5 +1,4 @@
 import type { Database } from 'better-sqlite3';
-import { DURABLE } from './database.ts';
 import * as q from './queries.ts';
 
 export interface Link {
@@ -67,6 +66,8 @@ export function createLinkStore(db: Database) {
   const lastChange = db.prepare<[], { seq: number }>(q.LAST_CHANGE);
   const changesAfter = db.prepare<[number], { seq: number; code: string }>(q.CHANGES_AFTER);
   const forgetChanges = db.prepare<[number]>(q.FORGET_CHANGES_BEFORE);
+  const syncLess = db.prepare(q.SYNC_WITHOUT_WAITING);
+  const syncDurable = db.prepare(q.SYNC_DURABLE);
   const addAllVisits = db.transaction((counts: Iterable<VisitCount>) => {
     for (const c of counts) addVisits.run(c);
   });
@@ -123,11 +124,11 @@ export function createLinkStore(db: Database) {
      * the last flushes (visits wait in memory that long anyway), but redirects never queue behind an fsync.
      */
     addVisits(counts: Iterable<VisitCount>): void {
-      db.pragma('synchronous = NORMAL');
+      syncLess.run();
       try {
         addAllVisits.immediate(counts);
       } finally {
-        db.pragma(`synchronous = ${DURABLE}`);
+        syncDurable.run();
       }
     },
   };

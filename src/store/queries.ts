@@ -46,3 +46,9 @@ export const SETTING = `SELECT value FROM settings WHERE key = ?`;
 export const INSERT_SETTING_IF_MISSING = `INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO NOTHING`;
 
 export const PING = `SELECT 1 AS ok`;
+
+/** FULL: a link that was answered 201 survives a power cut, not only a crash. The connection's default. */
+export const SYNC_DURABLE = `PRAGMA synchronous = FULL`;
+
+/** For visit counts only: WAL commits without waiting for the disk. */
+export const SYNC_WITHOUT_WAITING = `PRAGMA synchronous = NORMAL`;

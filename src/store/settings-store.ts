@@ -10,8 +10,6 @@ export function createSettingsStore(db: Database) {
   const ping = db.prepare<[], { ok: number }>(q.PING);
 
   return {
-    setting: (key: string): string | undefined => setting.get(key)?.value,
-
     /** Returns the stored value for `key`, storing `make()` first if there is none (first writer wins). */
     settingOrInit(key: string, make: () => string): string {
       const existing = setting.get(key)?.value;

@@ -1,6 +1,5 @@
 import type { Context } from 'koa';
 import type { Services } from '../../app.ts';
-import { AppError } from '../../errors.ts';
 import { presentLink } from '../../links/present.ts';
 import { jsonObject } from '../body.ts';
 import { sendJson } from '../respond.ts';
@@ -19,8 +18,7 @@ export function linksApiHandlers(s: Services) {
 
     showLink(ctx: Context): void {
       const code = ctx.params['code'] ?? '';
-      const link = s.links.linkByCode(code);
-      if (!link) throw new AppError('not_found', `no link with code "${code}"`);
+      const link = s.links.existingLink(code);
       sendJson(ctx, 200, presentLink(link, s.links.shortUrl(link.code)));
     },
   };

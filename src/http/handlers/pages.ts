@@ -34,8 +34,7 @@ export function pageHandlers(s: Services) {
 
     showLink(ctx: Context): void {
       const code = ctx.params['code'] ?? '';
-      const link = s.links.linkByCode(code);
-      if (!link) throw new AppError('not_found', `no link with code "${code}"`);
+      const link = s.links.existingLink(code);
       const notice = 'created' in ctx.query ? 'created' : 'existing' in ctx.query ? 'existing' : null;
       sendPage(ctx, 200, s.render('link', { title: `Link ${code}`, link, shortUrl: s.links.shortUrl(link.code), notice }));
     },

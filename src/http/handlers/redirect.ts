@@ -2,6 +2,7 @@ import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http
 import type { Context } from 'koa';
 import type { Services } from '../../app.ts';
 import { AppError } from '../../errors.ts';
+import { linkNotFound } from '../../links/service.ts';
 import type { Target } from '../../store/link-store.ts';
 import { PROBLEM_TYPE, problem, surelyWantsJson } from '../respond.ts';
 
@@ -20,12 +21,10 @@ function redirectTo(s: Services, req: IncomingMessage, res: ServerResponse, targ
 
 /** The 404 of an unknown code, as the Koa path would write it for a JSON client. */
 function notFound(res: ServerResponse, code: string): void {
-  const body = JSON.stringify(problem(404, 'not_found', notFoundMessage(code)));
+  const body = JSON.stringify(problem(404, 'not_found', linkNotFound(code).message));
   res.writeHead(404, { 'Content-Type': PROBLEM_TYPE, 'Content-Length': Buffer.byteLength(body), 'X-Content-Type-Options': 'nosniff' });
   res.end(body);
 }
-
-const notFoundMessage = (code: string) => `no link with code "${code}"`;
 
 /**
  * The hot path, in front of Koa: `GET|HEAD /CODE` is answered here with one cache lookup when the link is
@@ -61,7 +60,7 @@ export function redirectHandlers(s: Services) {
     redirect(ctx: Context): void {
       const code = ctx.params['code'] ?? '';
       const target = CODE.test(code) ? s.links.targetByCode(code) : undefined;
-      if (!target) throw new AppError('not_found', notFoundMessage(code));
+      if (!target) throw linkNotFound(code);
       if (target.deleted) throw new AppError('gone', `the link "${code}" was deleted; its code is not reused`);
       ctx.respond = false;
       redirectTo(s, ctx.req, ctx.res, target);
