@@ -94,9 +94,10 @@ WRK := command -v wrk >/dev/null || (apt-get update && apt-get install -y wrk)
 .PHONY: bench bench-smoke bench-large bench-micro
 
 # About 10 minutes: seeds 10k, 100k and 1M links, then 3 rounds of 10 s per server and scenario.
+# `make bench SCENARIOS="cold-redirect-1M create"` runs only those.
 bench: $(BUNDLE)
 	@$(WRK)
-	node bench/run.ts full
+	node bench/run.ts full $(SCENARIOS)
 
 # CI-sized (10k links, one 2 s round, under 90 s); fails on missing numbers or unexpected errors, never on speed.
 bench-smoke: $(BUNDLE)

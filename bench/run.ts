@@ -1,4 +1,5 @@
-// The load benchmark: node bench/run.ts smoke|full|large (make bench-smoke, bench, bench-large; build first).
+// The load benchmark: node bench/run.ts smoke|full|large [SCENARIO…] (make bench-smoke, bench, bench-large;
+// build first). Naming scenarios runs only those (and the one a half-load scenario takes its rate from).
 // Seeds one database per size, runs every scenario against kurz and the bare-Node baseline, interleaved,
 // and writes bench/results/. Exits 1 when any scenario has problems: no numbers, unexpected statuses,
 // socket errors, errors in kurz's log, or a database that disagrees with what wrk counted.
@@ -10,15 +11,15 @@ import { join } from 'node:path';
 import { exited, killAll, spawnTracked } from './children.ts';
 import { runScenario, type ScenarioResult, type Seed } from './compare.ts';
 import { problemsOf, writeReport, type Environment, type Report } from './report.ts';
-import { count, HOT_CODES, PROFILES, type ProfileName } from './scenarios.ts';
+import { count, HOT_CODES, PROFILES, type Profile, type ProfileName } from './scenarios.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const BUNDLE = join(ROOT, 'build', 'kurz.cjs');
 const RESULTS = join(import.meta.dirname, 'results');
 
-const profile = PROFILES[process.argv[2] as ProfileName];
+const profile = selected(PROFILES[process.argv[2] as ProfileName], process.argv.slice(3));
 if (!profile) {
-  console.error(`usage: node bench/run.ts ${Object.keys(PROFILES).join('|')}`);
+  console.error(`usage: node bench/run.ts ${Object.keys(PROFILES).join('|')} [SCENARIO…]`);
   process.exit(2);
 }
 const missing = prerequisitesMissing();
@@ -123,6 +124,19 @@ function summary(r: ScenarioResult): string {
   const side = (s: ScenarioResult['kurz']): string =>
     `${Math.round(s.requestsPerSecond).toLocaleString('en')} req/s, p99 ${s.p99.toFixed(2)} ms`;
   return `kurz ${side(r.kurz)} | baseline ${side(r.baseline)} | ratio ${r.ratio.toFixed(2)}`;
+}
+
+/** The profile cut down to the named scenarios and what they depend on; undefined for an unknown name. */
+function selected(full: Profile | undefined, names: string[]): Profile | undefined {
+  if (!full || names.length === 0) return full;
+  const wanted = new Set(names);
+  for (const s of full.scenarios) if (wanted.has(s.name) && s.halfLoadOf) wanted.add(s.halfLoadOf);
+  const scenarios = full.scenarios.filter((s) => wanted.has(s.name));
+  if (scenarios.length !== wanted.size) {
+    console.error(`scenarios of ${full.name}: ${full.scenarios.map((s) => s.name).join(', ')}`);
+    return undefined;
+  }
+  return { ...full, scenarios };
 }
 
 /** What keeps the bench from running, or undefined. */
