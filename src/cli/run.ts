@@ -11,8 +11,8 @@ import { prune } from './prune.ts';
 import { serve } from './serve.ts';
 import { stats } from './stats.ts';
 import { version } from './version.ts';
-import { walCheckpointer } from './wal-checkpointer.ts';
-import { CHECKPOINT_COMMAND } from '../store/wal-checkpointer.ts';
+import { background } from './background.ts';
+import { BACKGROUND_COMMAND } from '../store/background.ts';
 
 const COMMANDS: Record<string, Command> = {
   serve,
@@ -35,7 +35,7 @@ export async function runCli(argv: string[], env: Env): Promise<number | undefin
   const name = first === undefined || first.startsWith('-') ? 'serve' : first;
   const args = name === first ? rest : argv;
   try {
-    const command = name === CHECKPOINT_COMMAND ? walCheckpointer : COMMANDS[name];
+    const command = name === BACKGROUND_COMMAND ? background : COMMANDS[name];
     if (!command) throw new UsageError(`unknown command "${name}"`);
     return await runCommand(name, command, args, env);
   } catch (err) {

@@ -4,7 +4,7 @@ import { createApp } from '../app.ts';
 import { describeConfig } from '../config.ts';
 import { defaultDeps } from '../deps.ts';
 import { loadNativeBinding } from '../store/native.ts';
-import { startWalCheckpointer } from '../store/wal-checkpointer.ts';
+import { startBackground } from '../store/background.ts';
 import type { Command } from './command.ts';
 
 /** How long shutdown waits for open requests before cutting connections. */
@@ -19,13 +19,15 @@ export const serve: Command = {
     const deps = defaultDeps();
     deps.log.info('starting kurz', { config: describeConfig(config) });
     const kurz = createApp(config, deps, { nativeBinding: loadNativeBinding(config.cacheDir) });
-    const checkpointer = startWalCheckpointer(kurz.db, config.db, config.cacheDir, deps.log);
+    const { visits } = kurz.services;
+    const background = startBackground(kurz.db, config.db, config.cacheDir, deps.log, (counts) => visits.restore(counts));
+    visits.offloadTo(background.offload);
     const server = createServer({ keepAliveTimeout: 5_000 }, kurz.callback);
     server.listen(config.port, config.host);
     try {
       await once(server, 'listening');
     } catch (err) {
-      checkpointer.stop();
+      await background.stop();
       kurz.close();
       const reason = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
       throw new Error(`cannot listen on ${config.host}:${config.port}: ${reason}`, { cause: err });
@@ -42,9 +44,11 @@ export const serve: Command = {
       stopping = true;
       deps.log.info('shutting down', { signal });
       const force = setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS).unref();
-      server.close(() => {
+      server.close(async () => {
         clearTimeout(force);
-        checkpointer.stop();
+        // The background process writes the visits it holds; any it could not take are written here.
+        visits.flush();
+        await background.stop();
         kurz.close();
         deps.log.info('stopped; visits flushed and database closed');
       });

@@ -29,6 +29,7 @@ export class VisitBuffer {
   #writing: VisitCount[] = [];
   #timer: NodeJS.Timeout | undefined;
   #flushQueued = false;
+  #offload: ((counts: VisitCount[]) => boolean) | undefined;
 
   constructor(options: VisitBufferOptions) {
     this.#options = options;
@@ -39,12 +40,25 @@ export class VisitBuffer {
     return this.#size + this.#writing.reduce((sum, c) => sum + c.count, 0);
   }
 
+  /**
+   * Hands every flush to `offload` (the background process) instead of writing it here; when it returns
+   * false (the process is gone), this buffer writes the flush itself, as without it.
+   */
+  offloadTo(offload: (counts: VisitCount[]) => boolean): void {
+    this.#offload = offload;
+  }
+
   start(): void {
     this.#timer ??= setInterval(() => this.#flushSoon(), this.#options.flushInterval).unref();
   }
 
   record(linkId: number, at: number): void {
     this.#add(linkId, 1, at);
+  }
+
+  /** Takes back counts that were handed out but could not be written; the next flush writes them. */
+  restore(counts: Iterable<VisitCount>): void {
+    for (const c of counts) this.#add(c.id, c.count, c.lastVisitAt);
   }
 
   #add(linkId: number, visits: number, at: number): void {
@@ -67,6 +81,7 @@ export class VisitBuffer {
     this.#flushQueued = false;
     if (this.#writing.length > 0) return; // the running flush picks the rest up next time
     this.#take();
+    if (this.#handedOver()) return;
     const step = (): void => {
       if (this.#writeChunk() && this.#writing.length > 0) setImmediate(step);
     };
@@ -76,6 +91,7 @@ export class VisitBuffer {
   /** Writes everything pending now, in one go. */
   flush(): void {
     this.#take();
+    if (this.#handedOver()) return;
     while (this.#writing.length > 0 && this.#writeChunk());
   }
 
@@ -84,6 +100,13 @@ export class VisitBuffer {
     this.#writing.push(...this.#pending.values());
     this.#pending = new Map();
     this.#size = 0;
+  }
+
+  /** Offloads everything taken, if there is somewhere to offload it to. */
+  #handedOver(): boolean {
+    if (this.#writing.length === 0 || !this.#offload?.(this.#writing)) return false;
+    this.#writing = [];
+    return true;
   }
 
   /** Writes the next chunk; on failure keeps every unwritten count pending for the timer to retry. */
@@ -100,7 +123,7 @@ export class VisitBuffer {
       this.#options.log.error('could not write visits; will retry', { links: failed.length, err });
       // Put them back without queueing an immediate retry: the timer retries, so a busy database is not hammered.
       this.#flushQueued = true;
-      for (const c of failed) this.#add(c.id, c.count, c.lastVisitAt);
+      this.restore(failed);
       this.#flushQueued = false;
       return false;
     }

@@ -13,6 +13,26 @@ async function createLink(base: string, body: object): Promise<string> {
   return ((await res.json()) as { code: string }).code;
 }
 
+const backgroundPid = (stderr: string): number => Number(/background process started pid=(\d+)/.exec(stderr)?.[1]);
+
+function alive(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+function visitsOf(db: string, code: string): number {
+  const file = new Sqlite(db, { readonly: true });
+  try {
+    return (file.prepare('SELECT visit_count AS n FROM links WHERE code = ?').get(code) as { n: number }).n;
+  } finally {
+    file.close();
+  }
+}
+
 test('kurz serve listens, and on SIGTERM stops accepting, flushes buffered visits and exits 0', async (t) => {
   const db = join(tempDir(t), 'data', 'kurz.db');
   const kurz = await startServe(t, { KURZ_DB: db, KURZ_VISIT_FLUSH_INTERVAL: '60s', KURZ_PUBLIC_URL: 'https://s.example' });
@@ -21,9 +41,7 @@ test('kurz serve listens, and on SIGTERM stops accepting, flushes buffered visit
 
   t.is(await kurz.stop(), 0);
   t.regex(kurz.output().stderr, /stopped; visits flushed and database closed/);
-  const file = new Sqlite(db, { readonly: true });
-  t.teardown(() => file.close());
-  t.is((file.prepare('SELECT visit_count AS n FROM links WHERE code = ?').get(code) as { n: number }).n, 4);
+  t.is(visitsOf(db, code), 4);
 });
 
 test('kurz serve refuses an invalid setting, naming the key, with exit code 2', async (t) => {
@@ -76,7 +94,7 @@ test('a link deleted from the CLI while kurz serves stops redirecting: 410 once 
 test('kurz serve checkpoints the WAL in a child process, which ends with the server', async (t) => {
   const db = join(tempDir(t), 'wal.db');
   const kurz = await startServe(t, { KURZ_DB: db });
-  const pid = Number(/WAL checkpointer started pid=(\d+)/.exec(kurz.output().stderr)?.[1]);
+  const pid = backgroundPid(kurz.output().stderr);
   t.true(pid > 0);
   const before = statSync(db).size;
   for (let i = 0; i < 20; i++) await createLink(kurz.url, { url: `https://example.com/wal/${i}` });
@@ -84,14 +102,29 @@ test('kurz serve checkpoints the WAL in a child process, which ends with the ser
   await waitFor(() => statSync(db).size > before);
   t.true(statSync(db).size > before);
   t.is(await kurz.stop(), 0);
-  const alive = () => {
-    try {
-      process.kill(pid, 0);
-      return true;
-    } catch {
-      return false;
-    }
-  };
-  await waitFor(() => !alive());
-  t.false(alive());
+  await waitFor(() => !alive(pid));
+  t.false(alive(pid));
+});
+
+test('while kurz serves, its background process writes the visit counts', async (t) => {
+  const db = join(tempDir(t), 'visits.db');
+  const kurz = await startServe(t, { KURZ_DB: db, KURZ_VISIT_FLUSH_INTERVAL: '100ms' });
+  const code = await createLink(kurz.url, { url: 'https://example.com/counted' });
+  for (let i = 0; i < 3; i++) t.is((await fetch(`${kurz.url}/${code}`, { redirect: 'manual' })).status, 302);
+  await waitFor(() => visitsOf(db, code) === 3);
+  t.is(visitsOf(db, code), 3);
+  t.is(await kurz.stop(), 0);
+});
+
+test('if the background process dies, kurz says so and counts visits itself again', async (t) => {
+  const db = join(tempDir(t), 'orphan.db');
+  const kurz = await startServe(t, { KURZ_DB: db, KURZ_VISIT_FLUSH_INTERVAL: '60s' });
+  const code = await createLink(kurz.url, { url: 'https://example.com/orphan' });
+  const pid = backgroundPid(kurz.output().stderr);
+  process.kill(pid, 'SIGKILL');
+  await waitFor(() => /the background process stopped/.test(kurz.output().stderr));
+  for (let i = 0; i < 5; i++) t.is((await fetch(`${kurz.url}/${code}`, { redirect: 'manual' })).status, 302);
+  t.is(await kurz.stop(), 0);
+  t.regex(kurz.output().stderr, /error the background process stopped; writing visits and checkpointing inline again/);
+  t.is(visitsOf(db, code), 5);
 });

@@ -101,3 +101,48 @@ test('stop() during a chunked flush writes the rest at once and nothing afterwar
   t.is(batches.flat().length, 100);
   t.deepEqual(log.lines, [], 'no write after stop');
 });
+
+test('with somewhere to offload to, a flush is handed over whole and nothing is written here', async (t) => {
+  const written: VisitCount[][] = [];
+  const offloaded: VisitCount[][] = [];
+  const { visits } = buffer(600, (c) => written.push(c));
+  visits.offloadTo((c) => offloaded.push(c) > 0);
+  for (let id = 1; id <= 600; id++) visits.record(id, id);
+  await waitFor(() => visits.pending === 0);
+  t.deepEqual(
+    offloaded.map((b) => b.length),
+    [600],
+  );
+  t.deepEqual(written, []);
+});
+
+test('when the offload refuses (its process is gone), the flush is written here in chunks', (t) => {
+  const written: VisitCount[][] = [];
+  const { visits } = buffer(1000, (c) => written.push(c));
+  visits.offloadTo(() => false);
+  for (let id = 1; id <= 120; id++) visits.record(id, id);
+  visits.flush();
+  t.deepEqual(
+    written.map((b) => b.length),
+    [50, 50, 20],
+  );
+  t.is(visits.pending, 0);
+});
+
+test('restore() takes back counts that could not be handed out, merged with newer visits', (t) => {
+  const written: VisitCount[][] = [];
+  const { visits } = buffer(1000, (c) => written.push(c));
+  visits.record(1, 500);
+  visits.restore([
+    { id: 1, count: 3, lastVisitAt: 400 },
+    { id: 2, count: 2, lastVisitAt: 300 },
+  ]);
+  t.is(visits.pending, 6);
+  visits.flush();
+  t.deepEqual(written, [
+    [
+      { id: 1, count: 4, lastVisitAt: 500 },
+      { id: 2, count: 2, lastVisitAt: 300 },
+    ],
+  ]);
+});
