@@ -75,7 +75,7 @@ export function createCore(config: Config, deps: Deps, openOptions: OpenOptions 
     now: deps.now,
     log: deps.log,
     links: linkService,
-    createLinkSoon: createBatcher((inputs) => linkService.createLinks(inputs)),
+    createLinkSoon: createBatcher(linkService.createLinks, linkService.synced),
     visits,
     render: createRenderer(),
     isDatabaseReachable: settings.isReachable,

@@ -160,7 +160,15 @@ export function createLinkService(deps: LinkServiceDeps) {
      * Stores many links in one transaction — one disk sync for all of them. Each input gets its result or
      * its own AppError (a refused one never undoes the others); any other failure throws and stores none.
      */
-    createLinks: (inputs: readonly CreateLinkInput[]): Array<CreatedLink | AppError> => createMany.immediate(inputs, deps.now()),
+    /**
+     * Creates a batch in one transaction that commits without waiting for the disk: answer none of them
+     * before `synced()` resolved (createBatcher does this). Refusals come back as AppErrors in their place.
+     */
+    createLinks: (inputs: readonly CreateLinkInput[]): Array<CreatedLink | AppError> =>
+      links.withoutWaitingForDisk(() => createMany.immediate(inputs, deps.now())),
+
+    /** Resolves once every commit so far is on disk. */
+    synced: (): Promise<void> => links.syncWal(),
 
     linkByCode: (code: string): Link | undefined => links.linkByCode(code),
 

@@ -2,6 +2,7 @@ import test from 'ava';
 import { AppError } from '../../src/errors.ts';
 import { createBatcher } from '../../src/links/create-batcher.ts';
 import type { CreatedLink, CreateLinkInput } from '../../src/links/service.ts';
+import { waitFor } from '../helpers.ts';
 
 function created(url: string): CreatedLink {
   return {
@@ -10,12 +11,14 @@ function created(url: string): CreatedLink {
   };
 }
 
+const synced = (): Promise<void> => Promise.resolve();
+
 test('creations of one turn of the event loop go to the store as one batch', async (t) => {
   const batches: CreateLinkInput[][] = [];
   const createSoon = createBatcher((inputs) => {
     batches.push(inputs);
     return inputs.map((i) => created(String(i.url)));
-  });
+  }, synced);
   const results = await Promise.all(['a', 'b', 'c'].map((url) => createSoon({ url })));
   t.deepEqual(
     results.map((r) => r.link.url),
@@ -27,8 +30,9 @@ test('creations of one turn of the event loop go to the store as one batch', asy
 });
 
 test('a refused creation rejects only its own promise', async (t) => {
-  const createSoon = createBatcher((inputs) =>
-    inputs.map((i) => (i.url === 'bad' ? new AppError('invalid', 'url is bad', 'url') : created(String(i.url)))),
+  const createSoon = createBatcher(
+    (inputs) => inputs.map((i) => (i.url === 'bad' ? new AppError('invalid', 'url is bad', 'url') : created(String(i.url)))),
+    synced,
   );
   const [good, bad] = await Promise.allSettled([createSoon({ url: 'good' }), createSoon({ url: 'bad' })]);
   t.is(good.status, 'fulfilled');
@@ -39,7 +43,7 @@ test('a refused creation rejects only its own promise', async (t) => {
 test('a failing transaction rejects every creation in it', async (t) => {
   const createSoon = createBatcher(() => {
     throw new Error('SQLITE_FULL');
-  });
+  }, synced);
   const results = await Promise.allSettled([createSoon({ url: 'a' }), createSoon({ url: 'b' })]);
   t.deepEqual(
     results.map((r) => r.status),
@@ -52,8 +56,61 @@ test('a burst larger than one batch is split across turns, in order', async (t) 
   const createSoon = createBatcher((inputs) => {
     sizes.push(inputs.length);
     return inputs.map((i) => created(String(i.url)));
-  });
+  }, synced);
   const results = await Promise.all(Array.from({ length: 2500 }, (_, i) => createSoon({ url: String(i) })));
   t.deepEqual(sizes, [1000, 1000, 500]);
   t.is(results[2499]?.link.url, '2499');
+});
+
+test('no creation is answered before its batch is on disk', async (t) => {
+  let disk!: () => void;
+  const createSoon = createBatcher(
+    (inputs) => inputs.map((i) => created(String(i.url))),
+    () => new Promise<void>((resolve) => (disk = resolve)),
+  );
+  let answered = false;
+  const pending = createSoon({ url: 'a' }).then((r) => ((answered = true), r));
+  await waitFor(() => disk !== undefined);
+  await new Promise((resolve) => setImmediate(resolve));
+  t.false(answered, 'committed, but not yet synced');
+  disk();
+  t.is((await pending).link.url, 'a');
+});
+
+test('a failed disk sync rejects every creation of the batch, refused ones with their own error', async (t) => {
+  const createSoon = createBatcher(
+    (inputs) => inputs.map((i) => (i.url === 'bad' ? new AppError('invalid', 'url is bad', 'url') : created(String(i.url)))),
+    () => Promise.reject(new Error('EIO')),
+  );
+  const results = await Promise.allSettled([createSoon({ url: 'a' }), createSoon({ url: 'bad' }), createSoon({ url: 'b' })]);
+  t.deepEqual(
+    results.map((r) => r.status === 'rejected' && (r.reason as Error).message),
+    ['could not sync the database to disk', 'url is bad', 'could not sync the database to disk'],
+  );
+});
+
+test('creations that arrive while a batch waits for the disk go together in the next batch', async (t) => {
+  const batches: string[][] = [];
+  const syncs: Array<() => void> = [];
+  const createSoon = createBatcher(
+    (inputs) => {
+      batches.push(inputs.map((i) => String(i.url)));
+      return inputs.map((i) => created(String(i.url)));
+    },
+    () => new Promise<void>((resolve) => syncs.push(resolve)),
+  );
+  const first = createSoon({ url: 'a' });
+  await waitFor(() => syncs.length === 1);
+  const later = ['b', 'c', 'd'].map((url) => createSoon({ url }));
+  await new Promise((resolve) => setImmediate(resolve));
+  t.deepEqual(batches, [['a']], 'nothing is written while the sync runs');
+  syncs[0]!();
+  await first;
+  await waitFor(() => syncs.length === 2);
+  t.deepEqual(batches, [['a'], ['b', 'c', 'd']]);
+  syncs[1]!();
+  t.deepEqual(
+    (await Promise.all(later)).map((r) => r.link.url),
+    ['b', 'c', 'd'],
+  );
 });
