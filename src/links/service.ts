@@ -42,9 +42,14 @@ function newLink(id: number, code: string, url: string, now: number, isAlias: bo
   return { id, code, url, createdAt: now, updatedAt: now, visitCount: 0, lastVisitAt: null, deletedAt: null, isAlias: isAlias ? 1 : 0 };
 }
 
-/** The error for a code no link has: one wording for the API, the pages, the CLI and the redirect. */
+/** What is said of a code no link has: one wording for the API, the pages, the CLI and the redirect. */
+export function notFoundMessage(code: string): string {
+  return `no link with code "${code}"`;
+}
+
+/** The error for a code no link has. */
 export function linkNotFound(code: string): AppError {
-  return new AppError('not_found', `no link with code "${code}"`);
+  return new AppError('not_found', notFoundMessage(code));
 }
 
 /** The dedupe key of a normalised URL. */

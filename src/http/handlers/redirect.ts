@@ -2,7 +2,7 @@ import type { IncomingMessage, RequestListener, ServerResponse } from 'node:http
 import type { Context } from 'koa';
 import type { Services } from '../../app.ts';
 import { AppError } from '../../errors.ts';
-import { linkNotFound } from '../../links/service.ts';
+import { linkNotFound, notFoundMessage } from '../../links/service.ts';
 import type { Target } from '../../store/link-store.ts';
 import { PROBLEM_TYPE, problem, surelyWantsJson } from '../respond.ts';
 
@@ -21,7 +21,7 @@ function redirectTo(s: Services, req: IncomingMessage, res: ServerResponse, targ
 
 /** The 404 of an unknown code, as the Koa path would write it for a JSON client. */
 function notFound(res: ServerResponse, code: string): void {
-  const body = JSON.stringify(problem(404, 'not_found', linkNotFound(code).message));
+  const body = JSON.stringify(problem(404, 'not_found', notFoundMessage(code)));
   res.writeHead(404, { 'Content-Type': PROBLEM_TYPE, 'Content-Length': Buffer.byteLength(body), 'X-Content-Type-Options': 'nosniff' });
   res.end(body);
 }
