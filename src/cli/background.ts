@@ -1,3 +1,4 @@
+import { defaultDeps } from '../deps.ts';
 import { runBackground } from '../store/background.ts';
 import { openDatabase } from '../store/database.ts';
 import { loadNativeBinding } from '../store/native.ts';
@@ -10,7 +11,7 @@ export const background: Command = {
   flags: {},
   positionals: [0, 0],
   async run({ config }) {
-    await runBackground(openDatabase(config.db, { nativeBinding: loadNativeBinding(config.cacheDir) }));
+    await runBackground(openDatabase(config.db, { nativeBinding: loadNativeBinding(config.cacheDir) }), defaultDeps().log);
     return EXIT.ok;
   },
 };

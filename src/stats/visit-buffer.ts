@@ -7,12 +7,14 @@ export interface VisitBufferOptions {
   /** Distinct links with pending visits that trigger a flush before the timer does. */
   flushSize: number;
   flushInterval: number;
+  /** Rows per transaction, one transaction per turn of the event loop; 50 unless given. */
+  chunk?: number;
   log: Logger;
 }
 
 /**
- * Rows written per transaction. A flush of many links is written in chunks, one per turn of the event loop,
- * so that redirects never wait behind one long transaction.
+ * Rows written per transaction by default. A flush of many links is written in chunks, one per turn of the
+ * event loop, so that redirects never wait behind one long transaction.
  */
 const CHUNK = 50;
 
@@ -113,7 +115,7 @@ export class VisitBuffer {
   #writeChunk(): boolean {
     // A step scheduled before stop() may run after it drained everything (and the database closed).
     if (this.#writing.length === 0) return false;
-    const chunk = this.#writing.splice(0, CHUNK);
+    const chunk = this.#writing.splice(0, this.#options.chunk ?? CHUNK);
     try {
       this.#options.write(chunk);
       return true;

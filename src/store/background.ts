@@ -3,6 +3,7 @@ import { once } from 'node:events';
 import sea from 'node:sea';
 import type { Database } from 'better-sqlite3';
 import type { Logger } from '../log.ts';
+import { VisitBuffer } from '../stats/visit-buffer.ts';
 import { createLinkStore, type VisitCount } from './link-store.ts';
 
 /** The hidden command that runs the background loop in its own process. */
@@ -15,8 +16,9 @@ export const BACKGROUND_INTERVAL_MS = 1000;
 const AUTO_CHECKPOINT_PAGES = 1000;
 
 /**
- * Rows per transaction in the child. Sorted by id, a chunk touches neighbouring pages; small enough that a
- * create in the server, which needs the write lock too, waits a few milliseconds at most.
+ * Rows per transaction in the child: fewer commits than the server's 50 (each one makes the server's
+ * connection drop its page cache), small enough that a create in the server, which needs the write lock
+ * too, waits a few milliseconds at most.
  */
 const CHUNK = 500;
 
@@ -41,8 +43,7 @@ export interface Background {
  * own connection (a separate process, because two SQLite libraries in one process break each other's file
  * locks):
  * - visit counts: on a large table every visited link is a random page, and writing thousands of them per
- *   second cost the server half its cold-cache throughput. The child gets each flush over IPC, merges them
- *   and writes them sorted by id, so neighbouring rows share a page write.
+ *   second took the server's event loop. The child gets each flush over IPC and buffers it like the server.
  * - WAL checkpoints: a checkpoint ends with an fsync of the database file; inline (SQLite's auto-checkpoint,
  *   inside whichever commit crosses 1000 pages) it stalled redirects for tens of milliseconds.
  * If the child dies, the server writes visits and checkpoints itself again; the counts the child held
@@ -103,58 +104,35 @@ export function startBackground(
 }
 
 /**
- * The child's side: merge the visits the server sends, write them and checkpoint every interval, until
- * the server asks it to finish or goes away (its IPC channel closes); then write the rest and close.
+ * The child's side: buffer the visits the server sends (merged per link, as in the server), write them and
+ * checkpoint every interval, until the server asks it to finish or goes away (its IPC channel closes); then
+ * write the rest and close.
  */
-export function runBackground(db: Database): Promise<void> {
+export function runBackground(db: Database, log: Logger): Promise<void> {
   const links = createLinkStore(db);
-  let pending = new Map<number, VisitCount>();
-  const merge = (visits: Float64Array): void => {
-    for (let i = 0; i + FIELDS <= visits.length; i += FIELDS) {
-      const id = visits[i]!;
-      const count = visits[i + 1]!;
-      const lastVisitAt = visits[i + 2]!;
-      const known = pending.get(id);
-      if (!known) pending.set(id, { id, count, lastVisitAt });
-      else {
-        known.count += count;
-        known.lastVisitAt = Math.max(known.lastVisitAt, lastVisitAt);
-      }
-    }
-  };
-  /** Writes everything pending, CHUNK rows per transaction; a failed chunk (busy) stays for the next round. */
-  const write = (): void => {
-    const counts = [...pending.values()].sort((a, b) => a.id - b.id);
-    pending = new Map();
-    for (let i = 0; i < counts.length; i += CHUNK) {
-      try {
-        links.addVisits(counts.slice(i, i + CHUNK));
-      } catch (err) {
-        process.stderr.write(`kurz background: could not write visits, will retry: ${(err as Error).message}\n`);
-        for (const c of counts.slice(i)) pending.set(c.id, c);
-        return;
-      }
-    }
-  };
+  const visits = new VisitBuffer({
+    write: (counts) => links.addVisits(counts),
+    flushSize: Number.POSITIVE_INFINITY,
+    flushInterval: BACKGROUND_INTERVAL_MS,
+    chunk: CHUNK,
+    log,
+  });
+  visits.start();
 
   return new Promise((resolve) => {
-    const timer = setInterval(() => {
-      write();
-      db.pragma('wal_checkpoint(PASSIVE)');
-    }, BACKGROUND_INTERVAL_MS);
+    const timer = setInterval(() => db.pragma('wal_checkpoint(PASSIVE)'), BACKGROUND_INTERVAL_MS);
     let finished = false;
     const finish = (): void => {
       if (finished) return;
       finished = true;
       clearInterval(timer);
-      write();
-      if (pending.size > 0) process.stderr.write(`kurz background: visits of ${pending.size} links were not written\n`);
+      visits.stop();
       db.close();
       if (process.connected) process.disconnect();
       resolve();
     };
     process.on('message', (message: Message) => {
-      if ('visits' in message) merge(message.visits);
+      if ('visits' in message) visits.restore(unpack(message.visits));
       else finish();
     });
     process.once('disconnect', finish);
@@ -171,4 +149,10 @@ function pack(counts: VisitCount[]): Float64Array {
     visits[i++] = c.lastVisitAt;
   }
   return visits;
+}
+
+function* unpack(visits: Float64Array): Generator<VisitCount> {
+  for (let i = 0; i + FIELDS <= visits.length; i += FIELDS) {
+    yield { id: visits[i]!, count: visits[i + 1]!, lastVisitAt: visits[i + 2]! };
+  }
 }

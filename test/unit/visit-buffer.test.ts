@@ -146,3 +146,20 @@ test('restore() takes back counts that could not be handed out, merged with newe
     ],
   ]);
 });
+
+test('the chunk option sets the rows per transaction', (t) => {
+  const written: VisitCount[][] = [];
+  const visits = new VisitBuffer({
+    write: (c) => written.push(c),
+    flushSize: 1000,
+    flushInterval: 60_000,
+    chunk: 500,
+    log: memoryLogger(),
+  });
+  for (let id = 1; id <= 1200; id++) visits.record(id, id);
+  visits.flush();
+  t.deepEqual(
+    written.map((b) => b.length),
+    [500, 500, 200],
+  );
+});
