@@ -9,8 +9,8 @@ import { handleErrors } from './http/errors.ts';
 import { createRenderer, type Renderer } from './http/respond.ts';
 import { redirectFirst } from './http/handlers/redirect.ts';
 import { createRouter, RESERVED_PATHS } from './http/routes.ts';
-import { createBatcher } from './links/create-batcher.ts';
-import { createLinkService, type CreatedLink, type CreateLinkInput, type LinkService } from './links/service.ts';
+import { createBatcher, type CreateBatcher } from './links/create-batcher.ts';
+import { createLinkService, type LinkService } from './links/service.ts';
 import type { Logger } from './log.ts';
 import { VisitBuffer } from './stats/visit-buffer.ts';
 import { openDatabase, type OpenOptions } from './store/database.ts';
@@ -23,8 +23,8 @@ export interface Services {
   now: () => number;
   log: Logger;
   links: LinkService;
-  /** Creates a link together with the other creations of this turn of the event loop (group commit). */
-  createLinkSoon: (input: CreateLinkInput) => Promise<CreatedLink>;
+  /** Link creation through the API and the form, grouped into one transaction per turn (group commit). */
+  creations: CreateBatcher;
   visits: VisitBuffer;
   render: Renderer;
   isDatabaseReachable: () => boolean;
@@ -75,7 +75,7 @@ export function createCore(config: Config, deps: Deps, openOptions: OpenOptions 
     now: deps.now,
     log: deps.log,
     links: linkService,
-    createLinkSoon: createBatcher(linkService.createLinks, linkService.synced),
+    creations: createBatcher(linkService.createLinks, linkService.synced),
     visits,
     render: createRenderer(),
     isDatabaseReachable: settings.isReachable,

@@ -62,6 +62,7 @@ export async function startKurz(t: ExecutionContext, settings: Record<string, un
     server.closeAllConnections();
     server.close();
     await once(server, 'close');
+    await kurz.services.creations.idle();
     kurz.close();
   });
   const base = `http://127.0.0.1:${address.port}`;

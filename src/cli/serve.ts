@@ -19,7 +19,7 @@ export const serve: Command = {
     const deps = defaultDeps();
     deps.log.info('starting kurz', { config: describeConfig(config) });
     const kurz = createApp(config, deps, { nativeBinding: loadNativeBinding(config.cacheDir) });
-    const { visits } = kurz.services;
+    const { visits, creations } = kurz.services;
     const background = startBackground(kurz.db, config.db, config.cacheDir, deps.log, (counts) => visits.restore(counts));
     visits.offloadTo(background.offload);
     const server = createServer({ keepAliveTimeout: 5_000 }, kurz.callback);
@@ -46,6 +46,8 @@ export const serve: Command = {
       const force = setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS).unref();
       server.close(async () => {
         clearTimeout(force);
+        // Creations whose clients hung up are still queued; they are written before the database closes.
+        await creations.idle();
         // The background process writes the visits it holds; any it could not take are written here.
         visits.flush();
         await background.stop();

@@ -10,6 +10,16 @@ interface Waiting {
   reject: (err: unknown) => void;
 }
 
+export interface CreateBatcher {
+  /** Creates a link together with the other creations of this turn of the event loop. */
+  create(input: CreateLinkInput): Promise<CreatedLink>;
+  /**
+   * Resolves once every creation handed over so far is written and synced (or refused), so the database
+   * may be closed. Shutdown waits on it: a client that hung up leaves its creation in the queue.
+   */
+  idle(): Promise<void>;
+}
+
 /**
  * Group commit for concurrent requests, with the disk sync off the event loop. Creations that arrive while
  * nothing is being written go to `createLinks` together on the next turn of the event loop, in one
@@ -18,15 +28,25 @@ interface Waiting {
  * ends (one sync in flight, so the batches grow with the load, as they would behind an inline fsync).
  * Each creation's promise resolves only after its batch's sync: a 201 still means durably stored.
  */
-export function createBatcher(createLinks: (inputs: CreateLinkInput[]) => Array<CreatedLink | AppError>, synced: () => Promise<void>) {
+export function createBatcher(
+  createLinks: (inputs: CreateLinkInput[]) => Array<CreatedLink | AppError>,
+  synced: () => Promise<void>,
+): CreateBatcher {
   const waiting: Waiting[] = [];
   let syncing = false;
   let scheduled = false;
+  let whenIdle: Array<() => void> = [];
 
   function schedule(): void {
-    if (syncing || scheduled || waiting.length === 0) return;
-    scheduled = true;
-    setImmediate(flush);
+    if (syncing || scheduled) return;
+    if (waiting.length > 0) {
+      scheduled = true;
+      setImmediate(flush);
+      return;
+    }
+    const idle = whenIdle;
+    whenIdle = [];
+    for (const resolve of idle) resolve();
   }
 
   function flush(): void {
@@ -61,10 +81,18 @@ export function createBatcher(createLinks: (inputs: CreateLinkInput[]) => Array<
       });
   }
 
-  return function createSoon(input: CreateLinkInput): Promise<CreatedLink> {
-    return new Promise((resolve, reject) => {
-      waiting.push({ input, resolve, reject });
-      schedule();
-    });
+  return {
+    create(input) {
+      return new Promise((resolve, reject) => {
+        waiting.push({ input, resolve, reject });
+        schedule();
+      });
+    },
+    idle() {
+      return new Promise((resolve) => {
+        whenIdle.push(resolve);
+        schedule();
+      });
+    },
   };
 }

@@ -15,7 +15,7 @@ const synced = (): Promise<void> => Promise.resolve();
 
 test('creations of one turn of the event loop go to the store as one batch', async (t) => {
   const batches: CreateLinkInput[][] = [];
-  const createSoon = createBatcher((inputs) => {
+  const { create: createSoon } = createBatcher((inputs) => {
     batches.push(inputs);
     return inputs.map((i) => created(String(i.url)));
   }, synced);
@@ -30,7 +30,7 @@ test('creations of one turn of the event loop go to the store as one batch', asy
 });
 
 test('a refused creation rejects only its own promise', async (t) => {
-  const createSoon = createBatcher(
+  const { create: createSoon } = createBatcher(
     (inputs) => inputs.map((i) => (i.url === 'bad' ? new AppError('invalid', 'url is bad', 'url') : created(String(i.url)))),
     synced,
   );
@@ -41,7 +41,7 @@ test('a refused creation rejects only its own promise', async (t) => {
 });
 
 test('a failing transaction rejects every creation in it', async (t) => {
-  const createSoon = createBatcher(() => {
+  const { create: createSoon } = createBatcher(() => {
     throw new Error('SQLITE_FULL');
   }, synced);
   const results = await Promise.allSettled([createSoon({ url: 'a' }), createSoon({ url: 'b' })]);
@@ -53,7 +53,7 @@ test('a failing transaction rejects every creation in it', async (t) => {
 
 test('a burst larger than one batch is split across turns, in order', async (t) => {
   const sizes: number[] = [];
-  const createSoon = createBatcher((inputs) => {
+  const { create: createSoon } = createBatcher((inputs) => {
     sizes.push(inputs.length);
     return inputs.map((i) => created(String(i.url)));
   }, synced);
@@ -64,7 +64,7 @@ test('a burst larger than one batch is split across turns, in order', async (t) 
 
 test('no creation is answered before its batch is on disk', async (t) => {
   let disk!: () => void;
-  const createSoon = createBatcher(
+  const { create: createSoon } = createBatcher(
     (inputs) => inputs.map((i) => created(String(i.url))),
     () => new Promise<void>((resolve) => (disk = resolve)),
   );
@@ -78,7 +78,7 @@ test('no creation is answered before its batch is on disk', async (t) => {
 });
 
 test('a failed disk sync rejects every creation of the batch, refused ones with their own error', async (t) => {
-  const createSoon = createBatcher(
+  const { create: createSoon } = createBatcher(
     (inputs) => inputs.map((i) => (i.url === 'bad' ? new AppError('invalid', 'url is bad', 'url') : created(String(i.url)))),
     () => Promise.reject(new Error('EIO')),
   );
@@ -92,7 +92,7 @@ test('a failed disk sync rejects every creation of the batch, refused ones with 
 test('creations that arrive while a batch waits for the disk go together in the next batch', async (t) => {
   const batches: string[][] = [];
   const syncs: Array<() => void> = [];
-  const createSoon = createBatcher(
+  const { create: createSoon } = createBatcher(
     (inputs) => {
       batches.push(inputs.map((i) => String(i.url)));
       return inputs.map((i) => created(String(i.url)));
@@ -113,4 +113,31 @@ test('creations that arrive while a batch waits for the disk go together in the 
     (await Promise.all(later)).map((r) => r.link.url),
     ['b', 'c', 'd'],
   );
+});
+
+test('idle waits for queued creations to be written and synced, so shutdown may close the database', async (t) => {
+  const batches: string[][] = [];
+  const syncs: Array<() => void> = [];
+  const { create, idle } = createBatcher(
+    (inputs) => {
+      batches.push(inputs.map((i) => String(i.url)));
+      return inputs.map((i) => created(String(i.url)));
+    },
+    () => new Promise<void>((resolve) => syncs.push(resolve)),
+  );
+  await idle();
+  t.deepEqual(batches, [], 'with nothing queued, idle resolves at once');
+
+  void create({ url: 'a' });
+  await waitFor(() => syncs.length === 1);
+  void create({ url: 'b' }); // its client may have hung up: nobody awaits it, shutdown still must
+  let isIdle = false;
+  const done = idle().then(() => (isIdle = true));
+  syncs[0]!();
+  await waitFor(() => syncs.length === 2);
+  t.false(isIdle, 'the second batch is written but not yet synced');
+  t.deepEqual(batches, [['a'], ['b']]);
+  syncs[1]!();
+  await done;
+  t.true(isIdle);
 });

@@ -11,7 +11,7 @@ export function linksApiHandlers(s: Services) {
   return {
     async createLink(ctx: Context): Promise<void> {
       const body = jsonObject(ctx, CREATE_FIELDS);
-      const { link, created } = await s.createLinkSoon({ url: body['url'], alias: body['alias'] });
+      const { link, created } = await s.creations.create({ url: body['url'], alias: body['alias'] });
       if (created) ctx.set('Location', `/api/v1/links/${link.code}`);
       sendJson(ctx, created ? 201 : 200, presentLink(link, s.links.shortUrl(link.code)));
     },

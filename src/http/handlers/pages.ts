@@ -23,7 +23,7 @@ export function pageHandlers(s: Services) {
       const url = typeof body['url'] === 'string' ? body['url'] : '';
       const alias = typeof body['alias'] === 'string' ? body['alias'].trim() : '';
       try {
-        const { link, created } = await s.createLinkSoon({ url, alias: alias === '' ? undefined : alias });
+        const { link, created } = await s.creations.create({ url, alias: alias === '' ? undefined : alias });
         ctx.status = 303;
         ctx.redirect(`/links/${link.code}?${created ? 'created' : 'existing'}`);
       } catch (err) {
