@@ -297,7 +297,9 @@ function summarise(scenario: Scenario, all: WrkResult[], runs: MeasuredRun[]): S
 /** Compares kurz's database with what wrk saw: every 201 is a row, every 302 a counted visit (and up to `uncounted` more). */
 function checkDatabase(file: string, seeded: number, statuses: Record<string, number>, uncounted: number, problems: string[]): string[] {
   const db = new Sqlite(file, { readonly: true });
-  const row = db.prepare('SELECT count(*) AS links, coalesce(sum(visit_count), 0) AS visits FROM links').get() as {
+  const row = db
+    .prepare('SELECT (SELECT count(*) FROM links) AS links, (SELECT coalesce(sum(count), 0) FROM link_visits) AS visits')
+    .get() as {
     links: number;
     visits: number;
   };

@@ -116,9 +116,17 @@ export function createLinkStore(db: Database) {
     /** Marks a link deleted; false if it was already. */
     deleteLink: (id: number, now: number): boolean => deleteLink.run({ id, now }).changes === 1,
 
-    /** Inserts an imported link under its own code; undefined when the code is taken. Throws on other failures. */
-    importLink: (record: LinkRecord, urlHash: Buffer | null): number | undefined =>
-      unlessTaken(() => importLink.run({ ...record, urlHash })),
+    /**
+     * Inserts an imported link under its own code, with its visits, in the caller's transaction; undefined
+     * when the code is taken. Throws on other failures.
+     */
+    importLink(record: LinkRecord, urlHash: Buffer | null): number | undefined {
+      const id = unlessTaken(() => importLink.run({ ...record, urlHash }));
+      if (id !== undefined && record.visitCount > 0) {
+        addVisits.run({ id, count: record.visitCount, lastVisitAt: record.lastVisitAt ?? record.createdAt });
+      }
+      return id;
+    },
 
     /** Sequence number of the newest entry in the change log. */
     lastChange: (): number => lastChange.get()?.seq ?? 0,

@@ -1,31 +1,34 @@
 /** Every SQL statement kurz runs, by name. Stores prepare them once, at construction. */
 
+/** A link with its visit counts: select from LINKS. */
 const LINK_COLUMNS = `id, code, url, url_hash IS NULL AS isAlias, created_at AS createdAt, updated_at AS updatedAt,
-  visit_count AS visitCount, last_visit_at AS lastVisitAt, deleted_at AS deletedAt`;
+  coalesce(v.count, 0) AS visitCount, v.last_at AS lastVisitAt, deleted_at AS deletedAt`;
 
-export const LINK_BY_CODE = `SELECT ${LINK_COLUMNS} FROM links WHERE code = ?`;
+const LINKS = `links LEFT JOIN link_visits AS v ON v.link_id = links.id`;
+
+export const LINK_BY_CODE = `SELECT ${LINK_COLUMNS} FROM ${LINKS} WHERE code = ?`;
 
 export const TARGET_BY_CODE = `SELECT id, url, deleted_at IS NOT NULL AS deleted FROM links WHERE code = ?`;
 
-export const LINK_BY_URL_HASH = `SELECT ${LINK_COLUMNS} FROM links
+export const LINK_BY_URL_HASH = `SELECT ${LINK_COLUMNS} FROM ${LINKS}
   WHERE url_hash = ? AND created_at >= ? AND deleted_at IS NULL ORDER BY id DESC LIMIT 1`;
 
 /** Newest first, paged by id; `search` is a LIKE pattern matched against code and URL. */
-export const LIST_LINKS = `SELECT ${LINK_COLUMNS} FROM links
+export const LIST_LINKS = `SELECT ${LINK_COLUMNS} FROM ${LINKS}
   WHERE id < @before AND (@search IS NULL OR code LIKE @search ESCAPE '\\' OR url LIKE @search ESCAPE '\\')
     AND (@includeDeleted OR deleted_at IS NULL)
   ORDER BY id DESC LIMIT @limit`;
 
-export const ALL_LINKS = `SELECT ${LINK_COLUMNS} FROM links ORDER BY id`;
+export const ALL_LINKS = `SELECT ${LINK_COLUMNS} FROM ${LINKS} ORDER BY id`;
 
 /** Live links whose last visit (or creation, if never visited) is before the cut-off. */
-export const UNVISITED_LINKS = `SELECT ${LINK_COLUMNS} FROM links
-  WHERE deleted_at IS NULL AND coalesce(last_visit_at, created_at) < ? ORDER BY id`;
+export const UNVISITED_LINKS = `SELECT ${LINK_COLUMNS} FROM ${LINKS}
+  WHERE deleted_at IS NULL AND coalesce(v.last_at, created_at) < ? ORDER BY id`;
 
 export const DELETE_LINK = `UPDATE links SET deleted_at = @now, updated_at = @now WHERE id = @id AND deleted_at IS NULL`;
 
-export const IMPORT_LINK = `INSERT INTO links (code, url, url_hash, created_at, updated_at, visit_count, last_visit_at, deleted_at)
-  VALUES (@code, @url, @urlHash, @createdAt, @updatedAt, @visitCount, @lastVisitAt, @deletedAt)`;
+export const IMPORT_LINK = `INSERT INTO links (code, url, url_hash, created_at, updated_at, deleted_at)
+  VALUES (@code, @url, @urlHash, @createdAt, @updatedAt, @deletedAt)`;
 
 export const LAST_CHANGE = `SELECT coalesce(max(seq), 0) AS seq FROM link_changes`;
 
@@ -38,8 +41,8 @@ export const LAST_LINK_ID = `SELECT seq FROM sqlite_sequence WHERE name = 'links
 export const INSERT_LINK = `INSERT INTO links (id, code, url, url_hash, created_at, updated_at)
   VALUES (@id, @code, @url, @urlHash, @now, @now)`;
 
-export const ADD_VISITS = `UPDATE links SET visit_count = visit_count + @count,
-  last_visit_at = max(coalesce(last_visit_at, 0), @lastVisitAt) WHERE id = @id`;
+export const ADD_VISITS = `INSERT INTO link_visits (link_id, count, last_at) VALUES (@id, @count, @lastVisitAt)
+  ON CONFLICT (link_id) DO UPDATE SET count = count + excluded.count, last_at = max(last_at, excluded.last_at)`;
 
 export const SETTING = `SELECT value FROM settings WHERE key = ?`;
 

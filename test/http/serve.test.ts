@@ -27,7 +27,11 @@ function alive(pid: number): boolean {
 function visitsOf(db: string, code: string): number {
   const file = new Sqlite(db, { readonly: true });
   try {
-    return (file.prepare('SELECT visit_count AS n FROM links WHERE code = ?').get(code) as { n: number }).n;
+    return (
+      file
+        .prepare('SELECT coalesce(v.count, 0) AS n FROM links LEFT JOIN link_visits AS v ON v.link_id = links.id WHERE code = ?')
+        .get(code) as { n: number }
+    ).n;
   } finally {
     file.close();
   }

@@ -15,7 +15,7 @@ test('a new database is created with its folder, in WAL mode, marked as kurz, at
   t.is(db.pragma('application_id', { simple: true }), APPLICATION_ID);
   t.is(db.pragma('user_version', { simple: true }), MIGRATIONS.length);
   const tables = db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name").pluck().all();
-  t.deepEqual(tables, ['link_changes', 'links', 'settings', 'sqlite_sequence']);
+  t.deepEqual(tables, ['link_changes', 'link_visits', 'links', 'settings', 'sqlite_sequence']);
 });
 
 test('opening again keeps the data and applies nothing twice', (t) => {
@@ -27,6 +27,30 @@ test('opening again keeps the data and applies nothing twice', (t) => {
   t.teardown(() => second.close());
   t.is(second.prepare("SELECT value FROM settings WHERE key = 'k'").pluck().get(), 'v');
   t.is(second.pragma('user_version', { simple: true }), MIGRATIONS.length);
+});
+
+test('a database of schema 2 keeps its visit counts when they move to link_visits', (t) => {
+  const path = join(tempDir(t), 'kurz.db');
+  const old = new Sqlite(path);
+  old.pragma(`application_id = ${APPLICATION_ID}`);
+  for (const step of MIGRATIONS.slice(0, 2)) old.exec(step);
+  old.pragma('user_version = 2');
+  const insert = old.prepare(
+    'INSERT INTO links (code, url, url_hash, created_at, updated_at, visit_count, last_visit_at) VALUES (?, ?, NULL, 100, 100, ?, ?)',
+  );
+  insert.run('seen', 'https://a.example/', 7, 5000);
+  insert.run('never', 'https://b.example/', 0, null);
+  old.close();
+
+  const db = openDatabase(path);
+  t.teardown(() => db.close());
+  t.is(db.pragma('user_version', { simple: true }), MIGRATIONS.length);
+  t.deepEqual(db.prepare('SELECT l.code, v.count, v.last_at FROM link_visits AS v JOIN links AS l ON l.id = v.link_id').all(), [
+    { code: 'seen', count: 7, last_at: 5000 },
+  ]);
+  const columns = db.prepare("SELECT name FROM pragma_table_info('links')").pluck().all();
+  t.false(columns.includes('visit_count'));
+  t.is(db.prepare('SELECT count(*) FROM links').pluck().get(), 2, 'no link lost');
 });
 
 test("a SQLite file that is not kurz's is refused and left untouched", (t) => {

@@ -163,3 +163,11 @@ test('the chunk option sets the rows per transaction', (t) => {
     [500, 500, 200],
   );
 });
+
+test('a flush written here goes in link order, so neighbouring rows share pages', (t) => {
+  const written: number[] = [];
+  const { visits } = buffer(1000, (c) => written.push(...c.map((v) => v.id)));
+  for (const id of [42, 7, 1000, 3, 7, 99]) visits.record(id, 1);
+  visits.flush();
+  t.deepEqual(written, [3, 7, 42, 99, 1000]);
+});
