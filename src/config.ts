@@ -69,7 +69,12 @@ export const OPTIONS: readonly Option[] = [
   },
   { name: 'codeOffset', default: 0, parse: integer(0, 2 ** 40), doc: 'Sequential mode only: added to the id before base62' },
   { name: 'redirectStatus', default: 302, parse: oneOf([301, 302, 307, 308]), doc: 'HTTP status of redirects' },
-  { name: 'cacheSize', default: 100_000, parse: integer(0, 100_000_000), doc: 'Links kept in the in-memory redirect cache (0 = off)' },
+  {
+    name: 'cacheSize',
+    default: 100_000,
+    parse: integer(0, 100_000_000),
+    doc: 'Links kept in the in-memory redirect cache (0 = off), each from its second lookup on',
+  },
   {
     name: 'negativeCacheTtl',
     default: '5s',

@@ -1,0 +1,47 @@
+import test from 'ava';
+import { RedirectCache } from '../../src/cache.ts';
+import { Doorkeeper } from '../../src/doorkeeper.ts';
+
+const target = { id: 1, url: 'https://example.com/', deleted: 0 };
+
+test('the doorkeeper admits a key on its second ask, not its first', (t) => {
+  const door = new Doorkeeper(1000);
+  t.false(door.admit('abc123'));
+  t.true(door.admit('abc123'));
+  t.true(door.admit('abc123'), 'and again after that');
+  t.false(door.admit('abc124'), 'a neighbouring key is a new key');
+});
+
+test('the doorkeeper forgets everything after a window of new keys', (t) => {
+  const door = new Doorkeeper(100);
+  t.false(door.admit('first'));
+  for (let i = 0; i < 100; i++) door.admit(`other${i}`);
+  t.false(door.admit('first'), 'asked once more, but in a new window');
+});
+
+test('the doorkeeper rarely admits a key it has not seen (false positives stay under 5%)', (t) => {
+  const door = new Doorkeeper(100_000);
+  let early = 0;
+  for (let i = 0; i < 99_999; i++) if (door.admit(`k${i.toString(36)}`)) early++;
+  t.true(early < 5_000, `${early} of 99,999 keys admitted on their first ask`);
+});
+
+test('the cache keeps a found link from its second lookup on', (t) => {
+  const cache = new RedirectCache({ size: 10, negativeTtl: 0, now: () => 0 });
+  cache.remember('once', target);
+  t.is(cache.get('once'), undefined, 'a code looked up once is not kept');
+  cache.remember('once', target);
+  t.deepEqual(cache.get('once'), target);
+  cache.forget('once');
+  t.is(cache.get('once'), undefined);
+});
+
+test('the cache remembers an unknown code from its second lookup on', (t) => {
+  const cache = new RedirectCache({ size: 10, negativeTtl: 60_000, now: () => 0 });
+  cache.remember('nope', undefined);
+  t.is(cache.get('nope'), undefined);
+  cache.remember('nope', undefined);
+  t.is(cache.get('nope'), null, 'known to be unknown');
+  cache.forget('nope');
+  t.is(cache.get('nope'), undefined, 'a link created under that code is found at once');
+});
