@@ -68,8 +68,11 @@ startup: dist/kurz
 smoke: dist/kurz
 	KURZ_BINARY=$(CURDIR)/dist/kurz ava --config ava.smoke.config.js
 
+# The Node options of src/node-flags.ts, which the executable embeds.
+NODE_FLAGS := $(shell grep -o "'--[^']*'" src/node-flags.ts | tr -d "'")
+
 run: $(BUNDLE)
-	node $(BUNDLE) serve
+	node $(NODE_FLAGS) $(BUNDLE) serve
 
 test: $(BUNDLE)
 	tsc -p .

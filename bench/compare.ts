@@ -1,6 +1,7 @@
 import { closeSync, copyFileSync, existsSync, fsyncSync, openSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import Sqlite from 'better-sqlite3';
+import { NODE_FLAGS } from '../src/node-flags.ts';
 import { cacheSizeOf, CONNECTIONS, type Profile, type Scenario } from './scenarios.ts';
 import { startServer, type ServerProcess } from './server-process.ts';
 import { runWrk, type WrkResult } from './wrk.ts';
@@ -242,7 +243,7 @@ function startKurz(scenario: Scenario, setup: Setup, db: string): Promise<Server
   if (scenario.expected.includes(201)) env['KURZ_DEDUPE_WINDOW'] = 'off';
   return startServer({
     name: 'kurz',
-    command: [process.execPath, setup.bundle, 'serve'],
+    command: [process.execPath, ...NODE_FLAGS, setup.bundle, 'serve'],
     env,
     core: KURZ_CORE,
     logFile: join(setup.dir, `${scenario.name}-kurz.log`),

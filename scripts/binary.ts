@@ -3,6 +3,7 @@
 import { execFileSync } from 'node:child_process';
 import { chmodSync, copyFileSync, mkdirSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { NODE_FLAGS } from '../src/node-flags.ts';
 
 const nodeBinary = process.argv[2];
 if (!nodeBinary) throw new Error('usage: node scripts/binary.ts NODE_BINARY');
@@ -16,6 +17,7 @@ const seaConfig = {
   output: 'build/kurz.blob',
   disableExperimentalSEAWarning: true,
   useCodeCache: true,
+  execArgv: NODE_FLAGS,
   assets,
 };
 writeFileSync('build/sea-config.json', JSON.stringify(seaConfig, null, 2));

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import Sqlite from 'better-sqlite3';
 import test, { type ExecutionContext } from 'ava';
 import { runCli, startServe, tempDir } from '../helpers.ts';
+import { NODE_FLAGS } from '../../src/node-flags.ts';
 
 // The built executable under test (make smoke sets it): these tests never touch the source.
 const BUILT = process.env['KURZ_BINARY'] ?? '';
@@ -72,8 +73,9 @@ test('the executable serves, survives a restart, and backs up while serving', as
 
 test('the executable is the CLI: version, create, list, stats', async (t) => {
   const kurz = installed(t);
-  const version = JSON.parse((await kurz.run(['version', '--json'])).stdout) as { node: string };
+  const version = JSON.parse((await kurz.run(['version', '--json'])).stdout) as { node: string; nodeOptions: string[] };
   t.regex(version.node, /^24\./);
+  t.deepEqual(version.nodeOptions, [...NODE_FLAGS], 'the executable runs with the options it embeds');
   const created = await kurz.run(['create', 'https://example.com/cli', '--alias', 'cli']);
   t.is(created.stdout, 'http://127.0.0.1:8080/cli\n');
   t.regex((await kurz.run(['list'])).stdout, /^CODE .*\ncli /);
