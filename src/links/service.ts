@@ -162,12 +162,9 @@ export function createLinkService(deps: LinkServiceDeps) {
     createLink: (input: CreateLinkInput): CreatedLink => createOne.immediate(input, deps.now()),
 
     /**
-     * Stores many links in one transaction — one disk sync for all of them. Each input gets its result or
-     * its own AppError (a refused one never undoes the others); any other failure throws and stores none.
-     */
-    /**
-     * Creates a batch in one transaction that commits without waiting for the disk: answer none of them
-     * before `synced()` resolved (createBatcher does this). Refusals come back as AppErrors in their place.
+     * Stores many links in one transaction that commits without waiting for the disk: answer none of them
+     * before `synced()` resolved (createBatcher does this). Each input gets its result or its own AppError
+     * (a refused one never undoes the others); any other failure throws and stores none.
      */
     createLinks: (inputs: readonly CreateLinkInput[]): Array<CreatedLink | AppError> =>
       links.withoutWaitingForDisk(() => createMany.immediate(inputs, deps.now())),

@@ -53,5 +53,5 @@ export const PING = `SELECT 1 AS ok`;
 /** FULL: a link that was answered 201 survives a power cut, not only a crash. The connection's default. */
 export const SYNC_DURABLE = `PRAGMA synchronous = FULL`;
 
-/** For visit counts only: WAL commits without waiting for the disk. */
+/** WAL commits without waiting for the disk: visit counts, and batches of creations whose sync runs after (syncWal). */
 export const SYNC_WITHOUT_WAITING = `PRAGMA synchronous = NORMAL`;
