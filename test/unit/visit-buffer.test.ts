@@ -97,7 +97,8 @@ test('stop() during a chunked flush writes the rest at once and nothing afterwar
   t.is(batches.length, 1, 'the flush has started and is not done');
   visits.stop();
   closed = true;
-  await new Promise((resolve) => setTimeout(resolve, 20));
+  // Each chunk is written on its own turn of the event loop: a step still scheduled would run within these.
+  for (let turn = 0; turn < 3; turn++) await new Promise((resolve) => setImmediate(resolve));
   t.is(batches.flat().length, 100);
   t.deepEqual(log.lines, [], 'no write after stop');
 });
