@@ -239,8 +239,6 @@ function startKurz(scenario: Scenario, setup: Setup, db: string): Promise<Server
     KURZ_PUBLIC_URL: 'https://s.example.test',
     KURZ_CACHE_SIZE: String(cacheSizeOf(scenario)),
   };
-  // Unique URLs would not be deduplicated anyway; off, the create path skips the lookup, as when seeding.
-  if (scenario.expected.includes(201)) env['KURZ_DEDUPE_WINDOW'] = 'off';
   return startServer({
     name: 'kurz',
     command: [process.execPath, ...NODE_FLAGS, setup.bundle, 'serve'],

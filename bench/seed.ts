@@ -19,7 +19,7 @@ if (!dbFile || !codesFile || !Number.isSafeInteger(links) || links < 1) {
 }
 
 const started = performance.now();
-// Dedupe off: every URL gets its own row, as in the create runs.
+// Dedupe off: the URLs are unique, so seeding skips the probe that the create runs (default settings) pay.
 const config = loadConfig({ env: { KURZ_DB: dbFile, KURZ_DEDUPE_WINDOW: 'off' } });
 const core = createCore(config, { now: Date.now, random: randomBytes, log: createLogger({ write: () => true }) });
 // A page cache large enough for the code index: random codes otherwise spill pages to the WAL on every batch.

@@ -55,7 +55,8 @@ export type LinkStore = ReturnType<typeof createLinkStore>;
 export function createLinkStore(db: Database) {
   const linkByCode = db.prepare<[string], Link>(q.LINK_BY_CODE);
   const targetByCode = db.prepare<[string], Target>(q.TARGET_BY_CODE);
-  const linkByUrlHash = db.prepare<[Buffer, number], Link>(q.LINK_BY_URL_HASH);
+  const linkById = db.prepare<[number], Link>(q.LINK_BY_ID);
+  const linkIdsByUrlHash = db.prepare<[Buffer, number], number>(q.LINK_IDS_BY_URL_HASH).pluck();
   const lastLinkId = db.prepare<[], { seq: number }>(q.LAST_LINK_ID);
   const insertLink = db.prepare<[NewLink & { id: number | null }]>(q.INSERT_LINK);
   const addVisits = db.prepare<[VisitCount]>(q.ADD_VISITS);
@@ -87,7 +88,10 @@ export function createLinkStore(db: Database) {
     targetByCode: (code: string): Target | undefined => targetByCode.get(code),
 
     /** The newest deduplicable link with this URL hash created at or after `since`. */
-    linkByUrlHash: (urlHash: Buffer, since: number): Link | undefined => linkByUrlHash.get(urlHash, since),
+    linkByUrlHash(urlHash: Buffer, since: number): Link | undefined {
+      const ids = linkIdsByUrlHash.all(urlHash, since);
+      return ids.length === 0 ? undefined : linkById.get(Math.max(...ids));
+    },
 
     /** The id the next link will get, read inside the caller's write transaction. */
     nextLinkId: (): number => (lastLinkId.get()?.seq ?? 0) + 1,

@@ -10,8 +10,14 @@ export const LINK_BY_CODE = `SELECT ${LINK_COLUMNS} FROM ${LINKS} WHERE code = ?
 
 export const TARGET_BY_CODE = `SELECT id, url, deleted_at IS NOT NULL AS deleted FROM links WHERE code = ?`;
 
-export const LINK_BY_URL_HASH = `SELECT ${LINK_COLUMNS} FROM ${LINKS}
-  WHERE url_hash = ? AND created_at >= ? AND deleted_at IS NULL ORDER BY id DESC LIMIT 1`;
+export const LINK_BY_ID = `SELECT ${LINK_COLUMNS} FROM ${LINKS} WHERE id = ?`;
+
+/**
+ * The dedupe probe: ids of the live deduplicable links with this URL hash created at or after the cut-off.
+ * Nearly every probe finds nothing, so it stays bare: with the visits join and ORDER BY id DESC LIMIT 1 it
+ * took 15-21 µs a miss instead of 4-5 µs (measured on 45k links), 14% of the create path's CPU.
+ */
+export const LINK_IDS_BY_URL_HASH = `SELECT id FROM links WHERE url_hash = ? AND created_at >= ? AND deleted_at IS NULL`;
 
 /** Newest first, paged by id; `search` is a LIKE pattern matched against code and URL. */
 export const LIST_LINKS = `SELECT ${LINK_COLUMNS} FROM ${LINKS}

@@ -38,3 +38,23 @@ test('visit counts are written without a disk sync, and links keep their full sy
   t.is(store.linkByCode('v')?.visitCount, 3);
   t.is(db.pragma('synchronous', { simple: true }), 2, 'FULL again');
 });
+
+test('the dedupe probe finds the newest live link with the URL hash in the window, with its visits', (t) => {
+  const db = openDatabase(join(tempDir(t), 'k.db'));
+  t.teardown(() => db.close());
+  const store = createLinkStore(db);
+  const urlHash = Buffer.alloc(32, 7);
+  const insert = (code: string, now: number) => store.insertLink({ code, url: 'https://example.com/', urlHash, now }, null) ?? 0;
+  const older = insert('older', 100);
+  const newer = insert('newer', 200);
+  insert('other', 300);
+  db.prepare('UPDATE links SET url_hash = ? WHERE code = ?').run(Buffer.alloc(32, 8), 'other');
+  store.addVisits([{ id: newer, count: 4, lastVisitAt: 250 }]);
+
+  t.like(store.linkByUrlHash(urlHash, 0), { id: newer, code: 'newer', visitCount: 4, lastVisitAt: 250 });
+  t.is(store.linkByUrlHash(urlHash, 201), undefined, 'created before the window');
+  store.deleteLink(newer, 400);
+  t.like(store.linkByUrlHash(urlHash, 0), { id: older, code: 'older', visitCount: 0 });
+  t.is(store.linkByUrlHash(urlHash, 101), undefined, 'the only live one is too old');
+  t.is(store.linkByUrlHash(Buffer.alloc(32, 9), 0), undefined);
+});
