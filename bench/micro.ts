@@ -22,6 +22,7 @@ const cases: [name: string, op: (i: number) => unknown][] = [
   ['normaliseUrl: 2 KB query', (i) => normaliseUrl(`https://example.com/search/${i}?${longQuery}`, rules)],
   ['normaliseUrl: refused (credentials)', (i) => refused(() => normaliseUrl(`https://user:secret@example.com/${i}`, rules))],
   ['code: obfuscated, length 6', codeGenerator('obfuscated')],
+  ['code: obfuscated, length 6, 25 per call (a batch of creations)', codeBatches(25)],
   ['code: sequential', codeGenerator('sequential')],
 ];
 
@@ -29,6 +30,16 @@ function codeGenerator(mode: 'obfuscated' | 'sequential'): (i: number) => string
   const generator = createCodeGenerator({ mode, length: 6, key: randomBytes(32), offset: 0 });
   // Ids past the first million: codes of a database that has seen some use.
   return (i) => generator.codeFor(1_000_000 + i);
+}
+
+/** One code per operation, taken from runs of `size` computed together with codesFor. */
+function codeBatches(size: number): (i: number) => string {
+  const generator = createCodeGenerator({ mode: 'obfuscated', length: 6, key: randomBytes(32), offset: 0 });
+  let run: string[] = [];
+  return (i) => {
+    if (i % size === 0) run = generator.codesFor(1_000_000 + i, size);
+    return run[i % size]!;
+  };
 }
 
 function refused(op: () => unknown): unknown {

@@ -9,6 +9,12 @@ export interface Ff1 {
   /** Throws a RangeError for a string shorter than minLength or a numeral outside the radix. */
   encrypt(numerals: readonly number[], tweak?: Uint8Array): number[];
   decrypt(numerals: readonly number[], tweak?: Uint8Array): number[];
+  /**
+   * Encrypts many numeral strings of one length, as `encrypt` would one by one, for a fraction of the cost:
+   * each round is one AES call for all of them (an AES call costs ~1 µs however few blocks it gets).
+   * Throws a RangeError when the lengths differ.
+   */
+  encryptMany(list: ReadonlyArray<readonly number[]>, tweak?: Uint8Array): number[][];
 }
 
 /** FF1 over text, each character of `alphabet` standing for its index. */
@@ -18,6 +24,8 @@ export interface Ff1Text {
   /** Throws a RangeError for text too short or holding a character outside the alphabet. */
   encrypt(text: string, tweak?: Uint8Array): string;
   decrypt(text: string, tweak?: Uint8Array): string;
+  /** `encryptMany` of Ff1, for texts of one length. */
+  encryptMany(texts: readonly string[], tweak?: Uint8Array): string[];
 }
 
 const ROUNDS = 10;
@@ -111,11 +119,25 @@ export function createFf1(key: Uint8Array, radix: number, tweak: Uint8Array = EM
     return found;
   }
 
+  // R of step 6ii for each of `count` messages (the tails of step 6i, one after another in `messages`): the
+  // CBC-MAC chains of all of them advance together, one ECB call per block position.
+  function prfs(l: Layout, messages: Buffer, count: number): Buffer {
+    const size = l.tail.length;
+    let states = Buffer.alloc(count * BLOCK);
+    for (let k = 0; k < count; k++) l.prefix.copy(states, k * BLOCK);
+    const x = Buffer.allocUnsafe(count * BLOCK);
+    for (let at = 0; at < size; at += BLOCK) {
+      for (let k = 0; k < count; k++) {
+        for (let j = 0; j < BLOCK; j++) x[k * BLOCK + j] = states[k * BLOCK + j]! ^ messages[k * size + at + j]!;
+      }
+      states = ecb.update(x);
+    }
+    return states;
+  }
+
   // R of step 6ii; the caller has written [i] and NUMradix(B) into the tail.
   function prf(l: Layout): Buffer {
-    let state = l.prefix;
-    for (let at = 0; at < l.tail.length; at += BLOCK) state = chain(state, l.tail, at);
-    return state;
+    return prfs(l, l.tail, 1);
   }
 
   // S of step 6iii as an integer (only called when d > 16, i.e. on the BigInt path).
@@ -145,51 +167,69 @@ export function createFf1(key: Uint8Array, radix: number, tweak: Uint8Array = EM
 
   // Encrypt and decrypt share one loop: decryption walks the rounds backwards, swaps the roles
   // of A and B and subtracts instead of adding (step 6 of Algorithm 8).
-  function run(numerals: readonly number[], tweak: Uint8Array | undefined, decrypt: boolean): number[] {
-    check(numerals);
-    const l = layout(numerals.length, tweak);
-    return l.exact ? runNumber(numerals, l, decrypt) : runBig(numerals, l, decrypt);
+  function run(list: ReadonlyArray<readonly number[]>, tweak: Uint8Array | undefined, decrypt: boolean): number[][] {
+    const n = list[0]?.length ?? 0;
+    for (const numerals of list) {
+      check(numerals);
+      if (numerals.length !== n) throw new RangeError(`FF1 strings of one call must have one length, got ${n} and ${numerals.length}`);
+    }
+    if (list.length === 0) return [];
+    const l = layout(n, tweak);
+    return l.exact ? runNumbers(list, l, decrypt) : list.map((numerals) => runBig(numerals, l, decrypt));
   }
 
-  function runNumber(numerals: readonly number[], l: Layout, decrypt: boolean): number[] {
+  function runNumbers(list: ReadonlyArray<readonly number[]>, l: Layout, decrypt: boolean): number[][] {
     const { u, b, d, tail, roundAt } = l;
+    const count = list.length;
+    const n = list[0]!.length;
+    const size = tail.length;
     // `c` is the half that feeds the PRF: B when encrypting, A when decrypting.
-    const first = numberOf(numerals, 0, u);
-    const second = numberOf(numerals, u, numerals.length);
-    let a = decrypt ? second : first;
-    let c = decrypt ? first : second;
+    const as = new Float64Array(count);
+    const cs = new Float64Array(count);
+    for (let k = 0; k < count; k++) {
+      const first = numberOf(list[k]!, 0, u);
+      const second = numberOf(list[k]!, u, n);
+      as[k] = decrypt ? second : first;
+      cs[k] = decrypt ? first : second;
+    }
+    const messages = count === 1 ? tail : Buffer.alloc(count * size);
     for (let r = 0; r < ROUNDS; r++) {
       const i = decrypt ? ROUNDS - 1 - r : r;
       tail[roundAt] = i;
-      // c < 2^45: split it into 32-bit words so the bytes come from shifts, not float division.
-      const low = c >>> 0;
-      const high = (c - low) / 0x1_0000_0000;
-      for (let j = 0; j < b; j++) {
-        tail[tail.length - 1 - j] = j < 4 ? low >>> (8 * j) : high >>> (8 * (j - 4));
+      for (let k = 0; k < count; k++) {
+        if (count > 1) tail.copy(messages, k * size);
+        // c < 2^45: split it into 32-bit words so the bytes come from shifts, not float division.
+        const c = cs[k]!;
+        const low = c >>> 0;
+        const high = (c - low) / 0x1_0000_0000;
+        const end = (k + 1) * size - 1;
+        for (let j = 0; j < b; j++) {
+          messages[end - j] = j < 4 ? low >>> (8 * j) : high >>> (8 * (j - 4));
+        }
       }
-      const s = prf(l);
+      const s = prfs(l, messages, count);
       const m = i % 2 === 0 ? l.modU : l.modV;
-      let y = 0;
-      for (let k = 0; k < d; k++) {
-        y = y * 256 + s[k]!;
-        if (y >= NUMBER_LIMIT) y %= m;
+      for (let k = 0; k < count; k++) {
+        let y = 0;
+        for (let j = 0; j < d; j++) {
+          y = y * 256 + s[k * BLOCK + j]!;
+          if (y >= NUMBER_LIMIT) y %= m;
+        }
+        y %= m;
+        const a = as[k]!;
+        let next = decrypt ? a - y : a + y;
+        if (next < 0) next += m;
+        else if (next >= m) next -= m;
+        as[k] = cs[k]!;
+        cs[k] = next;
       }
-      y %= m;
-      let next = decrypt ? a - y : a + y;
-      if (next < 0) next += m;
-      else if (next >= m) next -= m;
-      a = c;
-      c = next;
     }
-    const out = new Array<number>(numerals.length);
-    if (decrypt) {
-      writeNumerals(out, 0, u, c, radix);
-      writeNumerals(out, u, numerals.length, a, radix);
-    } else {
-      writeNumerals(out, 0, u, a, radix);
-      writeNumerals(out, u, numerals.length, c, radix);
-    }
-    return out;
+    return list.map((_, k) => {
+      const out = new Array<number>(n);
+      writeNumerals(out, 0, u, decrypt ? cs[k]! : as[k]!, radix);
+      writeNumerals(out, u, n, decrypt ? as[k]! : cs[k]!, radix);
+      return out;
+    });
   }
 
   function runBig(numerals: readonly number[], l: Layout, decrypt: boolean): number[] {
@@ -225,8 +265,9 @@ export function createFf1(key: Uint8Array, radix: number, tweak: Uint8Array = EM
   return {
     radix,
     minLength,
-    encrypt: (numerals, tweak) => run(numerals, tweak, false),
-    decrypt: (numerals, tweak) => run(numerals, tweak, true),
+    encrypt: (numerals, tweak) => run([numerals], tweak, false)[0]!,
+    decrypt: (numerals, tweak) => run([numerals], tweak, true)[0]!,
+    encryptMany: (list, tweak) => run(list, tweak, false),
   };
 }
 
@@ -259,6 +300,7 @@ export function createFf1Text(key: Uint8Array, alphabet: string, tweak: Uint8Arr
     minLength: ff1.minLength,
     encrypt: (text, t) => toText(ff1.encrypt(toNumerals(text), t)),
     decrypt: (text, t) => toText(ff1.decrypt(toNumerals(text), t)),
+    encryptMany: (texts, t) => ff1.encryptMany(texts.map(toNumerals), t).map(toText),
   };
 }
 

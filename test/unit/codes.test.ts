@@ -172,6 +172,30 @@ test('obfuscated codes round-trip for random keys, lengths and ids, including ev
   );
 });
 
+test('codesFor gives what codeFor gives one id at a time, across code-length boundaries, in both modes', (t) => {
+  const [, second, third] = bandStarts(4);
+  const runs: [first: number, count: number][] = [
+    [0, 1],
+    [1, 50],
+    [second!.first - 3, 7],
+    [third!.first - 1, 2],
+    [MAX - 4, 5],
+  ];
+  for (const generator of [obfuscated(4), obfuscated(6), sequential(0), sequential(1000)]) {
+    for (const [first, count] of runs) {
+      let one: string[];
+      try {
+        one = Array.from({ length: count }, (_, k) => generator.codeFor(first + k));
+      } catch {
+        t.throws(() => generator.codesFor(first, count), { instanceOf: RangeError }, `${first} + ${count}`);
+        continue;
+      }
+      t.deepEqual(generator.codesFor(first, count), one, `${first} + ${count}`);
+    }
+  }
+  t.throws(() => obfuscated(6).codesFor(MAX, 2), { instanceOf: RangeError });
+});
+
 test('obfuscated idFor answers only for codes that codeFor gives', (t) => {
   const cases = fc.integer({ min: 4, max: 10 }).chain((minLength) =>
     fc.record({

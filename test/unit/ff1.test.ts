@@ -165,6 +165,38 @@ test('FF1 matches the reference transcription for random keys, radixes, tweaks a
   );
 });
 
+test('FF1 encryptMany gives what the reference gives for each string, multi-block tweaks included', (t) => {
+  const many = fc.record({ first: cases, count: fc.integer({ min: 1, max: 30 }), salt: fc.nat() });
+  fc.assert(
+    fc.property(many, ({ first: { key, radix, tweak, numerals }, count, salt }) => {
+      const list = Array.from({ length: count }, (_, k) => numerals.map((x, j) => (x + k * (j + 1) + salt) % radix));
+      const ff1 = createFf1(key, radix, tweak);
+      t.deepEqual(
+        ff1.encryptMany(list),
+        list.map((x) => referenceFf1(key, radix, tweak, x, false)),
+      );
+    }),
+    { numRuns: 60 },
+  );
+});
+
+test('FF1 encryptMany refuses strings of different lengths and takes an empty list', (t) => {
+  const ff1 = createFf1(hex(KEY_128), 10);
+  t.throws(
+    () =>
+      ff1.encryptMany([
+        [1, 2, 3, 4, 5, 6],
+        [1, 2, 3, 4, 5, 6, 7],
+      ]),
+    { instanceOf: RangeError, message: /one length, got 6 and 7/ },
+  );
+  t.deepEqual(ff1.encryptMany([]), []);
+  t.deepEqual(createFf1Text(hex(KEY_128), DIGITS).encryptMany(['0123456789', '9876543210']), [
+    createFf1Text(hex(KEY_128), DIGITS).encrypt('0123456789'),
+    createFf1Text(hex(KEY_128), DIGITS).encrypt('9876543210'),
+  ]);
+});
+
 test('FF1 decrypt inverts encrypt for random inputs', (t) => {
   fc.assert(
     fc.property(cases, ({ key, radix, tweak, numerals }) => {

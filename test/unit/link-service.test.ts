@@ -1,7 +1,8 @@
+import { randomBytes } from 'node:crypto';
 import { join } from 'node:path';
 import test from 'ava';
 import { RedirectCache } from '../../src/cache.ts';
-import type { CodeGenerator } from '../../src/codes/code-generator.ts';
+import { createCodeGenerator, type CodeGenerator } from '../../src/codes/code-generator.ts';
 import { loadConfig } from '../../src/config.ts';
 import { createLinkService } from '../../src/links/service.ts';
 import { openDatabase } from '../../src/store/database.ts';
@@ -12,7 +13,12 @@ test('a generated code that spells a reserved path is skipped, and its id never 
   const db = openDatabase(join(tempDir(t), 'k.db'));
   t.teardown(() => db.close());
   const spelled: Record<number, string> = { 1: 'HealthZ', 2: 'abc123' };
-  const codes: CodeGenerator = { codeFor: (id) => spelled[id] ?? `code${id}`, idFor: () => undefined };
+  const codeFor = (id: number): string => spelled[id] ?? `code${id}`;
+  const codes: CodeGenerator = {
+    codeFor,
+    codesFor: (first, count) => Array.from({ length: count }, (_, k) => codeFor(first + k)),
+    idFor: () => undefined,
+  };
   const config = loadConfig({ file: { publicUrl: 'https://s.example', dedupeWindow: 'off' } });
   const links = createLinkService({
     config,
@@ -57,4 +63,41 @@ test('the dedupe probe finds the newest live link with the URL hash in the windo
   t.like(store.linkByUrlHash(urlHash, 0), { id: older, code: 'older', visitCount: 0 });
   t.is(store.linkByUrlHash(urlHash, 101), undefined, 'the only live one is too old');
   t.is(store.linkByUrlHash(Buffer.alloc(32, 9), 0), undefined);
+});
+
+test('a batch of creations gives each generated link the code of its id, around aliases, dedupe hits and refusals', (t) => {
+  const db = openDatabase(join(tempDir(t), 'k.db'));
+  t.teardown(() => db.close());
+  const codes = createCodeGenerator({ mode: 'obfuscated', length: 6, key: randomBytes(32), offset: 0 });
+  const links = createLinkService({
+    config: loadConfig({ file: { publicUrl: 'https://s.example' } }),
+    now: () => 1000,
+    db,
+    links: createLinkStore(db),
+    codes,
+    cache: new RedirectCache({ size: 10, negativeTtl: 0, now: () => 0 }),
+    reserved: new Set(['healthz']),
+  });
+  links.createLink({ url: 'https://example.com/first' });
+  const results = links.createLinks([
+    { url: 'https://example.com/a' },
+    { url: 'https://example.com/b', alias: 'bee' },
+    { url: 'https://example.com/first' },
+    { url: 'not a url' },
+    { url: 'https://example.com/c' },
+    { url: 'https://example.com/a' },
+    { url: 'https://example.com/d' },
+  ]);
+  const created = results.filter((r) => !(r instanceof Error) && r.created && r.link.isAlias === 0);
+  t.is(created.length, 3);
+  for (const r of created) if (!(r instanceof Error)) t.is(r.link.code, codes.codeFor(r.link.id));
+  t.deepEqual(
+    results.map((r) => (r instanceof Error ? 'refused' : r.created ? r.link.id : `same as ${r.link.id}`)),
+    [2, 3, 'same as 1', 'refused', 4, 'same as 2', 5],
+  );
+  const stored = db.prepare('SELECT id, code FROM links WHERE url_hash IS NOT NULL ORDER BY id').all() as Array<{
+    id: number;
+    code: string;
+  }>;
+  for (const { id, code } of stored) t.is(code, codes.codeFor(id));
 });
