@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { hash } from 'node:crypto';
 import type { Database } from 'better-sqlite3';
 import type { RedirectCache } from '../cache.ts';
 import type { CodeGenerator } from '../codes/code-generator.ts';
@@ -56,7 +56,7 @@ export function linkNotFound(code: string): AppError {
 
 /** The dedupe key of a normalised URL. */
 function hashUrl(url: string): Buffer {
-  return createHash('sha256').update(url).digest();
+  return hash('sha256', url, 'buffer');
 }
 
 /** Link rules on top of the store: validation, code assignment, dedupe, and the cached redirect lookup. */
@@ -116,7 +116,7 @@ export function createLinkService(deps: LinkServiceDeps) {
   const createOne = deps.db.transaction(insert);
 
   const createMany = deps.db.transaction((inputs: readonly CreateLinkInput[], now: number): Array<CreatedLink | AppError> => {
-    // Each input takes one id at most (dedupe hits none, a skipped code one more).
+    // An input takes one id, or none (a dedupe hit); a code skipped past takes another, computed alone.
     const first = links.nextLinkId();
     ahead = { first, codes: codes.codesFor(first, inputs.length) };
     try {
