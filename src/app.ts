@@ -86,6 +86,7 @@ export function createCore(config: Config, deps: Deps, openOptions: OpenOptions 
     db,
     close() {
       visits.stop();
+      links.close();
       db.close();
     },
   };

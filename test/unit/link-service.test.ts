@@ -1,4 +1,5 @@
 import { randomBytes } from 'node:crypto';
+import { readdirSync, readlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import test from 'ava';
 import { RedirectCache } from '../../src/cache.ts';
@@ -100,4 +101,36 @@ test('a batch of creations gives each generated link the code of its id, around 
     code: string;
   }>;
   for (const { id, code } of stored) t.is(code, codes.codeFor(id));
+});
+
+test('syncWal keeps the WAL open, across a checkpoint that empties it, until close', async (t) => {
+  const path = join(tempDir(t), 'k.db');
+  const db = openDatabase(path);
+  t.teardown(() => db.open && db.close());
+  const store = createLinkStore(db);
+  // SQLite holds one descriptor of the WAL itself; syncWal's is the second.
+  const walDescriptors = (): number =>
+    readdirSync('/proc/self/fd').filter((fd) => {
+      try {
+        return readlinkSync(`/proc/self/fd/${fd}`) === `${path}-wal`;
+      } catch {
+        return false;
+      }
+    }).length;
+  const write = (code: string): void => {
+    store.withoutWaitingForDisk(() => store.insertLink({ code, url: 'https://example.com/', urlHash: null, now: 1 }, null));
+  };
+
+  write('a');
+  t.is(walDescriptors(), 1);
+  await store.syncWal();
+  t.is(walDescriptors(), 2);
+  db.pragma('wal_checkpoint(TRUNCATE)');
+  write('b');
+  await store.syncWal();
+  t.is(walDescriptors(), 2, 'the same file, not a second descriptor');
+  store.close();
+  t.is(walDescriptors(), 1);
+  db.close();
+  t.is(walDescriptors(), 0);
 });
