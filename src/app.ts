@@ -7,7 +7,7 @@ import type { Config } from './config.ts';
 import type { Deps } from './deps.ts';
 import { handleErrors } from './http/errors.ts';
 import { createRenderer, type Renderer } from './http/respond.ts';
-import { redirectFirst } from './http/handlers/redirect.ts';
+import { fastPathsFirst } from './http/fast-paths.ts';
 import { createRouter, RESERVED_PATHS } from './http/routes.ts';
 import { createBatcher, type CreateBatcher } from './links/create-batcher.ts';
 import { createLinkService, type LinkService } from './links/service.ts';
@@ -39,8 +39,10 @@ export interface Core {
 }
 
 export interface Kurz extends Core {
-  /** The request listener to hand to http.createServer. */
+  /** The request listener to hand to http.createServer: the fast paths, then Koa. */
   callback: RequestListener;
+  /** Koa alone, without the fast paths in front (tests compare the two). */
+  koa: RequestListener;
 }
 
 /** How often a server looks for links that another process on the same file changed. */
@@ -113,9 +115,11 @@ export function createApp(config: Config, deps: Deps, openOptions: OpenOptions =
     }
   }, CHANGE_POLL_MS).unref();
 
+  const koa = app.callback();
   return {
     ...core,
-    callback: redirectFirst(services, app.callback(), RESERVED_PATHS),
+    callback: fastPathsFirst(services, koa, RESERVED_PATHS),
+    koa,
     close() {
       clearInterval(poll);
       core.close();

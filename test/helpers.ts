@@ -1,6 +1,6 @@
 import { execFile, spawn } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer } from 'node:http';
+import { createServer, type RequestListener } from 'node:http';
 import { once } from 'node:events';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -25,6 +25,24 @@ export function tempDir(t: ExecutionContext): string {
   const dir = mkdtempSync(join(tmpdir(), 'kurz-test-'));
   t.teardown(() => rmSync(dir, { recursive: true, force: true }));
   return dir;
+}
+
+/**
+ * Serves `listener` on 127.0.0.1 on a free port until the test ends; returns the base URL. Teardowns run
+ * last-registered first, so the server closes before whatever it was registered after.
+ */
+export async function listen(t: ExecutionContext, listener: RequestListener): Promise<string> {
+  const server = createServer(listener);
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const address = server.address();
+  if (typeof address !== 'object' || address === null) throw new Error('server has no address');
+  t.teardown(async () => {
+    server.closeAllConnections();
+    server.close();
+    await once(server, 'close');
+  });
+  return `http://127.0.0.1:${address.port}`;
 }
 
 export interface TestKurz {
@@ -53,19 +71,11 @@ export async function startKurz(t: ExecutionContext, settings: Record<string, un
   let counter = 0;
   const random = (size: number) => Buffer.alloc(size, ++counter);
   const kurz = createApp(config, { now: clock.now, random, log });
-  const server = createServer(kurz.callback);
-  server.listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const address = server.address();
-  if (typeof address !== 'object' || address === null) throw new Error('server has no address');
   t.teardown(async () => {
-    server.closeAllConnections();
-    server.close();
-    await once(server, 'close');
     await kurz.services.creations.idle();
     kurz.close();
   });
-  const base = `http://127.0.0.1:${address.port}`;
+  const base = await listen(t, kurz.callback);
   const count = kurz.db.prepare<[], { n: number }>('SELECT count(*) AS n FROM links');
   return {
     base,

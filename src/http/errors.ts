@@ -3,7 +3,7 @@ import { AppError, STATUS, type ErrorCode } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import { sendPage, sendProblem, wantsHtml, type Renderer } from './respond.ts';
 
-interface ClientError {
+export interface ClientError {
   status: number;
   code: ErrorCode;
   message: string;
@@ -26,11 +26,7 @@ export function handleErrors(render: Renderer, log: Logger) {
       problem = asClientError(err);
       if (!problem) log.error('request failed', { method: ctx.method, path: ctx.path, err });
     }
-    const { status, code, message, field } = problem ?? {
-      status: 500,
-      code: 'internal',
-      message: 'something went wrong on our side; it has been logged',
-    };
+    const { status, code, message, field } = problem ?? INTERNAL_ERROR;
     if (wantsHtml(ctx)) {
       ctx.status = status;
       sendPage(ctx, status, render('error', { title: ctx.message, status, message }));
@@ -39,6 +35,13 @@ export function handleErrors(render: Renderer, log: Logger) {
     }
   };
 }
+
+/** What a client is told of a failure that is not its own (logged with the request). */
+export const INTERNAL_ERROR: ClientError = {
+  status: 500,
+  code: 'internal',
+  message: 'something went wrong on our side; it has been logged',
+};
 
 const CODE_BY_STATUS: Record<number, ErrorCode> = Object.fromEntries(
   Object.entries(STATUS).map(([code, status]) => [status, code as ErrorCode]),
@@ -56,7 +59,8 @@ function routingError(ctx: Context): ClientError {
   return { status, code: CODE_BY_STATUS[status] ?? 'invalid', message };
 }
 
-function asClientError(err: unknown): ClientError | undefined {
+/** The client's error that `err` is (AppError, or a 4xx HttpError meant to be shown), or undefined. */
+export function asClientError(err: unknown): ClientError | undefined {
   if (err instanceof AppError)
     return err.code === 'internal' ? undefined : { status: STATUS[err.code], code: err.code, message: err.message, field: err.field };
   const e = err as { status?: unknown; expose?: unknown; message?: unknown };

@@ -1,7 +1,7 @@
 import Router from '@koa/router';
 import type { Services } from '../app.ts';
 import { parseBody } from './body.ts';
-import { linksApiHandlers } from './handlers/links-api.ts';
+import { LINKS_PATH, linksApiHandlers } from './handlers/links-api.ts';
 import { pageHandlers } from './handlers/pages.ts';
 import { redirectHandlers } from './handlers/redirect.ts';
 import { systemHandlers } from './handlers/system.ts';
@@ -48,8 +48,8 @@ export function createRouter(s: Services): Router {
   router.get('/links/:code', pages.showLink);
 
   // JSON API
-  router.post('/api/v1/links', parseBody, api.createLink);
-  router.get('/api/v1/links/:code', api.showLink);
+  router.post(LINKS_PATH, parseBody, api.createLink);
+  router.get(`${LINKS_PATH}/:code`, api.showLink);
 
   // System
   router.get('/healthz', system.checkHealth);

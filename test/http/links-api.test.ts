@@ -1,5 +1,7 @@
 import test from 'ava';
-import { startKurz } from '../helpers.ts';
+import { fastPathsFirst } from '../../src/http/fast-paths.ts';
+import { RESERVED_PATHS } from '../../src/http/routes.ts';
+import { BROWSER_ACCEPT, listen, startKurz } from '../helpers.ts';
 
 interface LinkBody {
   code: string;
@@ -203,4 +205,79 @@ test('GET /api/v1/links/:code shows the link; an unknown code is a 404 problem',
   const missing = await k.get('/api/v1/links/nothere');
   t.is(missing.status, 404);
   t.is(((await missing.json()) as Problem).code, 'not_found');
+});
+
+test('the creation fast path answers as the Koa route does, and takes only JSON bodies from JSON clients', async (t) => {
+  const k = await startKurz(t);
+  const koaOnly = await listen(t, k.kurz.koa);
+  // The fast paths in front of a Koa that notes what reaches it.
+  const reachedKoa: string[] = [];
+  const fast = await listen(
+    t,
+    fastPathsFirst(
+      k.kurz.services,
+      (req, res) => {
+        reachedKoa.push(`${req.method} ${req.url}`);
+        k.kurz.koa(req, res);
+      },
+      RESERVED_PATHS,
+    ),
+  );
+  await k.postJson('/api/v1/links', { url: 'https://example.com/twice' });
+  await k.postJson('/api/v1/links', { url: 'https://example.com/', alias: 'taken' });
+
+  const bodies: Array<[name: string, body: (server: string) => string]> = [
+    ['a new link', (server) => `{"url": "https://example.com/new/${server}"}`],
+    ['a new link with an alias', (server) => `{"url": "https://example.com/", "alias": "mine-${server}"}`],
+    ['the same URL again (dedupe)', () => '{"url": "https://example.com/twice"}'],
+    ['a taken alias', () => '{"url": "https://example.com/", "alias": "taken"}'],
+    ['malformed JSON', () => '{"url": "https://exa'],
+    ['a JSON array', () => '[]'],
+    ['a JSON string', () => '"https://example.com/"'],
+    ['an empty body', () => ''],
+    ['an unknown field', () => '{"url": "https://example.com/", "alais": "x"}'],
+    ['a javascript: URL', () => '{"url": "javascript:alert(1)"}'],
+    ['a body over 64 KiB', () => JSON.stringify({ url: 'https://example.com/', pad: 'x'.repeat(70_000) })],
+  ];
+  for (const [name, body] of bodies) {
+    const answers = await Promise.all(
+      [
+        ['fast', fast],
+        ['koa', koaOnly],
+      ].map(async ([server, base]) => {
+        const res = await fetch(`${base}/api/v1/links`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: body(server!),
+        });
+        const text = await res.text();
+        // A new link's code differs between the two servers; everything else must not.
+        const code = res.status === 201 ? (JSON.parse(text) as LinkBody).code : undefined;
+        const same = (value: string | null) => (code && value ? value.replaceAll(code, 'CODE').replaceAll(server!, 'SERVER') : value);
+        const headers = ['content-type', 'content-length', 'location', 'x-content-type-options'];
+        return {
+          status: res.status,
+          headers: Object.fromEntries(
+            headers.map((h) => [
+              h,
+              h === 'content-length' ? res.headers.get(h) === String(Buffer.byteLength(text)) : same(res.headers.get(h)),
+            ]),
+          ),
+          body: same(text),
+        };
+      }),
+    );
+    t.deepEqual(answers[0], answers[1], name);
+  }
+  t.deepEqual(reachedKoa, [], 'every JSON creation was answered in front of Koa');
+
+  // What the fast path leaves to Koa: a browser (its errors are pages), a query string, another media type.
+  await fetch(`${fast}/api/v1/links`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: BROWSER_ACCEPT },
+    body: '[]',
+  });
+  await fetch(`${fast}/api/v1/links?src=x`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '[]' });
+  await fetch(`${fast}/api/v1/links`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: '[]' });
+  t.deepEqual(reachedKoa, ['POST /api/v1/links', 'POST /api/v1/links?src=x', 'POST /api/v1/links']);
 });

