@@ -7,6 +7,14 @@ import { SYNC_DURABLE } from './queries.ts';
 /** "kurz" in ASCII: marks a SQLite file as ours, so kurz refuses to write into someone else's database. */
 export const APPLICATION_ID = 0x6b75727a;
 
+/**
+ * SQLite's page cache per connection, in KiB. better-sqlite3 builds SQLite with 16 MB; under uniform random
+ * redirects over 1M links that filled with leaf pages read once (+8 MiB of RSS) and bought nothing: a miss took
+ * 9.6-10.9 µs with 8 MiB against 10.4-11.6 µs with 16 MB, measured in process. 8 MiB still holds the interior
+ * pages of the links table and the code index up to about 10M links.
+ */
+export const PAGE_CACHE_KIB = 8192;
+
 export interface OpenOptions {
   /** The loaded better-sqlite3 addon, when it cannot be found on disk (inside the single executable). */
   nativeBinding?: object;
@@ -28,6 +36,7 @@ export function openDatabase(path: string, options: OpenOptions = {}): Database 
   }
   try {
     db.pragma('busy_timeout = 5000');
+    db.pragma(`cache_size = -${PAGE_CACHE_KIB}`);
     db.pragma('journal_mode = WAL');
     db.exec(SYNC_DURABLE);
     db.pragma('foreign_keys = ON');

@@ -1,7 +1,7 @@
 import { join } from 'node:path';
 import Sqlite from 'better-sqlite3';
 import test from 'ava';
-import { APPLICATION_ID, openDatabase } from '../../src/store/database.ts';
+import { APPLICATION_ID, openDatabase, PAGE_CACHE_KIB } from '../../src/store/database.ts';
 import { MIGRATIONS } from '../../src/store/migrations.ts';
 import { tempDir } from '../helpers.ts';
 
@@ -12,6 +12,7 @@ test('a new database is created with its folder, in WAL mode, marked as kurz, at
   t.is(db.pragma('journal_mode', { simple: true }), 'wal');
   t.is(db.pragma('foreign_keys', { simple: true }), 1);
   t.is(db.pragma('busy_timeout', { simple: true }), 5000);
+  t.is(db.pragma('cache_size', { simple: true }), -PAGE_CACHE_KIB);
   t.is(db.pragma('application_id', { simple: true }), APPLICATION_ID);
   t.is(db.pragma('user_version', { simple: true }), MIGRATIONS.length);
   const tables = db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name").pluck().all();
