@@ -40,12 +40,12 @@ export async function readJson(req: IncomingMessage): Promise<unknown> {
   }
 }
 
-/** The parsed JSON object of an API request; refuses other media types, non-objects and unknown fields. */
-export function jsonObject(ctx: Context, fields: ReadonlySet<string>): Record<string, unknown> {
+/** The parsed body of an API request (see `parseBody`); refuses any media type but JSON with a 415. */
+export function jsonBody(ctx: Context): unknown {
   if (!ctx.is('json')) {
     ctx.throw(415, 'send the request body as JSON with Content-Type: application/json');
   }
-  return checkJsonObject(ctx.request.body, fields);
+  return ctx.request.body;
 }
 
 /** Refuses a parsed body that is not a JSON object or has a field not in `fields`. */

@@ -1,4 +1,4 @@
-import { STATUS_CODES, type OutgoingHttpHeaders, type ServerResponse } from 'node:http';
+import { STATUS_CODES, type ServerResponse } from 'node:http';
 import type { Context } from 'koa';
 import { Eta } from 'eta';
 import { readAsset } from '../assets.ts';
@@ -59,22 +59,17 @@ export function sendProblem(ctx: Context, status: number, code: ErrorCode, detai
 const JSON_TYPE = 'application/json; charset=utf-8';
 
 /** sendJson on Node's own response, for the fast paths: the status, headers and bytes Koa would send. */
-export function writeJson(res: ServerResponse, status: number, body: unknown, headers: OutgoingHttpHeaders = {}): void {
-  writeText(res, status, JSON_TYPE, JSON.stringify(body), headers);
+export function writeJson(res: ServerResponse, status: number, body: unknown): void {
+  writeText(res, status, JSON_TYPE, JSON.stringify(body));
 }
 
 /** sendProblem on Node's own response, for the fast paths. */
 export function writeProblem(res: ServerResponse, { status, code, message, field }: ClientError): void {
-  writeText(res, status, PROBLEM_TYPE, JSON.stringify(problem(status, code, message, field)), {});
+  writeText(res, status, PROBLEM_TYPE, JSON.stringify(problem(status, code, message, field)));
 }
 
-function writeText(res: ServerResponse, status: number, type: string, text: string, headers: OutgoingHttpHeaders): void {
-  res.writeHead(status, {
-    ...headers,
-    'Content-Type': type,
-    'Content-Length': Buffer.byteLength(text),
-    'X-Content-Type-Options': 'nosniff',
-  });
+function writeText(res: ServerResponse, status: number, type: string, text: string): void {
+  res.writeHead(status, { 'Content-Type': type, 'Content-Length': Buffer.byteLength(text), 'X-Content-Type-Options': 'nosniff' });
   res.end(text);
 }
 

@@ -4,7 +4,7 @@ import typeis from 'type-is';
 import type { Services } from '../../app.ts';
 import { presentLink } from '../../links/present.ts';
 import type { CreatedLink, CreateLinkInput } from '../../links/service.ts';
-import { checkJsonObject, jsonObject, readJson } from '../body.ts';
+import { checkJsonObject, jsonBody, readJson } from '../body.ts';
 import { asClientError, INTERNAL_ERROR } from '../errors.ts';
 import { sendJson, surelyWantsJson, writeJson, writeProblem } from '../respond.ts';
 
@@ -18,10 +18,10 @@ function createInput(body: unknown): CreateLinkInput {
 }
 
 /** 201 with the new link's Location, or 200 with the earlier link of the same URL (dedupe). */
-function createdAnswer(s: Services, { link, created }: CreatedLink): { status: number; headers: Record<string, string>; body: unknown } {
+function createdAnswer(s: Services, { link, created }: CreatedLink) {
   return {
     status: created ? 201 : 200,
-    headers: created ? { Location: `${LINKS_PATH}/${link.code}` } : {},
+    location: created ? `${LINKS_PATH}/${link.code}` : undefined,
     body: presentLink(link, s.links.shortUrl(link.code)),
   };
 }
@@ -30,8 +30,8 @@ function createdAnswer(s: Services, { link, created }: CreatedLink): { status: n
 export function linksApiHandlers(s: Services) {
   return {
     async createLink(ctx: Context): Promise<void> {
-      const { status, headers, body } = createdAnswer(s, await s.creations.create(createInput(jsonObject(ctx, CREATE_FIELDS))));
-      ctx.set(headers);
+      const { status, location, body } = createdAnswer(s, await s.creations.create(createInput(jsonBody(ctx))));
+      if (location) ctx.set('Location', location);
       sendJson(ctx, status, body);
     },
 
@@ -59,8 +59,9 @@ export function createFirst(s: Services): (req: IncomingMessage, res: ServerResp
     readJson(req)
       .then((body) => s.creations.create(createInput(body)))
       .then((created) => {
-        const { status, headers, body } = createdAnswer(s, created);
-        writeJson(res, status, body, headers);
+        const { status, location, body } = createdAnswer(s, created);
+        if (location) res.setHeader('Location', location);
+        writeJson(res, status, body);
       })
       .catch((err: unknown) => {
         const problem = asClientError(err);
