@@ -105,15 +105,15 @@ function sequentialGenerator(offset: number): CodeGenerator {
   if (!Number.isSafeInteger(offset) || offset < 0) {
     throw new Error(`code offset must be a non-negative safe integer, got ${offset}`);
   }
+  function codeFor(id: number): string {
+    assertId(id);
+    if (id > Number.MAX_SAFE_INTEGER - offset) throw new RangeError(`id ${id} plus offset ${offset} is too large`);
+    return encodeBase62(id + offset);
+  }
+
   return {
-    codeFor(id) {
-      assertId(id);
-      if (id > Number.MAX_SAFE_INTEGER - offset) throw new RangeError(`id ${id} plus offset ${offset} is too large`);
-      return encodeBase62(id + offset);
-    },
-    codesFor(first, count) {
-      return Array.from({ length: count }, (_, k) => this.codeFor(first + k));
-    },
+    codeFor,
+    codesFor: (first, count) => Array.from({ length: count }, (_, k) => codeFor(first + k)),
     idFor(code) {
       // A leading zero would give an id a second code.
       if (code.length > 1 && code[0] === '0') return undefined;
