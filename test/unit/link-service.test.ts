@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { readdirSync, readlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import test from 'ava';
+import type { Database } from 'better-sqlite3';
 import { RedirectCache } from '../../src/cache.ts';
 import { createCodeGenerator, type CodeGenerator } from '../../src/codes/code-generator.ts';
 import { loadConfig } from '../../src/config.ts';
@@ -9,6 +10,19 @@ import { createLinkService } from '../../src/links/service.ts';
 import { openDatabase } from '../../src/store/database.ts';
 import { createLinkStore } from '../../src/store/link-store.ts';
 import { tempDir } from '../helpers.ts';
+
+/** The link service on `db` with a fixed clock, a small cache and "healthz" reserved. */
+function serviceOn(db: Database, codes: CodeGenerator, settings: Record<string, unknown> = {}) {
+  return createLinkService({
+    config: loadConfig({ file: { publicUrl: 'https://s.example', ...settings } }),
+    now: () => 1000,
+    db,
+    links: createLinkStore(db),
+    codes,
+    cache: new RedirectCache({ size: 10, negativeTtl: 0, now: () => 0 }),
+    reserved: new Set(['healthz']),
+  });
+}
 
 test('a generated code that spells a reserved path is skipped, and its id never used', (t) => {
   const db = openDatabase(join(tempDir(t), 'k.db'));
@@ -20,16 +34,7 @@ test('a generated code that spells a reserved path is skipped, and its id never 
     codesFor: (first, count) => Array.from({ length: count }, (_, k) => codeFor(first + k)),
     idFor: () => undefined,
   };
-  const config = loadConfig({ file: { publicUrl: 'https://s.example', dedupeWindow: 'off' } });
-  const links = createLinkService({
-    config,
-    now: () => 1000,
-    db,
-    links: createLinkStore(db),
-    codes,
-    cache: new RedirectCache({ size: 10, negativeTtl: 0, now: () => 0 }),
-    reserved: new Set(['healthz']),
-  });
+  const links = serviceOn(db, codes, { dedupeWindow: 'off' });
   const first = links.createLink({ url: 'https://example.com/1' });
   t.is(first.link.code, 'abc123');
   t.is(first.link.id, 2);
@@ -70,15 +75,7 @@ test('a batch of creations gives each generated link the code of its id, around 
   const db = openDatabase(join(tempDir(t), 'k.db'));
   t.teardown(() => db.close());
   const codes = createCodeGenerator({ mode: 'obfuscated', length: 6, key: randomBytes(32), offset: 0 });
-  const links = createLinkService({
-    config: loadConfig({ file: { publicUrl: 'https://s.example' } }),
-    now: () => 1000,
-    db,
-    links: createLinkStore(db),
-    codes,
-    cache: new RedirectCache({ size: 10, negativeTtl: 0, now: () => 0 }),
-    reserved: new Set(['healthz']),
-  });
+  const links = serviceOn(db, codes);
   links.createLink({ url: 'https://example.com/first' });
   const results = links.createLinks([
     { url: 'https://example.com/a' },
