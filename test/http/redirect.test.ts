@@ -151,6 +151,21 @@ test('concurrent creations are committed together and each gets its own code', a
   t.is(k.linkCount(), 40);
 });
 
+test("a stored target that Node refuses as a header is a logged 500 in the client's format, not a crash", async (t) => {
+  const k = await startKurz(t, { visitFlushInterval: '60s' });
+  // Not possible through kurz (targets are normalised), but a database edited by hand may hold one.
+  k.kurz.db.prepare(`INSERT INTO links (code, url, created_at, updated_at) VALUES ('broken', ?, 0, 0)`).run('https://example.com/a\u0001b');
+  const api = await k.get('/broken', { accept: 'application/json' });
+  t.is(api.status, 500);
+  t.like((await api.json()) as object, { code: 'internal', detail: 'something went wrong on our side; it has been logged' });
+  const page = await k.get('/broken', { accept: BROWSER_ACCEPT });
+  t.is(page.status, 500);
+  t.regex(page.headers.get('content-type') ?? '', /^text\/html/);
+  t.is(k.kurz.services.visits.pending, 0, 'no visit counted for a redirect that was not sent');
+  t.true(k.log.lines.some((l) => l.includes('the fast path failed') && l.includes('path=/broken')));
+  t.is((await k.get('/healthz')).status, 200);
+});
+
 test('an unknown code gets the same 404 from the fast path as from Koa', async (t) => {
   const k = await startKurz(t);
   const answers = await Promise.all(

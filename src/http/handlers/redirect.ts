@@ -10,12 +10,13 @@ const CODE = /^[A-Za-z0-9_-]{1,64}$/;
 const HEADERS_AFTER_LOCATION = { 'Cache-Control': 'private, max-age=90', 'Content-Length': '0' };
 
 /**
- * Answers a found, live link: queues the visit (GET only: HEAD comes from link checkers and unfurlers,
- * not from people following the link) and writes a bodiless redirect straight to the socket.
+ * Answers a found, live link: writes a bodiless redirect straight to the socket and queues the visit (GET
+ * only: HEAD comes from link checkers and unfurlers, not from people following the link). The head comes
+ * first: if Node refuses it (a target that is not a valid header value), nothing was counted or sent.
  */
 function redirectTo(s: Services, req: IncomingMessage, res: ServerResponse, target: Target): void {
-  if (req.method === 'GET') s.visits.record(target.id, s.now());
   res.writeHead(s.config.redirectStatus, { Location: target.url, ...HEADERS_AFTER_LOCATION });
+  if (req.method === 'GET') s.visits.record(target.id, s.now());
   res.end();
 }
 
@@ -58,8 +59,8 @@ export function redirectHandlers(s: Services) {
       const target = CODE.test(code) ? s.links.targetByCode(code) : undefined;
       if (!target) throw linkNotFound(code);
       if (target.deleted) throw new AppError('gone', `the link "${code}" was deleted; its code is not reused`);
-      ctx.respond = false;
       redirectTo(s, ctx.req, ctx.res, target);
+      ctx.respond = false;
     },
   };
 }
