@@ -21,7 +21,9 @@ const seaConfig = {
   assets,
 };
 writeFileSync('build/sea-config.json', JSON.stringify(seaConfig, null, 2));
-execFileSync(nodeBinary, ['--experimental-sea-config', 'build/sea-config.json'], { stdio: 'inherit' });
+// With the options the executable runs with: V8 rejects a code cache made under other flags (some of them,
+// such as --heap-growing-percent, are part of the cache's check).
+execFileSync(nodeBinary, [...NODE_FLAGS, '--experimental-sea-config', 'build/sea-config.json'], { stdio: 'inherit' });
 
 const output = 'dist/kurz';
 rmSync(output, { force: true });
