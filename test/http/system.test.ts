@@ -42,3 +42,15 @@ test('a server error is logged with the request and shows no internal detail', a
   t.is(body.detail, 'something went wrong on our side; it has been logged');
   t.true(k.log.lines.some((l) => l.includes('request failed') && l.includes('path=/api/v1/links')));
 });
+
+test('a redirect while the database fails is a logged 500, and the server goes on', async (t) => {
+  const k = await startKurz(t);
+  const res = await k.postJson('/api/v1/links', { url: 'https://example.com/' });
+  const { code } = (await res.json()) as { code: string };
+  k.kurz.db.close();
+  const down = await k.get(`/${code}`, { accept: 'application/json' });
+  t.is(down.status, 500);
+  t.is(((await down.json()) as { code: string }).code, 'internal');
+  t.true(k.log.lines.some((l) => l.includes('request failed') && l.includes(`path=/${code}`)));
+  t.is((await k.get('/healthz')).status, 503);
+});

@@ -24,8 +24,8 @@ function redirectTo(s: Services, req: IncomingMessage, res: ServerResponse, targ
  * The redirect's fast path, in front of Koa: `GET|HEAD /CODE` is answered here with one cache lookup when
  * the link is live, or unknown and the client surely wants JSON (scanners of random codes should cost next to
  * nothing). Returns false, having touched nothing, for everything else — kurz's own paths (`reserved`),
- * browsers' 404 pages, deleted codes (410), odd spellings, a failing database (Koa's route meets the same
- * failure and answers it properly: a logged 500).
+ * browsers' 404 pages, deleted codes (410), odd spellings. A failing database throws, before anything is
+ * written; `fastPathsFirst` then hands the request to Koa, whose route answers it with a logged 500.
  */
 export function redirectFirst(s: Services, reserved: ReadonlySet<string>): (req: IncomingMessage, res: ServerResponse) => boolean {
   return (req, res) => {
@@ -34,12 +34,7 @@ export function redirectFirst(s: Services, reserved: ReadonlySet<string>): (req:
     const end = url.indexOf('?');
     const code = end === -1 ? url.slice(1) : url.slice(1, end);
     if (!CODE.test(code)) return false;
-    let target: Target | undefined;
-    try {
-      target = s.links.targetByCode(code);
-    } catch {
-      return false;
-    }
+    const target = s.links.targetByCode(code);
     if (target === undefined) {
       if (!surelyWantsJson(req.headers.accept) || reserved.has(code.toLowerCase())) return false;
       writeProblem(res, { status: 404, code: 'not_found', message: notFoundMessage(code) });
