@@ -28,7 +28,7 @@ BUNDLE := build/kurz.cjs
 help:
 	@echo "make run     install, build and start kurz on http://127.0.0.1:8080 (database ./data/kurz.db)"
 	@echo "make test    install, typecheck and run every test"
-	@echo "make lint    tsc --noEmit, eslint, prettier --check"
+	@echo "make lint    tsc --noEmit, eslint, prettier --check, depcruise (no import cycles, SQLite store only from the wiring)"
 	@echo "make fmt     prettier --write"
 	@echo "make build   bundle to $(BUNDLE)"
 	@echo "make binary  build dist/kurz, the single executable (linux-x64)"
@@ -82,6 +82,7 @@ lint: $(DEPS)
 	tsc -p .
 	eslint .
 	prettier --check .
+	depcruise src --config .dependency-cruiser.js
 
 fmt: $(DEPS)
 	prettier --write .

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { homedir } from 'node:os';
 import { join } from 'node:path';
+import proxyaddr from 'proxy-addr';
 
 export type CodeMode = 'obfuscated' | 'sequential';
 export type RedirectStatus = 301 | 302 | 307 | 308;
@@ -23,6 +24,7 @@ export interface Config {
   readonly visitFlushInterval: number;
   readonly visitFlushSize: number;
   readonly cacheDir: string;
+  readonly trustedProxies: string;
 }
 
 type Value = string | number;
@@ -108,6 +110,12 @@ export const OPTIONS: readonly Option[] = [
     default: '',
     parse: text(),
     doc: 'Where the executable unpacks its SQLite addon; empty = $XDG_CACHE_HOME/kurz or ~/.cache/kurz',
+  },
+  {
+    name: 'trustedProxies',
+    default: '',
+    parse: addressList(),
+    doc: 'Proxies whose X-Forwarded-For names the client: addresses or CIDR ranges, comma-separated (empty = none)',
   },
 ];
 
@@ -243,6 +251,14 @@ function oneOf<T extends Value>(allowed: readonly T[]): (raw: unknown) => T {
 
 const UNITS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 
+/**
+ * A duration as every setting and flag writes it (`500ms`, `5s`, `10m`, `12h`, `30d`), in milliseconds.
+ * Throws an Error whose message says what is accepted.
+ */
+export function parseDuration(raw: string, min = 1): number {
+  return duration(min, Number.POSITIVE_INFINITY)(raw);
+}
+
 /** Durations are written `500ms`, `5s`, `10m`, `12h`, `30d` (or a bare number of milliseconds). */
 function duration(min: number, max: number, words: Record<string, number> = {}): (raw: unknown) => number {
   return (raw) => {
@@ -261,6 +277,19 @@ function duration(min: number, max: number, words: Record<string, number> = {}):
     if (ms < min || ms > limit)
       throw new Error(`must be between ${min}ms and ${limit === MAX_DAYS_MS ? '36500d' : `${limit}ms`}, got ${s}`);
     return ms;
+  };
+}
+
+function addressList(): (raw: unknown) => string {
+  return (raw) => {
+    if (typeof raw !== 'string') throw new Error(`must be a string of comma-separated addresses, got ${JSON.stringify(raw)}`);
+    const list = raw.trim() === '' ? [] : raw.split(',').map((s) => s.trim());
+    try {
+      proxyaddr.compile(list);
+    } catch (err) {
+      throw new Error(`${(err as Error).message}; give addresses or CIDR ranges like 10.0.0.0/8, separated by commas`, { cause: err });
+    }
+    return list.join(',');
   };
 }
 

@@ -5,6 +5,7 @@ import { once } from 'node:events';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ExecutionContext } from 'ava';
+import Sqlite, { type Database } from 'better-sqlite3';
 import { createApp, type Kurz } from '../src/app.ts';
 import { loadConfig, type Config } from '../src/config.ts';
 import { memoryLogger } from '../src/log.ts';
@@ -52,6 +53,8 @@ export interface TestKurz {
   config: Config;
   clock: ReturnType<typeof fakeClock>;
   log: ReturnType<typeof memoryLogger>;
+  /** A second connection to kurz's database file, for what a test reads or plants behind kurz's back. */
+  db: Database;
   /** Number of rows in the links table. */
   linkCount(): number;
   /** POST a JSON body (a string is sent as is) to `path`. */
@@ -70,19 +73,19 @@ export async function startKurz(t: ExecutionContext, settings: Record<string, un
   const log = memoryLogger();
   let counter = 0;
   const random = (size: number) => Buffer.alloc(size, ++counter);
-  const kurz = createApp(config, { now: clock.now, random, log });
-  t.teardown(async () => {
-    await kurz.services.creations.idle();
-    kurz.close();
-  });
+  const kurz = await createApp(config, { now: clock.now, random, log }, { backgroundWriter: false });
+  t.teardown(() => kurz.close());
+  const db = new Sqlite(config.db);
+  t.teardown(() => db.close());
   const base = await listen(t, kurz.callback);
-  const count = kurz.db.prepare<[], { n: number }>('SELECT count(*) AS n FROM links');
+  const count = db.prepare<[], { n: number }>('SELECT count(*) AS n FROM links');
   return {
     base,
     kurz,
     config,
     clock,
     log,
+    db,
     linkCount: () => count.get()?.n ?? -1,
     postJson: (path, body) =>
       fetch(base + path, {

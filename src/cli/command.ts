@@ -1,8 +1,5 @@
 import { parseArgs } from 'node:util';
-import { createCore, type Core } from '../app.ts';
-import { loadConfig, OPTIONS, flagName, type Config } from '../config.ts';
-import { defaultDeps } from '../deps.ts';
-import { loadNativeBinding } from '../store/native.ts';
+import { loadConfig, OPTIONS, flagName, parseDuration, type Config } from '../config.ts';
 
 export type Env = Record<string, string | undefined>;
 
@@ -80,16 +77,6 @@ export function commandHelp(command: Command): string {
   return lines.join('\n');
 }
 
-/** Opens the database for a one-shot command, runs `work`, and always closes it. */
-export async function withCore<T>(config: Config, work: (core: Core) => T | Promise<T>): Promise<T> {
-  const core = createCore(config, defaultDeps(), { nativeBinding: loadNativeBinding(config.cacheDir) });
-  try {
-    return await work(core);
-  } finally {
-    core.close();
-  }
-}
-
 /** A `--json` flag shared by the commands that print data. */
 export const JSON_FLAG: Flag = { type: 'boolean', doc: 'print machine-readable JSON instead of text' };
 
@@ -100,9 +87,11 @@ export function table(header: string[], rows: string[][]): string {
   return [line(header), ...rows.map(line)].join('\n') + '\n';
 }
 
-/** 180d, 12h, 30m -> milliseconds; throws UsageError naming the flag. */
+/** A duration flag, in the units every setting takes (500ms, 5s, 10m, 12h, 30d); throws UsageError naming the flag. */
 export function parseAge(flag: string, value: string): number {
-  const m = /^(\d+)(d|h|m)$/.exec(value.trim());
-  if (!m || Number(m[1]) === 0) throw new UsageError(`--${flag} must be a positive duration like 180d, 12h or 30m, got "${value}"`);
-  return Number(m[1]) * { d: 86_400_000, h: 3_600_000, m: 60_000 }[m[2] as 'd' | 'h' | 'm'];
+  try {
+    return parseDuration(value);
+  } catch {
+    throw new UsageError(`--${flag} must be a positive duration like 180d, 12h, 30m, 10s or 500ms, got "${value}"`);
+  }
 }

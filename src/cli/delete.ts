@@ -1,4 +1,5 @@
-import { EXIT, JSON_FLAG, withCore, type Command } from './command.ts';
+import { EXIT, JSON_FLAG, type Command } from './command.ts';
+import { withServices } from './wiring.ts';
 
 export const remove: Command = {
   summary: 'Delete a link. Its code is never reused: it answers 410 Gone from then on.',
@@ -6,10 +7,14 @@ export const remove: Command = {
   flags: { json: JSON_FLAG },
   positionals: [1, 1],
   run: ({ values, positionals, config, out }) =>
-    withCore(config, ({ services }) => {
-      const { link, deleted } = services.links.deleteLink(positionals[0] ?? '');
-      if (values['json']) out(JSON.stringify({ code: link.code, deleted, alreadyDeleted: !deleted }) + '\n');
-      else out(deleted ? `deleted ${link.code}\n` : `${link.code} was already deleted\n`);
-      return EXIT.ok;
-    }),
+    withServices(
+      config,
+      async (services) => {
+        const { link, deleted } = await services.links.deleteLink(positionals[0] ?? '');
+        if (values['json']) out(JSON.stringify({ code: link.code, deleted, alreadyDeleted: !deleted }) + '\n');
+        else out(deleted ? `deleted ${link.code}\n` : `${link.code} was already deleted\n`);
+        return EXIT.ok;
+      },
+      { readOnly: true },
+    ),
 };

@@ -1,5 +1,6 @@
-import { FORMATS, csvHeader, formatRecord, type TransferFormat } from '../links/transfer.ts';
-import { EXIT, UsageError, withCore, type Command } from './command.ts';
+import { FORMATS, csvHeader, formatRecord, type TransferFormat } from '../links/transfer-format.ts';
+import { EXIT, UsageError, type Command } from './command.ts';
+import { withServices } from './wiring.ts';
 
 export const exportLinks: Command = {
   summary: 'Write every link (deleted ones too) to standard output; `kurz import` reads it back unchanged.',
@@ -10,11 +11,15 @@ export const exportLinks: Command = {
   positionals: [0, 0],
   run({ values, config, out }) {
     const format = parseFormat(values['format'], 'csv');
-    return withCore(config, ({ services }) => {
-      if (format === 'csv') out(csvHeader());
-      for (const record of services.links.exportLinks()) out(formatRecord(record, format));
-      return EXIT.ok;
-    });
+    return withServices(
+      config,
+      async (services) => {
+        if (format === 'csv') out(csvHeader());
+        for await (const record of services.transfer.exportLinks()) out(formatRecord(record, format));
+        return EXIT.ok;
+      },
+      { readOnly: true },
+    );
   },
 };
 

@@ -1,8 +1,9 @@
 import { readFileSync } from 'node:fs';
-import { RESERVED_PATHS } from '../http/routes.ts';
-import { parseRecords } from '../links/transfer.ts';
-import { CommandError, EXIT, JSON_FLAG, withCore, type Command } from './command.ts';
+import { parseRecords } from '../links/transfer-format.ts';
+import { RESERVED_PATHS } from '../reserved-paths.ts';
+import { CommandError, EXIT, JSON_FLAG, type Command } from './command.ts';
 import { parseFormat } from './export.ts';
+import { withServices } from './wiring.ts';
 
 export const importLinks: Command = {
   summary: 'Add the links of a kurz export (CSV or NDJSON) under their own codes. All or nothing: one bad record imports none.',
@@ -22,8 +23,8 @@ export const importLinks: Command = {
       throw new CommandError(`cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
     }
     const records = parseRecords(text, format, RESERVED_PATHS);
-    return withCore(config, ({ services }) => {
-      const result = services.links.importLinks(records);
+    return withServices(config, async (services) => {
+      const result = await services.transfer.importLinks(records);
       out(
         values['json'] ? JSON.stringify(result) + '\n' : `imported ${result.imported} links, skipped ${result.skipped} already present\n`,
       );

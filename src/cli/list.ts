@@ -1,5 +1,6 @@
-import { presentLink } from '../links/present.ts';
-import { EXIT, JSON_FLAG, UsageError, table, withCore, type Command } from './command.ts';
+import { linkJson } from '../links/link-json.ts';
+import { EXIT, JSON_FLAG, UsageError, table, type Command } from './command.ts';
+import { withServices } from './wiring.ts';
 
 const MAX_LIMIT = 100_000;
 
@@ -18,24 +19,28 @@ export const list: Command = {
     if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) {
       throw new UsageError(`--limit must be a whole number from 1 to ${MAX_LIMIT}, got "${values['limit']}"`);
     }
-    return withCore(config, ({ services }) => {
-      const links = services.links.listLinks({
-        search: values['search'] as string | undefined,
-        limit,
-        includeDeleted: values['deleted'] === true,
-      });
-      if (values['json']) {
-        out(JSON.stringify(links.map((l) => presentLink(l, services.links.shortUrl(l.code)))) + '\n');
-      } else {
-        const rows = links.map((l) => [
-          l.code,
-          String(l.visitCount),
-          new Date(l.createdAt).toISOString().slice(0, 10),
-          l.deletedAt === null ? l.url : `(deleted) ${l.url}`,
-        ]);
-        out(table(['CODE', 'VISITS', 'CREATED', 'URL'], rows));
-      }
-      return EXIT.ok;
-    });
+    return withServices(
+      config,
+      async (services) => {
+        const links = await services.links.listLinks({
+          search: values['search'] as string | undefined,
+          limit,
+          includeDeleted: values['deleted'] === true,
+        });
+        if (values['json']) {
+          out(JSON.stringify(links.map((l) => linkJson(l, services.shortUrl(l.code)))) + '\n');
+        } else {
+          const rows = links.map((l) => [
+            l.code,
+            String(l.visitCount),
+            l.createdAt.toISOString().slice(0, 10),
+            l.deletedAt === null ? l.url : `(deleted) ${l.url}`,
+          ]);
+          out(table(['CODE', 'VISITS', 'CREATED', 'URL'], rows));
+        }
+        return EXIT.ok;
+      },
+      { readOnly: true },
+    );
   },
 };

@@ -11,8 +11,7 @@ import { prune } from './prune.ts';
 import { serve } from './serve.ts';
 import { stats } from './stats.ts';
 import { version } from './version.ts';
-import { background } from './background.ts';
-import { BACKGROUND_COMMAND } from '../store/background.ts';
+import { backgroundWriter } from './background-writer.ts';
 
 const COMMANDS: Record<string, Command> = {
   serve,
@@ -27,20 +26,40 @@ const COMMANDS: Record<string, Command> = {
   version,
 };
 
-/** Runs the command named by argv (serve when none); returns the exit code, or undefined while serving. */
+/** The hidden command `serve` starts its background writer with (src/store/sqlite/background-writer.ts). */
+const BACKGROUND_WRITER = 'background';
+
+/** Flags of every command that take a value: the configuration's. */
+const VALUE_FLAGS = new Set(OPTIONS.map((o) => `--${flagName(o.name)}`));
+
+/**
+ * Runs the command named by argv (serve when none); returns the exit code, or undefined while serving.
+ * Configuration flags may come before the command: `kurz --db X list`.
+ */
 export async function runCli(argv: string[], env: Env): Promise<number | undefined> {
   const [first, ...rest] = argv;
   if (first === 'help' || first === '--help' || first === '-h') return printHelp(rest[0]);
   if (first === '--version' || first === '-v') return runCli(['version'], env);
-  const name = first === undefined || first.startsWith('-') ? 'serve' : first;
-  const args = name === first ? rest : argv;
+  const at = commandIndex(argv);
+  const name = at === -1 ? 'serve' : (argv[at] ?? 'serve');
+  const args = at === -1 ? argv : [...argv.slice(0, at), ...argv.slice(at + 1)];
   try {
-    const command = name === BACKGROUND_COMMAND ? background : COMMANDS[name];
+    const command = name === BACKGROUND_WRITER ? backgroundWriter : COMMANDS[name];
     if (!command) throw new UsageError(`unknown command "${name}"`);
     return await runCommand(name, command, args, env);
   } catch (err) {
     return report(err);
   }
+}
+
+/** Where the command's name stands: the first argument that is neither a flag nor a configuration flag's value. */
+function commandIndex(argv: string[]): number {
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i] ?? '';
+    if (!arg.startsWith('-')) return i;
+    if (VALUE_FLAGS.has(arg)) i++;
+  }
+  return -1;
 }
 
 /** Prints a failure in one line and picks its exit code; only unexpected errors print a stack. */

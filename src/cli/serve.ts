@@ -1,10 +1,9 @@
+import { existsSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { once } from 'node:events';
 import { createApp } from '../app.ts';
 import { describeConfig } from '../config.ts';
 import { defaultDeps } from '../deps.ts';
-import { loadNativeBinding } from '../store/native.ts';
-import { startBackground } from '../store/background.ts';
 import type { Command } from './command.ts';
 
 /** How long shutdown waits for open requests before cutting connections. */
@@ -18,17 +17,16 @@ export const serve: Command = {
   async run({ config }) {
     const deps = defaultDeps();
     deps.log.info('starting kurz', { config: describeConfig(config) });
-    const kurz = createApp(config, deps, { nativeBinding: loadNativeBinding(config.cacheDir) });
-    const { visits, creations } = kurz.services;
-    const background = startBackground(kurz.db, config.db, config.cacheDir, deps.log, (counts) => visits.restore(counts));
-    visits.offloadTo(background.offload);
+    const isNew = config.db !== ':memory:' && !existsSync(config.db);
+    const kurz = await createApp(config, deps);
     const server = createServer({ keepAliveTimeout: 5_000 }, kurz.callback);
     server.listen(config.port, config.host);
     try {
       await once(server, 'listening');
     } catch (err) {
-      await background.stop();
-      kurz.close();
+      await kurz.close();
+      // A start that failed leaves no empty database behind, for the next attempt to mistake for a real one.
+      if (isNew) for (const suffix of ['', '-wal', '-shm']) rmSync(config.db + suffix, { force: true });
       const reason = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
       throw new Error(`cannot listen on ${config.host}:${config.port}: ${reason}`, { cause: err });
     }
@@ -46,12 +44,9 @@ export const serve: Command = {
       const force = setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS).unref();
       server.close(async () => {
         clearTimeout(force);
-        // Creations whose clients hung up are still queued; they are written before the database closes.
-        await creations.idle();
-        // The background process writes the visits it holds; any it could not take are written here.
-        visits.flush();
-        await background.stop();
-        kurz.close();
+        // Writes whose clients hung up are still queued; they are written before the database closes, and
+        // the background writer writes the visits it holds.
+        await kurz.close();
         deps.log.info('stopped; visits flushed and database closed');
       });
       server.closeIdleConnections();

@@ -1,9 +1,8 @@
-import { STATUS_CODES, type ServerResponse } from 'node:http';
-import type { Context } from 'koa';
+import { STATUS_CODES, type IncomingMessage, type OutgoingHttpHeaders, type ServerResponse } from 'node:http';
+import accepts from 'accepts';
 import { Eta } from 'eta';
 import { readAsset } from '../assets.ts';
 import type { ErrorCode } from '../errors.ts';
-import type { ClientError } from './errors.ts';
 
 const VIEWS = ['layout', 'home', 'link', 'error'] as const;
 export type View = (typeof VIEWS)[number];
@@ -16,67 +15,57 @@ export function createRenderer(): Renderer {
   return (view, data) => eta.render(`@${view}`, data);
 }
 
-const PAGE_SECURITY = {
+/**
+ * The one content negotiation: browsers (which list text/html above JSON) get pages; API clients, curl's
+ * `*\/*` and an absent Accept get JSON.
+ */
+export function wantsHtml(req: IncomingMessage): boolean {
+  const accept = req.headers.accept;
+  if (accept === undefined || accept === '*/*') return false;
+  return accepts(req).type(['json', 'html']) === 'html';
+}
+
+const PAGE_HEADERS = {
+  'Content-Type': 'text/html; charset=utf-8',
   'Content-Security-Policy':
     "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
   'X-Content-Type-Options': 'nosniff',
   'Referrer-Policy': 'no-referrer',
 };
 
-/** Browsers (which list text/html) get pages; API clients, curl's *\/* and empty Accept get JSON. */
-export function wantsHtml(ctx: Context): boolean {
-  return ctx.accepts('json', 'html') === 'html';
+export const JSON_TYPE = 'application/json; charset=utf-8';
+export const PROBLEM_TYPE = 'application/problem+json';
+
+/**
+ * The one response writer: every answer kurz gives, from the edge or from Koa, is written here with its
+ * status, headers and Content-Length. Headers set earlier on `res` (Allow, Location, cookies) are kept.
+ */
+export function send(res: ServerResponse, status: number, headers: OutgoingHttpHeaders, body: string | Buffer): void {
+  res.writeHead(status, { ...headers, 'Content-Length': Buffer.byteLength(body) });
+  res.end(body);
 }
 
-export function sendPage(ctx: Context, status: number, html: string): void {
-  ctx.status = status;
-  ctx.set(PAGE_SECURITY);
-  ctx.type = 'text/html; charset=utf-8';
-  ctx.body = html;
+export function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  send(res, status, { 'Content-Type': JSON_TYPE, 'X-Content-Type-Options': 'nosniff' }, JSON.stringify(body));
 }
 
-export function sendJson(ctx: Context, status: number, body: unknown): void {
-  ctx.status = status;
-  ctx.set('X-Content-Type-Options', 'nosniff');
-  ctx.body = body;
+export function sendPage(res: ServerResponse, status: number, html: string): void {
+  send(res, status, PAGE_HEADERS, html);
 }
 
 /** RFC 9457 problem details; `code` and `field` let clients react without parsing the message. */
-export function problem(status: number, code: ErrorCode, detail: string, field?: string) {
-  return { type: 'about:blank', title: STATUS_CODES[status] ?? 'Error', status, code, detail, ...(field ? { field } : {}) };
+export function sendProblem(res: ServerResponse, status: number, code: ErrorCode, detail: string, field?: string): void {
+  const problem = { type: 'about:blank', title: STATUS_CODES[status] ?? 'Error', status, code, detail, ...(field ? { field } : {}) };
+  send(res, status, { 'Content-Type': PROBLEM_TYPE, 'X-Content-Type-Options': 'nosniff' }, JSON.stringify(problem));
 }
 
-export const PROBLEM_TYPE = 'application/problem+json';
-
-export function sendProblem(ctx: Context, status: number, code: ErrorCode, detail: string, field?: string): void {
-  ctx.status = status;
-  ctx.set('X-Content-Type-Options', 'nosniff');
-  ctx.body = problem(status, code, detail, field);
-  ctx.type = PROBLEM_TYPE;
+/** A See Other after a form post. */
+export function sendSeeOther(res: ServerResponse, location: string): void {
+  send(res, 303, { Location: location, 'Content-Type': 'text/plain; charset=utf-8' }, `Redirecting to ${location}.`);
 }
 
-// What Koa gives a JSON body (`ctx.body = object`).
-const JSON_TYPE = 'application/json; charset=utf-8';
-
-/** sendJson on Node's own response, for the fast paths: the status, headers and bytes Koa would send. */
-export function writeJson(res: ServerResponse, status: number, body: unknown): void {
-  writeText(res, status, JSON_TYPE, JSON.stringify(body));
-}
-
-/** sendProblem on Node's own response, for the fast paths. */
-export function writeProblem(res: ServerResponse, { status, code, message, field }: ClientError): void {
-  writeText(res, status, PROBLEM_TYPE, JSON.stringify(problem(status, code, message, field)));
-}
-
-function writeText(res: ServerResponse, status: number, type: string, text: string): void {
-  res.writeHead(status, { 'Content-Type': type, 'Content-Length': Buffer.byteLength(text), 'X-Content-Type-Options': 'nosniff' });
-  res.end(text);
-}
-
-/**
- * True when an Accept header certainly prefers JSON to HTML (absent, *\/*, or JSON without any text/html
- * or text/*): such clients can be answered without content negotiation. Anything else is left to Koa.
- */
-export function surelyWantsJson(accept: string | undefined): boolean {
-  return accept === undefined || accept === '*/*' || (accept.includes('json') && !accept.includes('text/'));
+/** A bodiless redirect, the hot path's answer: the headers as a flat list, so nothing is copied. */
+export function sendRedirect(res: ServerResponse, status: number, location: string): void {
+  res.writeHead(status, ['Location', location, 'Cache-Control', 'private, max-age=90', 'Content-Length', '0']);
+  res.end();
 }

@@ -1,125 +1,70 @@
-import { parse as parseCsv } from 'csv-parse/sync';
-import { stringify as stringifyCsv } from 'csv-stringify/sync';
+import type { RedirectCache } from '../cache/redirect-cache.ts';
+import type { Config } from '../config.ts';
 import { AppError } from '../errors.ts';
-import type { LinkRecord } from '../store/link-store.ts';
-import { checkAlias } from './alias-rules.ts';
+import type { LinkStore } from '../store/ports.ts';
+import { hashUrl } from './create.ts';
+import type { LinkRecord } from './link.ts';
+import { normaliseUrl, urlRules } from './url-rules.ts';
 
-export type TransferFormat = 'csv' | 'ndjson';
-export const FORMATS: readonly TransferFormat[] = ['csv', 'ndjson'];
-
-/** Column order of both formats; NDJSON objects carry the same keys. */
-const COLUMNS = ['code', 'url', 'isAlias', 'createdAt', 'updatedAt', 'visitCount', 'lastVisitAt', 'deletedAt'] as const;
-
-// A spreadsheet treats a cell starting with one of these as a formula; a leading ' makes it text.
-const FORMULA_START = /^[=+\-@\t\r]/;
-
-/** The header line of a CSV export. */
-export function csvHeader(): string {
-  return stringifyCsv([[...COLUMNS]]);
+export interface TransferDeps {
+  config: Pick<Config, 'maxUrlLength' | 'publicUrl'>;
+  links: LinkStore;
+  cache: RedirectCache;
 }
 
-/** One exported link as a line of the format (with its newline). */
-export function formatRecord(record: LinkRecord, format: TransferFormat): string {
-  const row = {
-    code: record.code,
-    url: record.url,
-    isAlias: record.isAlias === 1,
-    createdAt: iso(record.createdAt),
-    updatedAt: iso(record.updatedAt),
-    visitCount: record.visitCount,
-    lastVisitAt: record.lastVisitAt === null ? null : iso(record.lastVisitAt),
-    deletedAt: record.deletedAt === null ? null : iso(record.deletedAt),
-  };
-  if (format === 'ndjson') return JSON.stringify(row) + '\n';
-  return stringifyCsv([COLUMNS.map((c) => defuse(row[c] === null ? '' : String(row[c])))]);
+/** A record read from an import file, with the line it starts on. */
+export interface NumberedRecord {
+  line: number;
+  record: LinkRecord;
 }
 
-/**
- * Reads a whole export back into records, validating every field. Throws AppError('invalid') naming the
- * line and field of the first problem, so nothing half-read is ever imported.
- */
-export function parseRecords(text: string, format: TransferFormat, reserved: ReadonlySet<string>): LinkRecord[] {
-  const rows = format === 'ndjson' ? ndjsonRows(text) : csvRows(text);
-  return rows.map(({ line, row }) => toRecord(row, line, reserved));
-}
+export type LinkTransfer = ReturnType<typeof linkTransfer>;
 
-function ndjsonRows(text: string): Array<{ line: number; row: Record<string, unknown> }> {
-  const rows: Array<{ line: number; row: Record<string, unknown> }> = [];
-  for (const [i, raw] of text.split('\n').entries()) {
-    if (raw.trim() === '') continue;
-    let row: unknown;
-    try {
-      row = JSON.parse(raw);
-    } catch (err) {
-      throw new AppError('invalid', `line ${i + 1}: not valid JSON: ${(err as Error).message}`);
-    }
-    if (typeof row !== 'object' || row === null || Array.isArray(row))
-      throw new AppError('invalid', `line ${i + 1}: must be a JSON object`);
-    rows.push({ line: i + 1, row: row as Record<string, unknown> });
-  }
-  return rows;
-}
-
-function csvRows(text: string): Array<{ line: number; row: Record<string, unknown> }> {
-  let records: Array<{ record: Record<string, string>; info: { lines: number } }>;
-  try {
-    records = parseCsv(text, { columns: true, skip_empty_lines: true, bom: true, info: true }) as typeof records;
-  } catch (err) {
-    throw new AppError('invalid', `not valid CSV: ${(err as Error).message}`);
-  }
-  return records.map(({ record, info }) => {
-    const row: Record<string, unknown> = {};
-    for (const [key, value] of Object.entries(record)) row[key] = value === '' ? null : restore(value);
-    row['isAlias'] = row['isAlias'] === 'true' ? true : row['isAlias'] === 'false' ? false : row['isAlias'];
-    row['visitCount'] =
-      typeof row['visitCount'] === 'string' && /^\d+$/.test(row['visitCount']) ? Number(row['visitCount']) : row['visitCount'];
-    return { line: info.lines, row };
-  });
-}
-
-function toRecord(row: Record<string, unknown>, line: number, reserved: ReadonlySet<string>): LinkRecord {
-  const fail = (field: string, message: string): never => {
-    throw new AppError('invalid', `line ${line}: ${field} ${message}`, field);
-  };
-  for (const key of Object.keys(row)) if (!(COLUMNS as readonly string[]).includes(key)) fail(key, 'is not a known field');
-  let code = '';
-  try {
-    code = checkAlias(row['code'], reserved);
-  } catch (err) {
-    fail('code', `is not usable: ${(err as Error).message.replace(/^alias /, '')}`);
-  }
-  if (typeof row['url'] !== 'string') fail('url', 'is missing');
-  if (typeof row['isAlias'] !== 'boolean') fail('isAlias', 'must be true or false');
-  const visitCount = row['visitCount'];
-  if (typeof visitCount !== 'number' || !Number.isSafeInteger(visitCount) || visitCount < 0)
-    fail('visitCount', 'must be a whole number ≥ 0');
-  const time = (field: string, optional: boolean): number | null => {
-    const value = row[field];
-    if (value === null || value === undefined) return optional ? null : fail(field, 'is missing');
-    const ms = typeof value === 'string' && /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/.test(value) ? Date.parse(value) : Number.NaN;
-    return Number.isNaN(ms) ? fail(field, `must be an ISO 8601 UTC time, got ${JSON.stringify(value)}`) : ms;
-  };
+/** Export and import of links, codes kept. */
+export function linkTransfer({ config, links, cache }: TransferDeps) {
+  // Imported targets are checked like new ones, but may point at this instance (an old export of itself).
+  const rules = { ...urlRules(config), ownHost: '' };
   return {
-    code,
-    url: row['url'] as string,
-    isAlias: row['isAlias'] ? 1 : 0,
-    createdAt: time('createdAt', false) as number,
-    updatedAt: time('updatedAt', false) as number,
-    visitCount: visitCount as number,
-    lastVisitAt: time('lastVisitAt', true),
-    deletedAt: time('deletedAt', true),
+    /** Every link, oldest first, as exported. */
+    async *exportLinks(): AsyncGenerator<LinkRecord> {
+      for await (const { id: _id, ...record } of links.allLinks()) yield record;
+    },
+
+    /**
+     * Adds exported links under their own codes, all or nothing. A code already present with the same URL
+     * is skipped (importing twice is harmless); with another URL it is a conflict and nothing is imported.
+     * Errors name the line of the file.
+     */
+    async importLinks(records: readonly NumberedRecord[]): Promise<{ imported: number; skipped: number }> {
+      const result = await links.write(async (tx) => {
+        let imported = 0;
+        let skipped = 0;
+        for (const { line, record } of records) {
+          let url: string;
+          try {
+            url = normaliseUrl(record.url, rules);
+          } catch (err) {
+            throw new AppError('invalid', `line ${line}: ${(err as Error).message}`, 'url');
+          }
+          if (url !== record.url) throw new AppError('invalid', `line ${line}: url is not in normalised form (expected ${url})`, 'url');
+          if ((await tx.importLink(record, record.isAlias ? null : hashUrl(url))) !== undefined) {
+            imported++;
+            continue;
+          }
+          const existing = await tx.linkByCode(record.code);
+          if (existing?.url !== record.url) {
+            throw new AppError(
+              'conflict',
+              `line ${line}: code "${record.code}" already exists here with another URL (${existing?.url})`,
+              'code',
+            );
+          }
+          skipped++;
+        }
+        return { imported, skipped };
+      });
+      for (const { record } of records) cache.forget(record.code);
+      return result;
+    },
   };
-}
-
-function iso(ms: number): string {
-  return new Date(ms).toISOString();
-}
-
-function defuse(cell: string): string {
-  return FORMULA_START.test(cell) ? `'${cell}` : cell;
-}
-
-/** Undoes `defuse`: no exported value starts with ' otherwise (codes and URLs cannot). */
-function restore(cell: string): string {
-  return cell.startsWith("'") && FORMULA_START.test(cell.slice(1)) ? cell.slice(1) : cell;
 }

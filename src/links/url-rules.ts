@@ -1,9 +1,15 @@
+import type { Config } from '../config.ts';
 import { AppError } from '../errors.ts';
 
 export interface UrlRules {
   maxLength: number;
   /** kurz's own public host (host[:port]); targets there are refused so links cannot loop. */
   ownHost: string;
+}
+
+/** The rules for targets submitted to this instance. */
+export function urlRules(config: Pick<Config, 'maxUrlLength' | 'publicUrl'>): UrlRules {
+  return { maxLength: config.maxUrlLength, ownHost: new URL(config.publicUrl).host };
 }
 
 const ALLOWED_PROTOCOLS = new Set(['http:', 'https:']);

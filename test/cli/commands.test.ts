@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import test, { type ExecutionContext } from 'ava';
 import { VERSION } from '../../src/version.ts';
@@ -130,4 +131,38 @@ test('version names kurz, Node and SQLite', async (t) => {
   t.is(versions.kurz, VERSION);
   t.regex(versions.node, /^24\./);
   t.regex(versions.sqlite, /^3\.\d+\.\d+$/);
+});
+
+for (const args of [['list'], ['stats', 'abc'], ['export'], ['delete', 'abc'], ['backup', 'copy.db']]) {
+  test(`${args[0]} on a database path that does not exist says so, exits 1 and creates nothing`, async (t) => {
+    const dir = tempDir(t);
+    const db = join(dir, 'typo', 'kurz.db');
+    const result = await runCli(args, { KURZ_DB: db }, { cwd: dir });
+    t.is(result.code, 1);
+    t.is(result.stderr, `kurz: there is no database at ${db}; check --db (or KURZ_DB)\n`);
+    t.false(existsSync(db));
+    t.false(existsSync(join(dir, 'copy.db')));
+  });
+}
+
+test('configuration flags may come before the command', async (t) => {
+  const db = join(tempDir(t), 'k.db');
+  t.is((await runCli(['--db', db, 'create', 'https://example.com/first', '--alias', 'first'], {})).code, 0);
+  const listed = await runCli(['--db', db, '--public-url', 'https://s.example', 'list', '--json'], {});
+  t.is(listed.code, 0);
+  t.deepEqual(
+    (JSON.parse(listed.stdout) as Array<{ shortUrl: string }>).map((l) => l.shortUrl),
+    ['https://s.example/first'],
+  );
+});
+
+test('prune takes durations in the units of every setting (500ms, 1s, 10m, 12h, 30d)', async (t) => {
+  const kurz = kurzOn(t);
+  await kurz('create', 'https://example.com/p', '--alias', 'p');
+  for (const age of ['500ms', '1s', '10m', '12h', '30d']) {
+    const result = await kurz('prune', '--unvisited-for', age, '--dry-run', '--json');
+    t.is(result.code, 0, age);
+    t.is((JSON.parse(result.stdout) as { dryRun: boolean }).dryRun, true);
+  }
+  t.is((await kurz('prune', '--unvisited-for', '0s')).code, 2, 'zero is no age');
 });

@@ -74,7 +74,7 @@ test('import is all or nothing: one conflicting code imports none', async (t) =>
   );
   const result = await kurz('import', file);
   t.is(result.code, 1);
-  t.is(result.stderr, 'kurz: record 2: code "clash" already exists here with another URL (https://example.com/mine)\n');
+  t.is(result.stderr, 'kurz: line 2: code "clash" already exists here with another URL (https://example.com/mine)\n');
   t.is((await kurz('stats', 'fresh')).code, 1, 'the first record was rolled back');
 });
 
@@ -85,8 +85,8 @@ const BAD_FILES: Array<[string, string, RegExp]> = [
   ['in.ndjson', JSON.stringify({ ...OLD, visitCount: -1 }), /line 1: visitCount must be a whole number/],
   ['in.ndjson', JSON.stringify({ ...OLD, createdAt: 'yesterday' }), /line 1: createdAt must be an ISO 8601 UTC time, got "yesterday"/],
   ['in.ndjson', JSON.stringify({ ...OLD, extra: 1 }), /line 1: extra is not a known field/],
-  ['in.ndjson', JSON.stringify({ ...OLD, url: 'javascript:alert(1)' }), /record 1: url must use http or https/],
-  ['in.ndjson', JSON.stringify({ ...OLD, url: 'https://EXAMPLE.com' }), /record 1: url is not in normalised form/],
+  ['in.ndjson', JSON.stringify({ ...OLD, url: 'javascript:alert(1)' }), /line 1: url must use http or https/],
+  ['in.ndjson', JSON.stringify({ ...OLD, url: 'https://EXAMPLE.com' }), /line 1: url is not in normalised form/],
   ['in.csv', 'code,url\n"unterminated,https://x.example\n', /not valid CSV/],
   [
     'in.csv',
@@ -97,14 +97,38 @@ const BAD_FILES: Array<[string, string, RegExp]> = [
 for (const [name, content, message] of BAD_FILES) {
   test(`import refuses ${name} with ${String(message).slice(1, 40)}…, storing nothing`, async (t) => {
     const kurz = kurzOn(t);
+    await kurz('create', 'https://example.com/kept', '--alias', 'kept');
     const file = join(kurz.dir, name);
     writeFileSync(file, content);
     const result = await kurz('import', file);
     t.is(result.code, 1);
     t.regex(result.stderr, message);
-    t.is((await kurz('list', '--deleted')).stdout, 'CODE  VISITS  CREATED  URL\n');
+    t.deepEqual(
+      JSON.parse((await kurz('list', '--deleted', '--json')).stdout).map((l: { code: string }) => l.code),
+      ['kept'],
+    );
   });
 }
+
+test('import errors name the line of the file, also for a conflict after blank lines and a CSV header', async (t) => {
+  const kurz = kurzOn(t);
+  await kurz('create', 'https://example.com/mine', '--alias', 'clash');
+  const file = join(kurz.dir, 'in.csv');
+  const row = (code: string, url: string) => `${code},${url},true,2025-01-01T00:00:00.000Z,2025-01-01T00:00:00.000Z,0,,`;
+  writeFileSync(
+    file,
+    [
+      'code,url,isAlias,createdAt,updatedAt,visitCount,lastVisitAt,deletedAt',
+      row('one', 'https://example.com/1'),
+      '',
+      row('two', 'https://example.com/2'),
+      row('clash', 'https://example.com/theirs'),
+    ].join('\n'),
+  );
+  const result = await kurz('import', file);
+  t.is(result.code, 1);
+  t.regex(result.stderr, /^kurz: line 5: code "clash" already exists here/);
+});
 
 test('import of a missing file names it', async (t) => {
   const kurz = kurzOn(t);

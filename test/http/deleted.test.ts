@@ -5,7 +5,7 @@ test('a deleted link answers 410 Gone, and its code can never be taken again', a
   const k = await startKurz(t);
   await k.postJson('/api/v1/links', { url: 'https://example.com/old', alias: 'spring-sale' });
   t.is((await k.get('/spring-sale')).status, 302);
-  k.kurz.services.links.deleteLink('spring-sale');
+  await k.kurz.services.links.deleteLink('spring-sale');
 
   const json = await k.get('/spring-sale');
   t.is(json.status, 410);
@@ -21,7 +21,7 @@ test('a deleted link answers 410 Gone, and its code can never be taken again', a
 test('a deleted link is no dedupe target: the same URL gets a new code', async (t) => {
   const k = await startKurz(t);
   const first = (await (await k.postJson('/api/v1/links', { url: 'https://example.com/x' })).json()) as { code: string };
-  k.kurz.services.links.deleteLink(first.code);
+  await k.kurz.services.links.deleteLink(first.code);
   const second = await k.postJson('/api/v1/links', { url: 'https://example.com/x' });
   t.is(second.status, 201);
   t.not(((await second.json()) as { code: string }).code, first.code);
@@ -32,8 +32,21 @@ test('only edits and deletions enter the change log, not visit counts', async (t
   const { code } = (await (await k.postJson('/api/v1/links', { url: 'https://example.com/log' })).json()) as { code: string };
   await k.get(`/${code}`);
   k.kurz.services.visits.flush();
-  const changes = k.kurz.db.prepare('SELECT code FROM link_changes').pluck();
+  const changes = k.db.prepare('SELECT code FROM link_changes').pluck();
   t.deepEqual(changes.all(), []);
-  k.kurz.services.links.deleteLink(code);
+  await k.kurz.services.links.deleteLink(code);
   t.deepEqual(changes.all(), [code]);
+});
+
+test('re-using the alias of a deleted link says it belonged to a deleted link', async (t) => {
+  const k = await startKurz(t);
+  await k.postJson('/api/v1/links', { url: 'https://example.com/old', alias: 'spring' });
+  await k.kurz.services.links.deleteLink('spring');
+  const again = await k.postJson('/api/v1/links', { url: 'https://example.com/new', alias: 'spring' });
+  t.is(again.status, 409);
+  t.like((await again.json()) as object, {
+    code: 'conflict',
+    field: 'alias',
+    detail: 'alias "spring" belonged to a deleted link; codes are never reused',
+  });
 });

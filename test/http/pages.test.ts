@@ -44,7 +44,7 @@ test('an invalid submission shows the form again with the error and the entered 
   const res = await postForm(k.base, { url: 'javascript:alert("x")', alias: '' });
   t.is(res.status, 400);
   const html = await res.text();
-  t.regex(html, /role="alert"[^>]*>url must use http or https, not javascript</);
+  t.regex(html, /role="alert"[^>]*>Long URL must use http or https, not javascript</);
   t.true(html.includes('value="javascript:alert(&quot;x&quot;)"'), 'the entered value is kept, escaped');
   t.regex(html, /id="url"[^>]*\s+aria-invalid="true"/);
   t.is(k.linkCount(), 0);

@@ -1,4 +1,4 @@
-import { statSync } from 'node:fs';
+import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import Sqlite from 'better-sqlite3';
 import test from 'ava';
@@ -64,6 +64,7 @@ test('kurz serve names the address it cannot listen on', async (t) => {
   const result = await runCli(['serve', '--port', port], { KURZ_DB: join(dir, 'b.db') });
   t.is(result.code, 1);
   t.regex(result.stderr, new RegExp(`cannot listen on 127\\.0\\.0\\.1:${port}: EADDRINUSE`));
+  t.false(existsSync(join(dir, 'b.db')), 'the failed start left no new database behind');
 });
 
 test('flags override the environment', async (t) => {

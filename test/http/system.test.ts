@@ -1,12 +1,12 @@
 import test from 'ava';
-import { startKurz } from '../helpers.ts';
+import { startKurz, waitFor } from '../helpers.ts';
 
 test('GET /healthz is 200 while the database answers, 503 when it does not', async (t) => {
   const k = await startKurz(t);
   const res = await k.get('/healthz');
   t.is(res.status, 200);
   t.deepEqual(await res.json(), { status: 'ok' });
-  k.kurz.db.close();
+  await k.kurz.storage.close();
   const down = await k.get('/healthz');
   t.is(down.status, 503);
   t.deepEqual(await down.json(), { status: 'database unreachable' });
@@ -34,7 +34,7 @@ test('a wrong method is a 405 naming the allowed ones', async (t) => {
 
 test('a server error is logged with the request and shows no internal detail', async (t) => {
   const k = await startKurz(t);
-  k.kurz.db.close();
+  await k.kurz.storage.close();
   const res = await k.postJson('/api/v1/links', { url: 'https://example.com/' });
   t.is(res.status, 500);
   const body = (await res.json()) as { detail: string; code: string };
@@ -47,10 +47,44 @@ test('a redirect while the database fails is a logged 500, and the server goes o
   const k = await startKurz(t);
   const res = await k.postJson('/api/v1/links', { url: 'https://example.com/' });
   const { code } = (await res.json()) as { code: string };
-  k.kurz.db.close();
+  await k.kurz.storage.close();
   const down = await k.get(`/${code}`, { accept: 'application/json' });
   t.is(down.status, 500);
   t.is(((await down.json()) as { code: string }).code, 'internal');
   t.true(k.log.lines.some((l) => l.includes('request failed') && l.includes(`path=/${code}`)));
   t.is((await k.get('/healthz')).status, 503);
+});
+
+test('/links/ is a path kurz does not serve, not a code called "links"', async (t) => {
+  const k = await startKurz(t);
+  const res = await k.get('/links/');
+  t.is(res.status, 404);
+  t.like((await res.json()) as object, { code: 'not_found', detail: 'nothing at /links/' });
+});
+
+test('an empty body with a JSON content type is "the request body is empty", not a 415', async (t) => {
+  const k = await startKurz(t);
+  const res = await k.postJson('/api/v1/links', '');
+  t.is(res.status, 400);
+  t.like((await res.json()) as object, { code: 'invalid', detail: 'the request body is empty' });
+});
+
+test('the request counter sees redirects and API calls alike, by route and status', async (t) => {
+  const k = await startKurz(t);
+  const { code } = (await (await k.postJson('/api/v1/links', { url: 'https://example.com/counted' })).json()) as { code: string };
+  await k.get(`/${code}`);
+  await k.get(`/${code}`);
+  await fetch(`${k.base}/${code}`, { method: 'HEAD', redirect: 'manual' });
+  await k.get('/nothere');
+  await k.get(`/api/v1/links/${code}`);
+  await k.get('/a/b/c');
+  const expected = [
+    { route: 'GET /api/v1/links/:code', status: 200, count: 1 },
+    { route: 'POST /api/v1/links', status: 201, count: 1 },
+    { route: 'redirect', status: 302, count: 3 },
+    { route: 'redirect', status: 404, count: 1 },
+    { route: 'unmatched', status: 404, count: 1 },
+  ];
+  await waitFor(() => k.kurz.pipeline.requests.snapshot().length === expected.length);
+  t.deepEqual(k.kurz.pipeline.requests.snapshot(), expected);
 });

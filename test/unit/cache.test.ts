@@ -1,8 +1,8 @@
 import test from 'ava';
-import { RedirectCache } from '../../src/cache.ts';
-import { Doorkeeper } from '../../src/doorkeeper.ts';
+import { RedirectCache } from '../../src/cache/redirect-cache.ts';
+import { Doorkeeper } from '../../src/cache/doorkeeper.ts';
 
-const target = { id: 1, url: 'https://example.com/', deleted: 0 };
+const target = { id: 1, url: 'https://example.com/', deleted: false };
 
 test('the doorkeeper admits a key on its second ask, not its first', (t) => {
   const door = new Doorkeeper(1000);

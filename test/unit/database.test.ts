@@ -1,8 +1,9 @@
+import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Sqlite from 'better-sqlite3';
 import test from 'ava';
-import { APPLICATION_ID, openDatabase, PAGE_CACHE_KIB } from '../../src/store/database.ts';
-import { MIGRATIONS } from '../../src/store/migrations.ts';
+import { APPLICATION_ID, openDatabase, PAGE_CACHE_KIB } from '../../src/store/sqlite/database.ts';
+import { MIGRATIONS } from '../../src/store/sqlite/migrations.ts';
 import { tempDir } from '../helpers.ts';
 
 test('a new database is created with its folder, in WAL mode, marked as kurz, at the latest schema', (t) => {
@@ -78,4 +79,11 @@ test('a database from a newer kurz is refused', (t) => {
 test('a file that is not a database gives a clear error', (t) => {
   const dir = tempDir(t);
   t.throws(() => openDatabase(dir), { message: `cannot open the database ${dir}: SQLITE_CANTOPEN` });
+});
+
+test('a file that is not a SQLite database is named in the error and left untouched', (t) => {
+  const path = join(tempDir(t), 'notes.txt');
+  writeFileSync(path, 'shopping list: '.repeat(100));
+  t.throws(() => openDatabase(path), { message: `${path} is not a SQLite database; check --db (or KURZ_DB)` });
+  t.is(readFileSync(path, 'utf8'), 'shopping list: '.repeat(100));
 });

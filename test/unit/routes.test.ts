@@ -1,9 +1,10 @@
 import test from 'ava';
-import type { Services } from '../../src/app.ts';
-import { createRouter, RESERVED_PATHS } from '../../src/http/routes.ts';
+import type { WebServices } from '../../src/context.ts';
+import { RESERVED_PATHS } from '../../src/reserved-paths.ts';
+import { createRouter } from '../../src/web/routes.ts';
 
 test('every top-level path kurz serves is reserved, so no alias can shadow it', (t) => {
-  const stub = { config: { redirectStatus: 302 } } as unknown as Services;
+  const stub = { config: { redirectStatus: 302 } } as unknown as WebServices;
   const router = createRouter(stub);
   const firstSegments = new Set(
     router.stack.map((layer) => String(layer.path).split('/')[1] ?? '').filter((s) => s !== '' && !s.startsWith(':')),

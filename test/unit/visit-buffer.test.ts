@@ -1,7 +1,8 @@
 import test from 'ava';
 import { memoryLogger } from '../../src/log.ts';
-import { VisitBuffer } from '../../src/stats/visit-buffer.ts';
-import type { VisitCount } from '../../src/store/link-store.ts';
+import { VisitBuffer } from '../../src/visits/visit-buffer.ts';
+import type { VisitCount } from '../../src/visits/visit.ts';
+import type { VisitEvents } from '../../src/visits/visit-events.ts';
 import { waitFor } from '../helpers.ts';
 
 function buffer(flushSize: number, write: (c: VisitCount[]) => void) {
@@ -105,7 +106,7 @@ test('stop() during a chunked flush writes the rest at once and nothing afterwar
 
 test('with somewhere to offload to, a flush is handed over whole and nothing is written here', async (t) => {
   const written: VisitCount[][] = [];
-  const offloaded: VisitCount[][] = [];
+  const offloaded: VisitEvents[] = [];
   const { visits } = buffer(600, (c) => written.push(c));
   visits.offloadTo((c) => offloaded.push(c) > 0);
   for (let id = 1; id <= 600; id++) visits.record(id, id);

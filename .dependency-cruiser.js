@@ -1,0 +1,27 @@
+/** @type {import('dependency-cruiser').IConfiguration} */
+export default {
+  forbidden: [
+    {
+      name: 'no-circular',
+      comment: 'An import cycle makes load order and ownership unclear; type-only imports count too.',
+      severity: 'error',
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: 'sqlite-only-from-wiring',
+      comment: 'Only the composition roots (src/app.ts, src/cli/wiring.ts) may know the store is SQLite.',
+      severity: 'error',
+      from: { path: '^src/', pathNot: '^src/(app[.]ts$|cli/wiring[.]ts$|store/sqlite/)' },
+      to: { path: '^src/store/sqlite/' },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    // Parse with TypeScript before compilation, so `import type` edges are kept.
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    // Resolve packages through their "exports" maps (e.g. csv-parse/sync), as Node does.
+    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'node', 'default', 'types'] },
+  },
+};

@@ -1,0 +1,54 @@
+import { LRUCache } from 'lru-cache';
+import { Doorkeeper } from './doorkeeper.ts';
+import type { Target } from '../links/link.ts';
+
+export interface RedirectCacheOptions {
+  /** Most links kept; 0 turns the cache off. */
+  size: number;
+  /** How long an unknown code is remembered as unknown, in ms; 0 turns that off. */
+  negativeTtl: number;
+  now: () => number;
+}
+
+const NEGATIVE_ENTRIES = 10_000;
+
+/** The doorkeeper's window: the cache size, at most 1M keys (1 MiB of bits). */
+const MAX_WINDOW = 1 << 20;
+
+/**
+ * The redirect cache: code -> target, plus a short-lived memory of unknown codes so that a scan of
+ * random codes does not become a scan of the database. A code is kept from its second lookup on (see
+ * Doorkeeper). Writers must call `forget` on any change.
+ */
+export class RedirectCache {
+  readonly #known: LRUCache<string, Target> | undefined;
+  readonly #unknown: LRUCache<string, true> | undefined;
+  readonly #door: Doorkeeper;
+
+  constructor(options: RedirectCacheOptions) {
+    const perf = { now: options.now };
+    this.#known = options.size > 0 ? new LRUCache({ max: options.size }) : undefined;
+    this.#unknown =
+      options.negativeTtl > 0 ? new LRUCache({ max: NEGATIVE_ENTRIES, ttl: options.negativeTtl, ttlAutopurge: false, perf }) : undefined;
+    this.#door = new Doorkeeper(Math.min(Math.max(options.size, NEGATIVE_ENTRIES), MAX_WINDOW));
+  }
+
+  /** The cached target, `null` if the code is known not to exist, `undefined` if the cache cannot tell. */
+  get(code: string): Target | null | undefined {
+    const target = this.#known?.get(code);
+    if (target !== undefined) return target;
+    return this.#unknown?.get(code) ? null : undefined;
+  }
+
+  /** Keeps what a lookup found, if the code was looked up before in the doorkeeper's window. */
+  remember(code: string, target: Target | undefined): void {
+    if (!this.#door.admit(code)) return;
+    if (target) this.#known?.set(code, target);
+    else this.#unknown?.set(code, true);
+  }
+
+  forget(code: string): void {
+    this.#known?.delete(code);
+    this.#unknown?.delete(code);
+  }
+}

@@ -1,0 +1,39 @@
+import type { Config } from '../config.ts';
+import type { Services } from '../context.ts';
+import { defaultDeps } from '../deps.ts';
+import { createServices } from '../services.ts';
+import { openSqliteStorage, serveAsBackgroundWriter, type SqliteStorage } from '../store/sqlite/storage.ts';
+
+export interface OpenOptions {
+  /** The command only reads (or copies) the database: a path with no database is an error, not a new file. */
+  readOnly?: boolean;
+}
+
+/** Opens the database for a one-shot command, runs `work` on the services, and always closes it. */
+export async function withServices<T>(config: Config, work: (services: Services) => T | Promise<T>, options: OpenOptions = {}): Promise<T> {
+  return withStorage(config, options, async (storage) => work(await createServices(config, defaultDeps(), storage)));
+}
+
+/** Copies the live database to `target` (online, consistent, integrity-checked); returns the pages copied. */
+export function backupDatabase(config: Config, target: string): Promise<number> {
+  return withStorage(config, { readOnly: true }, (storage) => storage.backup(target));
+}
+
+/** The version of the SQLite library kurz runs on. */
+export function sqliteVersion(config: Config): Promise<string> {
+  return withStorage({ ...config, db: ':memory:' }, {}, (storage) => storage.sqliteVersion());
+}
+
+/** The background writer's process, started by `serve`. */
+export function runBackgroundWriter(config: Config): Promise<void> {
+  return serveAsBackgroundWriter(config, defaultDeps().log);
+}
+
+async function withStorage<T>(config: Config, options: OpenOptions, work: (storage: SqliteStorage) => T | Promise<T>): Promise<T> {
+  const storage = openSqliteStorage(config, { log: defaultDeps().log, mustExist: options.readOnly ?? false });
+  try {
+    return await work(storage);
+  } finally {
+    await storage.close();
+  }
+}

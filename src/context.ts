@@ -1,0 +1,31 @@
+import type { Config } from './config.ts';
+import type { Renderer } from './http/respond.ts';
+import type { Pipeline } from './http/pipeline.ts';
+import type { LinkCreation } from './links/create.ts';
+import type { LinkManagement } from './links/manage.ts';
+import type { LinkResolver } from './links/resolve.ts';
+import type { LinkTransfer } from './links/transfer.ts';
+import type { Logger } from './log.ts';
+import type { VisitBuffer } from './visits/visit-buffer.ts';
+
+/** The domain's use cases on one storage: what the CLI commands and the HTTP handlers work with. */
+export interface Services {
+  config: Config;
+  now: () => number;
+  log: Logger;
+  creation: LinkCreation;
+  links: LinkManagement;
+  resolver: LinkResolver;
+  /** Drops cached links that another process changed; polled by the server. */
+  changes: { poll(): Promise<void> };
+  transfer: LinkTransfer;
+  visits: VisitBuffer;
+  shortUrl(code: string): string;
+  isDatabaseReachable(): Promise<boolean>;
+}
+
+/** What the edge and the Koa handlers add to the services. */
+export interface WebServices extends Services {
+  render: Renderer;
+  pipeline: Pipeline;
+}

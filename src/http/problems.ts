@@ -1,0 +1,65 @@
+import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
+import { AppError, STATUS, type ErrorCode } from '../errors.ts';
+import type { Logger } from '../log.ts';
+import { sendPage, sendProblem, wantsHtml, type Renderer } from './respond.ts';
+
+export interface ClientError {
+  status: number;
+  code: ErrorCode;
+  message: string;
+  field?: string | undefined;
+}
+
+/** What a client is told of a failure that is not its own (logged with the request). */
+export const INTERNAL_ERROR: ClientError = {
+  status: 500,
+  code: 'internal',
+  message: 'something went wrong on our side; it has been logged',
+};
+
+const CODE_BY_STATUS: Record<number, ErrorCode> = Object.fromEntries(
+  Object.entries(STATUS).map(([code, status]) => [status, code as ErrorCode]),
+);
+
+/** The error code a status maps to; `invalid` for 4xx statuses without a code of their own (405, 415). */
+export function codeOfStatus(status: number): ErrorCode {
+  return CODE_BY_STATUS[status] ?? 'invalid';
+}
+
+/** The client's error that `err` is (AppError, or a 4xx HttpError meant to be shown), or undefined. */
+export function asClientError(err: unknown): ClientError | undefined {
+  if (err instanceof AppError)
+    return err.code === 'internal' ? undefined : { status: STATUS[err.code], code: err.code, message: err.message, field: err.field };
+  const e = err as { status?: unknown; expose?: unknown; message?: unknown };
+  if (typeof e?.status === 'number' && e.status >= 400 && e.status < 500 && e.expose === true) {
+    return { status: e.status, code: codeOfStatus(e.status), message: String(e.message) };
+  }
+  return undefined;
+}
+
+/** A 4xx error that carries its own status (415, 405), shown to the client like an AppError. */
+export function httpError(status: number, message: string): Error {
+  return Object.assign(new Error(message), { status, expose: true });
+}
+
+/**
+ * The one place a failure becomes an answer, for the edge and for Koa alike: a client error shows its
+ * message; anything else is logged with the request and answered with a generic 500. A page for browsers,
+ * problem+json for everyone else (`wantsHtml`). A response already under way is cut off instead.
+ */
+export function sendError(req: IncomingMessage, res: ServerResponse, err: unknown, render: Renderer, log: Logger): void {
+  const problem = asClientError(err);
+  if (!problem) log.error('request failed', { method: req.method, path: req.url, err });
+  sendClientError(req, res, problem ?? INTERNAL_ERROR, render);
+}
+
+/** Answers with a client error, as a page or problem+json. */
+export function sendClientError(req: IncomingMessage, res: ServerResponse, problem: ClientError, render: Renderer): void {
+  if (res.headersSent) {
+    res.destroy();
+    return;
+  }
+  const { status, code, message, field } = problem;
+  if (wantsHtml(req)) sendPage(res, status, render('error', { title: STATUS_CODES[status] ?? 'Error', status, message }));
+  else sendProblem(res, status, code, message, field);
+}

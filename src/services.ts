@@ -1,0 +1,49 @@
+import { RedirectCache } from './cache/redirect-cache.ts';
+import { createCodeGenerator } from './codes/code-generator.ts';
+import { readingAhead } from './codes/read-ahead.ts';
+import type { Config } from './config.ts';
+import type { Services } from './context.ts';
+import type { Deps } from './deps.ts';
+import { linkCreation } from './links/create.ts';
+import { linkManagement } from './links/manage.ts';
+import { followChanges, linkResolver } from './links/resolve.ts';
+import { linkTransfer } from './links/transfer.ts';
+import type { Storage } from './store/ports.ts';
+import { VisitBuffer } from './visits/visit-buffer.ts';
+
+/** Key of the setting that holds the FF1 key, generated at first start. */
+const CODE_KEY = 'code_key';
+
+/** Codes computed together when a creation needs one: about what a busy turn of the event loop creates. */
+const CODES_AHEAD = 64;
+
+/** Builds the use cases on `storage`. Rejects if the storage cannot be read. */
+export async function createServices(config: Config, deps: Deps, storage: Storage): Promise<Services> {
+  const key = Buffer.from(await storage.settings.settingOrInit(CODE_KEY, () => deps.random(32).toString('hex')), 'hex');
+  const codes = readingAhead(
+    createCodeGenerator({ mode: config.codeMode, length: config.codeLength, key, offset: config.codeOffset }),
+    CODES_AHEAD,
+  );
+  const cache = new RedirectCache({ size: config.cacheSize, negativeTtl: config.negativeCacheTtl, now: deps.now });
+  const visits = new VisitBuffer({
+    write: (counts) => storage.visits.addVisits(counts),
+    flushSize: config.visitFlushSize,
+    flushInterval: config.visitFlushInterval,
+    log: deps.log,
+  });
+  visits.offloadTo((events) => storage.visits.offload(events));
+  const { links } = storage;
+  return {
+    config,
+    now: deps.now,
+    log: deps.log,
+    creation: linkCreation({ config, now: deps.now, links, codes, cache }),
+    links: linkManagement({ now: deps.now, links, cache }),
+    resolver: linkResolver({ links, cache }),
+    changes: await followChanges({ links, cache }),
+    transfer: linkTransfer({ config, links, cache }),
+    visits,
+    shortUrl: (code) => `${config.publicUrl}/${code}`,
+    isDatabaseReachable: () => storage.settings.isReachable(),
+  };
+}

@@ -1,0 +1,69 @@
+import type { Link, LinkChange, LinkQuery, LinkRecord, NewLink, Target } from '../links/link.ts';
+import type { VisitCount } from '../visits/visit.ts';
+import type { VisitEvents } from '../visits/visit-events.ts';
+
+/**
+ * The storage every backend implements: plain domain objects in and out, every method asynchronous. A
+ * method that can fail for a reason other than "not found" rejects; "not found" is `undefined`.
+ */
+export interface Storage {
+  links: LinkStore;
+  visits: VisitStore;
+  settings: SettingsStore;
+  /** Writes what the store still holds (visits in a background writer) and lets go of the database. */
+  close(): Promise<void>;
+}
+
+export interface LinkStore {
+  linkByCode(code: string): Promise<Link | undefined>;
+  /** The redirect's lookup: the fewest columns that answer it. */
+  targetByCode(code: string): Promise<Target | undefined>;
+  listLinks(query: LinkQuery): Promise<Link[]>;
+  /** Every link, oldest first, read in pages. */
+  allLinks(): AsyncIterable<Link>;
+  /** Live links whose last visit (or creation, if never visited) is before `cutoff`. */
+  unvisitedSince(cutoff: Date): Promise<Link[]>;
+  /**
+   * Runs `work` in one write transaction, serialised with every other write of this store, and resolves
+   * with its result once the transaction is committed and durable (on disk, or on a quorum). If `work`
+   * rejects, nothing it wrote is kept.
+   */
+  write<T>(work: (tx: LinkWriter) => Promise<T>): Promise<T>;
+  /** Sequence number of the newest entry in the change log. */
+  lastChange(): Promise<number>;
+  /** Links edited or deleted, by any process, after `seq`. */
+  changesAfter(seq: number): Promise<LinkChange[]>;
+  forgetChangesUpTo(seq: number): Promise<void>;
+}
+
+/** What a write transaction can do; reads inside it see its own writes. */
+export interface LinkWriter {
+  /** The id the next link will get. */
+  nextLinkId(): Promise<number>;
+  linkByCode(code: string): Promise<Link | undefined>;
+  /** The newest live deduplicable link with this URL hash created at or after `since`. */
+  linkByUrlHash(urlHash: Buffer, since: Date): Promise<Link | undefined>;
+  /** Inserts with the given id (or the next one when null) and returns its id; undefined when the code is taken. */
+  insertLink(link: NewLink, id: number | null): Promise<number | undefined>;
+  /** Inserts an imported link under its own code, with its visits; undefined when the code is taken. */
+  importLink(record: LinkRecord, urlHash: Buffer | null): Promise<number | undefined>;
+  /** Marks a link deleted; false if it was already. */
+  deleteLink(id: number, at: Date): Promise<boolean>;
+}
+
+export interface VisitStore {
+  /**
+   * Takes a flush of visit events off the request path to be written elsewhere (SQLite: its background
+   * writer process). Returns false when it cannot; the caller then writes counts with `addVisits`.
+   */
+  offload(events: VisitEvents): boolean;
+  /** Adds visit counts, merged per link, in one transaction. */
+  addVisits(counts: readonly VisitCount[]): Promise<void>;
+}
+
+export interface SettingsStore {
+  /** The stored value for `key`, storing `make()` first if there is none (the first writer wins). */
+  settingOrInit(key: string, make: () => string): Promise<string>;
+  /** True when the database answers a query. */
+  isReachable(): Promise<boolean>;
+}

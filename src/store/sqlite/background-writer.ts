@@ -1,0 +1,137 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import sea from 'node:sea';
+import type { Database } from 'better-sqlite3';
+import type { Logger } from '../../log.ts';
+import { VisitBuffer } from '../../visits/visit-buffer.ts';
+import type { VisitEvents } from '../../visits/visit-events.ts';
+import { createSqliteLinkStore } from './link-store.ts';
+
+/** The hidden command that runs the background writer in its own process. */
+export const BACKGROUND_WRITER_COMMAND = 'background';
+
+/** How often the child writes the visits it was sent and checkpoints the WAL. */
+export const BACKGROUND_INTERVAL_MS = 1000;
+
+/** SQLite's default: pages of WAL after which a commit checkpoints by itself. */
+const AUTO_CHECKPOINT_PAGES = 1000;
+
+/**
+ * Rows per transaction in the child: fewer commits than the server's 50 (each one makes the server's
+ * connection drop its page cache), few enough that a creation in the server waits a few ms at most.
+ */
+const CHUNK = 500;
+
+/** How long the server waits for the child to write its last visits at shutdown. */
+const FINISH_TIMEOUT_MS = 10_000;
+
+/** Parent to child. Sent with the advanced (structured clone) serialization, so the columns stay binary. */
+type Message = { linkIds: Float64Array; times: Float64Array } | { finish: true };
+
+export interface BackgroundWriter {
+  /** Hands a flush of visit events to the child; false when it is gone (the caller then writes them itself). */
+  offload(events: VisitEvents): boolean;
+  /** Asks the child to write what it holds and waits for it to exit. */
+  stop(): Promise<void>;
+}
+
+/**
+ * Moves the server's writes that nobody waits for out of its event loop, into a child process with its
+ * own connection (a process, because two SQLite libraries in one process break each other's file locks,
+ * and the executable cannot load the addon into a worker thread):
+ * - visits: on a large table every visited link is a random page; the child gets each flush of events
+ *   over IPC, merges them per link like the server would, and writes them every second.
+ * - WAL checkpoints: a checkpoint ends with an fsync of the database file, which inline stalled redirects.
+ * If the child dies, the server writes visits and checkpoints itself again; the visits the child held
+ * (at most one interval's) are lost, as the server's own buffer would be in a crash. `giveBack` receives
+ * a flush whose sending failed.
+ */
+export function startBackgroundWriter(
+  db: Database,
+  cacheDir: string,
+  log: Logger,
+  giveBack: (events: VisitEvents) => void,
+): BackgroundWriter {
+  const self = sea.isSea() ? [] : [process.argv[1] ?? ''];
+  const child: ChildProcess = spawn(process.execPath, [...self, BACKGROUND_WRITER_COMMAND, '--db', db.name, '--cache-dir', cacheDir], {
+    stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+    serialization: 'advanced',
+  });
+  let stopping = false;
+  let alive = true;
+  const exited = once(child, 'exit').catch(() => undefined);
+  // Neither the child nor its IPC channel may keep the server alive while it serves.
+  child.unref();
+  child.channel?.unref();
+  db.pragma('wal_autocheckpoint = 0');
+  child.on('exit', (code, signal) => {
+    alive = false;
+    if (stopping) return;
+    db.pragma(`wal_autocheckpoint = ${AUTO_CHECKPOINT_PAGES}`);
+    log.error('the background process stopped; writing visits and checkpointing inline again', { code, signal });
+  });
+  child.on('error', (err) => log.error('could not start the background process', { err }));
+  log.info('background process started', { pid: child.pid });
+
+  return {
+    offload(events) {
+      if (!alive || !child.connected) return false;
+      const message: Message = { linkIds: events.linkIds, times: events.times };
+      child.send(message, (err) => {
+        if (err) giveBack(events);
+      });
+      return true;
+    },
+    async stop() {
+      stopping = true;
+      if (!alive) return;
+      child.ref();
+      const message: Message = { finish: true };
+      child.send(message, () => undefined);
+      const timer = setTimeout(() => {
+        log.error('the background process did not finish in time; its last visits are lost', { pid: child.pid });
+        child.kill('SIGKILL');
+      }, FINISH_TIMEOUT_MS);
+      await exited;
+      clearTimeout(timer);
+    },
+  };
+}
+
+/**
+ * The child's side: buffer the events the server sends, write them merged per link and checkpoint every
+ * interval, until the server asks it to finish or goes away (its IPC channel closes); then write the rest
+ * and close.
+ */
+export function runBackgroundWriter(db: Database, log: Logger): Promise<void> {
+  const links = createSqliteLinkStore(db);
+  const visits = new VisitBuffer({
+    write: (counts) => links.addVisits(counts),
+    flushSize: Number.POSITIVE_INFINITY,
+    flushInterval: BACKGROUND_INTERVAL_MS,
+    chunk: CHUNK,
+    log,
+  });
+  visits.start();
+
+  return new Promise((resolve) => {
+    const timer = setInterval(() => db.pragma('wal_checkpoint(PASSIVE)'), BACKGROUND_INTERVAL_MS);
+    let finished = false;
+    const finish = async (): Promise<void> => {
+      if (finished) return;
+      finished = true;
+      clearInterval(timer);
+      visits.stop();
+      await links.idle();
+      db.close();
+      if (process.connected) process.disconnect();
+      resolve();
+    };
+    process.on('message', (message: Message) => {
+      if ('linkIds' in message) visits.recordAll({ length: message.linkIds.length, linkIds: message.linkIds, times: message.times });
+      else void finish();
+    });
+    process.once('disconnect', () => void finish());
+    process.once('SIGTERM', () => void finish());
+  });
+}

@@ -1,0 +1,68 @@
+import { existsSync } from 'node:fs';
+import { dirname } from 'node:path';
+import Sqlite, { type Database } from 'better-sqlite3';
+import { ensureDir } from '../../ensure-dir.ts';
+import { migrate } from './migrations.ts';
+import { SYNC_DURABLE } from './queries.ts';
+
+/** "kurz" in ASCII: marks a SQLite file as ours, so kurz refuses to write into someone else's database. */
+export const APPLICATION_ID = 0x6b75727a;
+
+/**
+ * SQLite's page cache per connection, in KiB: enough for the interior pages of the links table and the code
+ * index up to about 10M links; more only fills with leaf pages read once (docs/ARCHITECTURE.md).
+ */
+export const PAGE_CACHE_KIB = 8192;
+
+export interface OpenOptions {
+  /** The loaded better-sqlite3 addon, when it cannot be found on disk (inside the single executable). */
+  nativeBinding?: object | undefined;
+  /** Refuse to create the file: for commands that only read, so a mistyped path is not a new database. */
+  mustExist?: boolean;
+}
+
+/**
+ * Opens (creating if needed) the database at `path`, sets the pragmas kurz relies on and applies
+ * pending migrations. Throws with a message naming the file when it cannot be opened or is not kurz's.
+ */
+export function openDatabase(path: string, options: OpenOptions = {}): Database {
+  let db: Database;
+  if (options.mustExist && path !== ':memory:' && !existsSync(path)) {
+    throw new Error(`there is no database at ${path}; check --db (or KURZ_DB)`);
+  }
+  try {
+    if (path !== ':memory:') ensureDir(dirname(path));
+    // @types/better-sqlite3 only knows the path form of nativeBinding; the executable passes the loaded addon.
+    db = new Sqlite(path, {
+      fileMustExist: options.mustExist ?? false,
+      ...(options.nativeBinding ? { nativeBinding: options.nativeBinding as unknown as string } : {}),
+    });
+  } catch (err) {
+    const reason = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
+    throw new Error(`cannot open the database ${path}: ${reason}`, { cause: err });
+  }
+  try {
+    db.pragma('busy_timeout = 5000');
+    db.pragma(`cache_size = -${PAGE_CACHE_KIB}`);
+    db.pragma('journal_mode = WAL');
+    db.exec(SYNC_DURABLE);
+    db.pragma('foreign_keys = ON');
+    claim(db, path);
+    migrate(db);
+    return db;
+  } catch (err) {
+    db.close();
+    if ((err as { code?: string }).code === 'SQLITE_NOTADB') {
+      throw new Error(`${path} is not a SQLite database; check --db (or KURZ_DB)`, { cause: err });
+    }
+    throw err;
+  }
+}
+
+function claim(db: Database, path: string): void {
+  const id = db.pragma('application_id', { simple: true }) as number;
+  if (id === APPLICATION_ID) return;
+  const tables = db.prepare(`SELECT count(*) AS n FROM sqlite_schema`).get() as { n: number };
+  if (id !== 0 || tables.n > 0) throw new Error(`${path} is a SQLite database that does not belong to kurz; refusing to use it`);
+  db.pragma(`application_id = ${APPLICATION_ID}`);
+}

@@ -1,0 +1,68 @@
+import type { Config } from '../../config.ts';
+import type { Logger } from '../../log.ts';
+import { countVisits } from '../../visits/visit-events.ts';
+import type { Storage } from '../ports.ts';
+import { backupDatabase } from './backup.ts';
+import { startBackgroundWriter, runBackgroundWriter, type BackgroundWriter } from './background-writer.ts';
+import { openDatabase } from './database.ts';
+import { createSqliteLinkStore } from './link-store.ts';
+import { loadNativeBinding } from './native-addon.ts';
+import * as q from './queries.ts';
+import { createSqliteSettingsStore } from './settings-store.ts';
+
+export interface SqliteOptions {
+  log: Logger;
+  /** Start the background writer process (`serve`); otherwise visits are written in this process. */
+  backgroundWriter?: boolean;
+  /** Refuse to create the file (commands that only read or copy it). */
+  mustExist?: boolean;
+}
+
+/** The SQLite backend, with what only it can do. */
+export interface SqliteStorage extends Storage {
+  /** Copies the live database to `target` (see backupDatabase); returns the pages copied. */
+  backup(target: string): Promise<number>;
+  sqliteVersion(): string;
+}
+
+/**
+ * Opens the SQLite file named in `config` (creating and migrating it unless `mustExist`) and builds the
+ * stores on one connection. Throws with a message naming the file when it cannot be opened or is not kurz's.
+ */
+export function openSqliteStorage(config: Pick<Config, 'db' | 'cacheDir'>, options: SqliteOptions): SqliteStorage {
+  const nativeBinding = loadNativeBinding(config.cacheDir);
+  const db = openDatabase(config.db, { nativeBinding, mustExist: options.mustExist ?? false });
+  const links = createSqliteLinkStore(db);
+  const writeHere = (events: Parameters<typeof countVisits>[0]): void => {
+    links.addVisits(countVisits(events)).catch((err: unknown) => options.log.error('could not write visits', { err }));
+  };
+  const background: BackgroundWriter | undefined = options.backgroundWriter
+    ? startBackgroundWriter(db, config.cacheDir, options.log, writeHere)
+    : undefined;
+  let closed: Promise<void> | undefined;
+  return {
+    links,
+    visits: {
+      offload: (events) => background?.offload(events) ?? false,
+      addVisits: (counts) => links.addVisits(counts),
+    },
+    settings: createSqliteSettingsStore(db),
+    backup: (target) => backupDatabase(db, target, nativeBinding),
+    sqliteVersion: () => db.prepare<[], string>(q.SQLITE_VERSION).pluck().get() ?? '',
+    close() {
+      closed ??= (async () => {
+        await links.idle();
+        await background?.stop();
+        links.close();
+        db.close();
+      })();
+      return closed;
+    },
+  };
+}
+
+/** The background writer's process (`kurz background`): runs until the server that started it goes. */
+export function serveAsBackgroundWriter(config: Pick<Config, 'db' | 'cacheDir'>, log: Logger): Promise<void> {
+  const db = openDatabase(config.db, { nativeBinding: loadNativeBinding(config.cacheDir), mustExist: true });
+  return runBackgroundWriter(db, log);
+}

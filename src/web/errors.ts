@@ -1,0 +1,38 @@
+import type { Context, Next } from 'koa';
+import type { WebServices } from '../context.ts';
+import { httpError, sendError } from '../http/problems.ts';
+import { send } from '../http/respond.ts';
+
+/**
+ * Koa's outermost middleware. Handlers write their answers with http/respond.ts, so Koa itself writes
+ * nothing (`respond = false`); a request no route answered (404, or 405 from allowedMethods) and every
+ * thrown error go to the shared `sendError`. It also names the matched route for the request counter.
+ */
+export function handleErrors({ render, log, pipeline }: WebServices) {
+  return async function errors(ctx: Context, next: Next): Promise<void> {
+    ctx.respond = false;
+    try {
+      await next().finally(() => nameRoute(ctx));
+      if (ctx.res.headersSent) return;
+      // OPTIONS, answered by allowedMethods with its Allow header.
+      if (ctx.status < 400) return send(ctx.res, ctx.status, {}, '');
+      throw routingError(ctx);
+    } catch (err) {
+      sendError(ctx.req, ctx.res, err, render, log);
+    }
+  };
+
+  /** The request counter counts the request under the route that took it. */
+  function nameRoute(ctx: Context): void {
+    const matched = (ctx as Context & { _matchedRoute?: string })._matchedRoute;
+    const request = pipeline.contextOf(ctx.req);
+    if (request && matched) request.route = `${ctx.method} ${matched}`;
+  }
+}
+
+function routingError(ctx: Context): Error {
+  const allow = ctx.response.get('Allow');
+  if (ctx.status === 405 && allow) return httpError(405, `${ctx.method} is not allowed here; allowed: ${allow}`);
+  if (ctx.status === 404) return httpError(404, `nothing at ${ctx.path}`);
+  return httpError(ctx.status, ctx.message);
+}

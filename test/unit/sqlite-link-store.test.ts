@@ -1,0 +1,139 @@
+import { randomBytes } from 'node:crypto';
+import { readdirSync, readlinkSync } from 'node:fs';
+import { join } from 'node:path';
+import test from 'ava';
+import type { Database } from 'better-sqlite3';
+import { RedirectCache } from '../../src/cache/redirect-cache.ts';
+import { createCodeGenerator, type CodeGenerator } from '../../src/codes/code-generator.ts';
+import { loadConfig } from '../../src/config.ts';
+import { linkCreation, type CreateLinkInput } from '../../src/links/create.ts';
+import { openDatabase } from '../../src/store/sqlite/database.ts';
+import { createSqliteLinkStore } from '../../src/store/sqlite/link-store.ts';
+import { tempDir } from '../helpers.ts';
+
+/** Link creation on `db` with a fixed clock and a small cache. */
+function serviceOn(db: Database, codes: CodeGenerator, settings: Record<string, unknown> = {}) {
+  const links = createSqliteLinkStore(db);
+  const creation = linkCreation({
+    config: loadConfig({ file: { publicUrl: 'https://s.example', ...settings } }),
+    now: () => 1000,
+    links,
+    codes,
+    cache: new RedirectCache({ size: 10, negativeTtl: 0, now: () => 0 }),
+  });
+  return {
+    createLink: (input: CreateLinkInput) => creation.createLink(input),
+    /** Creations handed over in one turn of the event loop, as concurrent requests are. */
+    createLinks: (inputs: CreateLinkInput[]) => Promise.allSettled(inputs.map((input) => creation.createLink(input))),
+  };
+}
+
+test('a generated code that spells a reserved path is skipped, and its id never used', async (t) => {
+  const db = openDatabase(join(tempDir(t), 'k.db'));
+  t.teardown(() => db.close());
+  const spelled: Record<number, string> = { 1: 'HealthZ', 2: 'abc123' };
+  const codeFor = (id: number): string => spelled[id] ?? `code${id}`;
+  const codes: CodeGenerator = {
+    codeFor,
+    codesFor: (first, count) => Array.from({ length: count }, (_, k) => codeFor(first + k)),
+    idFor: () => undefined,
+  };
+  const links = serviceOn(db, codes, { dedupeWindow: 'off' });
+  const first = await links.createLink({ url: 'https://example.com/1' });
+  t.is(first.link.code, 'abc123');
+  t.is(first.link.id, 2);
+  t.is((await links.createLink({ url: 'https://example.com/2' })).link.id, 3);
+});
+
+test('visit counts are written without a disk sync, and links keep their full sync afterwards', async (t) => {
+  const db = openDatabase(join(tempDir(t), 'k.db'));
+  t.teardown(() => db.close());
+  const store = createSqliteLinkStore(db);
+  const id =
+    (await store.write((tx) => tx.insertLink({ code: 'v', url: 'https://example.com/', urlHash: null, createdAt: new Date(1) }, null))) ??
+    0;
+  await store.addVisits([{ id, count: 3, lastVisitAt: 50 }]);
+  t.is((await store.linkByCode('v'))?.visitCount, 3);
+  t.is(db.pragma('synchronous', { simple: true }), 2, 'FULL again');
+});
+
+test('the dedupe probe finds the newest live link with the URL hash in the window, with its visits', async (t) => {
+  const db = openDatabase(join(tempDir(t), 'k.db'));
+  t.teardown(() => db.close());
+  const store = createSqliteLinkStore(db);
+  const urlHash = Buffer.alloc(32, 7);
+  const insert = async (code: string, now: number) =>
+    (await store.write((tx) => tx.insertLink({ code, url: 'https://example.com/', urlHash, createdAt: new Date(now) }, null))) ?? 0;
+  const older = await insert('older', 100);
+  const newer = await insert('newer', 200);
+  await insert('other', 300);
+  db.prepare('UPDATE links SET url_hash = ? WHERE code = ?').run(Buffer.alloc(32, 8), 'other');
+  await store.addVisits([{ id: newer, count: 4, lastVisitAt: 250 }]);
+  const probe = (hash: Buffer, since: number) => store.write((tx) => tx.linkByUrlHash(hash, new Date(since)));
+
+  t.like(await probe(urlHash, 0), { id: newer, code: 'newer', visitCount: 4, lastVisitAt: new Date(250) });
+  t.is(await probe(urlHash, 201), undefined, 'created before the window');
+  await store.write((tx) => tx.deleteLink(newer, new Date(400)));
+  t.like(await probe(urlHash, 0), { id: older, code: 'older', visitCount: 0 });
+  t.is(await probe(urlHash, 101), undefined, 'the only live one is too old');
+  t.is(await probe(Buffer.alloc(32, 9), 0), undefined);
+});
+
+test('a batch of creations gives each generated link the code of its id, around aliases, dedupe hits and refusals', async (t) => {
+  const db = openDatabase(join(tempDir(t), 'k.db'));
+  t.teardown(() => db.close());
+  const codes = createCodeGenerator({ mode: 'obfuscated', length: 6, key: randomBytes(32), offset: 0 });
+  const links = serviceOn(db, codes);
+  await links.createLink({ url: 'https://example.com/first' });
+  const settled = await links.createLinks([
+    { url: 'https://example.com/a' },
+    { url: 'https://example.com/b', alias: 'bee' },
+    { url: 'https://example.com/first' },
+    { url: 'not a url' },
+    { url: 'https://example.com/c' },
+    { url: 'https://example.com/a' },
+    { url: 'https://example.com/d' },
+  ]);
+  const results = settled.map((s) => (s.status === 'fulfilled' ? s.value : (s.reason as Error)));
+  const created = results.filter((r) => !(r instanceof Error) && r.created && !r.link.isAlias);
+  t.is(created.length, 3);
+  for (const r of created) if (!(r instanceof Error)) t.is(r.link.code, codes.codeFor(r.link.id));
+  t.deepEqual(
+    results.map((r) => (r instanceof Error ? 'refused' : r.created ? r.link.id : `same as ${r.link.id}`)),
+    [2, 3, 'same as 1', 'refused', 4, 'same as 2', 5],
+  );
+  const stored = db.prepare('SELECT id, code FROM links WHERE url_hash IS NOT NULL ORDER BY id').all() as Array<{
+    id: number;
+    code: string;
+  }>;
+  for (const { id, code } of stored) t.is(code, codes.codeFor(id));
+});
+
+test('a write keeps the WAL open for its sync, across a checkpoint that empties it, until close', async (t) => {
+  const path = join(tempDir(t), 'k.db');
+  const db = openDatabase(path);
+  t.teardown(() => db.open && db.close());
+  const store = createSqliteLinkStore(db);
+  // SQLite holds one descriptor of the WAL itself; the store's sync the second.
+  const walDescriptors = (): number =>
+    readdirSync('/proc/self/fd').filter((fd) => {
+      try {
+        return readlinkSync(`/proc/self/fd/${fd}`) === `${path}-wal`;
+      } catch {
+        return false;
+      }
+    }).length;
+  const write = (code: string) =>
+    store.write((tx) => tx.insertLink({ code, url: 'https://example.com/', urlHash: null, createdAt: new Date(1) }, null));
+
+  t.is(walDescriptors(), 1);
+  await write('a');
+  t.is(walDescriptors(), 2);
+  db.pragma('wal_checkpoint(TRUNCATE)');
+  await write('b');
+  t.is(walDescriptors(), 2, 'the same file, not a second descriptor');
+  store.close();
+  t.is(walDescriptors(), 1);
+  db.close();
+  t.is(walDescriptors(), 0);
+});
