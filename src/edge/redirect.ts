@@ -27,7 +27,8 @@ export function redirectSegment(req: IncomingMessage): string | undefined {
       return undefined;
     }
   }
-  return RESERVED_PATHS.has(segment.toLowerCase()) ? undefined : segment;
+  // Exact case: Koa's routes are case-sensitive, and no code spells a reserved path in any case.
+  return RESERVED_PATHS.has(segment) ? undefined : segment;
 }
 
 /**
