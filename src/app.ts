@@ -18,6 +18,8 @@ const CHANGE_POLL_MS = 1000;
 export interface AppOptions {
   /** Write visits and checkpoints from a separate process (what `serve` does); off in tests. Default on. */
   backgroundWriter?: boolean;
+  /** Adapts the storage before the app uses it (tests: to take a capability away). */
+  adaptStorage?: (storage: Storage) => Storage;
 }
 
 /** The whole server, ready to be handed to http.createServer. */
@@ -37,7 +39,8 @@ export interface Kurz {
  * writer. Never listens. Rejects if the database cannot be opened or migrated.
  */
 export async function createApp(config: Config, deps: Deps, options: AppOptions = {}): Promise<Kurz> {
-  const storage = openSqliteStorage(config, { log: deps.log, backgroundWriter: options.backgroundWriter ?? true });
+  const opened = openSqliteStorage(config, { log: deps.log, backgroundWriter: options.backgroundWriter ?? true });
+  const storage = options.adaptStorage?.(opened) ?? opened;
   let services: Services;
   try {
     services = await createServices(config, deps, storage);

@@ -6,7 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { ExecutionContext } from 'ava';
 import Sqlite, { type Database } from 'better-sqlite3';
-import { createApp, type Kurz } from '../src/app.ts';
+import { createApp, type AppOptions, type Kurz } from '../src/app.ts';
 import { loadConfig, type Config } from '../src/config.ts';
 import { memoryLogger } from '../src/log.ts';
 
@@ -66,14 +66,14 @@ export interface TestKurz {
  * Starts the real app on a fresh SQLite file, listening on 127.0.0.1 on a free port, with a fake clock.
  * `settings` are config-file values overriding the test defaults. Everything is torn down after the test.
  */
-export async function startKurz(t: ExecutionContext, settings: Record<string, unknown> = {}): Promise<TestKurz> {
+export async function startKurz(t: ExecutionContext, settings: Record<string, unknown> = {}, options: AppOptions = {}): Promise<TestKurz> {
   const dir = tempDir(t);
   const config = loadConfig({ file: { db: join(dir, 'kurz.db'), port: 0, publicUrl: 'https://kurz.test', ...settings } });
   const clock = fakeClock();
   const log = memoryLogger();
   let counter = 0;
   const random = (size: number) => Buffer.alloc(size, ++counter);
-  const kurz = await createApp(config, { now: clock.now, random, log }, { backgroundWriter: false });
+  const kurz = await createApp(config, { now: clock.now, random, log }, { backgroundWriter: false, ...options });
   t.teardown(() => kurz.close());
   const db = new Sqlite(config.db);
   t.teardown(() => db.close());

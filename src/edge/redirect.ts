@@ -32,14 +32,14 @@ export function redirectSegment(req: IncomingMessage): string | undefined {
 }
 
 /**
- * THE redirect: `GET|HEAD /CODE`, answered from the cache when it can (synchronously), else after one
- * store lookup. A live link gets a bodiless redirect and, for a GET, a visit event in the buffer (HEAD
+ * THE redirect: `GET|HEAD /CODE`, answered at once from the cache or a store that can (SQLite), else
+ * after one asynchronous store lookup. A live link gets a bodiless redirect and, for a GET, a visit event in the buffer (HEAD
  * comes from link checkers, not people). Unknown codes answer 404 and deleted ones 410, as a page or
  * problem+json. The head is written before the visit is recorded: if Node refuses it (a target that is no
  * valid header value, which only a hand-edited database holds), nothing was counted and the error is a 500.
  */
 export function redirectHandler(web: WebServices): (req: IncomingMessage, res: ServerResponse, segment: string) => void {
-  const { resolver, visits, pipeline, render, log, now } = web;
+  const { resolver, visits, pipeline, render, now } = web;
   const status = web.config.redirectStatus;
 
   function answer(req: IncomingMessage, res: ServerResponse, code: string, target: Target | undefined): void {
@@ -53,7 +53,7 @@ export function redirectHandler(web: WebServices): (req: IncomingMessage, res: S
   }
 
   function fail(req: IncomingMessage, res: ServerResponse, err: unknown): void {
-    sendError(req, res, err, render, log);
+    sendError(req, res, err, web);
     pipeline.answered(REDIRECT_ROUTE, res.statusCode);
   }
 
@@ -62,9 +62,9 @@ export function redirectHandler(web: WebServices): (req: IncomingMessage, res: S
       const refused = pipeline.admit(req, REDIRECT_ROUTE);
       if (refused) throw refused;
       // A segment that no code can spell needs no lookup.
-      const cached = CODE.test(code) ? resolver.cached(code) : null;
-      if (cached !== undefined) {
-        answer(req, res, code, cached ?? undefined);
+      const found = CODE.test(code) ? resolver.resolveAtOnce(code) : null;
+      if (found !== undefined) {
+        answer(req, res, code, found ?? undefined);
         return;
       }
     } catch (err) {

@@ -27,8 +27,8 @@ export interface Pipeline {
   answered(route: string, status: number): void;
   /** Starts the context of a request that Koa handles; counted when its response finishes. */
   begin(req: IncomingMessage, res: ServerResponse): RequestContext;
-  /** The context `begin` started for `req`. */
-  contextOf(req: IncomingMessage): RequestContext | undefined;
+  /** The context `begin` started for `req`, or a new one (a redirect's, which starts none). */
+  contextOf(req: IncomingMessage): RequestContext;
   requests: RequestCounter;
 }
 
@@ -78,7 +78,7 @@ export function createPipeline(trustedProxies: string, hooks: readonly Hook[] = 
       res.once('finish', () => requests.count(request.route, res.statusCode));
       return request;
     },
-    contextOf: (req) => contexts.get(req),
+    contextOf: (req) => contexts.get(req) ?? contextFor(req, UNMATCHED),
     requests,
   };
 }

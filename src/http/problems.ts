@@ -1,6 +1,7 @@
 import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import { AppError, STATUS, type ErrorCode } from '../errors.ts';
 import type { Logger } from '../log.ts';
+import type { Pipeline } from './pipeline.ts';
 import { sendPage, sendProblem, wantsHtml, type Renderer } from './respond.ts';
 
 export interface ClientError {
@@ -47,9 +48,17 @@ export function httpError(status: number, message: string): Error {
  * message; anything else is logged with the request and answered with a generic 500. A page for browsers,
  * problem+json for everyone else (`wantsHtml`). A response already under way is cut off instead.
  */
-export function sendError(req: IncomingMessage, res: ServerResponse, err: unknown, render: Renderer, log: Logger): void {
+export function sendError(
+  req: IncomingMessage,
+  res: ServerResponse,
+  err: unknown,
+  { render, log, pipeline }: { render: Renderer; log: Logger; pipeline: Pipeline },
+): void {
   const problem = asClientError(err);
-  if (!problem) log.error('request failed', { method: req.method, path: req.url, err });
+  if (!problem) {
+    const { id, client } = pipeline.contextOf(req);
+    log.error('request failed', { method: req.method, path: req.url, id, client, err });
+  }
   sendClientError(req, res, problem ?? INTERNAL_ERROR, render);
 }
 

@@ -44,7 +44,7 @@ export function linkManagement({ now, links, cache }: ManageDeps) {
     async prune(age: number, dryRun: boolean): Promise<Link[]> {
       const stale = await links.write(async (tx) => {
         const at = new Date(now());
-        const found = await links.unvisitedSince(new Date(at.getTime() - age));
+        const found = await tx.unvisitedSince(new Date(at.getTime() - age));
         if (!dryRun) for (const link of found) await tx.deleteLink(link.id, at);
         return found;
       });

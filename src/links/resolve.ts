@@ -15,8 +15,17 @@ export type LinkResolver = ReturnType<typeof linkResolver>;
 /** The redirect's lookup: the cache first, answered synchronously, then the store. */
 export function linkResolver({ links, cache }: ResolveDeps) {
   return {
-    /** The cached target, `null` if the code is known not to exist, `undefined` if the store must be asked. */
-    cached: (code: string): Target | null | undefined => cache.get(code),
+    /**
+     * The target, from the cache or from a store that answers at once; `null` if the code is known not to
+     * exist; `undefined` if only `lookup` can tell.
+     */
+    resolveAtOnce(code: string): Target | null | undefined {
+      const cached = cache.get(code);
+      if (cached !== undefined || !links.targetByCodeAtOnce) return cached;
+      const target = links.targetByCodeAtOnce(code);
+      cache.remember(code, target);
+      return target ?? null;
+    },
 
     /** Asks the store, and remembers the answer (from a code's second lookup on). */
     async lookup(code: string): Promise<Target | undefined> {

@@ -18,11 +18,14 @@ export interface LinkStore {
   linkByCode(code: string): Promise<Link | undefined>;
   /** The redirect's lookup: the fewest columns that answer it. */
   targetByCode(code: string): Promise<Target | undefined>;
+  /**
+   * The same lookup answered at once, offered by a backend that needs no I/O wait for it (SQLite in this
+   * process): a redirect missing the cache then costs no promise. A network backend leaves it out.
+   */
+  targetByCodeAtOnce?(code: string): Target | undefined;
   listLinks(query: LinkQuery): Promise<Link[]>;
   /** Every link, oldest first, read in pages. */
   allLinks(): AsyncIterable<Link>;
-  /** Live links whose last visit (or creation, if never visited) is before `cutoff`. */
-  unvisitedSince(cutoff: Date): Promise<Link[]>;
   /**
    * Runs `work` in one write transaction, serialised with every other write of this store, and resolves
    * with its result once the transaction is committed and durable (on disk, or on a quorum). If `work`
@@ -49,6 +52,8 @@ export interface LinkWriter {
   importLink(record: LinkRecord, urlHash: Buffer | null): Promise<number | undefined>;
   /** Marks a link deleted; false if it was already. */
   deleteLink(id: number, at: Date): Promise<boolean>;
+  /** Live links whose last visit (or creation, if never visited) is before `cutoff`. */
+  unvisitedSince(cutoff: Date): Promise<Link[]>;
 }
 
 export interface VisitStore {

@@ -8,7 +8,8 @@ import { send } from '../http/respond.ts';
  * nothing (`respond = false`); a request no route answered (404, or 405 from allowedMethods) and every
  * thrown error go to the shared `sendError`. It also names the matched route for the request counter.
  */
-export function handleErrors({ render, log, pipeline }: WebServices) {
+export function handleErrors(web: WebServices) {
+  const { pipeline } = web;
   return async function errors(ctx: Context, next: Next): Promise<void> {
     ctx.respond = false;
     try {
@@ -18,15 +19,14 @@ export function handleErrors({ render, log, pipeline }: WebServices) {
       if (ctx.status < 400) return send(ctx.res, ctx.status, {}, '');
       throw routingError(ctx);
     } catch (err) {
-      sendError(ctx.req, ctx.res, err, render, log);
+      sendError(ctx.req, ctx.res, err, web);
     }
   };
 
   /** The request counter counts the request under the route that took it. */
   function nameRoute(ctx: Context): void {
     const matched = (ctx as Context & { _matchedRoute?: string })._matchedRoute;
-    const request = pipeline.contextOf(ctx.req);
-    if (request && matched) request.route = `${ctx.method} ${matched}`;
+    if (matched) pipeline.contextOf(ctx.req).route = `${ctx.method} ${matched}`;
   }
 }
 

@@ -189,3 +189,32 @@ test('an unknown code gets the same 404 from the fast path as from Koa', async (
     detail: 'no link with code "missing1"',
   });
 });
+
+test('a store that can only answer asynchronously serves redirects, 404s, 410s and failures the same way', async (t) => {
+  let failing = false;
+  const k = await startKurz(
+    t,
+    {},
+    {
+      adaptStorage: (storage) => ({
+        ...storage,
+        links: {
+          ...storage.links,
+          targetByCodeAtOnce: undefined,
+          targetByCode: (code) => (failing ? Promise.reject(new Error('connection lost')) : storage.links.targetByCode(code)),
+        },
+      }),
+    },
+  );
+  const code = await create(k, 'https://example.com/later');
+  await create(k, 'https://example.com/gone', 'gone');
+  await k.kurz.services.links.deleteLink('gone');
+  const res = await k.get(`/${code}`);
+  t.is(res.status, 302);
+  t.is(res.headers.get('location'), 'https://example.com/later');
+  t.is((await k.get('/unknown1')).status, 404);
+  t.is((await k.get('/gone', { accept: BROWSER_ACCEPT })).status, 410);
+  failing = true;
+  t.is((await k.get('/other1')).status, 500);
+  t.true(k.log.lines.some((l) => l.includes('request failed') && l.includes('path=/other1')));
+});

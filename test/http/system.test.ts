@@ -88,3 +88,18 @@ test('the request counter sees redirects and API calls alike, by route and statu
   await waitFor(() => k.kurz.pipeline.requests.snapshot().length === expected.length);
   t.deepEqual(k.kurz.pipeline.requests.snapshot(), expected);
 });
+
+test('a failure is logged with a request id and the client address, taken from X-Forwarded-For only behind a trusted proxy', async (t) => {
+  for (const [trustedProxies, client] of [
+    ['', '127.0.0.1'],
+    ['127.0.0.1', '203.0.113.7'],
+  ] as const) {
+    const k = await startKurz(t, { trustedProxies });
+    await k.kurz.storage.close();
+    const res = await fetch(`${k.base}/api/v1/links/abc`, { headers: { 'x-forwarded-for': '203.0.113.7' } });
+    t.is(res.status, 500);
+    const line = k.log.lines.find((l) => l.includes('request failed')) ?? '';
+    t.regex(line, / id=[0-9a-f]{6}-[0-9a-z]+ /);
+    t.true(line.includes(` client=${client} `), line);
+  }
+});

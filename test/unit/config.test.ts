@@ -127,3 +127,10 @@ test('describeConfig lists every option', (t) => {
   for (const o of OPTIONS) t.true(line.includes(`${o.name}=`), o.name);
   t.true(line.includes('dedupeWindow=forever'));
 });
+
+test('trustedProxies takes addresses and CIDR ranges, and names a bad one', (t) => {
+  t.is(loadConfig({ env: { KURZ_TRUSTED_PROXIES: '127.0.0.1, 10.0.0.0/8' } }).trustedProxies, '127.0.0.1,10.0.0.0/8');
+  t.throws(() => loadConfig({ env: { KURZ_TRUSTED_PROXIES: '10.0.0.0/8,proxy.example' } }), {
+    message: /^trustedProxies \(environment variable KURZ_TRUSTED_PROXIES\): invalid IP address: proxy\.example/,
+  });
+});

@@ -1,7 +1,7 @@
 import { closeSync, fdatasync, openSync } from 'node:fs';
 import { promisify } from 'node:util';
 import type { Database } from 'better-sqlite3';
-import type { Link, LinkChange, LinkQuery, LinkRecord, NewLink } from '../../links/link.ts';
+import type { Link, LinkChange, LinkQuery, LinkRecord, NewLink, Target } from '../../links/link.ts';
 import type { VisitCount } from '../../visits/visit.ts';
 import type { LinkStore, LinkWriter } from '../ports.ts';
 import { createGroupCommit } from './group-commit.ts';
@@ -68,6 +68,11 @@ export function createSqliteLinkStore(db: Database): SqliteLinkStore {
     for (const c of counts) addVisit.run(c);
   };
 
+  function targetAtOnce(code: string): Target | undefined {
+    const row = targetByCode.get(code);
+    return row && { id: row.id, url: row.url, deleted: row.deleted === 1 };
+  }
+
   const writer: LinkWriter = {
     nextLinkId: async () => (lastLinkId.get()?.seq ?? 0) + 1,
     linkByCode: async (code) => toLink(linkByCode.get(code)),
@@ -94,6 +99,7 @@ export function createSqliteLinkStore(db: Database): SqliteLinkStore {
       return id;
     },
     deleteLink: async (id, at) => deleteLink.run({ id, now: at.getTime() }).changes === 1,
+    unvisitedSince: async (cutoff) => unvisitedLinks.all(cutoff.getTime()).map((row) => toLink(row)!),
   };
 
   /** One transaction for a batch of jobs, each in a savepoint; commits without waiting for the disk. */
@@ -150,10 +156,9 @@ export function createSqliteLinkStore(db: Database): SqliteLinkStore {
   return {
     linkByCode: async (code) => toLink(linkByCode.get(code)),
 
-    async targetByCode(code) {
-      const row = targetByCode.get(code);
-      return row && { id: row.id, url: row.url, deleted: row.deleted === 1 };
-    },
+    targetByCode: async (code) => targetAtOnce(code),
+
+    targetByCodeAtOnce: targetAtOnce,
 
     async listLinks(query: LinkQuery) {
       const search = query.search ? `%${query.search.replace(/[\\%_]/g, (c) => '\\' + c)}%` : null;
@@ -174,8 +179,6 @@ export function createSqliteLinkStore(db: Database): SqliteLinkStore {
         after = rows.at(-1)!.id;
       }
     },
-
-    unvisitedSince: async (cutoff) => unvisitedLinks.all(cutoff.getTime()).map((row) => toLink(row)!),
 
     write: <T>(work: (tx: LinkWriter) => Promise<T>) => writes.run(work) as Promise<T>,
 
