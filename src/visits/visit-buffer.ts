@@ -1,6 +1,6 @@
 import type { Logger } from '../log.ts';
 import { addCount, inLinkOrder, type VisitCount } from './visit.ts';
-import { VisitLog, type VisitEvents } from './visit-events.ts';
+import { countVisits, VisitLog, type VisitEvents } from './visit-events.ts';
 
 export interface VisitBufferOptions {
   /** Writes one chunk in one transaction; may throw or reject (e.g. database busy), the chunk is then kept. */
@@ -20,10 +20,17 @@ export interface VisitBufferOptions {
 const CHUNK = 50;
 
 /**
+ * Events that trigger a hand-over to the background writer whatever else: under load each one stays a
+ * small message (64 KiB) whose buffers are reused, rather than a second's worth at once.
+ */
+const MAX_EVENTS = 4096;
+
+/**
  * Keeps visits in memory so that a redirect never waits for the database: recording one appends an event.
  * Pending events are handed on on a timer, as soon as `flushSize` distinct links have visits pending
  * (chhoto-url's rule), and all at once by `stop()` at shutdown: whole, as events, to `offloadTo`'s taker
- * (the background writer), or else merged into one count per link and written here in chunks.
+ * (the background writer; also every MAX_EVENTS events), or else merged into one count per link and
+ * written here in chunks.
  */
 export class VisitBuffer {
   readonly #options: VisitBufferOptions;
@@ -64,17 +71,21 @@ export class VisitBuffer {
 
   record(linkId: number, at: number): void {
     this.#events.record(linkId, at);
-    if (this.#links.has(linkId)) return;
-    this.#links.add(linkId);
-    if (this.#links.size >= this.#options.flushSize && !this.#flushQueued) {
+    if (!this.#links.has(linkId)) this.#links.add(linkId);
+    if (this.#flushQueued) return;
+    if (this.#links.size >= this.#options.flushSize || (this.#offload !== undefined && this.#events.length >= MAX_EVENTS)) {
       this.#flushQueued = true;
       setImmediate(() => this.#flushSoon());
     }
   }
 
-  /** Adds events recorded elsewhere (the server's, in the background writer; or a hand-over that failed). */
-  recordAll(events: VisitEvents): void {
-    for (let i = 0; i < events.length; i++) this.record(events.linkIds[i]!, events.times[i]!);
+  /**
+   * Adds events recorded elsewhere (the server's, in the background writer), merged per link at once (a
+   * second's worth merged at the flush instead stalls a writer sharing the server's core for longer);
+   * they are written by the next flush, which they never trigger.
+   */
+  addEvents(events: VisitEvents): void {
+    this.restore(countVisits(events));
   }
 
   /** Takes back counts that could not be written; the next flush writes them. */

@@ -12,7 +12,7 @@ export function createRouter(web: WebServices): Router {
   const pages = pageHandlers(web);
   const api = linksApiHandlers(web);
   const system = systemHandlers(web);
-  const router = new Router({ sensitive: true, strict: true });
+  const router = new Router({ sensitive: true });
 
   // Pages
   router.get('/', pages.showForm);

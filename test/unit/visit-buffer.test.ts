@@ -173,3 +173,46 @@ test('a flush written here goes in link order, so neighbouring rows share pages'
   visits.flush();
   t.deepEqual(written, [3, 7, 42, 99, 1000]);
 });
+
+test('with somewhere to offload to, 4096 pending events are handed over without waiting for the timer', async (t) => {
+  const offloaded: number[] = [];
+  const { visits } = buffer(1000, () => undefined);
+  visits.offloadTo((events) => offloaded.push(events.length) > 0);
+  // Ten turns of the event loop with 1000 visits each, to one link.
+  for (let turn = 0; turn < 10; turn++) {
+    for (let i = 0; i < 1000; i++) visits.record(7, turn * 1000 + i);
+    await new Promise((resolve) => setImmediate(resolve));
+  }
+  t.deepEqual(offloaded, [5000, 5000], 'handed over once 4096 were pending, on the next turn');
+  visits.flush();
+  t.is(
+    offloaded.reduce((a, b) => a + b, 0),
+    10_000,
+  );
+});
+
+test('without one, repeat visits wait for the timer however many there are', async (t) => {
+  const written: VisitCount[][] = [];
+  const { visits } = buffer(1000, (c) => written.push(c));
+  for (let i = 0; i < 10_000; i++) visits.record(7, i);
+  await new Promise((resolve) => setImmediate(resolve));
+  t.deepEqual(written, []);
+  visits.flush();
+  t.deepEqual(written, [[{ id: 7, count: 10_000, lastVisitAt: 9999 }]]);
+});
+
+test('events from elsewhere are merged per link and written by the next flush, which they do not trigger', async (t) => {
+  const written: VisitCount[][] = [];
+  const { visits } = buffer(1, (c) => written.push(c));
+  visits.addEvents({ length: 3, linkIds: Float64Array.of(5, 4, 5), times: Float64Array.of(10, 20, 30) });
+  await new Promise((resolve) => setImmediate(resolve));
+  t.deepEqual(written, []);
+  t.is(visits.pending, 3);
+  visits.flush();
+  t.deepEqual(written, [
+    [
+      { id: 4, count: 1, lastVisitAt: 20 },
+      { id: 5, count: 2, lastVisitAt: 30 },
+    ],
+  ]);
+});

@@ -128,7 +128,7 @@ export function runBackgroundWriter(db: Database, log: Logger): Promise<void> {
       resolve();
     };
     process.on('message', (message: Message) => {
-      if ('linkIds' in message) visits.recordAll({ length: message.linkIds.length, linkIds: message.linkIds, times: message.times });
+      if ('linkIds' in message) visits.addEvents({ length: message.linkIds.length, linkIds: message.linkIds, times: message.times });
       else void finish();
     });
     process.once('disconnect', () => void finish());
