@@ -1,12 +1,13 @@
 import type { RequestListener } from 'node:http';
 import type { WebServices } from '../context.ts';
+import { UNMATCHED } from '../http/pipeline.ts';
 import { sendClientError, asClientError, INTERNAL_ERROR } from '../http/problems.ts';
 import { redirectHandler, redirectSegment } from './redirect.ts';
 
 /**
  * The front door, the one request listener: a redirect (`GET|HEAD /CODE`) is answered here, everything
- * else by Koa. Both pass through the same pipeline (web.pipeline): the redirect calls its hooks itself,
- * and every request handed to Koa is admitted and counted here, so a concern added there sees them all.
+ * else by Koa. Both pass through the same pipeline (web.pipeline): every request is admitted by its hooks
+ * (the redirect's by the redirect, the rest here), and every answer is counted by whoever gave it.
  */
 export function createEdge(web: WebServices, koa: RequestListener): RequestListener {
   const redirect = redirectHandler(web);
@@ -17,9 +18,11 @@ export function createEdge(web: WebServices, koa: RequestListener): RequestListe
       redirect(req, res, segment);
       return;
     }
-    const request = pipeline.begin(req, res);
-    const refused = pipeline.admit(req, request.route);
-    if (refused) sendClientError(req, res, asClientError(refused) ?? INTERNAL_ERROR, render);
-    else koa(req, res);
+    const refused = pipeline.admit(req, 'web');
+    if (!refused) koa(req, res);
+    else {
+      sendClientError(req, res, asClientError(refused) ?? INTERNAL_ERROR, render);
+      pipeline.answered(UNMATCHED, res.statusCode);
+    }
   };
 }

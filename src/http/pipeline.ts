@@ -1,13 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { IncomingMessage } from 'node:http';
 import proxyaddr from 'proxy-addr';
 import type { AppError } from '../errors.ts';
 import { RequestCounter } from './request-counter.ts';
 
-/** What every request carries through the pipeline, built on first use. */
+/** What the pipeline knows of a request, built on first use (a hook, a log line). */
 export interface RequestContext {
-  /** The route that answered it, as the route table names it (`GET /api/v1/links/:code`), or `redirect`. */
-  route: string;
   /** The client's address: the socket's, or from X-Forwarded-For when the socket is a trusted proxy. */
   readonly client: string;
   /** Unique within this process's life; in every log line about the request. */
@@ -15,19 +13,21 @@ export interface RequestContext {
 }
 
 /**
- * A cross-cutting check run for every request before its handler, at the edge or in Koa: authentication,
- * rate limits. Returns the error to answer with, or undefined to let the request on.
+ * A cross-cutting check run for every request before its handler: authentication, rate limits. `owner`
+ * is `redirect` or `web` (Koa); the path is the request's. Returns the error to answer with, or undefined
+ * to let the request on.
  */
-export type Hook = (req: IncomingMessage, request: RequestContext) => AppError | undefined;
+export type Hook = (req: IncomingMessage, request: RequestContext, owner: RequestOwner) => AppError | undefined;
+
+/** Who answers a request: the edge's redirect, or Koa. */
+export type RequestOwner = 'redirect' | 'web';
 
 export interface Pipeline {
-  /** Runs the hooks for a request about to be handled by `route`; the first refusal is returned. */
-  admit(req: IncomingMessage, route: string): AppError | undefined;
-  /** The metrics hook: one answered request. */
+  /** Runs the hooks for a request about to be handled; the first refusal is returned. */
+  admit(req: IncomingMessage, owner: RequestOwner): AppError | undefined;
+  /** The metrics hook: one answered request, by route (`redirect`, `GET /api/v1/links/:code`, …) and status. */
   answered(route: string, status: number): void;
-  /** Starts the context of a request that Koa handles; counted when its response finishes. */
-  begin(req: IncomingMessage, res: ServerResponse): RequestContext;
-  /** The context `begin` started for `req`, or a new one (a redirect's, which starts none). */
+  /** The request's context, the same object however often it is asked for. */
   contextOf(req: IncomingMessage): RequestContext;
   requests: RequestCounter;
 }
@@ -37,8 +37,9 @@ export const UNMATCHED = 'unmatched';
 
 /**
  * The concerns every request passes through, written once: client address (trusted proxies), request id,
- * the authentication and rate-limit hooks, the request counter. The edge calls them for the redirect and
- * for every request it passes to Koa, so no route can skip them.
+ * the authentication and rate-limit hooks, the request counter. The edge admits every request, whoever
+ * answers it; the redirect and Koa's one middleware report every answer, so no route can skip them.
+ * Nothing is built for a request that no hook and no log line asks about.
  */
 export function createPipeline(trustedProxies: string, hooks: readonly Hook[] = []): Pipeline {
   const trust = proxyaddr.compile(trustedProxies === '' ? [] : trustedProxies.split(',').map((s) => s.trim()));
@@ -47,38 +48,36 @@ export function createPipeline(trustedProxies: string, hooks: readonly Hook[] = 
   const prefix = randomBytes(3).toString('hex');
   let sequence = 0;
 
-  function contextFor(req: IncomingMessage, route: string): RequestContext {
-    let client: string | undefined;
-    let id: string | undefined;
-    return {
-      route,
-      get client() {
-        return (client ??= proxyaddr(req, trust));
-      },
-      get id() {
-        return (id ??= `${prefix}-${(++sequence).toString(36)}`);
-      },
-    };
+  function contextOf(req: IncomingMessage): RequestContext {
+    let request = contexts.get(req);
+    if (!request) {
+      let client: string | undefined;
+      let id: string | undefined;
+      request = {
+        get client() {
+          return (client ??= proxyaddr(req, trust));
+        },
+        get id() {
+          return (id ??= `${prefix}-${(++sequence).toString(36)}`);
+        },
+      };
+      contexts.set(req, request);
+    }
+    return request;
   }
 
   return {
-    admit(req, route) {
+    admit(req, owner) {
       if (hooks.length === 0) return undefined;
-      const request = contexts.get(req) ?? contextFor(req, route);
+      const request = contextOf(req);
       for (const hook of hooks) {
-        const refused = hook(req, request);
+        const refused = hook(req, request, owner);
         if (refused) return refused;
       }
       return undefined;
     },
     answered: (route, status) => requests.count(route, status),
-    begin(req, res) {
-      const request = contextFor(req, UNMATCHED);
-      contexts.set(req, request);
-      res.once('finish', () => requests.count(request.route, res.statusCode));
-      return request;
-    },
-    contextOf: (req) => contexts.get(req) ?? contextFor(req, UNMATCHED),
+    contextOf,
     requests,
   };
 }

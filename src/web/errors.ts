@@ -1,33 +1,32 @@
 import type { Context, Next } from 'koa';
 import type { WebServices } from '../context.ts';
+import { UNMATCHED } from '../http/pipeline.ts';
 import { httpError, sendError } from '../http/problems.ts';
 import { send } from '../http/respond.ts';
 
 /**
  * Koa's outermost middleware. Handlers write their answers with http/respond.ts, so Koa itself writes
  * nothing (`respond = false`); a request no route answered (404, or 405 from allowedMethods) and every
- * thrown error go to the shared `sendError`. It also names the matched route for the request counter.
+ * thrown error go to the shared `sendError`. Every answer is reported to the request counter under the
+ * route that took it.
  */
 export function handleErrors(web: WebServices) {
   const { pipeline } = web;
   return async function errors(ctx: Context, next: Next): Promise<void> {
     ctx.respond = false;
     try {
-      await next().finally(() => nameRoute(ctx));
+      await next();
       if (ctx.res.headersSent) return;
       // OPTIONS, answered by allowedMethods with its Allow header.
       if (ctx.status < 400) return send(ctx.res, ctx.status, {}, '');
       throw routingError(ctx);
     } catch (err) {
       sendError(ctx.req, ctx.res, err, web);
+    } finally {
+      const matched = (ctx as Context & { _matchedRoute?: string })._matchedRoute;
+      pipeline.answered(matched ? `${ctx.method} ${matched}` : UNMATCHED, ctx.res.statusCode);
     }
   };
-
-  /** The request counter counts the request under the route that took it. */
-  function nameRoute(ctx: Context): void {
-    const matched = (ctx as Context & { _matchedRoute?: string })._matchedRoute;
-    if (matched) pipeline.contextOf(ctx.req).route = `${ctx.method} ${matched}`;
-  }
 }
 
 function routingError(ctx: Context): Error {

@@ -126,7 +126,7 @@ test('visits are flushed on the timer', async (t) => {
   t.is(count.get(code)?.visit_count, 1);
 });
 
-test('the fast path and Koa answer alike: query strings and percent-encoded codes redirect too', async (t) => {
+test('query strings and percent-encoded codes redirect alike', async (t) => {
   const k = await startKurz(t, { visitFlushInterval: '60s' }); // so both visits are still pending at the end
   await create(k, 'https://example.com/alike', 'alike');
   const direct = await k.get('/alike?utm_source=mail');
@@ -166,7 +166,7 @@ test("a stored target that Node refuses as a header is a logged 500 in the clien
   t.is((await k.get('/healthz')).status, 200);
 });
 
-test('an unknown code gets the same 404 from the fast path as from Koa', async (t) => {
+test('an unknown code gets the same 404 however it is spelled and whatever JSON client asks', async (t) => {
   const k = await startKurz(t);
   const answers = await Promise.all(
     ['/missing1', '/missin%671'].flatMap((path) =>
