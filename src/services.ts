@@ -31,7 +31,7 @@ export async function createServices(config: Config, deps: Deps, storage: Storag
     flushInterval: config.visitFlushInterval,
     log: deps.log,
   });
-  visits.offloadTo((events) => storage.visits.offload(events));
+  visits.offloadTo((events, giveBack) => storage.visits.offload(events, giveBack));
   const { links } = storage;
   return {
     config,

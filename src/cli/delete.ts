@@ -15,6 +15,6 @@ export const remove: Command = {
         else out(deleted ? `deleted ${link.code}\n` : `${link.code} was already deleted\n`);
         return EXIT.ok;
       },
-      { readOnly: true },
+      { existing: true },
     ),
 };

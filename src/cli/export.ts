@@ -18,7 +18,7 @@ export const exportLinks: Command = {
         for await (const record of services.transfer.exportLinks()) out(formatRecord(record, format));
         return EXIT.ok;
       },
-      { readOnly: true },
+      { existing: true },
     );
   },
 };

@@ -40,7 +40,7 @@ export const list: Command = {
         }
         return EXIT.ok;
       },
-      { readOnly: true },
+      { existing: true },
     );
   },
 };

@@ -12,6 +12,7 @@ import { serve } from './serve.ts';
 import { stats } from './stats.ts';
 import { version } from './version.ts';
 import { backgroundWriter } from './background-writer.ts';
+import { BACKGROUND_WRITER_COMMAND } from './wiring.ts';
 
 const COMMANDS: Record<string, Command> = {
   serve,
@@ -25,9 +26,6 @@ const COMMANDS: Record<string, Command> = {
   prune,
   version,
 };
-
-/** The hidden command `serve` starts its background writer with (src/store/sqlite/background-writer.ts). */
-const BACKGROUND_WRITER = 'background';
 
 /** Flags of every command that take a value: the configuration's. */
 const VALUE_FLAGS = new Set(OPTIONS.map((o) => `--${flagName(o.name)}`));
@@ -44,7 +42,7 @@ export async function runCli(argv: string[], env: Env): Promise<number | undefin
   const name = at === -1 ? 'serve' : (argv[at] ?? 'serve');
   const args = at === -1 ? argv : [...argv.slice(0, at), ...argv.slice(at + 1)];
   try {
-    const command = name === BACKGROUND_WRITER ? backgroundWriter : COMMANDS[name];
+    const command = name === BACKGROUND_WRITER_COMMAND ? backgroundWriter : COMMANDS[name];
     if (!command) throw new UsageError(`unknown command "${name}"`);
     return await runCommand(name, command, args, env);
   } catch (err) {

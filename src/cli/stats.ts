@@ -29,6 +29,6 @@ export const stats: Command = {
         }
         return EXIT.ok;
       },
-      { readOnly: true },
+      { existing: true },
     ),
 };

@@ -4,9 +4,12 @@ import { defaultDeps } from '../deps.ts';
 import { createServices } from '../services.ts';
 import { openSqliteStorage, serveAsBackgroundWriter, type SqliteStorage } from '../store/sqlite/storage.ts';
 
+/** The hidden command `serve` starts its background writer with. */
+export { BACKGROUND_WRITER_COMMAND } from '../store/sqlite/storage.ts';
+
 export interface OpenOptions {
-  /** The command only reads (or copies) the database: a path with no database is an error, not a new file. */
-  readOnly?: boolean;
+  /** The command works on links already stored: a path with no database is an error, not a new file. */
+  existing?: boolean;
 }
 
 /** Opens the database for a one-shot command, runs `work` on the services, and always closes it. */
@@ -16,7 +19,7 @@ export async function withServices<T>(config: Config, work: (services: Services)
 
 /** Copies the live database to `target` (online, consistent, integrity-checked); returns the pages copied. */
 export function backupDatabase(config: Config, target: string): Promise<number> {
-  return withStorage(config, { readOnly: true }, (storage) => storage.backup(target));
+  return withStorage(config, { existing: true }, (storage) => storage.backup(target));
 }
 
 /** The version of the SQLite library kurz runs on. */
@@ -30,7 +33,7 @@ export function runBackgroundWriter(config: Config): Promise<void> {
 }
 
 async function withStorage<T>(config: Config, options: OpenOptions, work: (storage: SqliteStorage) => T | Promise<T>): Promise<T> {
-  const storage = openSqliteStorage(config, { log: defaultDeps().log, mustExist: options.readOnly ?? false });
+  const storage = openSqliteStorage(config, { log: defaultDeps().log, mustExist: options.existing ?? false });
   try {
     return await work(storage);
   } finally {

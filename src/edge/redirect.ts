@@ -35,8 +35,9 @@ export function redirectSegment(req: IncomingMessage): string | undefined {
  * THE redirect: `GET|HEAD /CODE`, answered at once from the cache or a store that can (SQLite), else
  * after one asynchronous store lookup. A live link gets a bodiless redirect and, for a GET, a visit event
  * in the buffer (HEAD comes from link checkers, not people). Unknown codes answer 404 and deleted ones
- * 410, as a page or problem+json. The head is written before the visit is recorded: if Node refuses it (a target that is no
- * valid header value, which only a hand-edited database holds), nothing was counted and the error is a 500.
+ * 410, as a page or problem+json. The head is written before the visit is recorded: if Node refuses it
+ * (a target that is no valid header value, which only a hand-edited database holds), nothing was counted
+ * and the error is a 500.
  */
 export function redirectHandler(web: WebServices): (req: IncomingMessage, res: ServerResponse, segment: string) => void {
   const { resolver, visits, pipeline, render, now } = web;

@@ -23,7 +23,7 @@ const CODE_BY_STATUS: Record<number, ErrorCode> = Object.fromEntries(
 );
 
 /** The error code a status maps to; `invalid` for 4xx statuses without a code of their own (405, 415). */
-export function codeOfStatus(status: number): ErrorCode {
+function codeOfStatus(status: number): ErrorCode {
   return CODE_BY_STATUS[status] ?? 'invalid';
 }
 

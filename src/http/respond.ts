@@ -33,8 +33,8 @@ const PAGE_HEADERS = {
   'Referrer-Policy': 'no-referrer',
 };
 
-export const JSON_TYPE = 'application/json; charset=utf-8';
-export const PROBLEM_TYPE = 'application/problem+json';
+const JSON_TYPE = 'application/json; charset=utf-8';
+const PROBLEM_TYPE = 'application/problem+json';
 
 /**
  * The one response writer: every answer kurz gives, from the edge or from Koa, is written here with its

@@ -12,7 +12,7 @@ export interface ManageDeps {
 export type LinkManagement = ReturnType<typeof linkManagement>;
 
 /** The error for a code no link has. */
-export function linkNotFound(code: string): AppError {
+function linkNotFound(code: string): AppError {
   return new AppError('not_found', notFoundMessage(code));
 }
 

@@ -59,9 +59,10 @@ export interface LinkWriter {
 export interface VisitStore {
   /**
    * Takes a flush of visit events off the request path to be written elsewhere (SQLite: its background
-   * writer process). Returns false when it cannot; the caller then writes counts with `addVisits`.
+   * writer process). Returns false when it cannot; the caller then writes counts with `addVisits`. Events
+   * taken but then not delivered are handed to `giveBack`.
    */
-  offload(events: VisitEvents): boolean;
+  offload(events: VisitEvents, giveBack: (events: VisitEvents) => void): boolean;
   /** Adds visit counts, merged per link, in one transaction. */
   addVisits(counts: readonly VisitCount[]): Promise<void>;
 }

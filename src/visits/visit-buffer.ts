@@ -36,14 +36,14 @@ export class VisitBuffer {
   readonly #options: VisitBufferOptions;
   readonly #events = new VisitLog();
   /** Links with events pending: what `flushSize` counts. */
-  #links = new Set<number>();
+  readonly #links = new Set<number>();
   /** Counts given back by `restore`, written with the next flush. */
   #restored = new Map<number, VisitCount>();
   /** Counts taken and not yet written. */
   #writing: VisitCount[] = [];
   #timer: NodeJS.Timeout | undefined;
   #flushQueued = false;
-  #offload: ((events: VisitEvents) => boolean) | undefined;
+  #offload: ((events: VisitEvents, giveBack: (events: VisitEvents) => void) => boolean) | undefined;
 
   constructor(options: VisitBufferOptions) {
     this.#options = options;
@@ -59,9 +59,10 @@ export class VisitBuffer {
 
   /**
    * Hands every flush of events to `offload` (the background writer) instead of writing it here; when it
-   * returns false (the writer is gone), this buffer writes the flush itself, as without it.
+   * returns false (the writer is gone), this buffer writes the flush itself, as without it. A hand-over
+   * that fails later comes back through `giveBack` and is written with the next flush.
    */
-  offloadTo(offload: (events: VisitEvents) => boolean): void {
+  offloadTo(offload: (events: VisitEvents, giveBack: (events: VisitEvents) => void) => boolean): void {
     this.#offload = offload;
   }
 
@@ -71,7 +72,7 @@ export class VisitBuffer {
 
   record(linkId: number, at: number): void {
     this.#events.record(linkId, at);
-    if (!this.#links.has(linkId)) this.#links.add(linkId);
+    this.#links.add(linkId);
     if (this.#flushQueued) return;
     if (this.#links.size >= this.#options.flushSize || (this.#offload !== undefined && this.#events.length >= MAX_EVENTS)) {
       this.#flushQueued = true;
@@ -80,9 +81,8 @@ export class VisitBuffer {
   }
 
   /**
-   * Adds events recorded elsewhere (the server's, in the background writer), merged per link at once (a
-   * second's worth merged at the flush instead stalls a writer sharing the server's core for longer);
-   * they are written by the next flush, which they never trigger.
+   * Adds events recorded elsewhere (the server's, in the background writer; or a hand-over that failed),
+   * merged per link at once; they are written by the next flush, which they never trigger.
    */
   addEvents(events: VisitEvents): void {
     this.restore(countVisits(events));
@@ -115,9 +115,9 @@ export class VisitBuffer {
    * put in link order: neighbouring ids share a page, so one transaction rewrites fewer pages.
    */
   #take(): void {
-    this.#links = new Set();
+    this.#links.clear();
     let events = this.#events.length > 0 ? this.#events.take() : undefined;
-    if (events && this.#offload?.(events)) events = undefined;
+    if (events && this.#offload?.(events, (back) => this.addEvents(back))) events = undefined;
     if (!events && this.#restored.size === 0) return;
     const counts = this.#restored;
     this.#restored = new Map();

@@ -133,7 +133,7 @@ test('version names kurz, Node and SQLite', async (t) => {
   t.regex(versions.sqlite, /^3\.\d+\.\d+$/);
 });
 
-for (const args of [['list'], ['stats', 'abc'], ['export'], ['delete', 'abc'], ['backup', 'copy.db']]) {
+for (const args of [['list'], ['stats', 'abc'], ['export'], ['delete', 'abc'], ['prune', '--unvisited-for', '1d'], ['backup', 'copy.db']]) {
   test(`${args[0]} on a database path that does not exist says so, exits 1 and creates nothing`, async (t) => {
     const dir = tempDir(t);
     const db = join(dir, 'typo', 'kurz.db');

@@ -216,3 +216,22 @@ test('events from elsewhere are merged per link and written by the next flush, w
     ],
   ]);
 });
+
+test('a hand-over that fails after it was taken comes back and is written here with the next flush', (t) => {
+  const written: VisitCount[][] = [];
+  const { visits } = buffer(1000, (c) => written.push(c));
+  let sendFails: (() => void) | undefined;
+  visits.offloadTo((events, giveBack) => {
+    sendFails = () => giveBack(events);
+    return true;
+  });
+  visits.record(3, 10);
+  visits.record(3, 20);
+  visits.flush();
+  t.deepEqual(written, [], 'taken by the writer');
+  sendFails?.();
+  t.is(visits.pending, 2);
+  visits.offloadTo(() => false);
+  visits.flush();
+  t.deepEqual(written, [[{ id: 3, count: 2, lastVisitAt: 20 }]]);
+});

@@ -29,8 +29,11 @@ const FINISH_TIMEOUT_MS = 10_000;
 type Message = { linkIds: Float64Array; times: Float64Array } | { finish: true };
 
 export interface BackgroundWriter {
-  /** Hands a flush of visit events to the child; false when it is gone (the caller then writes them itself). */
-  offload(events: VisitEvents): boolean;
+  /**
+   * Hands a flush of visit events to the child; false when it is gone (the caller then writes them
+   * itself). A send that fails afterwards hands the events to `giveBack`.
+   */
+  offload(events: VisitEvents, giveBack: (events: VisitEvents) => void): boolean;
   /** Asks the child to write what it holds and waits for it to exit. */
   stop(): Promise<void>;
 }
@@ -43,15 +46,9 @@ export interface BackgroundWriter {
  *   over IPC, merges them per link like the server would, and writes them every second.
  * - WAL checkpoints: a checkpoint ends with an fsync of the database file, which inline stalled redirects.
  * If the child dies, the server writes visits and checkpoints itself again; the visits the child held
- * (at most one interval's) are lost, as the server's own buffer would be in a crash. `giveBack` receives
- * a flush whose sending failed.
+ * (at most one interval's) are lost, as the server's own buffer would be in a crash.
  */
-export function startBackgroundWriter(
-  db: Database,
-  cacheDir: string,
-  log: Logger,
-  giveBack: (events: VisitEvents) => void,
-): BackgroundWriter {
+export function startBackgroundWriter(db: Database, cacheDir: string, log: Logger): BackgroundWriter {
   const self = sea.isSea() ? [] : [process.argv[1] ?? ''];
   const child: ChildProcess = spawn(process.execPath, [...self, BACKGROUND_WRITER_COMMAND, '--db', db.name, '--cache-dir', cacheDir], {
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
@@ -74,7 +71,7 @@ export function startBackgroundWriter(
   log.info('background process started', { pid: child.pid });
 
   return {
-    offload(events) {
+    offload(events, giveBack) {
       if (!alive || !child.connected) return false;
       const message: Message = { linkIds: events.linkIds, times: events.times };
       child.send(message, (err) => {

@@ -1,9 +1,10 @@
 import type { Config } from '../../config.ts';
 import type { Logger } from '../../log.ts';
-import { countVisits } from '../../visits/visit-events.ts';
 import type { Storage } from '../ports.ts';
 import { backupDatabase } from './backup.ts';
 import { startBackgroundWriter, runBackgroundWriter, type BackgroundWriter } from './background-writer.ts';
+
+export { BACKGROUND_WRITER_COMMAND } from './background-writer.ts';
 import { openDatabase } from './database.ts';
 import { createSqliteLinkStore } from './link-store.ts';
 import { loadNativeBinding } from './native-addon.ts';
@@ -33,17 +34,14 @@ export function openSqliteStorage(config: Pick<Config, 'db' | 'cacheDir'>, optio
   const nativeBinding = loadNativeBinding(config.cacheDir);
   const db = openDatabase(config.db, { nativeBinding, mustExist: options.mustExist ?? false });
   const links = createSqliteLinkStore(db);
-  const writeHere = (events: Parameters<typeof countVisits>[0]): void => {
-    links.addVisits(countVisits(events)).catch((err: unknown) => options.log.error('could not write visits', { err }));
-  };
   const background: BackgroundWriter | undefined = options.backgroundWriter
-    ? startBackgroundWriter(db, config.cacheDir, options.log, writeHere)
+    ? startBackgroundWriter(db, config.cacheDir, options.log)
     : undefined;
   let closed: Promise<void> | undefined;
   return {
     links,
     visits: {
-      offload: (events) => background?.offload(events) ?? false,
+      offload: (events, giveBack) => background?.offload(events, giveBack) ?? false,
       addVisits: (counts) => links.addVisits(counts),
     },
     settings: createSqliteSettingsStore(db),
