@@ -27,7 +27,8 @@ BUNDLE := build/kurz.cjs
 
 help:
 	@echo "make run     install, build and start kurz on http://127.0.0.1:8080 (database ./data/kurz.db)"
-	@echo "make test    install, typecheck and run every test"
+	@echo "make test    install, typecheck and run every test (installs Chromium for the browser tests if missing)"
+	@echo "make e2e     only the browser tests; screenshots in test/e2e/screenshots/"
 	@echo "make lint    tsc --noEmit, eslint, prettier --check, depcruise (no import cycles, SQLite store only from the wiring)"
 	@echo "make fmt     prettier --write"
 	@echo "make build   bundle to $(BUNDLE)"
@@ -74,9 +75,25 @@ NODE_FLAGS := $(shell grep -o "'--[^']*'" src/node-flags.ts | tr -d "'")
 run: $(BUNDLE)
 	node $(NODE_FLAGS) $(BUNDLE) serve
 
-test: $(BUNDLE)
+test: $(BUNDLE) chromium
 	tsc -p .
 	ava
+
+# The browser tests alone (test/e2e/): Chromium drives the UI; screenshots land in test/e2e/screenshots/.
+e2e: $(DEPS) chromium
+	ava 'test/e2e/**/*.test.ts'
+
+# The browser tests need /usr/bin/chromium: installed with apt-get when missing (as root, or with sudo).
+CHROMIUM_BIN := /usr/bin/chromium
+.PHONY: e2e chromium
+chromium:
+	@test -x $(CHROMIUM_BIN) || { \
+	  if [ "$$(id -u)" = 0 ]; then sudo=; \
+	  elif command -v sudo >/dev/null; then sudo=sudo; \
+	  else echo "make: the browser tests need Chromium at $(CHROMIUM_BIN); install it as root: apt-get install -y chromium" >&2; exit 1; fi; \
+	  echo "installing Chromium for the browser tests (apt-get install chromium)"; \
+	  $$sudo apt-get update && $$sudo apt-get install -y chromium && test -x $(CHROMIUM_BIN) || { \
+	    echo "make: could not install Chromium at $(CHROMIUM_BIN) with apt-get; install it by hand (Debian/Ubuntu: apt-get install chromium)" >&2; exit 1; }; }
 
 lint: $(DEPS)
 	tsc -p .

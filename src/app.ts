@@ -1,4 +1,5 @@
 import type { RequestListener } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import Koa from 'koa';
 import type { Config } from './config.ts';
 import type { Services, WebServices } from './context.ts';
@@ -10,6 +11,7 @@ import { createServices } from './services.ts';
 import type { Storage } from './store/ports.ts';
 import { openSqliteStorage } from './store/sqlite/storage.ts';
 import { handleErrors } from './web/errors.ts';
+import { authenticate } from './web/middleware/authenticate.ts';
 import { createRouter } from './web/routes.ts';
 
 /** How often a server looks for links that another process on the same database changed. */
@@ -29,6 +31,8 @@ export interface Kurz {
   services: Services;
   pipeline: Pipeline;
   storage: Storage;
+  /** Tells the app where the server listens (the URL rules refuse targets there). */
+  listeningOn(address: AddressInfo): void;
   /** Stops the timers, hands on buffered visits, waits for pending writes and closes the database. */
   close(): Promise<void>;
 }
@@ -42,18 +46,28 @@ export async function createApp(config: Config, deps: Deps, options: AppOptions 
   const opened = openSqliteStorage(config, { log: deps.log, backgroundWriter: options.backgroundWriter ?? true });
   const storage = options.adaptStorage?.(opened) ?? opened;
   let services: Services;
+  let password: string | undefined;
   try {
     services = await createServices(config, deps, storage);
+    password = await services.access.ensureAdminPassword();
   } catch (err) {
     await storage.close();
     throw err;
   }
   const web: WebServices = { ...services, render: createRenderer(), pipeline: createPipeline(config.trustedProxies) };
-  const koa = new Koa();
+  const koa = new Koa({ keys: services.access.cookieKeys });
   const router = createRouter(web);
   koa.use(handleErrors(web));
+  koa.use(authenticate(web));
   koa.use(router.routes());
   koa.use(router.allowedMethods());
+
+  if (password !== undefined) {
+    deps.log.info('first start: the admin account has a generated password, shown this once; change it with "kurz admin password"', {
+      user: config.adminUser,
+      password,
+    });
+  }
 
   services.visits.start();
   const poll = setInterval(() => {
@@ -66,6 +80,11 @@ export async function createApp(config: Config, deps: Deps, options: AppOptions 
     services,
     pipeline: web.pipeline,
     storage,
+    listeningOn(address) {
+      // A wildcard address stands for every interface's (the URL rules expand it).
+      services.listening.port = address.port;
+      services.listening.addresses = [address.address];
+    },
     close() {
       closed ??= (async () => {
         clearInterval(poll);

@@ -25,9 +25,17 @@ export interface Config {
   readonly visitFlushSize: number;
   readonly cacheDir: string;
   readonly trustedProxies: string;
+  readonly forwardQuery: boolean;
+  readonly adminUser: string;
+  readonly sessionIdle: number;
+  readonly sessionMaxAge: number;
+  readonly anonymousShortening: boolean;
+  readonly anonymousRateLimit: number;
+  readonly allowDomains: string;
+  readonly denyDomains: string;
 }
 
-type Value = string | number;
+type Value = string | number | boolean;
 
 interface Option {
   name: keyof Config;
@@ -116,6 +124,51 @@ export const OPTIONS: readonly Option[] = [
     default: '',
     parse: addressList(),
     doc: 'Proxies whose X-Forwarded-For names the client: addresses or CIDR ranges, comma-separated (empty = none)',
+  },
+  {
+    name: 'forwardQuery',
+    default: false,
+    parse: boolean(),
+    doc: "Links that do not say otherwise append the visitor's query string to their target",
+  },
+  { name: 'adminUser', default: 'admin', parse: userName(), doc: 'User name of the admin account' },
+  {
+    name: 'sessionIdle',
+    default: '12h',
+    parse: duration(60_000, 365 * 86_400_000),
+    duration: true,
+    doc: 'A login session ends after this long without a request',
+  },
+  {
+    name: 'sessionMaxAge',
+    default: '30d',
+    parse: duration(60_000, 365 * 86_400_000),
+    duration: true,
+    doc: 'A login session ends this long after the login, however busy',
+  },
+  {
+    name: 'anonymousShortening',
+    default: false,
+    parse: boolean(),
+    doc: 'Anyone may shorten links through the form on / without logging in (rate-limited per client)',
+  },
+  {
+    name: 'anonymousRateLimit',
+    default: 10,
+    parse: integer(1, 100_000),
+    doc: 'Links one client may shorten anonymously per minute',
+  },
+  {
+    name: 'allowDomains',
+    default: '',
+    parse: domainList(),
+    doc: 'Only targets on these domains (and their subdomains) are accepted, comma-separated (empty = any)',
+  },
+  {
+    name: 'denyDomains',
+    default: '',
+    parse: domainList(),
+    doc: 'Targets on these domains (and their subdomains) are refused, comma-separated',
   },
 ];
 
@@ -277,6 +330,47 @@ function duration(min: number, max: number, words: Record<string, number> = {}):
     if (ms < min || ms > limit)
       throw new Error(`must be between ${min}ms and ${limit === MAX_DAYS_MS ? '36500d' : `${limit}ms`}, got ${s}`);
     return ms;
+  };
+}
+
+function boolean(): (raw: unknown) => boolean {
+  return (raw) => {
+    if (typeof raw === 'boolean') return raw;
+    const s = String(raw).trim().toLowerCase();
+    if (s === 'true' || s === '1' || s === 'yes' || s === 'on') return true;
+    if (s === 'false' || s === '0' || s === 'no' || s === 'off') return false;
+    throw new Error(`must be true or false, got ${JSON.stringify(raw)}`);
+  };
+}
+
+function userName(): (raw: unknown) => string {
+  return (raw) => {
+    if (typeof raw !== 'string' || !/^[A-Za-z0-9._@-]{1,64}$/.test(raw.trim()))
+      throw new Error(`must be 1-64 letters, digits, ".", "_", "@" or "-", got ${JSON.stringify(raw)}`);
+    return raw.trim();
+  };
+}
+
+/** Domain names, comma-separated, lower-cased and in their ASCII (punycode) form. */
+function domainList(): (raw: unknown) => string {
+  return (raw) => {
+    if (typeof raw !== 'string') throw new Error(`must be a string of comma-separated domains, got ${JSON.stringify(raw)}`);
+    const list =
+      raw.trim() === ''
+        ? []
+        : raw.split(',').map((s) =>
+            s
+              .trim()
+              .replace(/^\*?\./, '')
+              .replace(/\.$/, ''),
+          );
+    return list
+      .map((domain) => {
+        const host = URL.parse(`http://${domain}/`)?.hostname;
+        if (!host || domain === '' || /[/:@?#]/.test(domain)) throw new Error(`"${domain}" is not a domain name like example.com`);
+        return host;
+      })
+      .join(',');
   };
 }
 

@@ -1,3 +1,4 @@
+import type { Access } from './auth/access.ts';
 import type { Config } from './config.ts';
 import type { Renderer } from './http/respond.ts';
 import type { Pipeline } from './http/pipeline.ts';
@@ -5,6 +6,7 @@ import type { LinkCreation } from './links/create.ts';
 import type { LinkManagement } from './links/manage.ts';
 import type { LinkResolver } from './links/resolve.ts';
 import type { LinkTransfer } from './links/transfer.ts';
+import type { Listening } from './links/url-rules.ts';
 import type { Logger } from './log.ts';
 import type { VisitBuffer } from './visits/visit-buffer.ts';
 
@@ -12,7 +14,11 @@ import type { VisitBuffer } from './visits/visit-buffer.ts';
 export interface Services {
   config: Config;
   now: () => number;
+  random: (size: number) => Buffer;
   log: Logger;
+  /** Where the server listens, once it does: the URL rules refuse targets there. */
+  listening: Listening;
+  access: Access;
   creation: LinkCreation;
   links: LinkManagement;
   resolver: LinkResolver;

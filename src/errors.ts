@@ -1,9 +1,11 @@
-export type ErrorCode = 'invalid' | 'not_found' | 'conflict' | 'gone' | 'unauthorized' | 'too_large' | 'rate_limited' | 'internal';
+export type ErrorCode =
+  'invalid' | 'not_found' | 'conflict' | 'gone' | 'unauthorized' | 'forbidden' | 'too_large' | 'rate_limited' | 'internal';
 
 /** HTTP status for each kind of error: the single map the HTTP layer and the CLI's exit codes derive from. */
 export const STATUS: Readonly<Record<ErrorCode, number>> = {
   invalid: 400,
   unauthorized: 401,
+  forbidden: 403,
   not_found: 404,
   conflict: 409,
   gone: 410,
@@ -16,11 +18,20 @@ export const STATUS: Readonly<Record<ErrorCode, number>> = {
 export class AppError extends Error {
   readonly code: ErrorCode;
   readonly field: string | undefined;
+  /** For `rate_limited`: seconds until a retry may succeed (the Retry-After header). */
+  readonly retryAfter: number | undefined;
 
-  constructor(code: ErrorCode, message: string, field?: string) {
+  constructor(code: ErrorCode, message: string, field?: string, retryAfter?: number) {
     super(message);
     this.name = 'AppError';
     this.code = code;
     this.field = field;
+    this.retryAfter = retryAfter;
   }
+}
+
+/** A 429 telling the client how long to wait (`ms`, rounded up to whole seconds). */
+export function rateLimited(message: string, ms: number): AppError {
+  const seconds = Math.max(1, Math.ceil(ms / 1000));
+  return new AppError('rate_limited', `${message}; try again in ${seconds} s`, undefined, seconds);
 }

@@ -1,3 +1,4 @@
+import { accessControl } from './auth/access.ts';
 import { RedirectCache } from './cache/redirect-cache.ts';
 import { createCodeGenerator } from './codes/code-generator.ts';
 import { readingAhead } from './codes/read-ahead.ts';
@@ -8,6 +9,7 @@ import { linkCreation } from './links/create.ts';
 import { linkManagement } from './links/manage.ts';
 import { followChanges, linkResolver } from './links/resolve.ts';
 import { linkTransfer } from './links/transfer.ts';
+import type { Listening } from './links/url-rules.ts';
 import type { Storage } from './store/ports.ts';
 import { VisitBuffer } from './visits/visit-buffer.ts';
 
@@ -33,15 +35,21 @@ export async function createServices(config: Config, deps: Deps, storage: Storag
   });
   visits.offloadTo((events, giveBack) => storage.visits.offload(events, giveBack));
   const { links } = storage;
+  const { now, random } = deps;
+  // Updated by the server once it listens (a configured port 0 becomes the real one).
+  const listening: Listening = { port: config.port, addresses: [config.host] };
   return {
     config,
-    now: deps.now,
+    now,
+    random,
     log: deps.log,
-    creation: linkCreation({ config, now: deps.now, links, codes, cache }),
-    links: linkManagement({ now: deps.now, links, cache }),
+    listening,
+    access: await accessControl({ config, now, random, store: storage.access, settings: storage.settings }),
+    creation: linkCreation({ config, listening, now, random, links, codes, cache }),
+    links: linkManagement({ config, listening, now, random, links, cache }),
     resolver: linkResolver({ links, cache }),
     changes: await followChanges({ links, cache }),
-    transfer: linkTransfer({ config, links, cache }),
+    transfer: linkTransfer({ config, listening, links, cache }),
     visits,
     shortUrl: (code) => `${config.publicUrl}/${code}`,
     isDatabaseReachable: () => storage.settings.isReachable(),

@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import type { ExecutionContext } from 'ava';
 import Sqlite, { type Database } from 'better-sqlite3';
 import { createApp, type AppOptions, type Kurz } from '../src/app.ts';
+import { withServices } from '../src/cli/wiring.ts';
 import { loadConfig, type Config } from '../src/config.ts';
 import { memoryLogger } from '../src/log.ts';
 
@@ -57,10 +58,20 @@ export interface TestKurz {
   db: Database;
   /** Number of rows in the links table. */
   linkCount(): number;
-  /** POST a JSON body (a string is sent as is) to `path`. */
+  /** An API key made for the test ("tests"); `postJson`, `get` and `request` send it. */
+  key: string;
+  /** POST a JSON body (a string is sent as is) to `path`, with the test's API key. */
   postJson(path: string, body: unknown): Promise<Response>;
+  /** GET `path` with the test's API key (unless `headers` give an Authorization of their own). */
   get(path: string, headers?: Record<string, string>): Promise<Response>;
+  /** Any request with the test's API key; a `body` object is sent as JSON. */
+  request(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<Response>;
+  /** Logs in as the admin through the login form; returns the Cookie header value to send. */
+  login(): Promise<string>;
 }
+
+/** The admin password of the test app (set by its first `login()`). */
+export const ADMIN_PASSWORD = 'correct horse battery staple';
 
 /**
  * Starts the real app on a fresh SQLite file, listening on 127.0.0.1 on a free port, with a fake clock.
@@ -78,7 +89,21 @@ export async function startKurz(t: ExecutionContext, settings: Record<string, un
   const db = new Sqlite(config.db);
   t.teardown(() => db.close());
   const base = await listen(t, kurz.callback);
+  kurz.listeningOn({ address: '127.0.0.1', family: 'IPv4', port: Number(new URL(base).port) });
+  const key = (await kurz.services.access.createKey('tests')).secret;
+  let passwordSet: Promise<void> | undefined;
   const count = db.prepare<[], { n: number }>('SELECT count(*) AS n FROM links');
+  const request = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
+    fetch(base + path, {
+      method,
+      headers: {
+        authorization: `Bearer ${key}`,
+        ...(body === undefined ? {} : { 'content-type': 'application/json' }),
+        ...headers,
+      },
+      body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+      redirect: 'manual',
+    });
   return {
     base,
     kurz,
@@ -86,16 +111,58 @@ export async function startKurz(t: ExecutionContext, settings: Record<string, un
     clock,
     log,
     db,
+    key,
     linkCount: () => count.get()?.n ?? -1,
-    postJson: (path, body) =>
-      fetch(base + path, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: typeof body === 'string' ? body : JSON.stringify(body),
-        redirect: 'manual',
-      }),
-    get: (path, headers = {}) => fetch(base + path, { headers, redirect: 'manual' }),
+    postJson: (path, body) => request('POST', path, body),
+    get: (path, headers = {}) => request('GET', path, undefined, headers),
+    request,
+    async login() {
+      await (passwordSet ??= kurz.services.access.setPassword(ADMIN_PASSWORD));
+      return loginAs(base, config.adminUser, ADMIN_PASSWORD);
+    },
   };
+}
+
+/** Cookie header value of the Set-Cookie headers of `response`, merged into `jar`. */
+export function cookiesOf(response: Response, jar = ''): string {
+  const cookies = new Map(
+    jar
+      .split('; ')
+      .filter(Boolean)
+      .map((c) => c.split('=', 2) as [string, string]),
+  );
+  for (const line of response.headers.getSetCookie()) {
+    const [pair = ''] = line.split(';');
+    const at = pair.indexOf('=');
+    cookies.set(pair.slice(0, at), pair.slice(at + 1));
+  }
+  return [...cookies]
+    .filter(([, v]) => v !== '')
+    .map(([k, v]) => `${k}=${v}`)
+    .join('; ');
+}
+
+/** The value of the hidden `_csrf` field of a page. */
+export function csrfOf(html: string): string {
+  const m = /name="_csrf" value="([^"]+)"/.exec(html);
+  if (!m?.[1]) throw new Error('the page has no CSRF field');
+  return m[1];
+}
+
+/** Logs in through the login form as a browser would; returns the cookies to send afterwards. */
+export async function loginAs(base: string, user: string, password: string): Promise<string> {
+  const page = await fetch(`${base}/login`, { headers: { accept: BROWSER_ACCEPT } });
+  let jar = cookiesOf(page);
+  const form = new URLSearchParams({ _csrf: csrfOf(await page.text()), user, password, next: '/' });
+  const res = await fetch(`${base}/login`, {
+    method: 'POST',
+    headers: { cookie: jar, 'content-type': 'application/x-www-form-urlencoded', accept: BROWSER_ACCEPT },
+    body: form,
+    redirect: 'manual',
+  });
+  if (res.status !== 303) throw new Error(`login failed: ${res.status} ${await res.text()}`);
+  jar = cookiesOf(res, jar);
+  return jar;
 }
 
 /** Accept header a browser sends for a page. */
@@ -189,4 +256,10 @@ export async function startServe(
       return (await exited)[0];
     },
   };
+}
+
+/** Makes an API key in the database file `db` (for a kurz started as its own process); returns the key. */
+export async function createKeyIn(db: string, name = 'tests'): Promise<string> {
+  const config = loadConfig({ file: { db } });
+  return withServices(config, async (services) => (await services.access.createKey(name)).secret);
 }

@@ -1,17 +1,25 @@
 import { linkJson } from '../links/link-json.ts';
 import { EXIT, JSON_FLAG, type Command } from './command.ts';
+import { OPTION_FLAGS, optionFields } from './link-flags.ts';
 import { withServices } from './wiring.ts';
 
 export const create: Command = {
-  summary: 'Shorten URL and print the short link. The same URL again prints the existing link (dedupe).',
-  usage: 'create URL [--alias ALIAS] [--json]',
-  flags: { alias: { type: 'string', placeholder: 'ALIAS', doc: 'use this code instead of a generated one' }, json: JSON_FLAG },
+  summary: 'Shorten URL and print the short link. The same bare URL again prints the existing link (dedupe).',
+  usage: 'create URL [--alias ALIAS] [--title T] [--tags A,B] [--expires TIME] [--password-stdin] [other options below] [--json]',
+  flags: {
+    alias: { type: 'string', placeholder: 'ALIAS', doc: 'use this code instead of a generated one' },
+    ...OPTION_FLAGS,
+    disabled: { type: 'boolean', doc: 'create it disabled: it answers 410 until enabled with "kurz edit CODE --enable"' },
+    json: JSON_FLAG,
+  },
   positionals: [1, 1],
-  run: ({ values, positionals, config, out }) =>
-    withServices(config, async (services) => {
-      const { link, created } = await services.creation.createLink({ url: positionals[0], alias: values['alias'] });
-      const shortUrl = services.shortUrl(link.code);
-      out(values['json'] ? JSON.stringify({ ...linkJson(link, shortUrl), created }) + '\n' : `${shortUrl}\n`);
+  async run({ values, positionals, config, out }) {
+    const fields = await optionFields(values);
+    if (values['disabled']) fields['enabled'] = false;
+    return withServices(config, async (services) => {
+      const { link, created } = await services.creation.createLink({ ...fields, url: positionals[0], alias: values['alias'] });
+      out(values['json'] ? JSON.stringify({ ...linkJson(link, services), created }) + '\n' : `${services.shortUrl(link.code)}\n`);
       return EXIT.ok;
-    }),
+    });
+  },
 };

@@ -1,14 +1,20 @@
+import type { Link } from '../links/link.ts';
 import { linkJson } from '../links/link-json.ts';
 import { EXIT, JSON_FLAG, UsageError, table, type Command } from './command.ts';
 import { withServices } from './wiring.ts';
 
 const MAX_LIMIT = 100_000;
+const SORTS = ['created', 'visits'] as const;
+/** A title longer than this is cut in the table (--json has it whole). */
+const TITLE_WIDTH = 30;
 
 export const list: Command = {
-  summary: 'List links, newest first.',
-  usage: 'list [--search TEXT] [--limit N] [--deleted] [--json]',
+  summary: 'List links, newest (or most visited) first.',
+  usage: 'list [--search TEXT] [--tag TAG] [--sort created|visits] [--limit N] [--deleted] [--json]',
   flags: {
     search: { type: 'string', placeholder: 'TEXT', doc: 'only links whose code or URL contains TEXT' },
+    tag: { type: 'string', placeholder: 'TAG', doc: 'only links tagged TAG' },
+    sort: { type: 'string', placeholder: 'created|visits', doc: 'newest first (default), or most visited first' },
     limit: { type: 'string', placeholder: 'N', doc: `at most N links (default 50, up to ${MAX_LIMIT})` },
     deleted: { type: 'boolean', doc: 'include deleted links' },
     json: JSON_FLAG,
@@ -19,28 +25,35 @@ export const list: Command = {
     if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) {
       throw new UsageError(`--limit must be a whole number from 1 to ${MAX_LIMIT}, got "${values['limit']}"`);
     }
+    const sort = SORTS.find((s) => s === (values['sort'] ?? 'created'));
+    if (!sort) throw new UsageError(`--sort must be one of ${SORTS.join(', ')}, got "${values['sort']}"`);
     return withServices(
       config,
       async (services) => {
         const links = await services.links.listLinks({
           search: values['search'] as string | undefined,
+          tag: (values['tag'] as string | undefined)?.trim() || undefined,
+          sort,
           limit,
           includeDeleted: values['deleted'] === true,
         });
-        if (values['json']) {
-          out(JSON.stringify(links.map((l) => linkJson(l, services.shortUrl(l.code)))) + '\n');
-        } else {
-          const rows = links.map((l) => [
-            l.code,
-            String(l.visitCount),
-            l.createdAt.toISOString().slice(0, 10),
-            l.deletedAt === null ? l.url : `(deleted) ${l.url}`,
-          ]);
-          out(table(['CODE', 'VISITS', 'CREATED', 'URL'], rows));
-        }
+        if (values['json']) out(JSON.stringify(links.map((l) => linkJson(l, services))) + '\n');
+        else out(table(['CODE', 'VISITS', 'CREATED', 'TITLE', 'TAGS', 'URL'], links.map(row)));
         return EXIT.ok;
       },
       { existing: true },
     );
   },
 };
+
+function row(link: Link): string[] {
+  const title = link.title ?? '';
+  return [
+    link.code,
+    String(link.visitCount),
+    link.createdAt.toISOString().slice(0, 10),
+    title.length > TITLE_WIDTH ? `${title.slice(0, TITLE_WIDTH - 1)}…` : title,
+    link.tags.join(','),
+    `${link.deletedAt !== null ? '(deleted) ' : !link.enabled ? '(disabled) ' : ''}${link.url}`,
+  ];
+}

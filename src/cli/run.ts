@@ -1,11 +1,14 @@
 import { ConfigError, OPTIONS, flagName } from '../config.ts';
 import { AppError } from '../errors.ts';
+import { admin } from './admin.ts';
 import { backup } from './backup.ts';
 import { CommandError, EXIT, UsageError, commandHelp, runCommand, type Command, type Env } from './command.ts';
 import { create } from './create.ts';
 import { remove } from './delete.ts';
+import { edit } from './edit.ts';
 import { exportLinks } from './export.ts';
 import { importLinks } from './import.ts';
+import { keys } from './keys.ts';
 import { list } from './list.ts';
 import { prune } from './prune.ts';
 import { serve } from './serve.ts';
@@ -17,9 +20,12 @@ import { BACKGROUND_WRITER_COMMAND } from './wiring.ts';
 const COMMANDS: Record<string, Command> = {
   serve,
   create,
+  edit,
   list,
   stats,
   delete: remove,
+  keys,
+  admin,
   backup,
   export: exportLinks,
   import: importLinks,

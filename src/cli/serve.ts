@@ -31,6 +31,7 @@ export const serve: Command = {
       throw new Error(`cannot listen on ${config.host}:${config.port}: ${reason}`, { cause: err });
     }
     const address = server.address();
+    if (typeof address === 'object' && address) kurz.listeningOn(address);
     const port = typeof address === 'object' && address ? address.port : config.port;
     deps.log.info('listening', { address: `${config.host}:${port}`, publicUrl: config.publicUrl });
     const host = config.host.includes(':') ? `[${config.host}]` : config.host;

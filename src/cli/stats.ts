@@ -13,7 +13,7 @@ export const stats: Command = {
       async (services) => {
         const code = positionals[0] ?? '';
         const link = await services.links.existingLink(code);
-        const shown = linkJson(link, services.shortUrl(link.code));
+        const shown = linkJson(link, services);
         if (values['json']) {
           out(JSON.stringify(shown) + '\n');
         } else {

@@ -1,8 +1,9 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { WebServices } from '../context.ts';
-import { goneMessage, notFoundMessage, type Target } from '../links/link.ts';
+import { locationOf, queryOf, refusalOf } from '../links/gate.ts';
+import { goneMessage, notFoundMessage, refusalMessage, type Gate, type Refusal, type Target } from '../links/link.ts';
 import { sendClientError, sendError } from '../http/problems.ts';
-import { sendRedirect } from '../http/respond.ts';
+import { sendPage, sendProblem, sendRedirect, wantsHtml } from '../http/respond.ts';
 import { RESERVED_PATHS } from '../reserved-paths.ts';
 
 /** The redirect's name in the request counter. */
@@ -38,18 +39,60 @@ export function redirectSegment(req: IncomingMessage): string | undefined {
  * 410, as a page or problem+json. The head is written before the visit is recorded: if Node refuses it
  * (a target that is no valid header value, which only a hand-edited database holds), nothing was counted
  * and the error is a 500.
+ *
+ * A link with a gate (link options) is checked against what the cache holds: disabled or expired answers
+ * 410, a password link its password form, and a link with a visit limit claims one visit from the store
+ * first. An ordinary link has no gate and costs one field test.
  */
 export function redirectHandler(web: WebServices): (req: IncomingMessage, res: ServerResponse, segment: string) => void {
-  const { resolver, visits, pipeline, render, now } = web;
-  const status = web.config.redirectStatus;
+  const { resolver, visits, pipeline, render, now, config } = web;
+  const status = config.redirectStatus;
+  const forwardQuery = config.forwardQuery;
 
   function answer(req: IncomingMessage, res: ServerResponse, code: string, target: Target | undefined): void {
     if (!target) sendClientError(req, res, { status: 404, code: 'not_found', message: notFoundMessage(code) }, render);
     else if (target.deleted) sendClientError(req, res, { status: 410, code: 'gone', message: goneMessage(code) }, render);
-    else {
-      sendRedirect(res, status, target.url);
+    else if (target.gate === null) {
+      sendRedirect(res, status, forwardQuery ? locationOf(target.url, queryOf(req.url ?? ''), true) : target.url);
       if (req.method === 'GET') visits.record(target.id, now());
+    } else {
+      answerGated(req, res, code, target, target.gate);
+      return;
     }
+    pipeline.answered(REDIRECT_ROUTE, res.statusCode);
+  }
+
+  function answerGated(req: IncomingMessage, res: ServerResponse, code: string, target: Target, gate: Gate): void {
+    const refusal = refusalOf(gate, now());
+    if (refusal) return refuse(req, res, code, refusal);
+    if (gate.locked) {
+      if (wantsHtml(req))
+        sendPage(res, 200, render('password', { title: 'Password required', code, query: queryOf(req.url ?? ''), error: null }));
+      else
+        sendProblem(
+          res,
+          401,
+          'unauthorized',
+          `the link "${code}" is protected by a password; POST it as {"password": …} to /links/${code}/unlock`,
+        );
+      pipeline.answered(REDIRECT_ROUTE, res.statusCode);
+      return;
+    }
+    const go = (): void => {
+      sendRedirect(res, gate.redirectStatus ?? status, locationOf(target.url, queryOf(req.url ?? ''), gate.forwardQuery ?? forwardQuery));
+      if (req.method === 'GET') visits.record(target.id, now());
+      pipeline.answered(REDIRECT_ROUTE, res.statusCode);
+    };
+    // A HEAD (a link checker) neither uses up a visit nor is refused for lack of one.
+    if (gate.maxVisits === null || req.method !== 'GET') return go();
+    web.links.claimVisit(target.id).then(
+      (claimed) => (claimed ? go() : refuse(req, res, code, 'used_up')),
+      (err: unknown) => fail(req, res, err),
+    );
+  }
+
+  function refuse(req: IncomingMessage, res: ServerResponse, code: string, refusal: Refusal): void {
+    sendClientError(req, res, { status: 410, code: 'gone', message: refusalMessage(code, refusal) }, render);
     pipeline.answered(REDIRECT_ROUTE, res.statusCode);
   }
 

@@ -9,6 +9,8 @@ export interface ClientError {
   code: ErrorCode;
   message: string;
   field?: string | undefined;
+  /** Seconds, sent as Retry-After. */
+  retryAfter?: number | undefined;
 }
 
 /** What a client is told of a failure that is not its own (logged with the request). */
@@ -30,7 +32,9 @@ function codeOfStatus(status: number): ErrorCode {
 /** The client's error that `err` is (AppError, or a 4xx HttpError meant to be shown), or undefined. */
 export function asClientError(err: unknown): ClientError | undefined {
   if (err instanceof AppError)
-    return err.code === 'internal' ? undefined : { status: STATUS[err.code], code: err.code, message: err.message, field: err.field };
+    return err.code === 'internal'
+      ? undefined
+      : { status: STATUS[err.code], code: err.code, message: err.message, field: err.field, retryAfter: err.retryAfter };
   const e = err as { status?: unknown; expose?: unknown; message?: unknown };
   if (typeof e?.status === 'number' && e.status >= 400 && e.status < 500 && e.expose === true) {
     return { status: e.status, code: codeOfStatus(e.status), message: String(e.message) };
@@ -68,7 +72,8 @@ export function sendClientError(req: IncomingMessage, res: ServerResponse, probl
     res.destroy();
     return;
   }
-  const { status, code, message, field } = problem;
+  const { status, code, message, field, retryAfter } = problem;
+  if (retryAfter !== undefined) res.setHeader('Retry-After', String(retryAfter));
   if (wantsHtml(req)) sendPage(res, status, render('error', { title: STATUS_CODES[status] ?? 'Error', status, message }));
   else sendProblem(res, status, code, message, field);
 }

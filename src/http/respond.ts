@@ -4,15 +4,49 @@ import { Eta } from 'eta';
 import { readAsset } from '../assets.ts';
 import type { ErrorCode } from '../errors.ts';
 
-const VIEWS = ['layout', 'home', 'link', 'error'] as const;
+const VIEWS = [
+  'layout',
+  'field',
+  'link-options',
+  'link-table',
+  'copy',
+  'home',
+  'dashboard',
+  'links',
+  'link',
+  'delete',
+  'import',
+  'keys',
+  'key-revoke',
+  'settings',
+  'error',
+  'login',
+  'password',
+] as const;
 export type View = (typeof VIEWS)[number];
-export type Renderer = (view: View, data: Record<string, unknown>) => string;
+
+/** A rendered page, with the Content-Security-Policy it must be sent with. */
+export interface Page {
+  readonly html: string;
+  readonly csp: string;
+}
+export type Renderer = (view: View, data: Record<string, unknown>) => Page;
+
+/** No inline script or style anywhere: the pages load /assets/kurz.css and /assets/kurz.js only. */
+const PAGE_CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
+/**
+ * Views whose form leads off the site: a link's password form posts to kurz, which answers with a redirect
+ * to the target, and browsers hold a form's redirects to `form-action` as well.
+ */
+const FORMS_LEAVE_SITE: ReadonlySet<View> = new Set(['password']);
+const LEAVING_CSP = PAGE_CSP.replace("form-action 'self'", "form-action 'self' http: https:");
 
 /** Loads every template from views/ once; output is HTML-escaped unless a template says otherwise. */
 export function createRenderer(): Renderer {
   const eta = new Eta({ autoEscape: true, cache: true });
   for (const view of VIEWS) eta.loadTemplate(`@${view}`, readAsset(`views/${view}.eta`).toString('utf8'));
-  return (view, data) => eta.render(`@${view}`, data);
+  return (view, data) => ({ html: eta.render(`@${view}`, data), csp: FORMS_LEAVE_SITE.has(view) ? LEAVING_CSP : PAGE_CSP });
 }
 
 /**
@@ -27,8 +61,6 @@ export function wantsHtml(req: IncomingMessage): boolean {
 
 const PAGE_HEADERS = {
   'Content-Type': 'text/html; charset=utf-8',
-  'Content-Security-Policy':
-    "default-src 'none'; style-src 'unsafe-inline'; img-src 'self' data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'",
   'X-Content-Type-Options': 'nosniff',
   'Referrer-Policy': 'no-referrer',
 };
@@ -49,14 +81,20 @@ export function sendJson(res: ServerResponse, status: number, body: unknown): vo
   send(res, status, { 'Content-Type': JSON_TYPE, 'X-Content-Type-Options': 'nosniff' }, JSON.stringify(body));
 }
 
-export function sendPage(res: ServerResponse, status: number, html: string): void {
-  send(res, status, PAGE_HEADERS, html);
+export function sendPage(res: ServerResponse, status: number, page: Page): void {
+  send(res, status, { ...PAGE_HEADERS, 'Content-Security-Policy': page.csp }, page.html);
 }
 
 /** RFC 9457 problem details; `code` and `field` let clients react without parsing the message. */
 export function sendProblem(res: ServerResponse, status: number, code: ErrorCode, detail: string, field?: string): void {
   const problem = { type: 'about:blank', title: STATUS_CODES[status] ?? 'Error', status, code, detail, ...(field ? { field } : {}) };
   send(res, status, { 'Content-Type': PROBLEM_TYPE, 'X-Content-Type-Options': 'nosniff' }, JSON.stringify(problem));
+}
+
+/** 204: done, nothing to say (no Content-Length, which a 204 must not carry). */
+export function sendNoContent(res: ServerResponse): void {
+  res.writeHead(204);
+  res.end();
 }
 
 /** A See Other after a form post. */

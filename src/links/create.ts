@@ -1,18 +1,18 @@
 import { hash } from 'node:crypto';
 import type { RedirectCache } from '../cache/redirect-cache.ts';
+import { hashPassword } from '../auth/passwords.ts';
 import type { CodeGenerator } from '../codes/code-generator.ts';
 import type { Config } from '../config.ts';
 import { AppError } from '../errors.ts';
 import { RESERVED_PATHS } from '../reserved-paths.ts';
 import type { LinkStore, LinkWriter } from '../store/ports.ts';
 import { checkAlias } from './alias-rules.ts';
-import type { Link } from './link.ts';
-import { normaliseUrl, urlRules } from './url-rules.ts';
+import { DEFAULT_OPTIONS, type Link, type NewLink } from './link.ts';
+import { isPlain, parseOptions } from './link-options.ts';
+import { normaliseUrl, type Listening, urlRules } from './url-rules.ts';
 
-export interface CreateLinkInput {
-  url: unknown;
-  alias?: unknown;
-}
+/** A link as submitted: `url`, `alias` and the option fields (link-options.ts), each unchecked. */
+export type CreateLinkInput = Record<string, unknown> & { url: unknown; alias?: unknown };
 
 export interface CreatedLink {
   link: Link;
@@ -21,8 +21,10 @@ export interface CreatedLink {
 }
 
 export interface CreateDeps {
-  config: Pick<Config, 'maxUrlLength' | 'publicUrl' | 'dedupeWindow'>;
+  config: Parameters<typeof urlRules>[0] & Pick<Config, 'dedupeWindow'>;
+  listening?: Listening;
   now: () => number;
+  random: (size: number) => Buffer;
   links: LinkStore;
   codes: CodeGenerator;
   cache: RedirectCache;
@@ -34,23 +36,24 @@ const MAX_CODE_TRIES = 1000;
 export type LinkCreation = ReturnType<typeof linkCreation>;
 
 /** Creating a link: validation, dedupe, and a code that is never shared or reused. */
-export function linkCreation({ config, now, links, codes, cache }: CreateDeps) {
-  const rules = urlRules(config);
+export function linkCreation({ config, listening, now, random, links, codes, cache }: CreateDeps) {
+  const rules = urlRules(config, listening);
 
   /** Inserts under a generated code; a code already taken by an alias costs that id, never a collision. */
-  async function insertWithGeneratedCode(tx: LinkWriter, url: string, urlHash: Buffer, at: Date): Promise<Link> {
+  async function insertWithGeneratedCode(tx: LinkWriter, link: Omit<NewLink, 'code'>): Promise<Link> {
     let id = await tx.nextLinkId();
     for (let tries = 0; tries < MAX_CODE_TRIES; tries++, id++) {
       const code = codes.codeFor(id);
       // A generated code could spell one of kurz's own paths ("healthz" is 7 base62 characters): skip it.
       if (RESERVED_PATHS.has(code.toLowerCase())) continue;
-      if ((await tx.insertLink({ code, url, urlHash, createdAt: at }, id)) !== undefined) return newLink(id, code, url, at, false);
+      if ((await tx.insertLink({ ...link, code }, id)) !== undefined) return newLink(id, { ...link, code });
     }
     throw new Error(`no free code after ${MAX_CODE_TRIES} ids starting at ${id - MAX_CODE_TRIES}`);
   }
 
-  async function insertWithAlias(tx: LinkWriter, alias: string, url: string, at: Date): Promise<Link> {
-    const id = await tx.insertLink({ code: alias, url, urlHash: null, createdAt: at }, null);
+  async function insertWithAlias(tx: LinkWriter, link: NewLink): Promise<Link> {
+    const alias = link.code;
+    const id = await tx.insertLink(link, null);
     if (id === undefined) {
       const holder = await tx.linkByCode(alias);
       throw new AppError(
@@ -59,7 +62,7 @@ export function linkCreation({ config, now, links, codes, cache }: CreateDeps) {
         'alias',
       );
     }
-    return newLink(id, alias, url, at, true);
+    return newLink(id, link);
   }
 
   return {
@@ -70,16 +73,21 @@ export function linkCreation({ config, now, links, codes, cache }: CreateDeps) {
     async createLink(input: CreateLinkInput): Promise<CreatedLink> {
       const url = normaliseUrl(input.url, rules);
       const alias = input.alias === undefined ? undefined : checkAlias(input.alias, RESERVED_PATHS);
+      const given = parseOptions(input, now());
+      // Only a bare URL is deduplicated: a link with options or an alias is what its author asked for.
+      const plain = alias === undefined && isPlain(given);
+      const passwordHash = given.password ? await hashPassword(given.password, random) : null;
       const result = await links.write(async (tx): Promise<CreatedLink> => {
         const at = new Date(now());
-        if (alias !== undefined) return { link: await insertWithAlias(tx, alias, url, at), created: true };
-        const urlHash = hashUrl(url);
-        if (config.dedupeWindow > 0) {
+        const urlHash = plain ? hashUrl(url) : null;
+        const link = { ...DEFAULT_OPTIONS, ...given.options, url, urlHash, passwordHash, isAlias: alias !== undefined, createdAt: at };
+        if (alias !== undefined) return { link: await insertWithAlias(tx, { ...link, code: alias }), created: true };
+        if (urlHash && config.dedupeWindow > 0) {
           const since = new Date(config.dedupeWindow === Number.POSITIVE_INFINITY ? 0 : at.getTime() - config.dedupeWindow);
           const existing = await tx.linkByUrlHash(urlHash, since);
           if (existing) return { link: existing, created: false };
         }
-        return { link: await insertWithGeneratedCode(tx, url, urlHash, at), created: true };
+        return { link: await insertWithGeneratedCode(tx, link), created: true };
       });
       // The code may be remembered as unknown (looked up before it existed).
       cache.forget(result.link.code);
@@ -93,6 +101,6 @@ export function hashUrl(url: string): Buffer {
   return hash('sha256', url, 'buffer');
 }
 
-function newLink(id: number, code: string, url: string, at: Date, isAlias: boolean): Link {
-  return { id, code, url, createdAt: at, updatedAt: at, visitCount: 0, lastVisitAt: null, deletedAt: null, isAlias };
+function newLink(id: number, { urlHash: _urlHash, ...link }: NewLink): Link {
+  return { ...link, id, updatedAt: link.createdAt, visitCount: 0, lastVisitAt: null, deletedAt: null, claimedVisits: 0 };
 }

@@ -1,5 +1,25 @@
+import type { RedirectStatus } from '../config.ts';
+
+/** What a person can set on a link besides its target: the API's field names. */
+export interface LinkOptions {
+  title: string | null;
+  note: string | null;
+  /** Sorted, without duplicates. */
+  tags: string[];
+  /** From then on the link answers 410. */
+  expiresAt: Date | null;
+  /** Visits allowed in all; then the link answers 410. */
+  maxVisits: number | null;
+  /** null: the instance's `redirectStatus` setting. */
+  redirectStatus: RedirectStatus | null;
+  /** Append the visitor's query string to the target; null: the instance's `forwardQuery` setting. */
+  forwardQuery: boolean | null;
+  /** A disabled link answers 410 until enabled again. */
+  enabled: boolean;
+}
+
 /** A short link as the domain sees it, whatever stores it. */
-export interface Link {
+export interface Link extends LinkOptions {
   id: number;
   code: string;
   url: string;
@@ -10,7 +30,23 @@ export interface Link {
   deletedAt: Date | null;
   /** True when a person chose the code: such a link is never a dedupe target. */
   isAlias: boolean;
+  /** Slow hash (see auth/passwords.ts) of the password a visitor must give; never shown. */
+  passwordHash: string | null;
+  /** Visits counted against maxVisits so far. */
+  claimedVisits: number;
 }
+
+/** The options a new link gets when none are given. */
+export const DEFAULT_OPTIONS: Readonly<LinkOptions> = Object.freeze({
+  title: null,
+  note: null,
+  tags: [],
+  expiresAt: null,
+  maxVisits: null,
+  redirectStatus: null,
+  forwardQuery: null,
+  enabled: true,
+});
 
 /** What a redirect needs, and nothing more. */
 export interface Target {
@@ -18,28 +54,72 @@ export interface Target {
   url: string;
   /** A deleted link keeps its code, which answers 410. */
   deleted: boolean;
+  /** What stands between a visitor and the target; null for an ordinary link, so the hot path checks one field. */
+  gate: Gate | null;
+}
+
+/** A link's conditions and redirect options, as the redirect cache holds them. */
+export interface Gate {
+  enabled: boolean;
+  /** Milliseconds since the epoch. */
+  expiresAt: number | null;
+  maxVisits: number | null;
+  /** A password must be given first. */
+  locked: boolean;
+  redirectStatus: RedirectStatus | null;
+  forwardQuery: boolean | null;
+}
+
+/** Why a live link does not redirect: one wording for the page, the API and the CLI. */
+export type Refusal = 'disabled' | 'expired' | 'used_up';
+
+export function refusalMessage(code: string, refusal: Refusal): string {
+  if (refusal === 'disabled') return `the link "${code}" is disabled`;
+  if (refusal === 'expired') return `the link "${code}" has expired`;
+  return `the link "${code}" has been used up: it allowed a limited number of visits`;
 }
 
 export interface LinkQuery {
   /** Substring of the code or URL. */
   search?: string | undefined;
   limit: number;
-  /** Only links with a smaller id (the cursor of the previous page). */
-  before?: number | undefined;
+  /** Only links tagged with this. */
+  tag?: string | undefined;
+  /** Newest first (default), or most visited first. */
+  sort?: 'created' | 'visits';
+  /** Where the previous page ended (its last link's sort key), from `listCursor`. */
+  after?: ListCursor | undefined;
   includeDeleted?: boolean;
+}
+
+/** A page's end: the id, and for `visits` order the visit count, of its last link. */
+export interface ListCursor {
+  id: number;
+  visits?: number;
+}
+
+/** A tag and how many live links carry it. */
+export interface TagCount {
+  tag: string;
+  count: number;
 }
 
 /** A link as exported and imported: everything but the id, which is local to one database. */
 export type LinkRecord = Omit<Link, 'id'>;
 
 /** A link about to be stored under a generated code or an alias. */
-export interface NewLink {
+export interface NewLink extends LinkOptions {
   code: string;
   url: string;
+  isAlias: boolean;
   /** Set only for links that later identical submissions may be deduplicated to. */
   urlHash: Buffer | null;
+  passwordHash: string | null;
   createdAt: Date;
 }
+
+/** A change to a link: the fields present are set (null clears); the rest stay. */
+export type LinkEdit = Partial<LinkOptions & { url: string; passwordHash: string | null }>;
 
 /** An edit or deletion of a link, as the change log records it for every process's cache. */
 export interface LinkChange {

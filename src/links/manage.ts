@@ -1,10 +1,19 @@
+import { hashPassword, verifyPassword } from '../auth/passwords.ts';
+import { FailureThrottle } from '../auth/throttle.ts';
 import type { RedirectCache } from '../cache/redirect-cache.ts';
-import { AppError } from '../errors.ts';
+import { AppError, rateLimited } from '../errors.ts';
 import type { LinkStore } from '../store/ports.ts';
-import { notFoundMessage, type Link, type LinkQuery } from './link.ts';
+import { refusalOf } from './gate.ts';
+import { goneMessage, notFoundMessage, refusalMessage, type Link, type LinkEdit, type LinkQuery, type TagCount } from './link.ts';
+import { parseOptions } from './link-options.ts';
+import { encodeCursor, parseListQuery } from './list-query.ts';
+import { normaliseUrl, urlRules, type Listening } from './url-rules.ts';
 
 export interface ManageDeps {
+  config: Parameters<typeof urlRules>[0];
+  listening?: Listening;
   now: () => number;
+  random: (size: number) => Buffer;
   links: LinkStore;
   cache: RedirectCache;
 }
@@ -16,8 +25,14 @@ function linkNotFound(code: string): AppError {
   return new AppError('not_found', notFoundMessage(code));
 }
 
-/** Reading, listing, deleting and pruning links. */
-export function linkManagement({ now, links, cache }: ManageDeps) {
+/** Wrong passwords of a password link: five free, then 1 s, 2 s, 4 s… up to 15 minutes, per client and link. */
+const UNLOCK_THROTTLE = { free: 5, base: 1000, max: 15 * 60_000 };
+
+/** Reading, listing, editing, deleting and pruning links. */
+export function linkManagement({ config, listening, now, random, links, cache }: ManageDeps) {
+  const rules = urlRules(config, listening);
+  const unlockThrottle = new FailureThrottle({ ...UNLOCK_THROTTLE, now });
+
   /** The link with this code, deleted or not. Throws AppError('not_found'). */
   async function existingLink(code: string): Promise<Link> {
     const link = await links.linkByCode(code);
@@ -31,6 +46,69 @@ export function linkManagement({ now, links, cache }: ManageDeps) {
     linkByCode: (code: string): Promise<Link | undefined> => links.linkByCode(code),
 
     listLinks: (query: LinkQuery): Promise<Link[]> => links.listLinks(query),
+
+    /**
+     * One page of the link list for the API and the pages: `params` as a query string gives them (`q`,
+     * `tag`, `sort`, `limit`, `cursor`), checked; `next` is the cursor of the following page, or null.
+     * Throws AppError('invalid') naming the parameter.
+     */
+    async listPage(params: Record<string, unknown>): Promise<{ links: Link[]; next: string | null; query: LinkQuery }> {
+      const query = parseListQuery(params);
+      const found = await links.listLinks({ ...query, limit: query.limit + 1 });
+      const page = found.slice(0, query.limit);
+      const last = page.at(-1);
+      const next = found.length > query.limit && last ? encodeCursor(last, query.sort ?? 'created') : null;
+      return { links: page, next, query };
+    },
+
+    tagCounts: (): Promise<TagCount[]> => links.tagCounts(),
+
+    /** Takes one visit of a link with a visit limit; false when they are used up. */
+    claimVisit: (id: number): Promise<boolean> => links.claimVisit(id),
+
+    /**
+     * The live password link `code` once `password` is right. Throws AppError: 'not_found'; 'gone' for a
+     * deleted, disabled or expired link; 'unauthorized' for a wrong password; 'rate_limited' while the
+     * client must wait after repeated wrong ones.
+     */
+    async unlockLink(code: string, password: unknown, client: string): Promise<Link> {
+      const link = await existingLink(code);
+      if (link.deletedAt) throw new AppError('gone', goneMessage(code));
+      const refusal = refusalOf({ ...link, expiresAt: link.expiresAt?.getTime() ?? null, locked: true }, now());
+      if (refusal) throw new AppError('gone', refusalMessage(code, refusal));
+      if (link.passwordHash === null) return link;
+      const key = `${client} ${code}`;
+      const wait = unlockThrottle.wait(key);
+      if (wait > 0) throw rateLimited('too many wrong passwords', wait);
+      if (typeof password !== 'string' || !(await verifyPassword(password, link.passwordHash))) {
+        unlockThrottle.failed(key);
+        throw new AppError('unauthorized', 'wrong password', 'password');
+      }
+      unlockThrottle.succeeded(key);
+      return link;
+    },
+
+    /**
+     * Changes the fields present in `input` (`url` and the option fields; null clears an option) and
+     * returns the link as stored. The redirect cache of every process drops it. An edited link is no longer
+     * a dedupe target. Throws AppError: 'not_found', 'gone' for a deleted link, 'invalid' naming the field.
+     */
+    async editLink(code: string, input: Record<string, unknown>): Promise<Link> {
+      const edit: LinkEdit = {};
+      if (input['url'] !== undefined) edit.url = normaliseUrl(input['url'], rules);
+      const given = parseOptions(input, now());
+      Object.assign(edit, given.options);
+      if (given.password !== undefined) edit.passwordHash = given.password === null ? null : await hashPassword(given.password, random);
+      const edited = await links.write(async (tx) => {
+        const link = await tx.linkByCode(code);
+        if (!link) throw linkNotFound(code);
+        if (link.deletedAt || !(await tx.updateLink(link, edit, null, new Date(now())))) throw new AppError('gone', goneMessage(code));
+        return tx.linkByCode(code);
+      });
+      cache.forget(code);
+      if (!edited) throw linkNotFound(code);
+      return edited;
+    },
 
     /** Marks the link deleted: its code keeps answering, with 410. Throws AppError('not_found'). */
     async deleteLink(code: string): Promise<{ link: Link; deleted: boolean }> {

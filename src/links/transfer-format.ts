@@ -2,14 +2,46 @@ import { parse as parseCsv } from 'csv-parse/sync';
 import { stringify as stringifyCsv } from 'csv-stringify/sync';
 import { AppError } from '../errors.ts';
 import type { LinkRecord } from './link.ts';
+import { parseOptions } from './link-options.ts';
 import type { NumberedRecord } from './transfer.ts';
 import { checkAlias } from './alias-rules.ts';
 
 export type TransferFormat = 'csv' | 'ndjson';
 export const FORMATS: readonly TransferFormat[] = ['csv', 'ndjson'];
 
-/** Column order of both formats; NDJSON objects carry the same keys. */
-const COLUMNS = ['code', 'url', 'isAlias', 'createdAt', 'updatedAt', 'visitCount', 'lastVisitAt', 'deletedAt'] as const;
+/**
+ * Column order of both formats; NDJSON objects carry the same keys. The link options came later: a file
+ * without them imports with the defaults. In CSV, `tags` are joined with ";" (a tag cannot hold one) and an
+ * empty cell is null; in NDJSON they are a list. `passwordHash` is the slow hash, so a password link stays
+ * locked after a move; the password itself is never known.
+ */
+const COLUMNS = [
+  'code',
+  'url',
+  'isAlias',
+  'createdAt',
+  'updatedAt',
+  'visitCount',
+  'lastVisitAt',
+  'deletedAt',
+  'title',
+  'note',
+  'tags',
+  'expiresAt',
+  'maxVisits',
+  'claimedVisits',
+  'passwordHash',
+  'redirectStatus',
+  'forwardQuery',
+  'enabled',
+] as const;
+
+const CSV_TAG_SEPARATOR = ';';
+const CSV_BOOLEANS = ['isAlias', 'forwardQuery', 'enabled'];
+const CSV_NUMBERS = ['visitCount', 'maxVisits', 'claimedVisits', 'redirectStatus'];
+/** What auth/passwords.ts writes: scrypt$N$r$p$salt$hash, with a cost a verification can afford. */
+const PASSWORD_HASH = /^scrypt\$(\d{4,7})\$(\d{1,2})\$(\d{1,2})\$[\w-]{16,}\$[\w-]{32,}$/;
+const MAX_SCRYPT_N = 2 ** 20;
 
 // A spreadsheet treats a cell starting with one of these as a formula; a leading ' makes it text.
 const FORMULA_START = /^[=+\-@\t\r]/;
@@ -30,9 +62,20 @@ export function formatRecord(record: LinkRecord, format: TransferFormat): string
     visitCount: record.visitCount,
     lastVisitAt: record.lastVisitAt?.toISOString() ?? null,
     deletedAt: record.deletedAt?.toISOString() ?? null,
+    title: record.title,
+    note: record.note,
+    tags: record.tags,
+    expiresAt: record.expiresAt?.toISOString() ?? null,
+    maxVisits: record.maxVisits,
+    claimedVisits: record.claimedVisits,
+    passwordHash: record.passwordHash,
+    redirectStatus: record.redirectStatus,
+    forwardQuery: record.forwardQuery,
+    enabled: record.enabled,
   };
   if (format === 'ndjson') return JSON.stringify(row) + '\n';
-  return stringifyCsv([COLUMNS.map((c) => defuse(row[c] === null ? '' : String(row[c])))]);
+  const cell = (value: unknown) => (value === null ? '' : Array.isArray(value) ? value.join(CSV_TAG_SEPARATOR) : String(value));
+  return stringifyCsv([COLUMNS.map((c) => defuse(cell(row[c])))]);
 }
 
 /**
@@ -71,9 +114,12 @@ function csvRows(text: string): Array<{ line: number; row: Record<string, unknow
   return records.map(({ record, info }) => {
     const row: Record<string, unknown> = {};
     for (const [key, value] of Object.entries(record)) row[key] = value === '' ? null : restore(value);
-    row['isAlias'] = row['isAlias'] === 'true' ? true : row['isAlias'] === 'false' ? false : row['isAlias'];
-    row['visitCount'] =
-      typeof row['visitCount'] === 'string' && /^\d+$/.test(row['visitCount']) ? Number(row['visitCount']) : row['visitCount'];
+    for (const key of CSV_BOOLEANS) row[key] = row[key] === 'true' ? true : row[key] === 'false' ? false : row[key];
+    for (const key of CSV_NUMBERS) {
+      const value = row[key];
+      if (typeof value === 'string' && /^\d{1,15}$/.test(value)) row[key] = Number(value);
+    }
+    if (typeof row['tags'] === 'string') row['tags'] = row['tags'].split(CSV_TAG_SEPARATOR);
     return { line: info.lines, row };
   });
 }
@@ -100,6 +146,18 @@ function toRecord(row: Record<string, unknown>, line: number, reserved: Readonly
     const ms = typeof value === 'string' && /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/.test(value) ? Date.parse(value) : Number.NaN;
     return Number.isNaN(ms) ? fail(field, `must be an ISO 8601 UTC time, got ${JSON.stringify(value)}`) : new Date(ms);
   };
+  const claimedVisits = row['claimedVisits'] ?? 0;
+  if (typeof claimedVisits !== 'number' || !Number.isSafeInteger(claimedVisits) || claimedVisits < 0)
+    fail('claimedVisits', 'must be a whole number ≥ 0');
+  const passwordHash = row['passwordHash'] ?? null;
+  if (passwordHash !== null) {
+    const m = typeof passwordHash === 'string' ? PASSWORD_HASH.exec(passwordHash) : null;
+    const n = Number(m?.[1]);
+    if (!m || n > MAX_SCRYPT_N || (n & (n - 1)) !== 0 || Number(m[2]) < 1 || Number(m[3]) < 1)
+      fail('passwordHash', 'must be a password hash as kurz exports it (scrypt$N$r$p$salt$hash)');
+  }
+  const expiresAt = time('expiresAt', true);
+  const options = linkOptions(row, line);
   return {
     code,
     url: row['url'] as string,
@@ -109,14 +167,45 @@ function toRecord(row: Record<string, unknown>, line: number, reserved: Readonly
     visitCount: visitCount as number,
     lastVisitAt: time('lastVisitAt', true),
     deletedAt: time('deletedAt', true),
+    ...options,
+    expiresAt,
+    claimedVisits: claimedVisits as number,
+    passwordHash: passwordHash as string | null,
   };
 }
 
-function defuse(cell: string): string {
-  return FORMULA_START.test(cell) ? `'${cell}` : cell;
+/**
+ * The options of an exported link, checked as a new link's are (links/link-options.ts); a field the file
+ * lacks takes its default. The expiry is checked apart: an imported link may have expired already.
+ */
+function linkOptions(row: Record<string, unknown>, line: number) {
+  const given = (field: string, fallback: unknown) => (row[field] === undefined ? fallback : row[field]);
+  const fields = ['title', 'note', 'tags', 'maxVisits', 'redirectStatus', 'forwardQuery'];
+  const input: Record<string, unknown> = Object.fromEntries(fields.map((f) => [f, given(f, null)]));
+  input['enabled'] = given('enabled', true);
+  try {
+    const { options } = parseOptions(input, 0);
+    return {
+      title: options.title ?? null,
+      note: options.note ?? null,
+      tags: options.tags ?? [],
+      maxVisits: options.maxVisits ?? null,
+      redirectStatus: options.redirectStatus ?? null,
+      forwardQuery: options.forwardQuery ?? null,
+      enabled: options.enabled ?? true,
+    };
+  } catch (err) {
+    if (!(err instanceof AppError)) throw err;
+    throw new AppError('invalid', `line ${line}: ${err.message}`, err.field);
+  }
 }
 
-/** Undoes `defuse`: no exported value starts with ' otherwise (codes and URLs cannot). */
+/** Makes a cell text for a spreadsheet; a cell that starts with ' (a title may) gets one more, so `restore` is exact. */
+function defuse(cell: string): string {
+  return FORMULA_START.test(cell) || cell.startsWith("'") ? `'${cell}` : cell;
+}
+
+/** Undoes `defuse`. */
 function restore(cell: string): string {
-  return cell.startsWith("'") && FORMULA_START.test(cell.slice(1)) ? cell.slice(1) : cell;
+  return cell.startsWith("'") ? cell.slice(1) : cell;
 }

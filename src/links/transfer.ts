@@ -4,10 +4,12 @@ import { AppError } from '../errors.ts';
 import type { LinkStore } from '../store/ports.ts';
 import { hashUrl } from './create.ts';
 import type { LinkRecord } from './link.ts';
-import { normaliseUrl, urlRules } from './url-rules.ts';
+import { isPlain } from './link-options.ts';
+import { normaliseUrl, urlRules, type Listening } from './url-rules.ts';
 
 export interface TransferDeps {
-  config: Pick<Config, 'maxUrlLength' | 'publicUrl'>;
+  config: Pick<Config, 'maxUrlLength' | 'publicUrl' | 'host' | 'port' | 'allowDomains' | 'denyDomains'>;
+  listening?: Listening;
   links: LinkStore;
   cache: RedirectCache;
 }
@@ -21,9 +23,9 @@ export interface NumberedRecord {
 export type LinkTransfer = ReturnType<typeof linkTransfer>;
 
 /** Export and import of links, codes kept. */
-export function linkTransfer({ config, links, cache }: TransferDeps) {
-  // Imported targets are checked like new ones, but may point at this instance (an old export of itself).
-  const rules = { ...urlRules(config), ownHost: '' };
+export function linkTransfer({ config, listening, links, cache }: TransferDeps) {
+  // Imported targets are checked like new ones: a link back to this instance would loop, whatever its origin.
+  const rules = urlRules(config, listening);
   return {
     /** Every link, oldest first, as exported. */
     async *exportLinks(): AsyncGenerator<LinkRecord> {
@@ -47,7 +49,9 @@ export function linkTransfer({ config, links, cache }: TransferDeps) {
             throw new AppError('invalid', `line ${line}: ${(err as Error).message}`, 'url');
           }
           if (url !== record.url) throw new AppError('invalid', `line ${line}: url is not in normalised form (expected ${url})`, 'url');
-          if ((await tx.importLink(record, record.isAlias ? null : hashUrl(url))) !== undefined) {
+          // Like a new link, only a bare one (no alias, no options) is a target for later identical submissions.
+          const plain = !record.isAlias && isPlain({ options: record, password: record.passwordHash });
+          if ((await tx.importLink(record, plain ? hashUrl(url) : null)) !== undefined) {
             imported++;
             continue;
           }

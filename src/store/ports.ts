@@ -1,4 +1,5 @@
-import type { Link, LinkChange, LinkQuery, LinkRecord, NewLink, Target } from '../links/link.ts';
+import type { ApiKey, Session } from '../auth/identity.ts';
+import type { Link, LinkChange, LinkEdit, LinkQuery, LinkRecord, NewLink, TagCount, Target } from '../links/link.ts';
 import type { VisitCount } from '../visits/visit.ts';
 import type { VisitEvents } from '../visits/visit-events.ts';
 
@@ -10,6 +11,7 @@ export interface Storage {
   links: LinkStore;
   visits: VisitStore;
   settings: SettingsStore;
+  access: AccessStore;
   /** Writes what the store still holds (visits in a background writer) and lets go of the database. */
   close(): Promise<void>;
 }
@@ -24,6 +26,13 @@ export interface LinkStore {
    */
   targetByCodeAtOnce?(code: string): Target | undefined;
   listLinks(query: LinkQuery): Promise<Link[]>;
+  /** Tags of live links, most used first. */
+  tagCounts(): Promise<TagCount[]>;
+  /**
+   * Takes one of the visits a link with maxVisits allows, durably, so that every process sees it; false
+   * when they are used up (or the link has no limit).
+   */
+  claimVisit(id: number): Promise<boolean>;
   /** Every link, oldest first, read in pages. */
   allLinks(): AsyncIterable<Link>;
   /**
@@ -50,6 +59,8 @@ export interface LinkWriter {
   insertLink(link: NewLink, id: number | null): Promise<number | undefined>;
   /** Inserts an imported link under its own code, with its visits; undefined when the code is taken. */
   importLink(record: LinkRecord, urlHash: Buffer | null): Promise<number | undefined>;
+  /** Applies an edit merged into `link` (the stored one) at `at`; false if the link is deleted. */
+  updateLink(link: Link, edit: LinkEdit, urlHash: Buffer | null, at: Date): Promise<boolean>;
   /** Marks a link deleted; false if it was already. */
   deleteLink(id: number, at: Date): Promise<boolean>;
   /** Live links whose last visit (or creation, if never visited) is before `cutoff`. */
@@ -70,6 +81,28 @@ export interface VisitStore {
 export interface SettingsStore {
   /** The stored value for `key`, storing `make()` first if there is none (the first writer wins). */
   settingOrInit(key: string, make: () => string): Promise<string>;
+  /** The stored value for `key`, or undefined. */
+  setting(key: string): Promise<string | undefined>;
+  /** Stores `value` under `key`, durably, replacing any value. */
+  setSetting(key: string, value: string): Promise<void>;
   /** True when the database answers a query. */
   isReachable(): Promise<boolean>;
+}
+
+/** Login sessions and API keys, found by the SHA-256 (hex) of the secret the client holds. */
+export interface AccessStore {
+  insertSession(session: Session): Promise<void>;
+  sessionByIdHash(idHash: string): Promise<Session | undefined>;
+  touchSession(idHash: string, at: Date): Promise<void>;
+  deleteSession(idHash: string): Promise<void>;
+  /** Removes sessions idle since `idleBefore` or begun before `createdBefore`. */
+  deleteExpiredSessions(idleBefore: Date, createdBefore: Date): Promise<void>;
+  deleteAllSessions(): Promise<void>;
+  /** Stores a new key; undefined when a live key already has this name. */
+  insertKey(key: { name: string; prefix: string; keyHash: string; createdAt: Date }): Promise<ApiKey | undefined>;
+  keyByHash(keyHash: string): Promise<ApiKey | undefined>;
+  listKeys(): Promise<ApiKey[]>;
+  /** Revokes the live key with this name; false if there is none. */
+  revokeKey(name: string, at: Date): Promise<boolean>;
+  touchKey(id: number, at: Date): Promise<void>;
 }

@@ -1,27 +1,70 @@
 import Router from '@koa/router';
 import type { WebServices } from '../context.ts';
+import { accessPageHandlers } from './handlers/access-pages.ts';
+import { dashboardHandlers } from './handlers/dashboard.ts';
+import { importUiHandlers } from './handlers/import-ui.ts';
+import { keysUiHandlers } from './handlers/keys-ui.ts';
 import { linksApiHandlers } from './handlers/links-api.ts';
-import { pageHandlers } from './handlers/pages.ts';
+import { linksUiHandlers } from './handlers/links-ui.ts';
+import { settingsUiHandlers } from './handlers/settings-ui.ts';
+import { qrHandlers } from './handlers/qr.ts';
 import { systemHandlers } from './handlers/system.ts';
+import { unlockHandlers } from './handlers/unlock.ts';
+import { loginRequired } from './middleware/authenticate.ts';
 
 /**
  * Every route Koa serves, in one table. The redirect (`GET|HEAD /CODE`) is the edge's (src/edge/); every
- * top-level segment here is in RESERVED_PATHS, so the edge hands it to Koa (a test checks this).
+ * top-level segment here is in RESERVED_PATHS, so the edge hands it to Koa (a test checks this). Who may
+ * call what: every /api/ route needs an API key or a session (middleware/authenticate.ts, except the
+ * OpenAPI document); pages marked `loginRequired` need a session.
  */
 export function createRouter(web: WebServices): Router {
-  const pages = pageHandlers(web);
+  const dashboard = dashboardHandlers(web);
+  const links = linksUiHandlers(web);
+  const bulk = importUiHandlers(web);
+  const keys = keysUiHandlers(web);
+  const settings = settingsUiHandlers(web);
+  const access = accessPageHandlers(web);
   const api = linksApiHandlers(web);
+  const qr = qrHandlers(web);
   const system = systemHandlers(web);
+  const unlock = unlockHandlers(web);
   const router = new Router({ sensitive: true });
 
+  // Access
+  router.get('/login', access.showLogin);
+  router.post('/login', access.login);
+  router.post('/logout', access.logout);
+
   // Pages
-  router.get('/', pages.showForm);
-  router.post('/', pages.createLinkFromForm);
-  router.get('/links/:code', pages.showLink);
+  router.get('/', dashboard.showHome);
+  router.post('/', dashboard.createLink);
+  router.get('/links', loginRequired, links.listLinks);
+  router.get('/links/:code', loginRequired, links.showLink);
+  router.post('/links/:code', loginRequired, links.editLink);
+  router.post('/links/:code/state', loginRequired, links.setLinkState);
+  router.get('/links/:code/delete', loginRequired, links.confirmDelete);
+  router.post('/links/:code/delete', loginRequired, links.deleteLink);
+  router.post('/links/:code/unlock', unlock.unlockLink);
+  router.get('/import', loginRequired, bulk.showImport);
+  router.post('/import', loginRequired, bulk.importLinks);
+  router.get('/keys', loginRequired, keys.listKeys);
+  router.post('/keys', loginRequired, keys.createKey);
+  router.get('/keys/revoke', loginRequired, keys.confirmRevoke);
+  router.post('/keys/revoke', loginRequired, keys.revokeKey);
+  router.get('/settings', loginRequired, settings.showSettings);
+  router.get('/assets/:name', system.showAsset);
 
   // JSON API
+  router.get('/api/v1/links', api.listLinks);
   router.post('/api/v1/links', api.createLink);
+  router.post('/api/v1/links/batch', api.createLinks);
   router.get('/api/v1/links/:code', api.showLink);
+  router.patch('/api/v1/links/:code', api.editLink);
+  router.delete('/api/v1/links/:code', api.deleteLink);
+  router.get('/api/v1/links/:code/qr', qr.showQrCode);
+  router.get('/api/v1/tags', api.listTags);
+  router.get('/api/v1/openapi.json', system.showOpenApi);
 
   // System
   router.get('/healthz', system.checkHealth);

@@ -49,6 +49,16 @@ const USAGE: Array<[string[], RegExp]> = [
   [['prune', '--unvisited-for', 'forever'], /--unvisited-for must be a positive duration like 180d/],
   [['export', '--format', 'xml'], /--format must be one of csv, ndjson, got "xml"/],
   [['list', '--code-length', '99'], /invalid configuration: codeLength \(flag --code-length\)/],
+  [['list', '--sort', 'name'], /--sort must be one of created, visits, got "name"/],
+  [['keys'], /keys needs a subcommand: "keys create", "keys list", "keys revoke"/],
+  [['keys', 'rotate'], /keys: unknown subcommand "rotate"/],
+  [['keys', 'create'], /keys create needs --name NAME/],
+  [['keys', 'revoke'], /keys revoke needs the key's name/],
+  [['keys', 'list', '--name', 'x'], /--name is for "keys create"/],
+  [['admin'], /admin needs a subcommand: "admin password"/],
+  [['admin', 'password', 'hunter2'], /unexpected argument "hunter2"/],
+  [['edit', 'abc'], /edit: give at least one change/],
+  [['edit'], /missing argument; usage: kurz edit CODE/],
 ];
 for (const [args, message] of USAGE) {
   test(`usage error: kurz ${args.join(' ')} exits 2`, async (t) => {
@@ -64,7 +74,21 @@ test('every command has --help, exiting 0', async (t) => {
   const help = await kurz('help');
   t.is(help.code, 0);
   const names = [...help.stdout.matchAll(/^ {2}([a-z]+) {2,}/gm)].map((m) => m[1] ?? '');
-  t.deepEqual(names, ['serve', 'create', 'list', 'stats', 'delete', 'backup', 'export', 'import', 'prune', 'version']);
+  t.deepEqual(names, [
+    'serve',
+    'create',
+    'edit',
+    'list',
+    'stats',
+    'delete',
+    'keys',
+    'admin',
+    'backup',
+    'export',
+    'import',
+    'prune',
+    'version',
+  ]);
   for (const name of names) {
     const result = await kurz(name, '--help');
     t.is(result.code, 0, name);
@@ -80,7 +104,7 @@ test('list shows newest first, searches code and URL, limits, and prints JSON', 
   const text = await kurz('list');
   t.regex(
     text.stdout,
-    /^CODE {4}VISITS {2}CREATED {5}URL\nthird {3}0 {7}\d{4}-\d\d-\d\d {2}https:\/\/other\.example\/gamma\nsecond .*\nfirst .*\n$/,
+    /^CODE {4}VISITS {2}CREATED {5}TITLE {2}TAGS {2}URL\nthird {3}0 {7}\d{4}-\d\d-\d\d {15}https:\/\/other\.example\/gamma\nsecond .*\nfirst .*\n$/,
   );
   const search = JSON.parse((await kurz('list', '--search', 'example.com', '--json')).stdout) as Array<{ code: string }>;
   t.deepEqual(
@@ -120,7 +144,7 @@ test('delete keeps the code reserved; deleting again is harmless; an unknown cod
   t.is((await kurz('delete', 'gone')).stdout, 'gone was already deleted\n');
   t.regex((await kurz('stats', 'gone')).stdout, /Deleted {5}\d{4}-/);
   t.is((await kurz('create', 'https://example.com/e', '--alias', 'gone')).code, 1);
-  t.is((await kurz('list')).stdout, 'CODE  VISITS  CREATED  URL\n', 'deleted links are hidden by default');
+  t.is((await kurz('list')).stdout, 'CODE  VISITS  CREATED  TITLE  TAGS  URL\n', 'deleted links are hidden by default');
   t.regex((await kurz('list', '--deleted')).stdout, /gone .* \(deleted\) https:\/\/example\.com\/d/);
   t.is((await kurz('delete', 'nope')).code, 1);
 });
@@ -133,8 +157,19 @@ test('version names kurz, Node and SQLite', async (t) => {
   t.regex(versions.sqlite, /^3\.\d+\.\d+$/);
 });
 
-for (const args of [['list'], ['stats', 'abc'], ['export'], ['delete', 'abc'], ['prune', '--unvisited-for', '1d'], ['backup', 'copy.db']]) {
-  test(`${args[0]} on a database path that does not exist says so, exits 1 and creates nothing`, async (t) => {
+const ON_EXISTING: string[][] = [
+  ['list'],
+  ['stats', 'abc'],
+  ['edit', 'abc', '--title', 'x'],
+  ['export'],
+  ['delete', 'abc'],
+  ['keys', 'list'],
+  ['keys', 'revoke', 'ci'],
+  ['prune', '--unvisited-for', '1d'],
+  ['backup', 'copy.db'],
+];
+for (const args of ON_EXISTING) {
+  test(`${args.slice(0, 2).join(' ')} on a database path that does not exist says so, exits 1 and creates nothing`, async (t) => {
     const dir = tempDir(t);
     const db = join(dir, 'typo', 'kurz.db');
     const result = await runCli(args, { KURZ_DB: db }, { cwd: dir });

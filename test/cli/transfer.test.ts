@@ -56,7 +56,12 @@ for (const format of ['csv', 'ndjson']) {
 test('CSV export is safe to open in a spreadsheet and still reads back exactly', async (t) => {
   const kurz = await seeded(t);
   const csv = (await kurz('export')).stdout;
-  t.true(csv.startsWith('code,url,isAlias,createdAt,updatedAt,visitCount,lastVisitAt,deletedAt\n'));
+  t.true(
+    csv.startsWith(
+      'code,url,isAlias,createdAt,updatedAt,visitCount,lastVisitAt,deletedAt,' +
+        'title,note,tags,expiresAt,maxVisits,claimedVisits,passwordHash,redirectStatus,forwardQuery,enabled\n',
+    ),
+  );
   t.regex(csv, /^'-12,https:\/\/example\.com\/formula,true,/m, 'a cell starting with - is defused');
   t.regex(csv, /^quoted,"https:\/\/example\.com\/q\?a=1&b=%22two%22,three",true,/m);
   t.false(/^[=+\-@]/m.test(csv), 'no line starts a formula');
@@ -87,7 +92,26 @@ const BAD_FILES: Array<[string, string, RegExp]> = [
   ['in.ndjson', JSON.stringify({ ...OLD, extra: 1 }), /line 1: extra is not a known field/],
   ['in.ndjson', JSON.stringify({ ...OLD, url: 'javascript:alert(1)' }), /line 1: url must use http or https/],
   ['in.ndjson', JSON.stringify({ ...OLD, url: 'https://EXAMPLE.com' }), /line 1: url is not in normalised form/],
+  ['in.ndjson', JSON.stringify({ ...OLD, tags: ['ok', ' '] }), /line 1: tags must each be 1 to 50 characters/],
+  ['in.ndjson', JSON.stringify({ ...OLD, title: 'x'.repeat(201) }), /line 1: title must be at most 200 characters/],
+  ['in.ndjson', JSON.stringify({ ...OLD, maxVisits: 0 }), /line 1: maxVisits must be a whole number from 1/],
+  ['in.ndjson', JSON.stringify({ ...OLD, claimedVisits: -1 }), /line 1: claimedVisits must be a whole number ≥ 0/],
+  ['in.ndjson', JSON.stringify({ ...OLD, redirectStatus: 303 }), /line 1: redirectStatus must be one of 301, 302, 307, 308/],
+  ['in.ndjson', JSON.stringify({ ...OLD, forwardQuery: 'yes' }), /line 1: forwardQuery must be true or false/],
+  ['in.ndjson', JSON.stringify({ ...OLD, enabled: null }), /line 1: enabled must be true or false/],
+  ['in.ndjson', JSON.stringify({ ...OLD, expiresAt: '2030-01-01' }), /line 1: expiresAt must be an ISO 8601 UTC time/],
+  ['in.ndjson', JSON.stringify({ ...OLD, passwordHash: 'hunter2' }), /line 1: passwordHash must be a password hash as kurz exports it/],
+  [
+    'in.ndjson',
+    JSON.stringify({ ...OLD, passwordHash: `scrypt$1073741824$8$1$${'a'.repeat(22)}$${'b'.repeat(43)}` }),
+    /line 1: passwordHash must be .*scrypt\$N/,
+  ],
   ['in.csv', 'code,url\n"unterminated,https://x.example\n', /not valid CSV/],
+  [
+    'in.csv',
+    'code,url,isAlias,createdAt,updatedAt,visitCount,lastVisitAt,deletedAt,enabled\nabc,https://x.example/,true,2025-01-01T00:00:00.000Z,2025-01-01T00:00:00.000Z,0,,,maybe\n',
+    /line 2: enabled must be true or false/,
+  ],
   [
     'in.csv',
     'code,url,isAlias,createdAt,updatedAt,visitCount,lastVisitAt,deletedAt\nabc,https://x.example/,maybe,,,,,\n',
@@ -158,11 +182,12 @@ test('prune --dry-run lists links unvisited for that long; prune deletes them an
 
 test('backup while kurz serves gives a consistent copy that opens and holds the links', async (t) => {
   const kurz = kurzOn(t);
+  const key = (await kurz('keys', 'create', '--name', 'backup test')).stdout.trim();
   const server = await startServe(t, kurz.env);
   for (let i = 0; i < 50; i++) {
     await fetch(`${server.url}/api/v1/links`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json' },
+      headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
       body: JSON.stringify({ url: `https://example.com/${i}` }),
     });
   }
@@ -182,4 +207,143 @@ test('backup while kurz serves gives a consistent copy that opens and holds the 
   t.is((await kurz('backup', file, '--force')).code, 0);
   t.true(readFileSync(file).length >= before.length);
   t.is((await kurz('backup', join(kurz.dir, 'no', 'such', 'dir.db'))).code, 1);
+});
+
+/** Links with every option: a password link, a disabled one, and a used-up, expired one imported with its counts. */
+async function withOptions(t: ExecutionContext) {
+  const kurz = kurzOn(t);
+  const locked = await runCli(
+    [
+      'create',
+      'https://example.com/locked',
+      '--alias',
+      'locked',
+      '--title',
+      "'=Sheet title",
+      '--note',
+      '=1+2\nsecond line, with "quotes"',
+      '--tags',
+      'a b,c:d,promo',
+      '--expires',
+      '2099-01-01T00:00:00Z',
+      '--max-visits',
+      '9',
+      '--password-stdin',
+      '--redirect-status',
+      '308',
+      '--forward-query',
+    ],
+    kurz.env,
+    { input: 'moving day\n' },
+  );
+  t.is(locked.code, 0, locked.stderr);
+  t.is((await kurz('create', 'https://example.com/off', '--alias', 'off', '--disabled', '--no-forward-query')).code, 0);
+  const used = {
+    ...OLD,
+    code: 'used',
+    url: 'https://example.com/used',
+    title: null,
+    note: null,
+    tags: [],
+    expiresAt: '2021-01-01T00:00:00.000Z',
+    maxVisits: 3,
+    claimedVisits: 3,
+    passwordHash: null,
+    redirectStatus: null,
+    forwardQuery: null,
+    enabled: true,
+  };
+  writeFileSync(join(kurz.dir, 'used.ndjson'), JSON.stringify(used) + '\n');
+  t.is((await kurz('import', join(kurz.dir, 'used.ndjson'))).code, 0);
+  return kurz;
+}
+
+for (const format of ['csv', 'ndjson']) {
+  test(`export --format ${format} and import keep every option; a password link still asks for its password`, async (t) => {
+    const source = await withOptions(t);
+    const exported = await source('export', '--format', format);
+    t.false(exported.stdout.includes('moving day'), 'only the hash of the password is exported');
+    const file = join(source.dir, `links.${format}`);
+    writeFileSync(file, exported.stdout);
+
+    const target = kurzOn(t, tempDir(t));
+    t.is((await target('import', file)).stdout, 'imported 3 links, skipped 0 already present\n');
+    t.is((await target('export', '--format', format)).stdout, exported.stdout);
+    const shown = JSON.parse((await target('stats', 'locked', '--json')).stdout) as Record<string, unknown>;
+    t.like(shown, {
+      title: "'=Sheet title",
+      note: '=1+2\nsecond line, with "quotes"',
+      tags: ['a b', 'c:d', 'promo'],
+      expiresAt: '2099-01-01T00:00:00.000Z',
+      maxVisits: 9,
+      visitsLeft: 9,
+      passwordProtected: true,
+      redirectStatus: 308,
+      forwardQuery: true,
+      enabled: true,
+    });
+    t.like(JSON.parse((await target('stats', 'used', '--json')).stdout), { maxVisits: 3, visitsLeft: 0 });
+
+    const server = await startServe(t, target.env);
+    t.is((await fetch(`${server.url}/locked`, { redirect: 'manual' })).status, 401, 'the password is asked for');
+    const unlock = (password: string) =>
+      fetch(`${server.url}/links/locked/unlock`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ password }),
+        redirect: 'manual',
+      });
+    t.is((await unlock('wrong password')).status, 401);
+    const opened = await unlock('moving day');
+    t.is(opened.status, 303);
+    t.is(opened.headers.get('location'), 'https://example.com/locked');
+    t.is((await fetch(`${server.url}/off`, { redirect: 'manual' })).status, 410, 'a disabled link stays disabled');
+    t.is((await fetch(`${server.url}/used`, { redirect: 'manual' })).status, 410);
+  });
+}
+
+test('an export from before link options imports with the defaults, and its bare links are dedupe targets again', async (t) => {
+  const kurz = kurzOn(t);
+  const now = new Date().toISOString();
+  const file = join(kurz.dir, 'old.csv');
+  writeFileSync(
+    file,
+    [
+      'code,url,isAlias,createdAt,updatedAt,visitCount,lastVisitAt,deletedAt',
+      `oldbare,https://example.com/bare,false,${now},${now},4,${now},`,
+      `'-old,https://example.com/alias,true,${now},${now},0,,`,
+    ].join('\n') + '\n',
+  );
+  t.is((await kurz('import', file)).stdout, 'imported 2 links, skipped 0 already present\n');
+  t.like(JSON.parse((await kurz('stats', 'oldbare', '--json')).stdout), {
+    title: null,
+    note: null,
+    tags: [],
+    expiresAt: null,
+    maxVisits: null,
+    passwordProtected: false,
+    redirectStatus: 302,
+    forwardQuery: false,
+    enabled: true,
+    visitCount: 4,
+  });
+  t.is((await kurz('stats', '--json', '--', '-old')).code, 0, 'a defused cell of an old export is read back');
+  t.is((await kurz('create', 'https://example.com/bare')).stdout, 'https://s.example/oldbare\n');
+});
+
+test('an imported link with options is no dedupe target', async (t) => {
+  const kurz = kurzOn(t);
+  const now = new Date().toISOString();
+  const file = join(kurz.dir, 'in.ndjson');
+  const record = { ...OLD, isAlias: false, createdAt: now, updatedAt: now, lastVisitAt: null, visitCount: 0 };
+  writeFileSync(
+    file,
+    [
+      JSON.stringify({ ...record, code: 'titled', url: 'https://example.com/titled', title: 'Mine' }),
+      JSON.stringify({ ...record, code: 'disabled', url: 'https://example.com/disabled', enabled: false }),
+    ].join('\n'),
+  );
+  t.is((await kurz('import', file)).code, 0);
+  t.not((await kurz('create', 'https://example.com/titled')).stdout, 'https://s.example/titled\n');
+  t.not((await kurz('create', 'https://example.com/disabled')).stdout, 'https://s.example/disabled\n');
 });

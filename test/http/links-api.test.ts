@@ -36,7 +36,7 @@ test('the short URL comes from the configured public URL, never from the Host he
   const k = await startKurz(t, { publicUrl: 'https://s.example.org' });
   const res = await fetch(k.base + '/api/v1/links', {
     method: 'POST',
-    headers: { 'content-type': 'application/json', host: 'evil.example' },
+    headers: { authorization: `Bearer ${k.key}`, 'content-type': 'application/json', host: 'evil.example' },
     body: JSON.stringify({ url: 'https://example.com/' }),
   });
   const body = (await res.json()) as LinkBody;
@@ -181,7 +181,7 @@ test('a body that is not JSON is a 415', async (t) => {
   const res = await fetch(k.base + '/api/v1/links', {
     method: 'POST',
     body: 'url=https://example.com/',
-    headers: { 'content-type': 'text/plain' },
+    headers: { authorization: `Bearer ${k.key}`, 'content-type': 'text/plain' },
   });
   t.is(res.status, 415);
   t.regex(((await res.json()) as Problem).detail, /application\/json/);
@@ -212,17 +212,29 @@ test('every creation has one owner: JSON, browsers, query strings and other medi
   const answers = await Promise.all([
     fetch(`${k.base}/api/v1/links`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json' },
+      headers: { authorization: `Bearer ${k.key}`, 'content-type': 'application/json' },
       body: '{"url": "https://example.com/one"}',
     }),
     fetch(`${k.base}/api/v1/links`, {
       method: 'POST',
-      headers: { 'content-type': 'application/json', accept: BROWSER_ACCEPT },
+      headers: { authorization: `Bearer ${k.key}`, 'content-type': 'application/json', accept: BROWSER_ACCEPT },
       body: '[]',
     }),
-    fetch(`${k.base}/api/v1/links?src=x`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '[]' }),
-    fetch(`${k.base}/api/v1/links`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: '[]' }),
-    fetch(`${k.base}/api/v1/links`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '' }),
+    fetch(`${k.base}/api/v1/links?src=x`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${k.key}`, 'content-type': 'application/json' },
+      body: '[]',
+    }),
+    fetch(`${k.base}/api/v1/links`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${k.key}`, 'content-type': 'text/plain' },
+      body: '[]',
+    }),
+    fetch(`${k.base}/api/v1/links`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${k.key}`, 'content-type': 'application/json' },
+      body: '',
+    }),
   ]);
   t.deepEqual(
     answers.map((r) => r.status),

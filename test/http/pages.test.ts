@@ -1,82 +1,473 @@
 import test from 'ava';
 import { BROWSER_ACCEPT, startKurz } from '../helpers.ts';
+import { browser } from './ui-session.ts';
 
-function postForm(base: string, fields: Record<string, string>): Promise<Response> {
-  return fetch(base + '/', { method: 'POST', body: new URLSearchParams(fields), redirect: 'manual', headers: { accept: BROWSER_ACCEPT } });
-}
+const PAGE_CSP =
+  "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
 
-test('GET / serves the shorten form, which works without JavaScript', async (t) => {
+test('the dashboard serves the shorten form with every option, which works without JavaScript', async (t) => {
   const k = await startKurz(t);
-  const res = await k.get('/', { accept: BROWSER_ACCEPT });
+  const b = await browser(k);
+  const { res, html } = await b.page('/');
   t.is(res.status, 200);
   t.is(res.headers.get('content-type'), 'text/html; charset=utf-8');
-  t.regex(res.headers.get('content-security-policy') ?? '', /default-src 'none'/);
-  const html = await res.text();
+  t.is(res.headers.get('content-security-policy'), PAGE_CSP);
+  t.is(res.headers.get('x-content-type-options'), 'nosniff');
+  t.is(res.headers.get('referrer-policy'), 'no-referrer');
   t.regex(html, /<form method="post" action="\/"/);
-  t.regex(html, /<input type="url" id="url" name="url"/);
-  t.regex(html, /name="alias"/);
-  t.false(html.includes('<script'));
+  for (const name of [
+    'url',
+    'alias',
+    'title',
+    'note',
+    'tags',
+    'expiresAt',
+    'maxVisits',
+    'password',
+    'redirectStatus',
+    'forwardQuery',
+    'enabled',
+  ])
+    t.regex(html, new RegExp(`<label for="${name}">`), `${name} has a label`);
+  t.regex(html, /<input type="datetime-local" id="expiresAt"/);
+  t.regex(html, /<label for="expiresAt">Expires \(UTC\)/);
+  t.regex(html, /<option value="" selected>Instance default \(302\)<\/option>/);
+  t.regex(html, /<input type="checkbox" id="enabled" name="enabled" value="true" checked/);
+  t.regex(html, /<script src="\/assets\/kurz\.js" defer><\/script>/);
+  t.notRegex(html, /<script>|<style|style="/, 'no inline script or style');
+  t.regex(html, /<a href="\/links">Links<\/a>/);
+  t.regex(html, /<form method="post" action="\/logout">\s*<input type="hidden" name="_csrf"/);
+  t.regex(html, /aria-current="page">Dashboard</);
 });
 
-test('submitting the form creates the link and lands on its page showing the short URL', async (t) => {
+test('without a session, / goes to the login and a form post is refused with 401', async (t) => {
   const k = await startKurz(t);
-  const res = await postForm(k.base, { url: 'https://example.com/form', alias: '' });
+  const stranger = await browser(k, false);
+  const res = await stranger.get('/');
+  t.is(res.status, 303);
+  t.is(res.headers.get('location'), '/login');
+  const post = await stranger.post('/', { url: 'https://example.com/x' });
+  t.is(post.status, 401);
+  t.is(k.linkCount(), 0);
+});
+
+test('every management page sends a stranger to the login and back, and refuses their forms with 401', async (t) => {
+  const k = await startKurz(t);
+  await k.postJson('/api/v1/links', { url: 'https://example.com/x', alias: 'x' });
+  const stranger = await browser(k, false);
+  for (const path of ['/links', '/links/x', '/links/x/delete', '/import', '/keys', '/keys/revoke?name=tests', '/settings']) {
+    const res = await stranger.get(path);
+    t.is(res.status, 303, path);
+    t.is(res.headers.get('location'), `/login?next=${encodeURIComponent(path)}`, path);
+  }
+  for (const path of ['/links/x', '/links/x/state', '/links/x/delete', '/import', '/keys', '/keys/revoke']) {
+    t.is((await stranger.post(path, { enabled: 'false', name: 'tests', urls: 'https://example.com/y' })).status, 401, path);
+  }
+  t.is((await k.get('/x')).status, 302, 'the link is untouched');
+  t.is((await k.get('/api/v1/links')).status, 200, 'the key is untouched');
+});
+
+test('every page renders for a logged-in session', async (t) => {
+  const k = await startKurz(t);
+  await k.postJson('/api/v1/links', { url: 'https://example.com/x', alias: 'x' });
+  const b = await browser(k);
+  const pages: Record<string, RegExp> = {
+    '/': /<h1>Shorten a link<\/h1>/,
+    '/links': /<h1>Links<\/h1>/,
+    '/links/x': /<h1>Link <span class="mono">x<\/span>/,
+    '/links/x/delete': /Delete link <span class="mono">x<\/span>\?/,
+    '/import': /<h1>Bulk shorten<\/h1>/,
+    '/keys': /<h1>API keys<\/h1>/,
+    '/keys/revoke?name=tests': /Revoke the key “tests”\?/,
+    '/settings': /<h1>Settings<\/h1>/,
+  };
+  for (const [path, heading] of Object.entries(pages)) {
+    const { res, html } = await b.page(path);
+    t.is(res.status, 200, path);
+    t.regex(html, heading, path);
+    t.is(res.headers.get('content-security-policy'), PAGE_CSP, path);
+  }
+});
+
+test('submitting the form creates the link with every option and lands on its page', async (t) => {
+  const k = await startKurz(t);
+  const b = await browser(k);
+  const res = await b.submit('/', {
+    url: 'https://example.com/form',
+    alias: '',
+    title: 'A title',
+    note: 'A note',
+    tags: 'work, docs',
+    expiresAt: '2026-12-31T23:30',
+    maxVisits: '5',
+    password: 'secret!',
+    redirectStatus: '307',
+    forwardQuery: 'yes',
+    enabled: 'true',
+  });
   t.is(res.status, 303);
   const location = res.headers.get('location') ?? '';
   const code = /^\/links\/([A-Za-z0-9]{6})\?created$/.exec(location)?.[1];
   t.truthy(code);
-  const page = await (await k.get(location, { accept: BROWSER_ACCEPT })).text();
-  t.true(page.includes(`https://kurz.test/${code}`));
-  t.true(page.includes('Your short link is ready.'));
-  t.true(page.includes('https://example.com/form'));
+  const page = await b.page(location);
+  t.true(page.html.includes(`https://kurz.test/${code}`));
+  t.true(page.html.includes('Your short link is ready.'));
+  t.regex(page.html, /data-copy="https:\/\/kurz\.test\/[A-Za-z0-9]{6}"/);
+  t.true(page.html.includes(`<img src="/api/v1/links/${code}/qr?format=svg"`));
+  t.true(page.html.includes(`href="/api/v1/links/${code}/qr?format=png&amp;size=512"`));
+  const json = await (await k.get(`/api/v1/links/${code}`)).json();
+  t.like(json, {
+    url: 'https://example.com/form',
+    title: 'A title',
+    note: 'A note',
+    tags: ['docs', 'work'],
+    expiresAt: '2026-12-31T23:30:00.000Z',
+    maxVisits: 5,
+    passwordProtected: true,
+    redirectStatus: 307,
+    forwardQuery: true,
+    enabled: true,
+  });
+});
+
+test('an unticked "enabled" creates a disabled link, and empty options leave the defaults', async (t) => {
+  const k = await startKurz(t);
+  const b = await browser(k);
+  const off = await b.submit('/', { url: 'https://example.com/off', redirectStatus: '', forwardQuery: '' });
+  const code = /\/links\/([^?]+)/.exec(off.headers.get('location') ?? '')?.[1];
+  t.like(await (await k.get(`/api/v1/links/${code}`)).json(), {
+    enabled: false,
+    redirectStatus: 302,
+    forwardQuery: false,
+    title: null,
+    tags: [],
+  });
+  t.is((await k.get(`/${code}`)).status, 410);
 });
 
 test('the form takes an alias, and the same URL again points to the existing link', async (t) => {
   const k = await startKurz(t);
-  t.is((await postForm(k.base, { url: 'https://example.com/a', alias: 'my-link' })).headers.get('location'), '/links/my-link?created');
-  const plain = await postForm(k.base, { url: 'https://example.com/b' });
-  const again = await postForm(k.base, { url: 'https://example.com/b' });
+  const b = await browser(k);
+  t.is(
+    (await b.submit('/', { url: 'https://example.com/a', alias: 'my-link', enabled: 'true' })).headers.get('location'),
+    '/links/my-link?created',
+  );
+  const plain = await b.submit('/', { url: 'https://example.com/b', enabled: 'true' });
+  const again = await b.submit('/', { url: 'https://example.com/b', enabled: 'true' });
   t.is(again.headers.get('location'), (plain.headers.get('location') ?? '').replace('created', 'existing'));
+  t.regex((await b.page(again.headers.get('location') ?? '')).html, /This URL was shortened before/);
 });
 
-test('an invalid submission shows the form again with the error and the entered values, storing nothing', async (t) => {
+test('an invalid submission shows the form again with the error beside the field and what was typed, storing nothing', async (t) => {
   const k = await startKurz(t);
-  const res = await postForm(k.base, { url: 'javascript:alert("x")', alias: '' });
+  const b = await browser(k);
+  const res = await b.submit('/', { url: 'javascript:alert("x")', alias: '', title: 'kept', password: 'not echoed' });
   t.is(res.status, 400);
   const html = await res.text();
-  t.regex(html, /role="alert"[^>]*>Long URL must use http or https, not javascript</);
+  t.regex(html, /<p class="field-error" id="url-error" role="alert">Long URL must use http or https, not javascript<\/p>/);
   t.true(html.includes('value="javascript:alert(&quot;x&quot;)"'), 'the entered value is kept, escaped');
-  t.regex(html, /id="url"[^>]*\s+aria-invalid="true"/);
+  t.regex(html, /id="url"[^>]* aria-describedby="url-error" aria-invalid="true"/);
+  t.true(html.includes('value="kept"'));
+  t.false(html.includes('not echoed'), 'a password is never sent back');
+  t.notRegex(html, /<details class="options" open>/, 'the options stay closed for an error in the URL');
   t.is(k.linkCount(), 0);
 });
 
-test('a taken alias in the form is a 409 with the message', async (t) => {
+test('an error in an option opens the options and names the field as the form labels it', async (t) => {
   const k = await startKurz(t);
-  await postForm(k.base, { url: 'https://example.com/1', alias: 'taken' });
-  const res = await postForm(k.base, { url: 'https://example.com/2', alias: 'taken' });
+  const b = await browser(k);
+  for (const [fields, message] of [
+    [{ expiresAt: 'tomorrow' }, 'Expires (UTC) must be a date and time like 2026-12-31T23:59'],
+    [{ expiresAt: '2020-01-01T00:00' }, 'Expires (UTC) must be in the future'],
+    [{ maxVisits: '0' }, 'Max visits must be a whole number from 1 to 1000000000'],
+    [{ tags: 'ok, <b>' }, 'Tags &quot;&lt;b&gt;&quot; may only hold'],
+  ] as const) {
+    const res = await b.submit('/', { url: 'https://example.com/x', enabled: 'true', ...fields });
+    t.is(res.status, 400);
+    const html = await res.text();
+    const field = Object.keys(fields)[0];
+    t.regex(html, new RegExp(`id="${field}-error" role="alert">${message.replace(/[()]/g, '\\$&')}`), message);
+    t.regex(html, /<details class="options" open>/);
+  }
+  t.is(k.linkCount(), 0);
+});
+
+test('a taken alias in the form is a 409 with the message beside the alias', async (t) => {
+  const k = await startKurz(t);
+  const b = await browser(k);
+  await b.submit('/', { url: 'https://example.com/1', alias: 'taken', enabled: 'true' });
+  const res = await b.submit('/', { url: 'https://example.com/2', alias: 'taken', enabled: 'true' });
   t.is(res.status, 409);
-  t.regex(await res.text(), /alias &quot;taken&quot; is already taken/);
+  t.regex(await res.text(), /id="alias-error" role="alert">Custom alias &quot;taken&quot; is already taken/);
   t.is(k.linkCount(), 1);
+});
+
+test('forms without or with a wrong CSRF token are refused with 403 and change nothing', async (t) => {
+  const k = await startKurz(t);
+  await k.postJson('/api/v1/links', { url: 'https://example.com/x', alias: 'x' });
+  const b = await browser(k);
+  const other = await browser(k);
+  const forms: Array<[string, Record<string, string>]> = [
+    ['/', { url: 'https://example.com/new', enabled: 'true' }],
+    ['/links/x', { url: 'https://example.com/changed', enabled: 'true' }],
+    ['/links/x/state', { enabled: 'false' }],
+    ['/links/x/delete', {}],
+    ['/import', { urls: 'https://example.com/bulk' }],
+    ['/keys', { name: 'sneaky' }],
+    ['/keys/revoke', { name: 'tests' }],
+    ['/logout', {}],
+  ];
+  const wrong = await other.csrf();
+  for (const [path, fields] of forms) {
+    t.is((await b.post(path, fields)).status, 403, `${path} without a token`);
+    t.is((await b.post(path, { ...fields, _csrf: 'forged' })).status, 403, `${path} with a made-up token`);
+    t.is((await b.post(path, { ...fields, _csrf: wrong })).status, 403, `${path} with another session's token`);
+  }
+  t.is(k.linkCount(), 1);
+  const res = await k.get('/x');
+  t.is(res.status, 302);
+  t.is(res.headers.get('location'), 'https://example.com/x');
+  t.is((await k.get('/api/v1/links')).status, 200, 'the key still works');
+  t.is((await b.get('/settings')).status, 200, 'still logged in');
+  t.is((await k.kurz.services.access.listKeys()).length, 1);
 });
 
 test('the link page shows the visit count and last visit', async (t) => {
   const k = await startKurz(t);
-  const created = await k.postJson('/api/v1/links', { url: 'https://example.com/visited', alias: 'seen' });
+  const created = await k.postJson('/api/v1/links', { url: 'https://example.com/visited', alias: 'seen', maxVisits: 10 });
   t.is(created.status, 201);
-  const before = await (await k.get('/links/seen', { accept: BROWSER_ACCEPT })).text();
+  const b = await browser(k);
+  const before = (await b.page('/links/seen')).html;
   t.regex(before, /id="visit-count">0</);
   t.regex(before, /id="last-visit">never</);
+  t.regex(before, /id="visits-used">0 of 10</);
   await k.get('/seen');
   await k.get('/seen');
   k.kurz.services.visits.flush();
-  const after = await (await k.get('/links/seen', { accept: BROWSER_ACCEPT })).text();
+  const after = (await b.page('/links/seen')).html;
   t.regex(after, /id="visit-count">2</);
+  t.regex(after, /id="visits-used">2 of 10</);
   t.true(after.includes('2026-01-15 12:00 UTC'));
 });
 
 test('the page of an unknown link is a 404 page', async (t) => {
   const k = await startKurz(t);
-  const res = await k.get('/links/nope', { accept: BROWSER_ACCEPT });
+  const b = await browser(k);
+  const { res, html } = await b.page('/links/nope');
   t.is(res.status, 404);
-  t.regex(await res.text(), /no link with code &quot;nope&quot;/);
+  t.regex(html, /no link with code &quot;nope&quot;/);
+  t.regex(html, /<h1>404 · Not Found<\/h1>/);
+});
+
+test('editing through the form changes the redirect at once', async (t) => {
+  const k = await startKurz(t);
+  await k.postJson('/api/v1/links', { url: 'https://example.com/old', alias: 'moving', title: 'Old' });
+  t.is((await k.get('/moving')).headers.get('location'), 'https://example.com/old');
+  t.is((await k.get('/moving')).headers.get('location'), 'https://example.com/old', 'now cached');
+  const b = await browser(k);
+  const res = await b.submit('/links/moving', {
+    url: 'https://example.com/new',
+    title: '',
+    note: 'now with a note',
+    tags: 'a',
+    expiresAt: '',
+    maxVisits: '',
+    password: '',
+    redirectStatus: '308',
+    forwardQuery: '',
+    enabled: 'true',
+  });
+  t.is(res.status, 303);
+  t.is(res.headers.get('location'), '/links/moving?saved');
+  const redirect = await k.get('/moving');
+  t.is(redirect.status, 308);
+  t.is(redirect.headers.get('location'), 'https://example.com/new');
+  t.like(await (await k.get('/api/v1/links/moving')).json(), { title: null, note: 'now with a note', tags: ['a'] });
+  t.regex((await b.page('/links/moving?saved')).html, /Saved\. The short link follows the change at once\./);
+});
+
+test('a refused edit shows the form again as typed, and changes nothing', async (t) => {
+  const k = await startKurz(t);
+  await k.postJson('/api/v1/links', { url: 'https://example.com/old', alias: 'stay' });
+  const b = await browser(k);
+  const res = await b.submit('/links/stay', { url: 'ftp://example.com/', title: 'typed', enabled: 'true' });
+  t.is(res.status, 400);
+  const html = await res.text();
+  t.regex(html, /id="url-error" role="alert">Long URL must use http or https, not ftp/);
+  t.true(html.includes('value="ftp://example.com/"'));
+  t.true(html.includes('value="typed"'));
+  t.is((await k.get('/stay')).headers.get('location'), 'https://example.com/old');
+});
+
+test('an empty password field keeps the password; "remove the password" removes it', async (t) => {
+  const k = await startKurz(t);
+  await k.postJson('/api/v1/links', { url: 'https://example.com/p', alias: 'locked', password: 'pw123' });
+  const b = await browser(k);
+  const fields = { url: 'https://example.com/p', enabled: 'true' };
+  await b.submit('/links/locked', { ...fields, password: '' });
+  t.true(((await (await k.get('/api/v1/links/locked')).json()) as { passwordProtected: boolean }).passwordProtected);
+  t.regex((await b.page('/links/locked')).html, /name="removePassword"/);
+  await b.submit('/links/locked', { ...fields, removePassword: 'true' });
+  t.false(((await (await k.get('/api/v1/links/locked')).json()) as { passwordProtected: boolean }).passwordProtected);
+  t.is((await k.get('/locked')).status, 302);
+});
+
+test('disabling makes the link answer 410, enabling brings it back', async (t) => {
+  const k = await startKurz(t);
+  await k.postJson('/api/v1/links', { url: 'https://example.com/s', alias: 'switch' });
+  const b = await browser(k);
+  const off = await b.submit('/links/switch/state', { enabled: 'false' });
+  t.is(off.headers.get('location'), '/links/switch?disabled');
+  t.is((await k.get('/switch')).status, 410);
+  const page = (await b.page('/links/switch?disabled')).html;
+  t.regex(page, /The link is disabled/);
+  t.regex(page, /<input type="hidden" name="enabled" value="true">/);
+  t.regex(page, />Enable link</);
+  await b.submit('/links/switch/state', { enabled: 'true' });
+  t.is((await k.get('/switch')).status, 302);
+  t.is((await b.submit('/links/switch/state', { enabled: 'maybe' })).status, 400);
+});
+
+test('deleting asks first, then the link answers 410, shows as deleted and cannot be edited', async (t) => {
+  const k = await startKurz(t);
+  await k.postJson('/api/v1/links', { url: 'https://example.com/d', alias: 'doomed' });
+  const b = await browser(k);
+  const confirm = await b.page('/links/doomed/delete');
+  t.is(confirm.res.status, 200);
+  t.regex(confirm.html, /<form method="post" action="\/links\/doomed\/delete"/);
+  t.is((await k.get('/doomed')).status, 302, 'asking deletes nothing');
+  const res = await b.submit('/links/doomed/delete', {});
+  t.is(res.status, 303);
+  t.is(res.headers.get('location'), '/links?deleted=doomed');
+  t.regex((await b.page('/links?deleted=doomed')).html, /Link <span class="mono">doomed<\/span> was deleted/);
+  t.is((await k.get('/doomed')).status, 410);
+  const page = (await b.page('/links/doomed')).html;
+  t.regex(page, /This link was deleted on/);
+  t.notRegex(page, /Save changes|Disable link|Delete link…/);
+  t.is((await b.get('/links/doomed/delete')).status, 410);
+  t.is((await b.submit('/links/doomed/delete', {})).status, 410);
+  t.is((await b.submit('/links/doomed', { url: 'https://example.com/again', enabled: 'true' })).status, 410);
+  t.is((await k.get('/doomed')).status, 410);
+});
+
+test('the list searches, filters by tag, sorts and pages with the filters kept', async (t) => {
+  const k = await startKurz(t);
+  const links = Array.from({ length: 25 }, (_, i) => ({ url: `https://example.com/item/${i}`, tags: i % 5 === 0 ? ['five'] : [] }));
+  t.is((await k.postJson('/api/v1/links/batch', { links })).status, 200);
+  await k.postJson('/api/v1/links', { url: 'https://other.example/special', alias: 'special' });
+  const b = await browser(k);
+
+  const first = (await b.page('/links')).html;
+  t.is([...first.matchAll(/<td data-label="Short link">/g)].length, 20);
+  t.regex(first, /<option value="five">five \(5\)<\/option>/);
+  const next = /<a href="([^"]+)" rel="next">Next page/.exec(first)?.[1]?.replaceAll('&amp;', '&');
+  t.truthy(next);
+  t.notRegex(first, /rel="first"/);
+  const second = (await b.page(next ?? '')).html;
+  t.is([...second.matchAll(/<td data-label="Short link">/g)].length, 6);
+  t.regex(second, /<a href="\/links" rel="first">← First page/);
+  t.notRegex(second, /rel="next"/);
+
+  const search = (await b.page('/links?q=special')).html;
+  t.is([...search.matchAll(/<td data-label="Short link">/g)].length, 1);
+  t.regex(search, /value="special"/);
+
+  const tagged = (await b.page('/links?tag=five&sort=visits&limit=2')).html;
+  t.regex(tagged, /<option value="five" selected>/);
+  t.regex(tagged, /<option value="visits" selected>/);
+  const taggedNext = /<a href="([^"]+)" rel="next">/.exec(tagged)?.[1]?.replaceAll('&amp;', '&') ?? '';
+  const params = new URL(taggedNext, k.base).searchParams;
+  t.is(params.get('tag'), 'five');
+  t.is(params.get('sort'), 'visits');
+  t.is(params.get('limit'), '2');
+  t.truthy(params.get('cursor'));
+  const page2 = (await b.page(taggedNext)).html;
+  t.is([...page2.matchAll(/<td data-label="Short link">/g)].length, 2);
+  t.regex(page2, /<a href="\/links\?tag=five&amp;sort=visits&amp;limit=2" rel="first">/);
+
+  t.is((await b.get('/links?sort=sideways')).status, 400);
+});
+
+test('a <script> in a title, note, tag or alias is shown as text in the list and on the link page', async (t) => {
+  const k = await startKurz(t);
+  const evil = '<script>alert(1)</script>';
+  const created = await k.postJson('/api/v1/links', { url: 'https://example.com/?q="><script>', alias: 'evil', title: evil, note: evil });
+  t.is(created.status, 201);
+  const b = await browser(k);
+  for (const path of ['/links', '/links/evil', '/']) {
+    const html = (await b.page(path)).html;
+    t.false(html.includes('<script>alert'), path);
+    t.true(html.includes('&lt;script&gt;alert(1)&lt;/script&gt;'), path);
+  }
+  // Tags and aliases cannot hold markup at all; the refusal quotes it, escaped.
+  const tag = await b.submit('/', { url: 'https://example.com/t', tags: evil, enabled: 'true' });
+  t.is(tag.status, 400);
+  const tagHtml = await tag.text();
+  t.false(tagHtml.includes('<script>alert'));
+  t.true(tagHtml.includes('value="&lt;script&gt;alert(1)&lt;/script&gt;"'));
+  const alias = await b.submit('/', { url: 'https://example.com/a', alias: evil, enabled: 'true' });
+  t.is(alias.status, 400);
+  const aliasHtml = await alias.text();
+  t.false(aliasHtml.includes('<script>alert'));
+  t.regex(aliasHtml, /id="alias-error" role="alert">/);
+});
+
+test('the settings page shows the effective configuration and how to change the password', async (t) => {
+  const k = await startKurz(t, { dedupeWindow: '7d', anonymousShortening: true });
+  const b = await browser(k);
+  const { html } = await b.page('/settings');
+  t.regex(html, /<code>dedupeWindow<\/code><\/td>\s*<td data-label="Value"><code>7d<\/code>/);
+  t.regex(html, /<code>anonymousShortening<\/code><\/td>\s*<td data-label="Value"><code>true<\/code>/);
+  t.regex(html, /<code>publicUrl<\/code><\/td>\s*<td data-label="Value"><code>https:\/\/kurz\.test<\/code>/);
+  t.regex(html, /<code>KURZ_DEDUPE_WINDOW<\/code><br><code>--dedupe-window<\/code>/);
+  t.regex(html, /kurz admin password/);
+  t.notRegex(html, /session_secret|admin_password|scrypt\$/);
+});
+
+test('the stylesheet and script are served to anyone; other assets are 404', async (t) => {
+  const k = await startKurz(t);
+  const css = await fetch(`${k.base}/assets/kurz.css`);
+  t.is(css.status, 200);
+  t.is(css.headers.get('content-type'), 'text/css; charset=utf-8');
+  t.regex(await css.text(), /prefers-color-scheme: dark/);
+  const js = await fetch(`${k.base}/assets/kurz.js`);
+  t.is(js.headers.get('content-type'), 'text/javascript; charset=utf-8');
+  t.regex(await js.text(), /navigator\.clipboard/);
+  t.is((await fetch(`${k.base}/assets/layout.eta`, { headers: { accept: BROWSER_ACCEPT } })).status, 404);
+  t.is((await fetch(`${k.base}/assets/../package.json`)).status, 404);
+});
+
+test('error pages say what happened and what to do', async (t) => {
+  const k = await startKurz(t);
+  await k.postJson('/api/v1/links', { url: 'https://example.com/g', alias: 'gone' });
+  await k.request('DELETE', '/api/v1/links/gone');
+  const page = async (path: string) => {
+    const res = await fetch(k.base + path, { headers: { accept: BROWSER_ACCEPT } });
+    return { status: res.status, csp: res.headers.get('content-security-policy'), html: await res.text() };
+  };
+  const missing = await page('/nothing-here');
+  t.is(missing.status, 404);
+  t.regex(missing.html, /<h1>404 · Not Found<\/h1>[\s\S]*case-sensitive/);
+  t.is(missing.csp, PAGE_CSP);
+  const gone = await page('/gone');
+  t.is(gone.status, 410);
+  t.regex(gone.html, /never given to another link/);
+  const unauthorized = await fetch(`${k.base}/keys`, {
+    method: 'POST',
+    headers: { accept: BROWSER_ACCEPT, 'content-type': 'application/x-www-form-urlencoded' },
+    body: 'name=x',
+  });
+  t.is(unauthorized.status, 401);
+  t.regex(await unauthorized.text(), /<a class="button" href="\/login">Log in<\/a>/);
+});
+
+test('the password page lets its form lead on to the target, and only that page', async (t) => {
+  const k = await startKurz(t);
+  await k.postJson('/api/v1/links', { url: 'https://example.com/p', alias: 'locked', password: 'pw123' });
+  const res = await fetch(`${k.base}/locked`, { headers: { accept: BROWSER_ACCEPT } });
+  t.is(res.status, 200);
+  t.is(res.headers.get('content-security-policy'), PAGE_CSP.replace("form-action 'self'", "form-action 'self' http: https:"));
+  const html = await res.text();
+  t.regex(html, /<form method="post" action="\/links\/locked\/unlock"/);
+  t.regex(html, /<label for="password">Password<\/label>/);
 });

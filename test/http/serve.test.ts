@@ -2,15 +2,33 @@ import { existsSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import Sqlite from 'better-sqlite3';
 import test from 'ava';
-import { runCli, startServe, tempDir, waitFor } from '../helpers.ts';
+import type { ExecutionContext } from 'ava';
+import { createKeyIn, runCli, startServe, tempDir, waitFor, type ServeProcess } from '../helpers.ts';
+
+/** API keys made for each served database, by the server's URL. */
+const keys = new Map<string, string>();
 
 async function createLink(base: string, body: object): Promise<string> {
+  const key = keys.get(base);
+  if (!key) throw new Error(`no API key for ${base}: call serveWithKey`);
   const res = await fetch(`${base}/api/v1/links`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json' },
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
     body: JSON.stringify(body),
   });
   return ((await res.json()) as { code: string }).code;
+}
+
+/** `kurz serve` on `env.KURZ_DB`, with an API key made in that file first for `createLink`. */
+async function serveWithKey(
+  t: ExecutionContext,
+  env: Record<string, string>,
+  options: Parameters<typeof startServe>[2] = {},
+): Promise<ServeProcess> {
+  const key = await createKeyIn(env['KURZ_DB'] ?? '');
+  const kurz = await startServe(t, env, options);
+  keys.set(kurz.url, key);
+  return kurz;
 }
 
 const backgroundPid = (stderr: string): number => Number(/background process started pid=(\d+)/.exec(stderr)?.[1]);
@@ -39,7 +57,7 @@ function visitsOf(db: string, code: string): number {
 
 test('kurz serve listens, and on SIGTERM stops accepting, flushes buffered visits and exits 0', async (t) => {
   const db = join(tempDir(t), 'data', 'kurz.db');
-  const kurz = await startServe(t, { KURZ_DB: db, KURZ_VISIT_FLUSH_INTERVAL: '60s', KURZ_PUBLIC_URL: 'https://s.example' });
+  const kurz = await serveWithKey(t, { KURZ_DB: db, KURZ_VISIT_FLUSH_INTERVAL: '60s', KURZ_PUBLIC_URL: 'https://s.example' });
   const code = await createLink(kurz.url, { url: 'https://example.com/shutdown' });
   for (let i = 0; i < 4; i++) t.is((await fetch(`${kurz.url}/${code}`, { redirect: 'manual' })).status, 302);
 
@@ -68,16 +86,13 @@ test('kurz serve names the address it cannot listen on', async (t) => {
 });
 
 test('flags override the environment', async (t) => {
-  const kurz = await startServe(
+  const kurz = await serveWithKey(
     t,
     { KURZ_DB: join(tempDir(t), 'env.db'), KURZ_PUBLIC_URL: 'https://env.example' },
     { args: ['--public-url', 'https://flag.example'] },
   );
-  const res = await fetch(`${kurz.url}/api/v1/links`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: '{"url":"https://example.com/"}',
-  });
+  const code = await createLink(kurz.url, { url: 'https://example.com/' });
+  const res = await fetch(`${kurz.url}/api/v1/links/${code}`, { headers: { authorization: `Bearer ${keys.get(kurz.url)}` } });
   t.regex(((await res.json()) as { shortUrl: string }).shortUrl, /^https:\/\/flag\.example\//);
   kurz.child.kill('SIGINT');
   t.is((await kurz.exited)[0], 0);
@@ -85,7 +100,7 @@ test('flags override the environment', async (t) => {
 
 test('a link deleted from the CLI while kurz serves stops redirecting: 410 once the server polls the change log', async (t) => {
   const db = join(tempDir(t), 'live.db');
-  const kurz = await startServe(t, { KURZ_DB: db });
+  const kurz = await serveWithKey(t, { KURZ_DB: db });
   const code = await createLink(kurz.url, { url: 'https://example.com/doomed' });
   t.is((await fetch(`${kurz.url}/${code}`, { redirect: 'manual' })).status, 302, 'now cached');
   const deleted = await runCli(['delete', code], { KURZ_DB: db });
@@ -98,11 +113,12 @@ test('a link deleted from the CLI while kurz serves stops redirecting: 410 once 
 
 test('kurz serve checkpoints the WAL in a child process, which ends with the server', async (t) => {
   const db = join(tempDir(t), 'wal.db');
-  const kurz = await startServe(t, { KURZ_DB: db });
+  const kurz = await serveWithKey(t, { KURZ_DB: db });
   const pid = backgroundPid(kurz.output().stderr);
   t.true(pid > 0);
   const before = statSync(db).size;
-  for (let i = 0; i < 20; i++) await createLink(kurz.url, { url: `https://example.com/wal/${i}` });
+  // Long targets, so that the links need pages the file does not have yet.
+  for (let i = 0; i < 20; i++) await createLink(kurz.url, { url: `https://example.com/wal/${i}/${'x'.repeat(4000)}` });
   // New pages reach the database file only through a checkpoint; the server itself no longer runs them.
   await waitFor(() => statSync(db).size > before);
   t.true(statSync(db).size > before);
@@ -113,7 +129,7 @@ test('kurz serve checkpoints the WAL in a child process, which ends with the ser
 
 test('while kurz serves, its background process writes the visit counts', async (t) => {
   const db = join(tempDir(t), 'visits.db');
-  const kurz = await startServe(t, { KURZ_DB: db, KURZ_VISIT_FLUSH_INTERVAL: '100ms' });
+  const kurz = await serveWithKey(t, { KURZ_DB: db, KURZ_VISIT_FLUSH_INTERVAL: '100ms' });
   const code = await createLink(kurz.url, { url: 'https://example.com/counted' });
   for (let i = 0; i < 3; i++) t.is((await fetch(`${kurz.url}/${code}`, { redirect: 'manual' })).status, 302);
   await waitFor(() => visitsOf(db, code) === 3);
@@ -123,7 +139,7 @@ test('while kurz serves, its background process writes the visit counts', async 
 
 test('if the background process dies, kurz says so and counts visits itself again', async (t) => {
   const db = join(tempDir(t), 'orphan.db');
-  const kurz = await startServe(t, { KURZ_DB: db, KURZ_VISIT_FLUSH_INTERVAL: '60s' });
+  const kurz = await serveWithKey(t, { KURZ_DB: db, KURZ_VISIT_FLUSH_INTERVAL: '60s' });
   const code = await createLink(kurz.url, { url: 'https://example.com/orphan' });
   const pid = backgroundPid(kurz.output().stderr);
   process.kill(pid, 'SIGKILL');

@@ -55,11 +55,16 @@ test('a redirect while the database fails is a logged 500, and the server goes o
   t.is((await k.get('/healthz')).status, 503);
 });
 
-test('/links/ is a path kurz does not serve, not a code called "links"', async (t) => {
+test('/links/ is the link list, not a code called "links"', async (t) => {
   const k = await startKurz(t);
   const res = await k.get('/links/');
-  t.is(res.status, 404);
-  t.like((await res.json()) as object, { code: 'not_found', detail: 'nothing at /links/' });
+  // The list is a page for the logged-in admin; an API key is no login.
+  t.is(res.status, 401);
+  t.like((await res.json()) as object, { code: 'unauthorized', detail: 'log in first' });
+  const cookie = await k.login();
+  const page = await fetch(`${k.base}/links/`, { headers: { cookie, accept: 'text/html' } });
+  t.is(page.status, 200);
+  t.regex(await page.text(), /<h1[^>]*>Links/);
 });
 
 test('an empty body with a JSON content type is "the request body is empty", not a 415', async (t) => {
@@ -96,7 +101,9 @@ test('a failure is logged with a request id and the client address, taken from X
   ] as const) {
     const k = await startKurz(t, { trustedProxies });
     await k.kurz.storage.close();
-    const res = await fetch(`${k.base}/api/v1/links/abc`, { headers: { 'x-forwarded-for': '203.0.113.7' } });
+    const res = await fetch(`${k.base}/api/v1/links/abc`, {
+      headers: { 'x-forwarded-for': '203.0.113.7', authorization: `Bearer ${k.key}` },
+    });
     t.is(res.status, 500);
     const line = k.log.lines.find((l) => l.includes('request failed')) ?? '';
     t.regex(line, / id=[0-9a-f]{6}-[0-9a-z]+ /);

@@ -2,7 +2,7 @@ import test from 'ava';
 import { RedirectCache } from '../../src/cache/redirect-cache.ts';
 import { Doorkeeper } from '../../src/cache/doorkeeper.ts';
 
-const target = { id: 1, url: 'https://example.com/', deleted: false };
+const target = { id: 1, url: 'https://example.com/', deleted: false, gate: null };
 
 test('the doorkeeper admits a key on its second ask, not its first', (t) => {
   const door = new Doorkeeper(1000);

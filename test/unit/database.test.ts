@@ -17,7 +17,7 @@ test('a new database is created with its folder, in WAL mode, marked as kurz, at
   t.is(db.pragma('application_id', { simple: true }), APPLICATION_ID);
   t.is(db.pragma('user_version', { simple: true }), MIGRATIONS.length);
   const tables = db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name").pluck().all();
-  t.deepEqual(tables, ['link_changes', 'link_visits', 'links', 'settings', 'sqlite_sequence']);
+  t.deepEqual(tables, ['api_keys', 'link_changes', 'link_tags', 'link_visits', 'links', 'sessions', 'settings', 'sqlite_sequence']);
 });
 
 test('opening again keeps the data and applies nothing twice', (t) => {
@@ -86,4 +86,27 @@ test('a file that is not a SQLite database is named in the error and left untouc
   writeFileSync(path, 'shopping list: '.repeat(100));
   t.throws(() => openDatabase(path), { message: `${path} is not a SQLite database; check --db (or KURZ_DB)` });
   t.is(readFileSync(path, 'utf8'), 'shopping list: '.repeat(100));
+});
+
+test('a database of schema 3 keeps its links: aliases stay aliases, generated links stay dedupe targets, and edits of options are logged', (t) => {
+  const path = join(tempDir(t), 'kurz.db');
+  const old = new Sqlite(path);
+  old.pragma(`application_id = ${APPLICATION_ID}`);
+  for (const step of MIGRATIONS.slice(0, 3)) old.exec(step);
+  old.pragma('user_version = 3');
+  const insert = old.prepare('INSERT INTO links (code, url, url_hash, created_at, updated_at) VALUES (?, ?, ?, 1, 1)');
+  insert.run('mine', 'https://example.com/alias', null);
+  insert.run('Ab3dE9', 'https://example.com/generated', Buffer.alloc(32, 1));
+  old.close();
+
+  const db = openDatabase(path);
+  t.teardown(() => db.close());
+  const rows = db.prepare('SELECT code, url, is_alias AS isAlias, enabled, title, claimed_visits AS claimed FROM links ORDER BY id').all();
+  t.deepEqual(rows, [
+    { code: 'mine', url: 'https://example.com/alias', isAlias: 1, enabled: 1, title: null, claimed: 0 },
+    { code: 'Ab3dE9', url: 'https://example.com/generated', isAlias: 0, enabled: 1, title: null, claimed: 0 },
+  ]);
+  db.prepare("UPDATE links SET enabled = 0 WHERE code = 'mine'").run();
+  db.prepare("UPDATE links SET claimed_visits = 1 WHERE code = 'Ab3dE9'").run();
+  t.deepEqual(db.prepare('SELECT code FROM link_changes').pluck().all(), ['mine'], 'a claimed visit is no edit');
 });

@@ -1,13 +1,27 @@
 import test from 'ava';
 import { AppError } from '../../src/errors.ts';
 import type { CreatedLink, CreateLinkInput } from '../../src/links/create.ts';
+import { DEFAULT_OPTIONS } from '../../src/links/link.ts';
 import { createGroupCommit } from '../../src/store/sqlite/group-commit.ts';
 import { waitFor } from '../helpers.ts';
 
 function created(url: string): CreatedLink {
   const at = new Date(0);
   return {
-    link: { id: 1, code: 'c', url, createdAt: at, updatedAt: at, visitCount: 0, lastVisitAt: null, deletedAt: null, isAlias: false },
+    link: {
+      ...DEFAULT_OPTIONS,
+      id: 1,
+      code: 'c',
+      url,
+      createdAt: at,
+      updatedAt: at,
+      visitCount: 0,
+      lastVisitAt: null,
+      deletedAt: null,
+      isAlias: false,
+      passwordHash: null,
+      claimedVisits: 0,
+    },
     created: true,
   };
 }

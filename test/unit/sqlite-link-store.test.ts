@@ -7,6 +7,7 @@ import { RedirectCache } from '../../src/cache/redirect-cache.ts';
 import { createCodeGenerator, type CodeGenerator } from '../../src/codes/code-generator.ts';
 import { loadConfig } from '../../src/config.ts';
 import { linkCreation, type CreateLinkInput } from '../../src/links/create.ts';
+import { DEFAULT_OPTIONS } from '../../src/links/link.ts';
 import { openDatabase } from '../../src/store/sqlite/database.ts';
 import { createSqliteLinkStore } from '../../src/store/sqlite/link-store.ts';
 import { tempDir } from '../helpers.ts';
@@ -17,6 +18,7 @@ function serviceOn(db: Database, codes: CodeGenerator, settings: Record<string, 
   const creation = linkCreation({
     config: loadConfig({ file: { publicUrl: 'https://s.example', ...settings } }),
     now: () => 1000,
+    random: randomBytes,
     links,
     codes,
     cache: new RedirectCache({ size: 10, negativeTtl: 0, now: () => 0 }),
@@ -50,8 +52,20 @@ test('visit counts are written without a disk sync, and links keep their full sy
   t.teardown(() => db.close());
   const store = createSqliteLinkStore(db);
   const id =
-    (await store.write((tx) => tx.insertLink({ code: 'v', url: 'https://example.com/', urlHash: null, createdAt: new Date(1) }, null))) ??
-    0;
+    (await store.write((tx) =>
+      tx.insertLink(
+        {
+          ...DEFAULT_OPTIONS,
+          code: 'v',
+          url: 'https://example.com/',
+          isAlias: false,
+          passwordHash: null,
+          urlHash: null,
+          createdAt: new Date(1),
+        },
+        null,
+      ),
+    )) ?? 0;
   await store.addVisits([{ id, count: 3, lastVisitAt: 50 }]);
   t.is((await store.linkByCode('v'))?.visitCount, 3);
   t.is(db.pragma('synchronous', { simple: true }), 2, 'FULL again');
@@ -63,7 +77,12 @@ test('the dedupe probe finds the newest live link with the URL hash in the windo
   const store = createSqliteLinkStore(db);
   const urlHash = Buffer.alloc(32, 7);
   const insert = async (code: string, now: number) =>
-    (await store.write((tx) => tx.insertLink({ code, url: 'https://example.com/', urlHash, createdAt: new Date(now) }, null))) ?? 0;
+    (await store.write((tx) =>
+      tx.insertLink(
+        { ...DEFAULT_OPTIONS, code, url: 'https://example.com/', isAlias: false, passwordHash: null, urlHash, createdAt: new Date(now) },
+        null,
+      ),
+    )) ?? 0;
   const older = await insert('older', 100);
   const newer = await insert('newer', 200);
   await insert('other', 300);
@@ -124,7 +143,20 @@ test('a write keeps the WAL open for its sync, across a checkpoint that empties 
       }
     }).length;
   const write = (code: string) =>
-    store.write((tx) => tx.insertLink({ code, url: 'https://example.com/', urlHash: null, createdAt: new Date(1) }, null));
+    store.write((tx) =>
+      tx.insertLink(
+        {
+          ...DEFAULT_OPTIONS,
+          code,
+          url: 'https://example.com/',
+          isAlias: false,
+          passwordHash: null,
+          urlHash: null,
+          createdAt: new Date(1),
+        },
+        null,
+      ),
+    );
 
   t.is(walDescriptors(), 1);
   await write('a');

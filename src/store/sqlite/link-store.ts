@@ -1,13 +1,15 @@
 import { closeSync, fdatasync, openSync } from 'node:fs';
 import { promisify } from 'node:util';
 import type { Database } from 'better-sqlite3';
-import type { Link, LinkChange, LinkQuery, LinkRecord, NewLink, Target } from '../../links/link.ts';
+import type { RedirectStatus } from '../../config.ts';
+import type { Link, LinkChange, LinkEdit, LinkOptions, LinkQuery, LinkRecord, NewLink, Target } from '../../links/link.ts';
 import type { VisitCount } from '../../visits/visit.ts';
 import type { LinkStore, LinkWriter } from '../ports.ts';
 import { createGroupCommit } from './group-commit.ts';
+import { outsideTransaction } from './outside-transaction.ts';
 import * as q from './queries.ts';
 
-/** A link as SQLite returns it: 0/1 for the flag, milliseconds for times. */
+/** A link as SQLite returns it: 0/1 for flags, milliseconds for times, tags as a JSON array. */
 interface LinkRow {
   id: number;
   code: string;
@@ -18,7 +20,31 @@ interface LinkRow {
   lastVisitAt: number | null;
   deletedAt: number | null;
   isAlias: number;
+  title: string | null;
+  note: string | null;
+  tags: string;
+  expiresAt: number | null;
+  maxVisits: number | null;
+  claimedVisits: number;
+  passwordHash: string | null;
+  redirectStatus: number | null;
+  forwardQuery: number | null;
+  enabled: number;
 }
+
+interface TargetRow {
+  id: number;
+  url: string;
+  deleted: number;
+  enabled: number;
+  expiresAt: number | null;
+  maxVisits: number | null;
+  locked: number;
+  redirectStatus: number | null;
+  forwardQuery: number | null;
+}
+
+type ListParams = { search: string | null; tag: string | null; limit: number; before: number; visits: number; includeDeleted: number };
 
 /** Links read per query when all of them are exported. */
 const PAGE = 1000;
@@ -41,13 +67,19 @@ type Job = (tx: LinkWriter) => Promise<unknown>;
 export function createSqliteLinkStore(db: Database): SqliteLinkStore {
   const statement = <P extends unknown[], R = unknown>(sql: string) => db.prepare<P, R>(sql);
   const linkByCode = statement<[string], LinkRow>(q.LINK_BY_CODE);
-  const targetByCode = statement<[string], { id: number; url: string; deleted: number }>(q.TARGET_BY_CODE);
+  const targetByCode = statement<[string], TargetRow>(q.TARGET_BY_CODE);
   const linkById = statement<[number], LinkRow>(q.LINK_BY_ID);
   const linkIdsByUrlHash = statement<[Buffer, number], number>(q.LINK_IDS_BY_URL_HASH).pluck();
   const lastLinkId = statement<[], { seq: number }>(q.LAST_LINK_ID);
   const insertLink = db.prepare(q.INSERT_LINK);
   const addVisit = db.prepare(q.ADD_VISITS);
-  const listLinks = statement<[{ search: string | null; limit: number; before: number; includeDeleted: number }], LinkRow>(q.LIST_LINKS);
+  const listByCreated = statement<[ListParams], LinkRow>(q.LIST_LINKS_BY_CREATED);
+  const listByVisits = statement<[ListParams], LinkRow>(q.LIST_LINKS_BY_VISITS);
+  const tagCounts = statement<[], { tag: string; count: number }>(q.TAG_COUNTS);
+  const deleteTags = db.prepare<[number]>(q.DELETE_TAGS);
+  const insertTag = db.prepare<[number, string]>(q.INSERT_TAG);
+  const updateLink = db.prepare(q.UPDATE_LINK);
+  const claimVisit = db.prepare<[number]>(q.CLAIM_VISIT);
   const allLinksPage = statement<[number, number], LinkRow>(q.ALL_LINKS_PAGE);
   const unvisitedLinks = statement<[number], LinkRow>(q.UNVISITED_LINKS);
   const deleteLink = db.prepare(q.DELETE_LINK);
@@ -70,7 +102,12 @@ export function createSqliteLinkStore(db: Database): SqliteLinkStore {
 
   function targetAtOnce(code: string): Target | undefined {
     const row = targetByCode.get(code);
-    return row && { id: row.id, url: row.url, deleted: row.deleted === 1 };
+    return row && toTarget(row);
+  }
+
+  function setTags(id: number, tags: readonly string[]): void {
+    deleteTags.run(id);
+    for (const tag of tags) insertTag.run(id, tag);
   }
 
   const writer: LinkWriter = {
@@ -80,23 +117,32 @@ export function createSqliteLinkStore(db: Database): SqliteLinkStore {
       const ids = linkIdsByUrlHash.all(urlHash, since.getTime());
       return ids.length === 0 ? undefined : toLink(linkById.get(Math.max(...ids)));
     },
-    insertLink: async (link: NewLink, id) =>
-      unlessTaken(() => insertLink.run({ id, code: link.code, url: link.url, urlHash: link.urlHash, createdAt: link.createdAt.getTime() })),
+    async insertLink(link: NewLink, id) {
+      const inserted = unlessTaken(() => insertLink.run({ id, ...newLinkParams(link, link.urlHash) }));
+      if (inserted !== undefined) setTags(inserted, link.tags);
+      return inserted;
+    },
     async importLink(record: LinkRecord, urlHash) {
       const id = unlessTaken(() =>
         importLink.run({
-          code: record.code,
-          url: record.url,
-          urlHash,
-          createdAt: record.createdAt.getTime(),
+          ...newLinkParams(record, urlHash),
           updatedAt: record.updatedAt.getTime(),
           deletedAt: record.deletedAt?.getTime() ?? null,
+          claimedVisits: record.claimedVisits,
         }),
       );
+      if (id !== undefined) setTags(id, record.tags);
       if (id !== undefined && record.visitCount > 0) {
         addVisit.run({ id, count: record.visitCount, lastVisitAt: (record.lastVisitAt ?? record.createdAt).getTime() });
       }
       return id;
+    },
+    async updateLink(link: Link, edit: LinkEdit, urlHash: Buffer | null, at: Date) {
+      const merged = { ...link, ...edit };
+      const changed = updateLink.run({ id: link.id, ...optionParams(merged), url: merged.url, urlHash, updatedAt: at.getTime() });
+      if (changed.changes === 0) return false;
+      if (edit.tags !== undefined) setTags(link.id, edit.tags);
+      return true;
     },
     deleteLink: async (id, at) => deleteLink.run({ id, now: at.getTime() }).changes === 1,
     unvisitedSince: async (cutoff) => unvisitedLinks.all(cutoff.getTime()).map((row) => toLink(row)!),
@@ -144,13 +190,14 @@ export function createSqliteLinkStore(db: Database): SqliteLinkStore {
 
   const visitWrites = new Set<Promise<void>>();
   async function writeVisits(counts: readonly VisitCount[]): Promise<void> {
-    while (db.inTransaction) await new Promise((resolve) => setImmediate(resolve));
-    syncLess.run();
-    try {
-      db.transaction(addVisits).immediate(counts);
-    } finally {
-      syncDurable.run();
-    }
+    await outsideTransaction(db, () => {
+      syncLess.run();
+      try {
+        db.transaction(addVisits).immediate(counts);
+      } finally {
+        syncDurable.run();
+      }
+    });
   }
 
   return {
@@ -162,14 +209,21 @@ export function createSqliteLinkStore(db: Database): SqliteLinkStore {
 
     async listLinks(query: LinkQuery) {
       const search = query.search ? `%${query.search.replace(/[\\%_]/g, (c) => '\\' + c)}%` : null;
-      const rows = listLinks.all({
+      const params: ListParams = {
         search,
+        tag: query.tag ?? null,
         limit: query.limit,
-        before: query.before ?? Number.MAX_SAFE_INTEGER,
+        before: query.after?.id ?? Number.MAX_SAFE_INTEGER,
+        visits: query.after?.visits ?? Number.MAX_SAFE_INTEGER,
         includeDeleted: query.includeDeleted ? 1 : 0,
-      });
+      };
+      const rows = (query.sort === 'visits' ? listByVisits : listByCreated).all(params);
       return rows.map((row) => toLink(row)!);
     },
+
+    tagCounts: async () => tagCounts.all(),
+
+    claimVisit: (id) => writes.run(async () => claimVisit.run(id).changes === 1) as Promise<boolean>,
 
     async *allLinks() {
       for (let after = 0; ;) {
@@ -226,6 +280,67 @@ function toLink(row: LinkRow | undefined): Link | undefined {
     lastVisitAt: row.lastVisitAt === null ? null : new Date(row.lastVisitAt),
     deletedAt: row.deletedAt === null ? null : new Date(row.deletedAt),
     isAlias: row.isAlias === 1,
+    title: row.title,
+    note: row.note,
+    tags: JSON.parse(row.tags) as string[],
+    expiresAt: row.expiresAt === null ? null : new Date(row.expiresAt),
+    maxVisits: row.maxVisits,
+    claimedVisits: row.claimedVisits,
+    passwordHash: row.passwordHash,
+    redirectStatus: row.redirectStatus as RedirectStatus | null,
+    forwardQuery: row.forwardQuery === null ? null : row.forwardQuery === 1,
+    enabled: row.enabled === 1,
+  };
+}
+
+/** An ordinary link (enabled, no condition, no option) has no gate: the redirect then checks nothing more. */
+function toTarget(row: TargetRow): Target {
+  const plain =
+    row.enabled === 1 &&
+    row.expiresAt === null &&
+    row.maxVisits === null &&
+    row.locked === 0 &&
+    row.redirectStatus === null &&
+    row.forwardQuery === null;
+  return {
+    id: row.id,
+    url: row.url,
+    deleted: row.deleted === 1,
+    gate: plain
+      ? null
+      : {
+          enabled: row.enabled === 1,
+          expiresAt: row.expiresAt,
+          maxVisits: row.maxVisits,
+          locked: row.locked === 1,
+          redirectStatus: row.redirectStatus as RedirectStatus | null,
+          forwardQuery: row.forwardQuery === null ? null : row.forwardQuery === 1,
+        },
+  };
+}
+
+/** The option columns as SQLite stores them. */
+function optionParams(o: LinkOptions & { passwordHash: string | null }) {
+  return {
+    title: o.title,
+    note: o.note,
+    expiresAt: o.expiresAt?.getTime() ?? null,
+    maxVisits: o.maxVisits,
+    passwordHash: o.passwordHash,
+    redirectStatus: o.redirectStatus,
+    forwardQuery: o.forwardQuery === null ? null : o.forwardQuery ? 1 : 0,
+    enabled: o.enabled ? 1 : 0,
+  };
+}
+
+function newLinkParams(link: Omit<NewLink, 'urlHash'>, urlHash: Buffer | null) {
+  return {
+    code: link.code,
+    url: link.url,
+    urlHash,
+    isAlias: link.isAlias ? 1 : 0,
+    createdAt: link.createdAt.getTime(),
+    ...optionParams(link),
   };
 }
 

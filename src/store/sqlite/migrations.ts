@@ -51,6 +51,52 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE links DROP COLUMN visit_count;
   ALTER TABLE links DROP COLUMN last_visit_at;
   `,
+  // Link options, access control. is_alias stops being inferred from url_hash: a link is a dedupe target
+  // only while it is a bare URL nobody edited, which an alias never is. claimed_visits counts visits of
+  // links with max_visits, claimed at the redirect (visit_count comes later, from the buffer). The change
+  // log now follows every column the redirect cache holds. Sessions and API keys keep only hashes of
+  // their secrets.
+  `
+  ALTER TABLE links ADD COLUMN is_alias INTEGER NOT NULL DEFAULT 0;
+  UPDATE links SET is_alias = url_hash IS NULL;
+  ALTER TABLE links ADD COLUMN title TEXT;
+  ALTER TABLE links ADD COLUMN note TEXT;
+  ALTER TABLE links ADD COLUMN expires_at INTEGER;
+  ALTER TABLE links ADD COLUMN max_visits INTEGER;
+  ALTER TABLE links ADD COLUMN claimed_visits INTEGER NOT NULL DEFAULT 0;
+  ALTER TABLE links ADD COLUMN password_hash TEXT;
+  ALTER TABLE links ADD COLUMN redirect_status INTEGER;
+  ALTER TABLE links ADD COLUMN forward_query INTEGER;
+  ALTER TABLE links ADD COLUMN enabled INTEGER NOT NULL DEFAULT 1;
+  DROP TRIGGER links_changed;
+  CREATE TRIGGER links_changed
+    AFTER UPDATE OF url, deleted_at, enabled, expires_at, max_visits, password_hash, redirect_status, forward_query ON links
+  BEGIN
+    INSERT INTO link_changes (code) VALUES (NEW.code);
+  END;
+  CREATE TABLE link_tags (
+    link_id INTEGER NOT NULL,
+    tag     TEXT    NOT NULL,
+    PRIMARY KEY (link_id, tag)
+  ) WITHOUT ROWID;
+  CREATE INDEX link_tags_by_tag ON link_tags (tag, link_id);
+  CREATE TABLE sessions (
+    id_hash    TEXT    PRIMARY KEY,
+    user       TEXT    NOT NULL,
+    created_at INTEGER NOT NULL,
+    seen_at    INTEGER NOT NULL
+  ) WITHOUT ROWID;
+  CREATE TABLE api_keys (
+    id           INTEGER PRIMARY KEY AUTOINCREMENT,
+    name         TEXT    NOT NULL,
+    prefix       TEXT    NOT NULL,
+    key_hash     TEXT    NOT NULL UNIQUE,
+    created_at   INTEGER NOT NULL,
+    last_used_at INTEGER,
+    revoked_at   INTEGER
+  );
+  CREATE UNIQUE INDEX api_keys_live_name ON api_keys (name) WHERE revoked_at IS NULL;
+  `,
 ];
 
 /**

@@ -1,14 +1,20 @@
 /** Every SQL statement kurz runs, by name. Stores prepare them once, at construction. */
 
-/** A link with its visit counts: select from LINKS. */
-const LINK_COLUMNS = `id, code, url, url_hash IS NULL AS isAlias, created_at AS createdAt, updated_at AS updatedAt,
-  coalesce(v.count, 0) AS visitCount, v.last_at AS lastVisitAt, deleted_at AS deletedAt`;
+/** A link with its visit counts and tags (a JSON array, sorted): select from LINKS. */
+const LINK_COLUMNS = `id, code, url, is_alias AS isAlias, created_at AS createdAt, updated_at AS updatedAt,
+  coalesce(v.count, 0) AS visitCount, v.last_at AS lastVisitAt, deleted_at AS deletedAt, title, note,
+  (SELECT json_group_array(tag) FROM (SELECT tag FROM link_tags WHERE link_id = links.id ORDER BY tag)) AS tags,
+  expires_at AS expiresAt, max_visits AS maxVisits, claimed_visits AS claimedVisits, password_hash AS passwordHash,
+  redirect_status AS redirectStatus, forward_query AS forwardQuery, enabled`;
 
 const LINKS = `links LEFT JOIN link_visits AS v ON v.link_id = links.id`;
 
 export const LINK_BY_CODE = `SELECT ${LINK_COLUMNS} FROM ${LINKS} WHERE code = ?`;
 
-export const TARGET_BY_CODE = `SELECT id, url, deleted_at IS NOT NULL AS deleted FROM links WHERE code = ?`;
+/** The redirect's lookup: the target and what the redirect cache holds of the link's options. */
+export const TARGET_BY_CODE = `SELECT id, url, deleted_at IS NOT NULL AS deleted, enabled, expires_at AS expiresAt,
+  max_visits AS maxVisits, password_hash IS NOT NULL AS locked, redirect_status AS redirectStatus, forward_query AS forwardQuery
+  FROM links WHERE code = ?`;
 
 export const LINK_BY_ID = `SELECT ${LINK_COLUMNS} FROM ${LINKS} WHERE id = ?`;
 
@@ -18,11 +24,39 @@ export const LINK_BY_ID = `SELECT ${LINK_COLUMNS} FROM ${LINKS} WHERE id = ?`;
  */
 export const LINK_IDS_BY_URL_HASH = `SELECT id FROM links WHERE url_hash = ? AND created_at >= ? AND deleted_at IS NULL`;
 
-/** Newest first, paged by id; `search` is a LIKE pattern matched against code and URL. */
-export const LIST_LINKS = `SELECT ${LINK_COLUMNS} FROM ${LINKS}
-  WHERE id < @before AND (@search IS NULL OR code LIKE @search ESCAPE '\\' OR url LIKE @search ESCAPE '\\')
-    AND (@includeDeleted OR deleted_at IS NULL)
+/** The filter of both list orders: `search` is a LIKE pattern matched against code, URL, title and note. */
+const LIST_FILTER = `(@search IS NULL OR code LIKE @search ESCAPE '\\' OR url LIKE @search ESCAPE '\\'
+      OR title LIKE @search ESCAPE '\\' OR note LIKE @search ESCAPE '\\')
+    AND (@tag IS NULL OR links.id IN (SELECT link_id FROM link_tags WHERE tag = @tag))
+    AND (@includeDeleted OR deleted_at IS NULL)`;
+
+/** Newest first, paged by id. */
+export const LIST_LINKS_BY_CREATED = `SELECT ${LINK_COLUMNS} FROM ${LINKS}
+  WHERE id < @before AND ${LIST_FILTER}
   ORDER BY id DESC LIMIT @limit`;
+
+/** Most visited first, then newest; paged by (visits, id). */
+export const LIST_LINKS_BY_VISITS = `SELECT ${LINK_COLUMNS} FROM ${LINKS}
+  WHERE (coalesce(v.count, 0) < @visits OR (coalesce(v.count, 0) = @visits AND id < @before)) AND ${LIST_FILTER}
+  ORDER BY coalesce(v.count, 0) DESC, id DESC LIMIT @limit`;
+
+/** Tags of live links, most used first. */
+export const TAG_COUNTS = `SELECT tag, count(*) AS count FROM link_tags JOIN links ON links.id = link_tags.link_id
+  WHERE deleted_at IS NULL GROUP BY tag ORDER BY count DESC, tag`;
+
+export const DELETE_TAGS = `DELETE FROM link_tags WHERE link_id = ?`;
+
+export const INSERT_TAG = `INSERT INTO link_tags (link_id, tag) VALUES (?, ?) ON CONFLICT DO NOTHING`;
+
+/** Sets every editable column; the caller merges the edit into the stored link first. */
+export const UPDATE_LINK = `UPDATE links SET url = @url, url_hash = @urlHash, title = @title, note = @note, expires_at = @expiresAt,
+  max_visits = @maxVisits, password_hash = @passwordHash, redirect_status = @redirectStatus, forward_query = @forwardQuery,
+  enabled = @enabled, updated_at = @updatedAt
+  WHERE id = @id AND deleted_at IS NULL`;
+
+/** Takes one of a limited link's visits; no row changes once they are used up. */
+export const CLAIM_VISIT = `UPDATE links SET claimed_visits = claimed_visits + 1
+  WHERE id = ? AND deleted_at IS NULL AND max_visits IS NOT NULL AND claimed_visits < max_visits`;
 
 /** One page of every link, oldest first, after the id `after`. */
 export const ALL_LINKS_PAGE = `SELECT ${LINK_COLUMNS} FROM ${LINKS} WHERE id > ? ORDER BY id LIMIT ?`;
@@ -33,8 +67,16 @@ export const UNVISITED_LINKS = `SELECT ${LINK_COLUMNS} FROM ${LINKS}
 
 export const DELETE_LINK = `UPDATE links SET deleted_at = @now, updated_at = @now WHERE id = @id AND deleted_at IS NULL`;
 
-export const IMPORT_LINK = `INSERT INTO links (code, url, url_hash, created_at, updated_at, deleted_at)
-  VALUES (@code, @url, @urlHash, @createdAt, @updatedAt, @deletedAt)`;
+/** The columns every insert sets, as named parameters. */
+const NEW_LINK = {
+  columns: `code, url, url_hash, is_alias, created_at, title, note, expires_at, max_visits, password_hash, redirect_status,
+    forward_query, enabled`,
+  values: `@code, @url, @urlHash, @isAlias, @createdAt, @title, @note, @expiresAt, @maxVisits, @passwordHash, @redirectStatus,
+    @forwardQuery, @enabled`,
+};
+
+export const IMPORT_LINK = `INSERT INTO links (${NEW_LINK.columns}, updated_at, deleted_at, claimed_visits)
+  VALUES (${NEW_LINK.values}, @updatedAt, @deletedAt, @claimedVisits)`;
 
 export const LAST_CHANGE = `SELECT coalesce(max(seq), 0) AS seq FROM link_changes`;
 
@@ -44,8 +86,7 @@ export const FORGET_CHANGES_BEFORE = `DELETE FROM link_changes WHERE seq <= ?`;
 
 export const LAST_LINK_ID = `SELECT seq FROM sqlite_sequence WHERE name = 'links'`;
 
-export const INSERT_LINK = `INSERT INTO links (id, code, url, url_hash, created_at, updated_at)
-  VALUES (@id, @code, @url, @urlHash, @createdAt, @createdAt)`;
+export const INSERT_LINK = `INSERT INTO links (id, ${NEW_LINK.columns}, updated_at) VALUES (@id, ${NEW_LINK.values}, @createdAt)`;
 
 export const ADD_VISITS = `INSERT INTO link_visits (link_id, count, last_at) VALUES (@id, @count, @lastVisitAt)
   ON CONFLICT (link_id) DO UPDATE SET count = count + excluded.count, last_at = max(last_at, excluded.last_at)`;
@@ -53,6 +94,38 @@ export const ADD_VISITS = `INSERT INTO link_visits (link_id, count, last_at) VAL
 export const SETTING = `SELECT value FROM settings WHERE key = ?`;
 
 export const INSERT_SETTING_IF_MISSING = `INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO NOTHING`;
+
+export const SET_SETTING = `INSERT INTO settings (key, value) VALUES (?, ?) ON CONFLICT (key) DO UPDATE SET value = excluded.value`;
+
+// Sessions and API keys: rows are found by the SHA-256 of the secret the client holds.
+
+export const INSERT_SESSION = `INSERT INTO sessions (id_hash, user, created_at, seen_at) VALUES (@idHash, @user, @createdAt, @seenAt)`;
+
+export const SESSION_BY_ID_HASH = `SELECT id_hash AS idHash, user, created_at AS createdAt, seen_at AS seenAt FROM sessions WHERE id_hash = ?`;
+
+export const TOUCH_SESSION = `UPDATE sessions SET seen_at = ? WHERE id_hash = ?`;
+
+export const DELETE_SESSION = `DELETE FROM sessions WHERE id_hash = ?`;
+
+/** Sessions idle since `idleBefore` or begun before `createdBefore`. */
+export const DELETE_EXPIRED_SESSIONS = `DELETE FROM sessions WHERE seen_at < ? OR created_at < ?`;
+
+export const DELETE_ALL_SESSIONS = `DELETE FROM sessions`;
+
+const KEY_COLUMNS = `id, name, prefix, created_at AS createdAt, last_used_at AS lastUsedAt, revoked_at AS revokedAt`;
+
+export const INSERT_KEY = `INSERT INTO api_keys (name, prefix, key_hash, created_at) VALUES (@name, @prefix, @keyHash, @createdAt)`;
+
+export const KEY_BY_HASH = `SELECT ${KEY_COLUMNS} FROM api_keys WHERE key_hash = ?`;
+
+export const KEY_BY_ID = `SELECT ${KEY_COLUMNS} FROM api_keys WHERE id = ?`;
+
+/** Live keys first, by name; then revoked ones, newest revocation first. */
+export const LIST_KEYS = `SELECT ${KEY_COLUMNS} FROM api_keys ORDER BY revoked_at IS NOT NULL, revoked_at DESC, name`;
+
+export const REVOKE_KEY = `UPDATE api_keys SET revoked_at = ? WHERE name = ? AND revoked_at IS NULL`;
+
+export const TOUCH_KEY = `UPDATE api_keys SET last_used_at = ? WHERE id = ?`;
 
 export const PING = `SELECT 1 AS ok`;
 

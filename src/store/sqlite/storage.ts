@@ -1,6 +1,7 @@
 import type { Config } from '../../config.ts';
 import type { Logger } from '../../log.ts';
 import type { Storage } from '../ports.ts';
+import { createSqliteAccessStore } from './access-store.ts';
 import { backupDatabase } from './backup.ts';
 import { startBackgroundWriter, runBackgroundWriter, type BackgroundWriter } from './background-writer.ts';
 
@@ -45,6 +46,7 @@ export function openSqliteStorage(config: Pick<Config, 'db' | 'cacheDir'>, optio
       addVisits: (counts) => links.addVisits(counts),
     },
     settings: createSqliteSettingsStore(db),
+    access: createSqliteAccessStore(db),
     backup: (target) => backupDatabase(db, target, nativeBinding),
     sqliteVersion: () => db.prepare<[], string>(q.SQLITE_VERSION).pluck().get() ?? '',
     close() {

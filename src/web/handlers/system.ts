@@ -1,14 +1,23 @@
 import type { Context } from 'koa';
 import { readAsset } from '../../assets.ts';
 import type { WebServices } from '../../context.ts';
+import { AppError } from '../../errors.ts';
 import { send, sendJson } from '../../http/respond.ts';
+import { OPENAPI } from '../openapi.ts';
 
 // Short links are for people; crawlers following them only skew the counts, and kurz's pages are not content.
 const ROBOTS = 'User-agent: *\nDisallow: /\n';
 
-/** /healthz, /favicon.ico, /robots.txt. */
+/** The files under /assets/: the pages' stylesheet and their one, optional, script. */
+const ASSETS: Readonly<Record<string, string>> = {
+  'kurz.css': 'text/css; charset=utf-8',
+  'kurz.js': 'text/javascript; charset=utf-8',
+};
+
+/** /healthz, /favicon.ico, /robots.txt, /assets/, /api/v1/openapi.json. */
 export function systemHandlers(web: WebServices) {
   const favicon = readAsset('views/favicon.ico');
+  const assets = new Map(Object.entries(ASSETS).map(([name, type]) => [name, { type, body: readAsset(`views/${name}`) }]));
   return {
     async checkHealth(ctx: Context): Promise<void> {
       const ok = await web.isDatabaseReachable().catch(() => false);
@@ -20,8 +29,21 @@ export function systemHandlers(web: WebServices) {
       send(ctx.res, 200, { 'Content-Type': 'image/x-icon', 'Cache-Control': 'public, max-age=604800' }, favicon);
     },
 
+    showAsset(ctx: Context): void {
+      const asset = assets.get(ctx.params['name'] ?? '');
+      if (!asset) throw new AppError('not_found', `nothing at ${ctx.path}`);
+      const headers = { 'Content-Type': asset.type, 'Cache-Control': 'public, max-age=3600', 'X-Content-Type-Options': 'nosniff' };
+      send(ctx.res, 200, headers, asset.body);
+    },
+
     showRobots(ctx: Context): void {
       send(ctx.res, 200, { 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'public, max-age=86400' }, ROBOTS);
+    },
+
+    /** The OpenAPI document of every route (web/openapi.ts); needs no key. */
+    showOpenApi(ctx: Context): void {
+      ctx.res.setHeader('Cache-Control', 'public, max-age=3600');
+      sendJson(ctx.res, 200, OPENAPI);
     },
   };
 }

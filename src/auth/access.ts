@@ -1,0 +1,166 @@
+import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import type { Config } from '../config.ts';
+import { AppError, rateLimited } from '../errors.ts';
+import type { AccessStore, SettingsStore } from '../store/ports.ts';
+import type { ApiKey, Session } from './identity.ts';
+import { hashPassword, passwordProblem, verifyPassword } from './passwords.ts';
+import { FailureThrottle } from './throttle.ts';
+
+export interface AccessDeps {
+  config: Pick<Config, 'adminUser' | 'sessionIdle' | 'sessionMaxAge'>;
+  now: () => number;
+  random: (size: number) => Buffer;
+  store: AccessStore;
+  settings: SettingsStore;
+}
+
+const PASSWORD_SETTING = 'admin_password';
+const SECRET_SETTING = 'session_secret';
+const KEY_PREFIX = 'kurz_';
+/** A session's last-seen time is written at most this often. */
+const TOUCH_EVERY = 60_000;
+const KEY_NAME = /^[A-Za-z0-9._ -]{1,64}$/;
+
+/** Failed logins: three free, then 1 s, 2 s, 4 s… up to 15 minutes, per client and per account. */
+const LOGIN_THROTTLE = { free: 3, base: 1000, max: 15 * 60_000 };
+
+/** The one answer to a failed login, whether the user or the password was wrong. */
+export const LOGIN_FAILED = 'wrong user name or password';
+
+export type Access = Awaited<ReturnType<typeof accessControl>>;
+
+/** SHA-256 in hex: how session ids and API keys are found without being stored. */
+function sha256(secret: string): string {
+  return createHash('sha256').update(secret).digest('hex');
+}
+
+/**
+ * The access model: one admin account with a slow password hash, login sessions that survive restarts,
+ * CSRF tokens bound to the session (or to a pre-login cookie), and API keys. Rejects if the settings
+ * cannot be read.
+ */
+export async function accessControl({ config, now, random, store, settings }: AccessDeps) {
+  const secret = await settings.settingOrInit(SECRET_SETTING, () => random(32).toString('hex'));
+  const throttle = new FailureThrottle({ ...LOGIN_THROTTLE, now });
+  const keyTouched = new Map<number, number>();
+  // Compared against when no password is set yet, so that the answer takes as long as ever.
+  let decoy: Promise<string> | undefined;
+
+  const sign = (purpose: string, value: string): string => createHmac('sha256', secret).update(`${purpose}:${value}`).digest('base64url');
+
+  function expired(session: Session, at: number): boolean {
+    return at - session.seenAt.getTime() > config.sessionIdle || at - session.createdAt.getTime() > config.sessionMaxAge;
+  }
+
+  async function setPassword(password: string): Promise<void> {
+    const problem = passwordProblem(password);
+    if (problem) throw new AppError('invalid', problem, 'password');
+    await settings.setSetting(PASSWORD_SETTING, await hashPassword(password, random));
+    // A new password ends every session made with the old one.
+    await store.deleteAllSessions();
+  }
+
+  return {
+    /** The keys the session cookie is signed with (Koa's `app.keys`). */
+    cookieKeys: [secret],
+
+    /** Sets a generated password when none is set yet and returns it (to be shown once); else undefined. */
+    async ensureAdminPassword(): Promise<string | undefined> {
+      if ((await settings.setting(PASSWORD_SETTING)) !== undefined) return undefined;
+      const password = random(15).toString('base64url');
+      const hash = await hashPassword(password, random);
+      // Another process starting on the same file may have set one meanwhile: the first writer wins.
+      return (await settings.settingOrInit(PASSWORD_SETTING, () => hash)) === hash ? password : undefined;
+    },
+
+    setPassword,
+
+    /**
+     * Checks a login and opens a session; returns the token for the cookie. Throws AppError: 'unauthorized'
+     * with one message for a wrong user or password, 'rate_limited' while the client or account must wait.
+     */
+    async login(user: string, password: string, client: string): Promise<string> {
+      const keys = [`client:${client}`, `user:${user.toLowerCase()}`];
+      const wait = Math.max(...keys.map((k) => throttle.wait(k)));
+      if (wait > 0) throw rateLimited('too many failed logins', wait);
+      const stored = (await settings.setting(PASSWORD_SETTING)) || (await (decoy ??= hashPassword(random(16).toString('hex'), random)));
+      // The password is checked even for a wrong user name, so that both take the same time.
+      const ok = (await verifyPassword(password, stored)) && user === config.adminUser;
+      if (!ok) {
+        for (const k of keys) throttle.failed(k);
+        throw new AppError('unauthorized', LOGIN_FAILED);
+      }
+      for (const k of keys) throttle.succeeded(k);
+      const at = new Date(now());
+      await store.deleteExpiredSessions(new Date(at.getTime() - config.sessionIdle), new Date(at.getTime() - config.sessionMaxAge));
+      const token = random(32).toString('base64url');
+      await store.insertSession({ idHash: sha256(token), user, createdAt: at, seenAt: at });
+      return token;
+    },
+
+    /** The live session a cookie's token names, its last-seen time renewed; undefined if none or expired. */
+    async session(token: string): Promise<Session | undefined> {
+      const session = await store.sessionByIdHash(sha256(token));
+      if (!session) return undefined;
+      const at = now();
+      if (expired(session, at)) {
+        await store.deleteSession(session.idHash);
+        return undefined;
+      }
+      if (at - session.seenAt.getTime() >= TOUCH_EVERY) {
+        session.seenAt = new Date(at);
+        await store.touchSession(session.idHash, session.seenAt);
+      }
+      return session;
+    },
+
+    logout: (token: string): Promise<void> => store.deleteSession(sha256(token)),
+
+    /** The CSRF token of forms shown to the holder of `bound` (a session token, or the pre-login cookie). */
+    csrfToken: (bound: string): string => sign('csrf', bound),
+
+    /** True when `token` is the CSRF token for `bound`. */
+    checkCsrf(bound: string, token: unknown): boolean {
+      if (typeof token !== 'string' || bound === '') return false;
+      const expected = Buffer.from(sign('csrf', bound));
+      const given = Buffer.from(token);
+      return given.length === expected.length && timingSafeEqual(given, expected);
+    },
+
+    /** Creates a key; returns it with the secret, which is shown this once. Throws AppError for a bad or taken name. */
+    async createKey(name: unknown): Promise<{ key: ApiKey; secret: string }> {
+      if (typeof name !== 'string' || !KEY_NAME.test(name.trim()))
+        throw new AppError('invalid', 'name must be 1-64 letters, digits, spaces, ".", "_" or "-"', 'name');
+      const secretKey = KEY_PREFIX + random(32).toString('base64url');
+      const key = await store.insertKey({
+        name: name.trim(),
+        prefix: secretKey.slice(0, KEY_PREFIX.length + 6),
+        keyHash: sha256(secretKey),
+        createdAt: new Date(now()),
+      });
+      if (!key)
+        throw new AppError('conflict', `an API key named "${name.trim()}" exists already; revoke it first or pick another name`, 'name');
+      return { key, secret: secretKey };
+    },
+
+    listKeys: (): Promise<ApiKey[]> => store.listKeys(),
+
+    /** Revokes the live key named `name`. Throws AppError('not_found'). */
+    async revokeKey(name: string): Promise<void> {
+      if (!(await store.revokeKey(name, new Date(now())))) throw new AppError('not_found', `no API key named "${name}"`);
+    },
+
+    /** The live key this secret is, its last use recorded (at most once a minute); undefined if unknown or revoked. */
+    async keyOf(secretKey: string): Promise<ApiKey | undefined> {
+      if (!secretKey.startsWith(KEY_PREFIX)) return undefined;
+      const key = await store.keyByHash(sha256(secretKey));
+      if (!key || key.revokedAt) return undefined;
+      const at = now();
+      if (at - (keyTouched.get(key.id) ?? 0) >= TOUCH_EVERY) {
+        keyTouched.set(key.id, at);
+        await store.touchKey(key.id, new Date(at));
+      }
+      return key;
+    },
+  };
+}

@@ -1,0 +1,70 @@
+import { linkJson, type LinkJson } from '../links/link-json.ts';
+import { EXIT, JSON_FLAG, UsageError, refuseTogether, type Command } from './command.ts';
+import { OPTION_FLAGS, optionFields } from './link-flags.ts';
+import { withServices } from './wiring.ts';
+
+export const edit: Command = {
+  summary: 'Change a link: its target or options. Only the flags given change; the redirect follows at once.',
+  usage: 'edit CODE [--url URL] [--title T] [--tags A,B] [--no-expires] [--disable] [other options below] [--json]',
+  flags: {
+    url: { type: 'string', placeholder: 'URL', doc: 'a new target' },
+    ...OPTION_FLAGS,
+    'no-expires': { type: 'boolean', doc: 'remove the expiry' },
+    'no-max-visits': { type: 'boolean', doc: 'remove the visit limit' },
+    'no-password': { type: 'boolean', doc: 'remove the password' },
+    'default-redirect-status': { type: 'boolean', doc: "use the instance's redirect status again" },
+    enable: { type: 'boolean', doc: 'let the link redirect again' },
+    disable: { type: 'boolean', doc: 'the link answers 410 until enabled' },
+    json: JSON_FLAG,
+  },
+  positionals: [1, 1],
+  async run({ values, positionals, config, out }) {
+    refuseTogether(values, 'expires', 'no-expires');
+    refuseTogether(values, 'max-visits', 'no-max-visits');
+    refuseTogether(values, 'redirect-status', 'default-redirect-status');
+    refuseTogether(values, 'enable', 'disable');
+    const fields = await optionFields(values);
+    const cleared: Array<[flag: string, field: string]> = [
+      ['no-expires', 'expiresAt'],
+      ['no-max-visits', 'maxVisits'],
+      ['no-password', 'password'],
+      ['default-redirect-status', 'redirectStatus'],
+    ];
+    for (const [flag, field] of cleared) if (values[flag]) fields[field] = null;
+    if (values['enable'] || values['disable']) fields['enabled'] = values['enable'] === true;
+    if (values['url'] !== undefined) fields['url'] = values['url'];
+    if (Object.keys(fields).length === 0) throw new UsageError(`edit: give at least one change; see "kurz edit --help"`);
+    return withServices(
+      config,
+      async (services) => {
+        const shown = linkJson(await services.links.editLink(positionals[0] ?? '', fields), services);
+        out(values['json'] ? JSON.stringify(shown) + '\n' : describe(shown));
+        return EXIT.ok;
+      },
+      { existing: true },
+    );
+  },
+};
+
+/** The link's target and options in a few lines. */
+function describe(link: LinkJson): string {
+  const visits = link.maxVisits === null ? 'no limit' : `at most ${link.maxVisits} (${link.visitsLeft} left)`;
+  const rows: Array<[string, string | null]> = [
+    ['Short URL', link.shortUrl],
+    ['Target', link.url],
+    ['Title', link.title],
+    ['Note', link.note],
+    ['Tags', link.tags.length > 0 ? link.tags.join(', ') : null],
+    ['Expires', link.expiresAt ?? 'never'],
+    ['Visits', visits],
+    ['Password', link.passwordProtected ? 'yes' : 'no'],
+    ['Redirect', `${link.redirectStatus}${link.forwardQuery ? ', query string forwarded' : ''}`],
+    ['Enabled', link.enabled ? 'yes' : 'no: answers 410'],
+  ];
+  return (
+    rows
+      .filter((row): row is [string, string] => row[1] !== null)
+      .map(([k, v]) => `${k.padEnd(10)} ${v.replace(/\n/g, ' ')}`)
+      .join('\n') + '\n'
+  );
+}

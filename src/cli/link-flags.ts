@@ -1,0 +1,52 @@
+import { refuseTogether, type CommandInput } from './command.ts';
+import { askSecret, readSecretLine } from './secret-input.ts';
+
+type Values = CommandInput['values'];
+
+/** The option flags `create` and `edit` share; each sets the API field of the same meaning (links/link-options.ts). */
+export const OPTION_FLAGS = {
+  title: { type: 'string', placeholder: 'TEXT', doc: 'a title to tell the link by (empty: none)' },
+  note: { type: 'string', placeholder: 'TEXT', doc: 'a private note (empty: none)' },
+  tags: { type: 'string', placeholder: 'A,B', doc: 'tags, comma-separated (empty: none)', multiple: true },
+  expires: { type: 'string', placeholder: 'TIME', doc: 'from this RFC 3339 time on the link answers 410, e.g. 2026-12-31T23:59:59Z' },
+  'max-visits': { type: 'string', placeholder: 'N', doc: 'visits allowed in all; then the link answers 410' },
+  password: {
+    type: 'string',
+    placeholder: 'PASSWORD',
+    doc: 'visitors must give this password; shell history and `ps` see it: prefer --password-stdin',
+  },
+  'password-stdin': { type: 'boolean', doc: 'read the password from the first line of standard input (on a terminal: ask)' },
+  'redirect-status': { type: 'string', placeholder: 'N', doc: "301, 302, 307 or 308 instead of the instance's setting" },
+  'forward-query': { type: 'boolean', doc: "append the visitor's query string to the target" },
+  'no-forward-query': { type: 'boolean', doc: "never append the visitor's query string" },
+} as const;
+
+/**
+ * The API fields the option flags in `values` give, as links/link-options.ts takes them (strings of digits
+ * become numbers; anything else is passed on for it to refuse with its own message). Reads standard input
+ * for --password-stdin. Throws UsageError for contradicting flags.
+ */
+export async function optionFields(values: Values): Promise<Record<string, unknown>> {
+  refuseTogether(values, 'password', 'password-stdin', 'no-password');
+  refuseTogether(values, 'forward-query', 'no-forward-query');
+  const fields: Record<string, unknown> = {
+    title: values['title'],
+    note: values['note'],
+    tags: Array.isArray(values['tags']) ? values['tags'].join(',') : undefined,
+    expiresAt: values['expires'],
+    maxVisits: whole(values['max-visits']),
+    password: values['password-stdin'] ? await readPassword() : values['password'],
+    redirectStatus: whole(values['redirect-status']),
+    forwardQuery: values['forward-query'] ? true : values['no-forward-query'] ? false : undefined,
+  };
+  return Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined));
+}
+
+/** On a terminal the password is asked for without echo; else it is standard input's first line. */
+function readPassword(): Promise<string> {
+  return process.stdin.isTTY ? askSecret("The link's password: ") : readSecretLine('password');
+}
+
+function whole(value: Values[string]): unknown {
+  return typeof value === 'string' && /^\d{1,15}$/.test(value) ? Number(value) : value;
+}

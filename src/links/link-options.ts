@@ -1,0 +1,133 @@
+import type { RedirectStatus } from '../config.ts';
+import { AppError } from '../errors.ts';
+import type { LinkOptions } from './link.ts';
+
+/** The API's names of everything a link takes besides `url` and `alias`. */
+export const OPTION_FIELDS = [
+  'title',
+  'note',
+  'tags',
+  'expiresAt',
+  'maxVisits',
+  'password',
+  'redirectStatus',
+  'forwardQuery',
+  'enabled',
+] as const;
+
+export const LIMITS = { title: 200, note: 2000, tag: 50, tags: 20, password: 1024, maxVisits: 1_000_000_000 } as const;
+
+const REDIRECT_STATUSES: readonly RedirectStatus[] = [301, 302, 307, 308];
+const TAG = /^[\p{L}\p{N}][\p{L}\p{N} _.:/+-]*$/u;
+/** RFC 3339: a date, a time, and an offset (Z or ±hh:mm). */
+const RFC3339 = /^\d{4}-\d\d-\d\d[Tt ]\d\d:\d\d(:\d\d(\.\d+)?)?([Zz]|[+-]\d\d:\d\d)$/;
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
+
+/** Options as given: each field present is set; null clears it (back to the default). */
+export interface OptionsInput {
+  options: Partial<LinkOptions>;
+  /** A new password (hashed by the caller), null to remove it, undefined to leave it. */
+  password?: string | null;
+}
+
+function invalid(field: string, message: string): AppError {
+  return new AppError('invalid', `${field} ${message}`, field);
+}
+
+function text(field: 'title' | 'note', value: unknown): string | null {
+  if (value === null) return null;
+  if (typeof value !== 'string') throw invalid(field, 'must be a string');
+  const trimmed = value.trim();
+  if (trimmed.length > LIMITS[field]) throw invalid(field, `must be at most ${LIMITS[field]} characters`);
+  if (CONTROL.test(trimmed) || (field === 'title' && /[\r\n]/.test(trimmed))) throw invalid(field, 'must not contain control characters');
+  return trimmed === '' ? null : trimmed;
+}
+
+/** Tags: a list of strings (or one comma-separated string, as a form sends them), trimmed, unique, sorted. */
+export function parseTags(value: unknown): string[] {
+  if (value === null) return [];
+  const list = typeof value === 'string' ? value.split(',') : value;
+  if (!Array.isArray(list)) throw invalid('tags', 'must be a list of strings');
+  const tags = new Set<string>();
+  for (const tag of list) {
+    if (typeof tag !== 'string') throw invalid('tags', 'must be a list of strings');
+    const t = tag.trim();
+    if (t === '' && typeof value === 'string') continue;
+    if (t.length === 0 || t.length > LIMITS.tag) throw invalid('tags', `must each be 1 to ${LIMITS.tag} characters`);
+    if (!TAG.test(t))
+      throw invalid('tags', `"${t}" may only hold letters, digits, spaces and _ . : / + -, starting with a letter or digit`);
+    tags.add(t);
+  }
+  if (tags.size > LIMITS.tags) throw invalid('tags', `must be at most ${LIMITS.tags}`);
+  return [...tags].sort();
+}
+
+/** An RFC 3339 time with an offset, e.g. 2026-12-31T23:59:59Z. */
+export function parseTime(field: string, value: unknown): Date {
+  if (typeof value !== 'string' || !RFC3339.test(value.trim()))
+    throw invalid(field, 'must be an RFC 3339 time with an offset, like 2026-12-31T23:59:59Z');
+  const ms = Date.parse(value.trim().replace(' ', 'T'));
+  if (Number.isNaN(ms)) throw invalid(field, `is not a real time: ${JSON.stringify(value)}`);
+  return new Date(ms);
+}
+
+function flag(field: string, value: unknown): boolean {
+  if (typeof value !== 'boolean') throw invalid(field, 'must be true or false');
+  return value;
+}
+
+/**
+ * Validates the option fields present in `input` (the API's names and types). `at` is now: a new expiry must
+ * lie after it. Throws AppError('invalid') naming the field.
+ */
+export function parseOptions(input: Record<string, unknown>, at: number): OptionsInput {
+  const options: Partial<LinkOptions> = {};
+  const result: OptionsInput = { options };
+  const has = (field: string) => input[field] !== undefined;
+  if (has('title')) options.title = text('title', input['title']);
+  if (has('note')) options.note = text('note', input['note']);
+  if (has('tags')) options.tags = parseTags(input['tags']);
+  if (has('expiresAt')) {
+    const value = input['expiresAt'];
+    options.expiresAt = value === null ? null : parseTime('expiresAt', value);
+    if (options.expiresAt && options.expiresAt.getTime() <= at) throw invalid('expiresAt', 'must be in the future');
+  }
+  if (has('maxVisits')) {
+    const value = input['maxVisits'];
+    if (value !== null && (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1 || value > LIMITS.maxVisits))
+      throw invalid('maxVisits', `must be a whole number from 1 to ${LIMITS.maxVisits}`);
+    options.maxVisits = value;
+  }
+  if (has('password')) {
+    const value = input['password'];
+    if (value !== null && (typeof value !== 'string' || value.length === 0 || value.length > LIMITS.password))
+      throw invalid('password', `must be a string of 1 to ${LIMITS.password} characters`);
+    result.password = value;
+  }
+  if (has('redirectStatus')) {
+    const value = input['redirectStatus'];
+    if (value !== null && !REDIRECT_STATUSES.includes(value as RedirectStatus))
+      throw invalid('redirectStatus', `must be one of ${REDIRECT_STATUSES.join(', ')}`);
+    options.redirectStatus = value as RedirectStatus | null;
+  }
+  if (has('forwardQuery')) options.forwardQuery = input['forwardQuery'] === null ? null : flag('forwardQuery', input['forwardQuery']);
+  if (has('enabled')) options.enabled = flag('enabled', input['enabled']);
+  return result;
+}
+
+/** True when `options` leave a new link as an ordinary one (which a later identical URL may be deduplicated to). */
+export function isPlain(input: OptionsInput): boolean {
+  const o = input.options;
+  return (
+    input.password == null &&
+    o.title == null &&
+    o.note == null &&
+    (o.tags?.length ?? 0) === 0 &&
+    o.expiresAt == null &&
+    o.maxVisits == null &&
+    o.redirectStatus == null &&
+    o.forwardQuery == null &&
+    o.enabled !== false
+  );
+}

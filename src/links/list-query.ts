@@ -1,0 +1,45 @@
+import { AppError } from '../errors.ts';
+import type { Link, LinkQuery } from './link.ts';
+
+export const PAGE_SIZE = { default: 20, max: 100 } as const;
+const SORTS = ['created', 'visits'] as const;
+
+function single(params: Record<string, unknown>, name: string): string | undefined {
+  const value = params[name];
+  if (value === undefined || value === '') return undefined;
+  if (typeof value !== 'string') throw new AppError('invalid', `${name} must be given once`, name);
+  return value;
+}
+
+/** The list's parameters (`q`, `tag`, `sort`, `limit`, `cursor`), as a query string gives them. Throws AppError('invalid'). */
+export function parseListQuery(params: Record<string, unknown>): LinkQuery & { limit: number } {
+  const search = single(params, 'q')?.trim();
+  if (search !== undefined && search.length > 200) throw new AppError('invalid', 'q must be at most 200 characters', 'q');
+  const tag = single(params, 'tag')?.trim();
+  const sort = single(params, 'sort') ?? 'created';
+  if (!(SORTS as readonly string[]).includes(sort)) throw new AppError('invalid', `sort must be one of ${SORTS.join(', ')}`, 'sort');
+  const limitText = single(params, 'limit');
+  const limit = limitText === undefined ? PAGE_SIZE.default : Number(limitText);
+  if (!/^\d+$/.test(limitText ?? '1') || limit < 1 || limit > PAGE_SIZE.max)
+    throw new AppError('invalid', `limit must be a whole number from 1 to ${PAGE_SIZE.max}`, 'limit');
+  const cursor = single(params, 'cursor');
+  return {
+    search: search || undefined,
+    tag: tag || undefined,
+    sort: sort as (typeof SORTS)[number],
+    limit,
+    after: cursor === undefined ? undefined : decodeCursor(cursor, sort),
+  };
+}
+
+/** Where a page ends, for the next page's `cursor`: opaque to clients. */
+export function encodeCursor(last: Link, sort: 'created' | 'visits'): string {
+  return Buffer.from(sort === 'visits' ? `${last.visitCount}.${last.id}` : `${last.id}`).toString('base64url');
+}
+
+function decodeCursor(cursor: string, sort: string): LinkQuery['after'] {
+  const text = Buffer.from(cursor, 'base64url').toString('latin1');
+  const m = sort === 'visits' ? /^(\d{1,15})\.(\d{1,15})$/.exec(text) : /^()(\d{1,15})$/.exec(text);
+  if (!m) throw new AppError('invalid', 'cursor is not one this list gave out (the sort must stay the same while paging)', 'cursor');
+  return sort === 'visits' ? { id: Number(m[2]), visits: Number(m[1]) } : { id: Number(m[2]) };
+}

@@ -1,0 +1,93 @@
+import type { Context } from 'koa';
+import { RateLimit } from '../../auth/throttle.ts';
+import type { WebServices } from '../../context.ts';
+import { AppError, rateLimited, STATUS } from '../../errors.ts';
+import { sendSeeOther } from '../../http/respond.ts';
+import { readForm, sessionOf } from '../session.ts';
+import {
+  formError,
+  formFailure,
+  formValues,
+  LINK_FIELDS,
+  linkInput,
+  linkRow,
+  redirectDefaults,
+  showPage,
+  type FormError,
+  type FormValues,
+} from './pages.ts';
+
+/** Links the dashboard lists under its form. */
+const LATEST = 10;
+const PUBLIC_FIELDS = ['url', 'alias'] as const;
+/** The option fields: an error in one opens the "more options" part of the form. */
+const OPTION_FIELDS: ReadonlySet<string> = new Set(LINK_FIELDS.filter((f) => f !== 'url' && f !== 'alias'));
+
+/**
+ * GET / and POST /: for the logged-in admin the dashboard (the shorten form with every option and the
+ * latest links); for anyone else, when anonymous shortening is on, the public form (URL and alias only,
+ * rate-limited per client, the result shown at once); otherwise the login.
+ */
+export function dashboardHandlers(web: WebServices) {
+  const anonymous = new RateLimit(web.config.anonymousRateLimit, 60_000, () => web.now());
+
+  async function showDashboard(ctx: Context, status: number, form: FormValues, error: FormError | null): Promise<void> {
+    const { links } = await web.links.listPage({ limit: String(LATEST) });
+    showPage(ctx, web, status, 'dashboard', {
+      title: 'Dashboard',
+      section: 'home',
+      form,
+      error,
+      optionsOpen: error?.field !== undefined && OPTION_FIELDS.has(error.field),
+      defaults: redirectDefaults(web),
+      latest: links.map((link) => linkRow(link, web)),
+    });
+  }
+
+  function showPublic(
+    ctx: Context,
+    status: number,
+    form: FormValues,
+    error: FormError | null,
+    result: { shortUrl: string; url: string } | null,
+  ): void {
+    showPage(ctx, web, status, 'home', { title: 'Shorten a link', form, error, result });
+  }
+
+  async function createAnonymously(ctx: Context): Promise<void> {
+    if (!web.config.anonymousShortening) throw new AppError('unauthorized', 'log in to shorten links');
+    const form = formValues(await readForm(ctx, web), PUBLIC_FIELDS);
+    try {
+      const wait = anonymous.take(web.pipeline.contextOf(ctx.req).client);
+      if (wait > 0) throw rateLimited('you have shortened many links in the last minute', wait);
+      const alias = form['alias']?.trim();
+      const { link } = await web.creation.createLink({ url: form['url'], alias: alias === '' ? undefined : alias });
+      showPublic(ctx, 200, { url: '', alias: '' }, null, { shortUrl: web.shortUrl(link.code), url: link.url });
+    } catch (err) {
+      const error = formFailure(err);
+      if (error.retryAfter !== undefined) ctx.res.setHeader('Retry-After', String(error.retryAfter));
+      showPublic(ctx, STATUS[error.code], form, formError(error, PUBLIC_FIELDS), null);
+    }
+  }
+
+  return {
+    async showHome(ctx: Context): Promise<void> {
+      if (sessionOf(ctx)) return showDashboard(ctx, 200, { ...formValues({}, LINK_FIELDS), enabled: 'true' }, null);
+      if (!web.config.anonymousShortening) return sendSeeOther(ctx.res, '/login');
+      showPublic(ctx, 200, { url: '', alias: '' }, null, null);
+    },
+
+    /** Creates the link and shows its page (Post/Redirect/Get); a refused one shows the form again as it was typed. */
+    async createLink(ctx: Context): Promise<void> {
+      if (!sessionOf(ctx)) return createAnonymously(ctx);
+      const form = formValues(await readForm(ctx, web), LINK_FIELDS);
+      try {
+        const { link, created } = await web.creation.createLink(linkInput(form, false));
+        sendSeeOther(ctx.res, `/links/${encodeURIComponent(link.code)}?${created ? 'created' : 'existing'}`);
+      } catch (err) {
+        const error = formFailure(err);
+        await showDashboard(ctx, STATUS[error.code], { ...form, password: '' }, formError(error, LINK_FIELDS));
+      }
+    },
+  };
+}

@@ -1,0 +1,38 @@
+import type { Context } from 'koa';
+import { describeConfig, envName, flagName, OPTIONS } from '../../config.ts';
+import type { WebServices } from '../../context.ts';
+import { showPage } from './pages.ts';
+
+/**
+ * Each option's value as the start-up log shows it (durations as durations, secrets masked): the
+ * `name=value` pairs of describeConfig, split where the next option's name begins.
+ */
+function shownValues(line: string): Map<string, string> {
+  const values = new Map<string, string>();
+  let at = 0;
+  OPTIONS.forEach((option, i) => {
+    const start = at + option.name.length + 1;
+    const following = OPTIONS[i + 1];
+    const end = following ? line.indexOf(` ${following.name}=`, start) : -1;
+    values.set(option.name, line.slice(start, end === -1 ? undefined : end));
+    at = end + 1;
+  });
+  return values;
+}
+
+/** /settings: the effective configuration, read-only, and how to change it. */
+export function settingsUiHandlers(web: WebServices) {
+  return {
+    showSettings(ctx: Context): void {
+      const values = shownValues(describeConfig(web.config));
+      const options = OPTIONS.filter((o) => !o.secret).map((o) => ({
+        name: o.name,
+        value: values.get(o.name) ?? '',
+        doc: o.doc,
+        env: envName(o.name),
+        flag: `--${flagName(o.name)}`,
+      }));
+      showPage(ctx, web, 200, 'settings', { title: 'Settings', section: 'settings', options, adminUser: web.config.adminUser });
+    },
+  };
+}

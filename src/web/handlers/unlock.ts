@@ -1,0 +1,38 @@
+import type { Context } from 'koa';
+import type { WebServices } from '../../context.ts';
+import { AppError, STATUS } from '../../errors.ts';
+import { readBody } from '../../http/body.ts';
+import { asClientError } from '../../http/problems.ts';
+import { sendPage, sendSeeOther, wantsHtml } from '../../http/respond.ts';
+import { locationOf } from '../../links/gate.ts';
+import { refusalMessage } from '../../links/link.ts';
+
+/**
+ * POST /links/CODE/unlock: the password form of a password link. The right password leads on with 303 See Other, so
+ * that the browser GETs the target and the password is never re-sent to it (307/308 would re-post it).
+ * No CSRF token: this form changes nothing of its sender's, and a forged one would need the password.
+ */
+export function unlockHandlers(web: WebServices) {
+  return {
+    async unlockLink(ctx: Context): Promise<void> {
+      const code = ctx.params['code'] ?? '';
+      const body = (await readBody(ctx.req, ['form', 'json'])) as Record<string, unknown>;
+      try {
+        const link = await web.links.unlockLink(code, body['password'], web.pipeline.contextOf(ctx.req).client);
+        if (link.maxVisits !== null && !(await web.links.claimVisit(link.id))) throw new AppError('gone', refusalMessage(code, 'used_up'));
+        web.visits.record(link.id, web.now());
+        sendSeeOther(ctx.res, locationOf(link.url, ctx.querystring, link.forwardQuery ?? web.config.forwardQuery));
+      } catch (err) {
+        const problem = asClientError(err);
+        if (!(err instanceof AppError) || !problem || !wantsHtml(ctx.req) || (err.code !== 'unauthorized' && err.code !== 'rate_limited'))
+          throw err;
+        if (problem.retryAfter !== undefined) ctx.res.setHeader('Retry-After', String(problem.retryAfter));
+        sendPage(
+          ctx.res,
+          STATUS[err.code],
+          web.render('password', { title: 'Password required', code, query: ctx.querystring, error: err.message }),
+        );
+      }
+    },
+  };
+}

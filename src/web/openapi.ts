@@ -1,0 +1,807 @@
+import type { RedirectStatus } from '../config.ts';
+import { STATUS, type ErrorCode } from '../errors.ts';
+import { LIMITS } from '../links/link-options.ts';
+import { PAGE_SIZE } from '../links/list-query.ts';
+import { VERSION } from '../version.ts';
+import { BATCH_MAX } from './handlers/links-api.ts';
+import { LINK_FIELDS } from './handlers/pages.ts';
+import { QR_FORMATS, QR_SIZE } from './handlers/qr.ts';
+import { CSRF_FIELD, SESSION_COOKIE } from './session.ts';
+
+/** The parts of JSON Schema 2020-12, OpenAPI 3.1's dialect, that this document uses. */
+export interface Schema {
+  $ref?: string;
+  type?: JsonType | JsonType[];
+  description?: string;
+  properties?: Record<string, Schema>;
+  required?: string[];
+  additionalProperties?: boolean;
+  minProperties?: number;
+  items?: Schema;
+  minItems?: number;
+  maxItems?: number;
+  enum?: readonly (string | number | null)[];
+  const?: string;
+  anyOf?: Schema[];
+  oneOf?: Schema[];
+  format?: 'date-time' | 'uri';
+  pattern?: string;
+  minLength?: number;
+  maxLength?: number;
+  minimum?: number;
+  maximum?: number;
+  default?: string | number | boolean;
+}
+type JsonType = 'object' | 'array' | 'string' | 'integer' | 'number' | 'boolean' | 'null';
+
+interface Reference {
+  $ref: string;
+}
+interface MediaType {
+  schema?: Schema;
+}
+interface Header {
+  description: string;
+  schema: Schema;
+}
+interface Response {
+  description: string;
+  headers?: Record<string, Header>;
+  content?: Record<string, MediaType>;
+}
+interface Parameter {
+  name: string;
+  in: 'path' | 'query';
+  required?: boolean;
+  description: string;
+  schema: Schema;
+}
+interface Operation {
+  operationId: string;
+  summary: string;
+  description?: string;
+  tags: string[];
+  /** Overrides the document's: `[]` for a public route. */
+  security?: Record<string, []>[];
+  parameters?: (Parameter | Reference)[];
+  requestBody?: { required: boolean; description?: string; content: Record<string, MediaType> };
+  responses: Record<string, Response | Reference>;
+}
+type Method = 'get' | 'head' | 'post' | 'patch' | 'delete';
+type PathItem = Partial<Record<Method, Operation>>;
+
+export interface OpenApiDocument {
+  openapi: '3.1.0';
+  info: { title: string; version: string; description: string; license: { name: string; identifier: string } };
+  tags: { name: string; description: string }[];
+  security: Record<string, []>[];
+  paths: Record<string, PathItem>;
+  components: {
+    schemas: Record<string, Schema>;
+    responses: Record<string, Response>;
+    parameters: Record<string, Parameter>;
+    securitySchemes: Record<
+      string,
+      { type: 'http' | 'apiKey'; description: string; scheme?: 'bearer'; in?: 'header' | 'cookie'; name?: string }
+    >;
+  };
+}
+
+const schema = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` });
+const response = (name: string): Reference => ({ $ref: `#/components/responses/${name}` });
+const parameter = (name: string): Reference => ({ $ref: `#/components/parameters/${name}` });
+const json = (body: Schema): Record<string, MediaType> => ({ 'application/json': { schema: body } });
+const HTML: Record<string, MediaType> = { 'text/html': { schema: { type: 'string' } } };
+const PROBLEM: Record<string, MediaType> = { 'application/problem+json': { schema: schema('Problem') } };
+
+/** An HTML page. */
+const page = (description: string): Response => ({ description, content: HTML });
+/** An error for a route browsers and programs both follow: a page for browsers, problem+json for the rest. */
+const pageOrProblem = (description: string): Response => ({ description, content: { ...HTML, ...PROBLEM } });
+const seeOther = (description: string): Response => ({
+  description,
+  headers: { Location: { description: 'Where to go next', schema: { type: 'string' } } },
+  content: { 'text/plain': { schema: { type: 'string' } } },
+});
+
+/** A form post: its CSRF field (from the page that shows the form) and `fields`, as text. */
+function form(fields: readonly string[], required: readonly string[] = []): Record<string, MediaType> {
+  const properties: Record<string, Schema> = { [CSRF_FIELD]: { type: 'string', description: 'The CSRF token of the form' } };
+  for (const name of fields) properties[name] = { type: 'string' };
+  return { 'application/x-www-form-urlencoded': { schema: { type: 'object', required: [CSRF_FIELD, ...required], properties } } };
+}
+
+const PUBLIC: Record<string, []>[] = [];
+const SESSION: Record<string, []>[] = [{ session: [] }];
+/** Anyone, and the logged-in admin sees more. */
+const OPTIONAL_SESSION: Record<string, []>[] = [{}, { session: [] }];
+const REDIRECT_STATUSES: readonly RedirectStatus[] = [301, 302, 307, 308];
+const ERROR_CODES = Object.keys(STATUS) as ErrorCode[];
+const DATE_TIME: Schema = { type: 'string', format: 'date-time' };
+const NULLABLE_DATE_TIME: Schema = { type: ['string', 'null'], format: 'date-time' };
+const CODE: Schema = { type: 'string', pattern: '^[A-Za-z0-9_-]{1,64}$' };
+const TAG: Schema = {
+  type: 'string',
+  minLength: 1,
+  maxLength: LIMITS.tag,
+  description: 'Letters, digits, spaces and _ . : / + -, starting with a letter or digit',
+};
+
+/** The fields a link takes besides `url` and `alias`, as create and edit accept them; null clears one. */
+const OPTION_PROPERTIES: Record<string, Schema> = {
+  title: { type: ['string', 'null'], maxLength: LIMITS.title, description: 'One line; an empty one clears it' },
+  note: { type: ['string', 'null'], maxLength: LIMITS.note },
+  tags: {
+    anyOf: [{ type: 'array', items: TAG, maxItems: LIMITS.tags }, { type: 'string' }, { type: 'null' }],
+    description: 'A list, or one comma-separated string; stored trimmed, unique and sorted',
+  },
+  expiresAt: {
+    type: ['string', 'null'],
+    format: 'date-time',
+    description: 'An RFC 3339 time with an offset, in the future; from then on the link answers 410',
+  },
+  maxVisits: { type: ['integer', 'null'], minimum: 1, maximum: LIMITS.maxVisits, description: 'Visits allowed in all; then 410' },
+  password: {
+    type: ['string', 'null'],
+    minLength: 1,
+    maxLength: LIMITS.password,
+    description: 'Visitors must give it first (POST /links/{code}/unlock); never shown again',
+  },
+  redirectStatus: { type: ['integer', 'null'], enum: [...REDIRECT_STATUSES, null], description: "null: the instance's setting" },
+  forwardQuery: {
+    type: ['boolean', 'null'],
+    description: "Append the visitor's query string to the target; null: the instance's setting",
+  },
+  enabled: { type: 'boolean', description: 'A disabled link answers 410 until enabled again' },
+};
+
+const SCHEMAS: Record<string, Schema> = {
+  Link: {
+    type: 'object',
+    additionalProperties: false,
+    required: [
+      'code',
+      'shortUrl',
+      'url',
+      'title',
+      'note',
+      'tags',
+      'expiresAt',
+      'maxVisits',
+      'visitsLeft',
+      'passwordProtected',
+      'redirectStatus',
+      'forwardQuery',
+      'enabled',
+      'isAlias',
+      'createdAt',
+      'updatedAt',
+      'visitCount',
+      'lastVisitAt',
+      'deletedAt',
+    ],
+    properties: {
+      code: CODE,
+      shortUrl: { type: 'string', format: 'uri' },
+      url: { type: 'string', format: 'uri', description: 'The target, normalised' },
+      title: { type: ['string', 'null'] },
+      note: { type: ['string', 'null'] },
+      tags: { type: 'array', items: TAG },
+      expiresAt: NULLABLE_DATE_TIME,
+      maxVisits: { type: ['integer', 'null'] },
+      visitsLeft: { type: ['integer', 'null'], minimum: 0, description: 'null when the link has no visit limit' },
+      passwordProtected: { type: 'boolean' },
+      redirectStatus: { type: 'integer', enum: REDIRECT_STATUSES, description: "What the redirect answers (the link's or the instance's)" },
+      forwardQuery: { type: 'boolean', description: "What the redirect does (the link's or the instance's setting)" },
+      enabled: { type: 'boolean' },
+      isAlias: { type: 'boolean', description: 'A person chose the code; such a link is never a dedupe target' },
+      createdAt: DATE_TIME,
+      updatedAt: DATE_TIME,
+      visitCount: { type: 'integer', minimum: 0 },
+      lastVisitAt: NULLABLE_DATE_TIME,
+      deletedAt: { ...NULLABLE_DATE_TIME, description: 'A deleted link keeps its code, which answers 410' },
+    },
+  },
+  LinkCreate: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['url'],
+    properties: {
+      url: { type: 'string', description: 'An absolute http or https URL' },
+      alias: { ...CODE, description: "A code of one's own: 1 to 64 letters, digits, - and _, none of kurz's own paths" },
+      ...OPTION_PROPERTIES,
+    },
+  },
+  LinkEdit: {
+    type: 'object',
+    additionalProperties: false,
+    minProperties: 1,
+    properties: { url: { type: 'string', description: 'An absolute http or https URL' }, ...OPTION_PROPERTIES },
+  },
+  LinkList: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['links', 'nextCursor'],
+    properties: {
+      links: { type: 'array', items: schema('Link') },
+      nextCursor: { type: ['string', 'null'], description: "The next page's `cursor`; null on the last page" },
+    },
+  },
+  BatchCreate: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['links'],
+    properties: {
+      links: {
+        type: 'array',
+        minItems: 1,
+        maxItems: BATCH_MAX,
+        items: schema('LinkCreate'),
+        description: 'An entry that fails its checks gets an error result; the others are stored all the same',
+      },
+    },
+  },
+  BatchResult: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['created', 'existing', 'failed', 'results'],
+    properties: {
+      created: { type: 'integer', minimum: 0 },
+      existing: { type: 'integer', minimum: 0 },
+      failed: { type: 'integer', minimum: 0 },
+      results: {
+        type: 'array',
+        description: 'One per entry, in order',
+        items: {
+          oneOf: [
+            {
+              type: 'object',
+              additionalProperties: false,
+              required: ['status', 'link'],
+              properties: { status: { enum: ['created', 'existing'] }, link: schema('Link') },
+            },
+            {
+              type: 'object',
+              additionalProperties: false,
+              required: ['status', 'error'],
+              properties: {
+                status: { const: 'error' },
+                error: {
+                  type: 'object',
+                  additionalProperties: false,
+                  required: ['code', 'message'],
+                  properties: { code: { enum: ERROR_CODES }, message: { type: 'string' }, field: { type: 'string' } },
+                },
+              },
+            },
+          ],
+        },
+      },
+    },
+  },
+  TagList: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['tags'],
+    properties: {
+      tags: {
+        type: 'array',
+        items: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['tag', 'count'],
+          properties: { tag: TAG, count: { type: 'integer', minimum: 1, description: 'Live links carrying it' } },
+        },
+      },
+    },
+  },
+  Problem: {
+    type: 'object',
+    description: 'RFC 9457 problem details; `code` and `field` let a program react without reading `detail`',
+    additionalProperties: false,
+    required: ['type', 'title', 'status', 'code', 'detail'],
+    properties: {
+      type: { type: 'string', const: 'about:blank' },
+      title: { type: 'string', description: 'The status text' },
+      status: { type: 'integer', minimum: 400, maximum: 599 },
+      code: { enum: ERROR_CODES },
+      detail: { type: 'string', description: 'What went wrong, for people' },
+      field: { type: 'string', description: 'The input at fault, when there is one' },
+    },
+  },
+  Health: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['status'],
+    properties: { status: { enum: ['ok', 'database unreachable'] } },
+  },
+  OpenApi: {
+    type: 'object',
+    description: 'This document',
+    required: ['openapi', 'info', 'paths'],
+    properties: { openapi: { type: 'string', const: '3.1.0' } },
+  },
+};
+
+const RESPONSES: Record<string, Response> = {
+  Invalid: { description: 'The request is invalid; `field` names the input at fault', content: PROBLEM },
+  Unauthorized: { description: 'No API key or session, or an unknown or revoked key', content: PROBLEM },
+  NotFound: { description: 'No link has this code', content: PROBLEM },
+  Gone: { description: 'The link was deleted', content: PROBLEM },
+  TooLarge: { description: 'The body is larger than 64 KiB', content: PROBLEM },
+  UnsupportedType: { description: 'The body is not JSON', content: PROBLEM },
+};
+
+const PARAMETERS: Record<string, Parameter> = {
+  code: { name: 'code', in: 'path', required: true, description: "The link's code", schema: CODE },
+};
+
+/** The query of a list of links, for the API and the list page. */
+const LIST_PARAMETERS: Parameter[] = [
+  { name: 'q', in: 'query', description: 'A substring of the code or the URL', schema: { type: 'string', maxLength: 200 } },
+  { name: 'tag', in: 'query', description: 'Only links with this tag', schema: { type: 'string' } },
+  { name: 'sort', in: 'query', description: 'Order', schema: { enum: ['created', 'visits'], default: 'created' } },
+  {
+    name: 'limit',
+    in: 'query',
+    description: 'Links per page',
+    schema: { type: 'integer', minimum: 1, maximum: PAGE_SIZE.max, default: PAGE_SIZE.default },
+  },
+  { name: 'cursor', in: 'query', description: "The previous page's nextCursor (same sort)", schema: { type: 'string' } },
+];
+
+const linksApi = (operation: Omit<Operation, 'tags'>): Operation => ({ tags: ['links'], ...operation });
+const pages = (operation: Omit<Operation, 'tags' | 'security'>, security = PUBLIC): Operation => ({
+  tags: ['pages'],
+  security,
+  ...operation,
+});
+const NOT_LOGGED_IN = pageOrProblem('No session');
+const FORM_REFUSED = page('The form expired or came from elsewhere (CSRF)');
+
+/** A page for the logged-in admin; a browser without a session is sent to the login page, and back after. */
+const adminPage = (operation: Omit<Operation, 'tags' | 'security'>): Operation =>
+  pages({ ...operation, responses: { '303': seeOther('No session: to /login'), ...operation.responses, '401': NOT_LOGGED_IN } }, SESSION);
+
+/** A form post of the logged-in admin with `fields`. */
+const adminForm = (fields: readonly string[], operation: Omit<Operation, 'tags' | 'security' | 'requestBody'>): Operation =>
+  pages(
+    {
+      ...operation,
+      requestBody: { required: true, content: form(fields) },
+      responses: { ...operation.responses, '401': NOT_LOGGED_IN, '403': FORM_REFUSED },
+    },
+    SESSION,
+  );
+
+const text = (type: string, operationId: string, summary: string): Operation => ({
+  operationId,
+  summary,
+  tags: ['system'],
+  security: PUBLIC,
+  responses: { '200': { description: summary, content: { [type]: {} } } },
+});
+
+const REDIRECT: Omit<Operation, 'operationId'> = {
+  summary: 'Follow a short link',
+  description:
+    "Answered by kurz's edge for any one-segment path that is not one of kurz's own. The visitor's query string is appended " +
+    'to the target when the link forwards queries. A HEAD is answered the same but counts no visit.',
+  tags: ['redirect'],
+  security: PUBLIC,
+  parameters: [parameter('code')],
+  responses: {
+    ...Object.fromEntries(
+      REDIRECT_STATUSES.map((status) => [
+        String(status),
+        {
+          description: `To the target (the link's or the instance's redirect status)`,
+          headers: { Location: { description: 'The target', schema: { type: 'string', format: 'uri' } } },
+        },
+      ]),
+    ),
+    '200': page('A password link, to a browser: the password form, which posts to /links/{code}/unlock'),
+    '401': { description: 'A password link, to a program: POST the password to /links/{code}/unlock', content: PROBLEM },
+    '404': pageOrProblem('No link has this code'),
+    '410': pageOrProblem('The link was deleted, is disabled, has expired or has used up its visits'),
+  },
+};
+
+/** kurz's HTTP interface: every route of web/routes.ts and the edge's redirect. */
+export const OPENAPI: OpenApiDocument = {
+  openapi: '3.1.0',
+  info: {
+    title: 'kurz',
+    version: VERSION,
+    description:
+      'A self-hosted URL shortener. The JSON API under /api/v1 needs an API key (`kurz keys create`) or a logged-in session; ' +
+      'errors are RFC 9457 problem details (application/problem+json), or a page when a browser asks.',
+    license: { name: 'MIT', identifier: 'MIT' },
+  },
+  tags: [
+    { name: 'links', description: 'The JSON API' },
+    { name: 'redirect', description: 'Following a short link' },
+    { name: 'pages', description: 'The HTML pages for people' },
+    { name: 'system', description: 'Health checks and what crawlers ask for' },
+  ],
+  security: [{ bearer: [] }, { apiKey: [] }, { session: [] }],
+  paths: {
+    '/api/v1/links': {
+      get: linksApi({
+        operationId: 'listLinks',
+        summary: 'List links, newest or most visited first, a page at a time',
+        parameters: LIST_PARAMETERS,
+        responses: {
+          '200': { description: 'One page of links', content: json(schema('LinkList')) },
+          '400': response('Invalid'),
+          '401': response('Unauthorized'),
+        },
+      }),
+      post: linksApi({
+        operationId: 'createLink',
+        summary: 'Shorten a URL',
+        description: 'A bare URL given again within the dedupe window returns the earlier link with 200.',
+        requestBody: { required: true, content: json(schema('LinkCreate')) },
+        responses: {
+          '201': {
+            description: 'Created and stored on disk',
+            headers: { Location: { description: "The new link's API path", schema: { type: 'string' } } },
+            content: json(schema('Link')),
+          },
+          '200': { description: 'The earlier link of the same URL (dedupe)', content: json(schema('Link')) },
+          '400': response('Invalid'),
+          '401': response('Unauthorized'),
+          '409': { description: 'The alias is taken, or belonged to a deleted link', content: PROBLEM },
+          '413': response('TooLarge'),
+          '415': response('UnsupportedType'),
+        },
+      }),
+    },
+    '/api/v1/links/batch': {
+      post: linksApi({
+        operationId: 'createLinks',
+        summary: `Shorten up to ${BATCH_MAX} URLs at once`,
+        requestBody: { required: true, content: json(schema('BatchCreate')) },
+        responses: {
+          '200': { description: 'One result per entry, in order', content: json(schema('BatchResult')) },
+          '400': response('Invalid'),
+          '401': response('Unauthorized'),
+          '413': response('TooLarge'),
+          '415': response('UnsupportedType'),
+        },
+      }),
+    },
+    '/api/v1/links/{code}': {
+      get: linksApi({
+        operationId: 'showLink',
+        summary: 'One link, deleted or not',
+        parameters: [parameter('code')],
+        responses: {
+          '200': { description: 'The link', content: json(schema('Link')) },
+          '401': response('Unauthorized'),
+          '404': response('NotFound'),
+        },
+      }),
+      patch: linksApi({
+        operationId: 'editLink',
+        summary: 'Change the fields given (null clears an option); the redirect follows at once',
+        parameters: [parameter('code')],
+        requestBody: { required: true, content: json(schema('LinkEdit')) },
+        responses: {
+          '200': { description: 'The link as stored', content: json(schema('Link')) },
+          '400': response('Invalid'),
+          '401': response('Unauthorized'),
+          '404': response('NotFound'),
+          '410': response('Gone'),
+          '413': response('TooLarge'),
+          '415': response('UnsupportedType'),
+        },
+      }),
+      delete: linksApi({
+        operationId: 'deleteLink',
+        summary: 'Delete a link: its code answers 410 from then on and is never handed out again',
+        parameters: [parameter('code')],
+        responses: {
+          '204': { description: 'Deleted' },
+          '401': response('Unauthorized'),
+          '404': response('NotFound'),
+          '410': { description: 'Deleted already', content: PROBLEM },
+        },
+      }),
+    },
+    '/api/v1/links/{code}/qr': {
+      get: linksApi({
+        operationId: 'showQrCode',
+        summary: "The link's short URL as a QR code",
+        parameters: [
+          parameter('code'),
+          { name: 'format', in: 'query', description: 'Image format', schema: { enum: QR_FORMATS, default: 'svg' } },
+          {
+            name: 'size',
+            in: 'query',
+            description: 'Width and height in pixels',
+            schema: { type: 'integer', minimum: QR_SIZE.min, maximum: QR_SIZE.max, default: QR_SIZE.default },
+          },
+        ],
+        responses: {
+          '200': {
+            description: 'The QR code (error correction M), shown inline as kurz-CODE.svg or kurz-CODE.png',
+            headers: {
+              'Content-Disposition': { description: 'inline; filename="kurz-CODE.FORMAT"', schema: { type: 'string' } },
+              'Cache-Control': { description: 'private, max-age=300', schema: { type: 'string' } },
+            },
+            content: { 'image/svg+xml': { schema: { type: 'string' } }, 'image/png': {} },
+          },
+          '400': response('Invalid'),
+          '401': response('Unauthorized'),
+          '404': response('NotFound'),
+          '410': response('Gone'),
+        },
+      }),
+    },
+    '/api/v1/tags': {
+      get: linksApi({
+        operationId: 'listTags',
+        summary: 'Every tag and how many live links carry it',
+        responses: { '200': { description: 'The tags', content: json(schema('TagList')) }, '401': response('Unauthorized') },
+      }),
+    },
+    '/api/v1/openapi.json': {
+      get: linksApi({
+        operationId: 'showOpenApi',
+        summary: 'This document',
+        security: PUBLIC,
+        responses: { '200': { description: 'The OpenAPI document', content: json(schema('OpenApi')) } },
+      }),
+    },
+    '/{code}': {
+      get: { operationId: 'redirect', ...REDIRECT },
+      head: { operationId: 'checkRedirect', ...REDIRECT },
+    },
+    '/links/{code}/unlock': {
+      post: {
+        operationId: 'unlockLink',
+        summary: "Give a password link's password and go on to its target",
+        description: 'Tried too often with a wrong password, a client must wait (429 with Retry-After).',
+        tags: ['redirect'],
+        security: PUBLIC,
+        parameters: [parameter('code')],
+        requestBody: {
+          required: true,
+          content: Object.fromEntries(
+            ['application/x-www-form-urlencoded', 'application/json'].map((type) => [
+              type,
+              { schema: { type: 'object', required: ['password'], properties: { password: { type: 'string' } } } },
+            ]),
+          ),
+        },
+        responses: {
+          '303': seeOther('The right password: on to the target (a See Other, so the password is not re-sent)'),
+          '400': pageOrProblem('The body is empty or unreadable'),
+          '401': pageOrProblem('A wrong password: the form again for a browser'),
+          '404': pageOrProblem('No link has this code'),
+          '410': pageOrProblem('The link was deleted, is disabled, has expired or has used up its visits'),
+          '429': pageOrProblem('Too many wrong passwords; try again after Retry-After seconds'),
+        },
+      },
+    },
+    '/login': {
+      get: pages({
+        operationId: 'showLogin',
+        summary: 'The login form',
+        parameters: [{ name: 'next', in: 'query', description: 'A path on kurz to go back to', schema: { type: 'string' } }],
+        responses: { '200': page('The login form'), '303': seeOther('Logged in already: on to `next`') },
+      }),
+      post: pages({
+        operationId: 'login',
+        summary: 'Log in: opens a session (the session cookie) and goes on to `next`',
+        requestBody: { required: true, content: form(['user', 'password', 'next'], ['user', 'password']) },
+        responses: {
+          '303': seeOther('Logged in'),
+          '401': page('The form again, saying the user or password is wrong'),
+          '403': FORM_REFUSED,
+          '429': page('Too many failed logins; try again after Retry-After seconds'),
+        },
+      }),
+    },
+    '/logout': {
+      post: pages({
+        operationId: 'logout',
+        summary: 'End the session',
+        requestBody: { required: true, content: form([]) },
+        responses: { '303': seeOther('To the login page'), '403': FORM_REFUSED },
+      }),
+    },
+    '/': {
+      get: pages(
+        {
+          operationId: 'showHome',
+          summary: 'The dashboard (the shorten form with every option, the latest links); the public form for anyone else',
+          responses: {
+            '200': page('The dashboard, or the public form when anonymous shortening is on'),
+            '303': seeOther('No session and anonymous shortening is off: to /login'),
+          },
+        },
+        OPTIONAL_SESSION,
+      ),
+      post: pages(
+        {
+          operationId: 'createLinkFromForm',
+          summary: 'Shorten a URL from the form: every option for the admin, `url` and `alias` for anyone else',
+          requestBody: {
+            required: true,
+            content: form(
+              LINK_FIELDS.filter((f) => f !== 'removePassword'),
+              ['url'],
+            ),
+          },
+          responses: {
+            '303': seeOther("The admin: to the link's page, /links/{code}?created or ?existing"),
+            '200': page('Anyone else: the form again, showing the short URL'),
+            '400': page('The form again, naming the field at fault'),
+            '401': pageOrProblem('No session and anonymous shortening is off'),
+            '403': FORM_REFUSED,
+            '409': page('The form again: the alias is taken'),
+            '429': page('Anyone else, too many links in a minute: try again after Retry-After seconds'),
+          },
+        },
+        OPTIONAL_SESSION,
+      ),
+    },
+    '/links': {
+      get: adminPage({
+        operationId: 'listLinkPages',
+        summary: 'The list of links: search, tag filter, sort and paging',
+        parameters: [
+          ...LIST_PARAMETERS,
+          { name: 'deleted', in: 'query', description: 'The code of a link just deleted, to say so', schema: { type: 'string' } },
+        ],
+        responses: { '200': page('The list'), '400': pageOrProblem('A parameter is invalid') },
+      }),
+    },
+    '/links/{code}': {
+      get: adminPage({
+        operationId: 'showLinkPage',
+        summary: "A link's page with its edit form; ?created, ?existing, ?saved, ?enabled or ?disabled say what just happened",
+        parameters: [parameter('code')],
+        responses: { '200': page("The link's page"), '404': pageOrProblem('No link has this code') },
+      }),
+      post: adminForm(
+        LINK_FIELDS.filter((f) => f !== 'alias'),
+        {
+          operationId: 'editLinkFromForm',
+          summary: 'Save the edit form',
+          parameters: [parameter('code')],
+          responses: {
+            '303': seeOther("To the link's page, ?saved"),
+            '400': page('The form again, naming the field at fault'),
+            '404': pageOrProblem('No link has this code'),
+            '410': page('The link was deleted'),
+          },
+        },
+      ),
+    },
+    '/links/{code}/state': {
+      post: adminForm(['enabled'], {
+        operationId: 'setLinkState',
+        summary: 'Turn a link off (`enabled=false`: it answers 410) or on again (`enabled=true`)',
+        parameters: [parameter('code')],
+        responses: {
+          '303': seeOther("To the link's page, ?enabled or ?disabled"),
+          '400': pageOrProblem('enabled is not true or false'),
+          '404': pageOrProblem('No link has this code'),
+          '410': pageOrProblem('The link was deleted'),
+        },
+      }),
+    },
+    '/links/{code}/delete': {
+      get: adminPage({
+        operationId: 'confirmDelete',
+        summary: 'The page that asks before deleting',
+        parameters: [parameter('code')],
+        responses: {
+          '200': page('The question'),
+          '404': pageOrProblem('No link has this code'),
+          '410': pageOrProblem('Deleted already'),
+        },
+      }),
+      post: adminForm([], {
+        operationId: 'deleteLinkFromForm',
+        summary: 'Delete a link: its code answers 410 from then on',
+        parameters: [parameter('code')],
+        responses: {
+          '303': seeOther('To the list, ?deleted=CODE'),
+          '404': pageOrProblem('No link has this code'),
+          '410': pageOrProblem('Deleted already'),
+        },
+      }),
+    },
+    '/import': {
+      get: adminPage({ operationId: 'showImport', summary: 'The bulk form: one URL per line', responses: { '200': page('The form') } }),
+      post: adminForm(['urls'], {
+        operationId: 'importLinks',
+        summary: `Shorten up to ${BATCH_MAX} URLs, one per line`,
+        responses: {
+          '200': page('One result per line; the lines that failed are put back in the form'),
+          '400': page('The form again: no URL, or too many'),
+        },
+      }),
+    },
+    '/keys': {
+      get: adminPage({
+        operationId: 'listKeys',
+        summary: 'The API keys (never the keys themselves)',
+        parameters: [
+          { name: 'revoked', in: 'query', description: 'The name of a key just revoked, to say so', schema: { type: 'string' } },
+        ],
+        responses: { '200': page('The keys and the form to create one') },
+      }),
+      post: adminForm(['name'], {
+        operationId: 'createKey',
+        summary: 'Create an API key',
+        responses: {
+          '200': page('The keys, with the new key shown this once'),
+          '400': page('The form again: the name is invalid'),
+          '409': page('The form again: the name is taken'),
+        },
+      }),
+    },
+    '/keys/revoke': {
+      get: adminPage({
+        operationId: 'confirmRevoke',
+        summary: 'The page that asks before revoking a key',
+        parameters: [{ name: 'name', in: 'query', required: true, description: 'The live key to revoke', schema: { type: 'string' } }],
+        responses: { '200': page('The question'), '404': pageOrProblem('No live key has this name') },
+      }),
+      post: adminForm(['name'], {
+        operationId: 'revokeKey',
+        summary: 'Revoke an API key: it is refused from then on',
+        responses: { '303': seeOther('To the keys, ?revoked=NAME'), '404': pageOrProblem('No live key has this name') },
+      }),
+    },
+    '/settings': {
+      get: adminPage({
+        operationId: 'showSettings',
+        summary: 'The effective configuration, read-only, and how to change it',
+        responses: { '200': page('The settings') },
+      }),
+    },
+    '/assets/{name}': {
+      get: {
+        operationId: 'showAsset',
+        summary: "The pages' stylesheet (kurz.css) and script (kurz.js)",
+        tags: ['system'],
+        security: PUBLIC,
+        parameters: [{ name: 'name', in: 'path', required: true, description: 'kurz.css or kurz.js', schema: { type: 'string' } }],
+        responses: {
+          '200': { description: 'The file', content: { 'text/css': {}, 'text/javascript': {} } },
+          '404': pageOrProblem('No such file'),
+        },
+      },
+    },
+    '/healthz': {
+      get: {
+        operationId: 'checkHealth',
+        summary: 'Whether kurz and its database answer',
+        tags: ['system'],
+        security: PUBLIC,
+        responses: {
+          '200': { description: 'Healthy', content: json(schema('Health')) },
+          '503': { description: 'The database does not answer', content: json(schema('Health')) },
+        },
+      },
+    },
+    '/favicon.ico': { get: text('image/x-icon', 'showFavicon', 'The icon') },
+    '/robots.txt': { get: text('text/plain', 'showRobots', 'Asks crawlers to keep out') },
+  },
+  components: {
+    schemas: SCHEMAS,
+    responses: RESPONSES,
+    parameters: PARAMETERS,
+    securitySchemes: {
+      bearer: { type: 'http', scheme: 'bearer', description: 'An API key: `Authorization: Bearer KEY`' },
+      apiKey: { type: 'apiKey', in: 'header', name: 'X-Api-Key', description: 'An API key: `X-Api-Key: KEY`' },
+      session: { type: 'apiKey', in: 'cookie', name: SESSION_COOKIE, description: 'The signed session cookie set by POST /login' },
+    },
+  },
+};

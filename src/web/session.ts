@@ -1,0 +1,86 @@
+import type { Context } from 'koa';
+import typeis from 'type-is';
+import type { Principal } from '../auth/identity.ts';
+import type { WebServices } from '../context.ts';
+import { AppError } from '../errors.ts';
+import { readBody } from '../http/body.ts';
+
+/** The signed cookie holding a login session's token. */
+export const SESSION_COOKIE = 'kurz_session';
+/** A random value that binds the CSRF token of forms shown before login (login, anonymous shortening). */
+export const FORM_COOKIE = 'kurz_form';
+/** The hidden field every state-changing form carries. */
+export const CSRF_FIELD = '_csrf';
+
+/** What the authenticate middleware leaves in `ctx.state`. */
+export interface WebState {
+  principal: Principal | undefined;
+}
+
+export function principalOf(ctx: Context): Principal | undefined {
+  return (ctx.state as WebState).principal;
+}
+
+/** The logged-in session's principal, or undefined (an API key is no login). */
+export function sessionOf(ctx: Context): Extract<Principal, { kind: 'session' }> | undefined {
+  const principal = principalOf(ctx);
+  return principal?.kind === 'session' ? principal : undefined;
+}
+
+/** Cookie attributes: HttpOnly, SameSite=Lax, Secure when the public URL is https; signed with the session secret. */
+export function cookieOptions(web: WebServices, maxAge?: number) {
+  return {
+    httpOnly: true,
+    sameSite: 'lax' as const,
+    secure: web.config.publicUrl.startsWith('https:'),
+    signed: true,
+    path: '/',
+    overwrite: true,
+    ...(maxAge === undefined ? {} : { maxAge }),
+  };
+}
+
+/** What a form's CSRF token is bound to: the session's token, else the pre-login form cookie (set when missing). */
+function csrfBinding(ctx: Context, web: WebServices): string {
+  const session = sessionOf(ctx);
+  if (session) return session.token;
+  let value = ctx.cookies.get(FORM_COOKIE, { signed: true });
+  if (!value) {
+    value = web.random(16).toString('base64url');
+    ctx.cookies.set(FORM_COOKIE, value, cookieOptions(web));
+  }
+  return value;
+}
+
+/** The CSRF token to put in the hidden `_csrf` field of the forms on the page being rendered. */
+export function csrfToken(ctx: Context, web: WebServices): string {
+  return web.access.csrfToken(csrfBinding(ctx, web));
+}
+
+/**
+ * The one reader of a submitted form: the body (form-encoded, at most 64 KiB) once its `_csrf` field
+ * matches the token of the session or pre-login cookie. Throws 403 otherwise, before anything is done.
+ */
+export async function readForm(ctx: Context, web: WebServices): Promise<Record<string, unknown>> {
+  // An empty form has no token: refused like a wrong one, not as an empty body.
+  const empty = !typeis.hasBody(ctx.req) || ctx.req.headers['content-length'] === '0';
+  const body = empty ? {} : ((await readBody(ctx.req, ['form'])) as Record<string, unknown>);
+  const session = sessionOf(ctx);
+  const bound = session ? session.token : (ctx.cookies.get(FORM_COOKIE, { signed: true }) ?? '');
+  if (!web.access.checkCsrf(bound, body[CSRF_FIELD]))
+    throw new AppError('forbidden', 'the form has expired or did not come from this site; reload the page and send it again');
+  return body;
+}
+
+/**
+ * The path the login page may return to: a path on kurz itself, never another site (`//evil`, `/\\evil`,
+ * `https://…`, control characters); anything else is `/`.
+ */
+export function safeReturnPath(next: unknown): string {
+  if (typeof next !== 'string' || !next.startsWith('/') || next.startsWith('//') || next.startsWith('/\\')) return '/';
+  // eslint-disable-next-line no-control-regex
+  if (/[\u0000-\u001f\u007f\\]/.test(next)) return '/';
+  const url = URL.parse(next, 'http://kurz.invalid');
+  if (!url || url.origin !== 'http://kurz.invalid') return '/';
+  return url.pathname + url.search;
+}

@@ -1,0 +1,52 @@
+import { join } from 'node:path';
+import test, { type ExecutionContext } from 'ava';
+import { loginAs, runCli, startServe, tempDir } from '../helpers.ts';
+
+function kurzOn(t: ExecutionContext) {
+  const env = { KURZ_DB: join(tempDir(t), 'kurz.db'), KURZ_PUBLIC_URL: 'https://s.example' };
+  return Object.assign((args: string[], input?: string) => runCli(args, env, { input }), { env });
+}
+
+const PASSWORD = 'a new admin password';
+
+test('admin password takes the first line of standard input; then that password logs in and no other does', async (t) => {
+  const kurz = kurzOn(t);
+  const changed = await kurz(['admin', 'password'], `${PASSWORD}\r\nignored second line\n`);
+  t.deepEqual(changed, { code: 0, stdout: 'admin password changed; every login session was ended\n', stderr: '' });
+  const server = await startServe(t, kurz.env);
+  t.false(server.output().stdout.includes('generated password'), 'a set password is not replaced at start');
+  const cookie = await loginAs(server.url, 'admin', PASSWORD);
+  t.is((await fetch(`${server.url}/api/v1/links`, { headers: { cookie } })).status, 200);
+  await t.throwsAsync(loginAs(server.url, 'admin', `${PASSWORD}\n`), { message: /login failed: 401/ });
+});
+
+test('admin password ends every login session, also of a running server', async (t) => {
+  const kurz = kurzOn(t);
+  t.is((await kurz(['admin', 'password'], `${PASSWORD}\n`)).code, 0);
+  const server = await startServe(t, kurz.env);
+  const cookie = await loginAs(server.url, 'admin', PASSWORD);
+  t.is((await fetch(`${server.url}/api/v1/links`, { headers: { cookie } })).status, 200);
+  t.is((await kurz(['admin', 'password'], 'another password\n')).code, 0);
+  t.is((await fetch(`${server.url}/api/v1/links`, { headers: { cookie } })).status, 401);
+  t.truthy(await loginAs(server.url, 'admin', 'another password'));
+});
+
+const REFUSED: Array<[string, string]> = [
+  ['short\n', 'kurz: password must have at least 8 characters\n'],
+  ['', 'kurz: no password given: the first line of standard input was empty\n'],
+  ['\nlong enough password\n', 'kurz: no password given: the first line of standard input was empty\n'],
+];
+for (const [input, message] of REFUSED) {
+  test(`admin password refuses ${JSON.stringify(input)} with exit 1, printing no password`, async (t) => {
+    const kurz = kurzOn(t);
+    t.deepEqual(await kurz(['admin', 'password'], input), { code: 1, stdout: '', stderr: message });
+  });
+}
+
+test('a refused password leaves the old one in place', async (t) => {
+  const kurz = kurzOn(t);
+  t.is((await kurz(['admin', 'password'], `${PASSWORD}\n`)).code, 0);
+  t.is((await kurz(['admin', 'password'], 'short\n')).code, 1);
+  const server = await startServe(t, kurz.env);
+  t.truthy(await loginAs(server.url, 'admin', PASSWORD));
+});

@@ -1,0 +1,76 @@
+import { join } from 'node:path';
+import test, { type ExecutionContext } from 'ava';
+import { runCli, startServe, tempDir } from '../helpers.ts';
+
+function kurzOn(t: ExecutionContext) {
+  const env = { KURZ_DB: join(tempDir(t), 'kurz.db'), KURZ_PUBLIC_URL: 'https://s.example' };
+  return Object.assign((...args: string[]) => runCli(args, env), { env });
+}
+
+interface ListedKey {
+  name: string;
+  prefix: string;
+  createdAt: string;
+  lastUsedAt: string | null;
+  revokedAt: string | null;
+}
+
+test('keys create prints the key alone; keys list shows its name and prefix, never the key', async (t) => {
+  const kurz = kurzOn(t);
+  const created = await kurz('keys', 'create', '--name', 'deploy bot');
+  t.is(created.code, 0);
+  t.regex(created.stdout, /^kurz_[\w-]{43}\n$/);
+  const key = created.stdout.trim();
+  const json = JSON.parse((await kurz('keys', 'create', '--name', 'ci', '--json')).stdout) as Record<string, string>;
+  t.deepEqual(Object.keys(json), ['name', 'key', 'prefix', 'createdAt']);
+  t.is(json['name'], 'ci');
+  t.true(json['key']?.startsWith(json['prefix'] ?? '-'));
+
+  const listed = await kurz('keys', 'list');
+  t.is(listed.code, 0);
+  t.regex(listed.stdout, /^NAME {8}PREFIX {8}CREATED {11}LAST USED {2}REVOKED\n/);
+  t.regex(listed.stdout, new RegExp(`^deploy bot  ${key.slice(0, 11)}… +\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d +never +-$`, 'm'));
+  t.false(listed.stdout.includes(key), 'the key is never listed');
+  const listedJson = (await kurz('keys', 'list', '--json')).stdout;
+  t.false(listedJson.includes(key));
+  t.false(listedJson.includes(json['key'] ?? '-'));
+  t.deepEqual((JSON.parse(listedJson) as ListedKey[]).map((k) => [k.name, k.prefix]).sort(), [
+    ['ci', json['prefix']],
+    ['deploy bot', key.slice(0, 11)],
+  ]);
+});
+
+test('keys create refuses a bad or taken name with exit 1', async (t) => {
+  const kurz = kurzOn(t);
+  t.is((await kurz('keys', 'create', '--name', 'ci')).code, 0);
+  t.deepEqual(await kurz('keys', 'create', '--name', 'ci'), {
+    code: 1,
+    stdout: '',
+    stderr: 'kurz: an API key named "ci" exists already; revoke it first or pick another name\n',
+  });
+  t.regex((await kurz('keys', 'create', '--name', 'no/slash')).stderr, /^kurz: name must be 1-64 letters/);
+});
+
+test('a created key works as "Authorization: Bearer"; once revoked it does not, and revoking again exits 1', async (t) => {
+  const kurz = kurzOn(t);
+  const key = (await kurz('keys', 'create', '--name', 'ci')).stdout.trim();
+  const server = await startServe(t, kurz.env);
+  const create = (bearer: string) =>
+    fetch(`${server.url}/api/v1/links`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${bearer}`, 'content-type': 'application/json' },
+      body: JSON.stringify({ url: 'https://example.com/by-key' }),
+    });
+  t.is((await create(key)).status, 201);
+  t.is((await fetch(`${server.url}/api/v1/links`)).status, 401, 'no key, no API');
+  const used = JSON.parse((await kurz('keys', 'list', '--json')).stdout) as ListedKey[];
+  t.regex(used[0]?.lastUsedAt ?? '', /^\d{4}-/, 'its use is recorded');
+
+  t.deepEqual(await kurz('keys', 'revoke', 'ci'), { code: 0, stdout: 'revoked the API key "ci"\n', stderr: '' });
+  t.is((await create(key)).status, 401);
+  t.deepEqual(await kurz('keys', 'revoke', 'ci'), { code: 1, stdout: '', stderr: 'kurz: no API key named "ci"\n' });
+  t.deepEqual(await kurz('keys', 'revoke', 'never-made'), { code: 1, stdout: '', stderr: 'kurz: no API key named "never-made"\n' });
+  const revoked = JSON.parse((await kurz('keys', 'list', '--json')).stdout) as ListedKey[];
+  t.regex(revoked[0]?.revokedAt ?? '', /^\d{4}-/);
+  t.regex((await kurz('keys', 'list')).stdout, /^ci .* \d{4}-\d\d-\d\d \d\d:\d\d$/m, 'the table shows when');
+});

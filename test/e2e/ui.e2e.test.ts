@@ -1,0 +1,310 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import anyTest, { type ExecutionContext, type TestFn } from 'ava';
+import { chromium, type Browser, type Page } from 'playwright-core';
+import { listen, startKurz, ADMIN_PASSWORD, type TestKurz } from '../helpers.ts';
+
+/**
+ * The web UI in a real browser (Chromium): the admin's work from login to revoking a key, paging at phone
+ * width, and screenshots of every page, light and dark, desktop and phone, in test/e2e/screenshots/.
+ */
+
+const test = anyTest as TestFn<{ browser: Browser }>;
+
+const CHROMIUM = '/usr/bin/chromium';
+const SHOTS = join(import.meta.dirname, 'screenshots');
+const DESKTOP = { width: 1280, height: 800 };
+const PHONE = { width: 360, height: 740 };
+// Targets must not lead back to kurz (127.0.0.1 is refused), so the target server gets a name of its own.
+const TARGET_HOST = 'target.test';
+
+test.before(async (t) => {
+  mkdirSync(SHOTS, { recursive: true });
+  t.context.browser = await chromium.launch({
+    executablePath: CHROMIUM,
+    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', `--host-resolver-rules=MAP ${TARGET_HOST} 127.0.0.1`],
+  });
+});
+
+test.after.always(async (t) => {
+  await t.context.browser?.close();
+});
+
+/** A page in a fresh context, and the console errors it logs (a CSP violation, a failed script), which the test checks. */
+async function openPage(
+  t: ExecutionContext<{ browser: Browser }>,
+  k: TestKurz,
+  options: { viewport?: { width: number; height: number } } = {},
+) {
+  const context = await t.context.browser.newContext({ viewport: options.viewport ?? DESKTOP, baseURL: k.base });
+  await context.grantPermissions(['clipboard-read', 'clipboard-write'], { origin: k.base });
+  t.teardown(() => context.close());
+  const page = await context.newPage();
+  const problems: string[] = [];
+  page.on('console', (message) => {
+    // The QR image of a link is another engineer's endpoint; a 404 there is not this page's fault.
+    if (message.type() === 'error' && !message.text().includes('/qr?')) problems.push(message.text());
+  });
+  page.on('pageerror', (err) => problems.push(err.message));
+  return { context, page, problems };
+}
+
+/** Logs in through the form (the test app's admin password is set by its first `k.login()`). */
+async function logIn(page: Page, k: TestKurz): Promise<void> {
+  await k.login();
+  await page.goto('/login');
+  await page.getByLabel('User name').fill('admin');
+  await page.getByLabel('Password').fill(ADMIN_PASSWORD);
+  await page.getByRole('button', { name: 'Log in' }).click();
+  await page.waitForURL('/');
+}
+
+/** A tiny site to be redirected to: it says which path it was asked for. */
+async function targetSite(t: ExecutionContext): Promise<string> {
+  const base = await listen(t, (req, res) => {
+    res.writeHead(200, { 'content-type': 'text/html; charset=utf-8' });
+    res.end(`<!doctype html><title>Target</title><h1>Target page ${(req.url ?? '').replace(/[^\w/?=&-]/g, '')}</h1>`);
+  });
+  return base.replace('127.0.0.1', TARGET_HOST);
+}
+
+/** True when the page needs no sideways scrolling (this file has no DOM types, hence a string). */
+async function fitsWidth(page: Page): Promise<boolean> {
+  return (await page.evaluate('document.documentElement.scrollWidth <= window.innerWidth')) === true;
+}
+
+/** The code in a link page's address: /links/CODE?created → CODE. */
+function codeOf(page: Page): string {
+  const code = /\/links\/([^/?]+)/.exec(new URL(page.url()).pathname)?.[1];
+  if (!code) throw new Error(`not a link page: ${page.url()}`);
+  return decodeURIComponent(code);
+}
+
+test('the admin logs in, shortens, copies, follows, edits, protects, bulk-creates and manages keys', async (t) => {
+  const k = await startKurz(t);
+  const target = await targetSite(t);
+  const { page, problems } = await openPage(t, k);
+  await logIn(page, k);
+
+  // Shorten through the form and land on the result.
+  await page.getByLabel('Long URL').fill(`${target}/first`);
+  await page.getByRole('button', { name: 'Shorten' }).click();
+  await page.waitForURL(/\/links\/[^/]+\?created$/);
+  const code = codeOf(page);
+  t.is(await page.locator('#short-url').textContent(), `https://kurz.test/${code}`);
+
+  // Copy: the button (shown by kurz.js) puts the short URL on the clipboard.
+  const copy = page.locator('button[data-copy]');
+  t.is(await copy.textContent(), 'Copy short URL');
+  await copy.click();
+  await page.getByText('Copied to the clipboard.').waitFor();
+  t.is(await copy.getAttribute('data-state'), 'copied');
+  t.is(await page.evaluate('navigator.clipboard.readText()'), `https://kurz.test/${code}`);
+
+  // Follow it.
+  await page.goto(`/${code}`);
+  t.is(await page.locator('h1').textContent(), 'Target page /first');
+
+  // Edit the target: the redirect follows at once.
+  await page.goto(`/links/${code}`);
+  await page.getByLabel('Long URL').fill(`${target}/second`);
+  await page.getByRole('button', { name: 'Save changes' }).click();
+  await page.waitForURL(`/links/${code}?saved`);
+  // This browser keeps the first redirect for its max-age (90 s); a browser that has not followed it yet sees the change.
+  const { page: visitor, problems: visitorProblems } = await openPage(t, k);
+  await visitor.goto(`/${code}`);
+  t.is(await visitor.locator('h1').textContent(), 'Target page /second');
+
+  // A password link, unlocked by a visitor.
+  await page.goto('/');
+  await page.getByLabel('Long URL').fill(`${target}/secret`);
+  await page.getByText('More options').click();
+  await page.getByLabel('Password (optional)').fill('open sesame');
+  await page.getByRole('button', { name: 'Shorten' }).click();
+  await page.waitForURL(/\/links\/[^/]+\?created$/);
+  const locked = codeOf(page);
+  t.is(await page.locator('#password-state').textContent(), 'yes');
+  await visitor.goto(`/${locked}`);
+  await visitor.getByLabel('Password').fill('wrong');
+  await visitor.getByRole('button', { name: 'Open link' }).click();
+  await visitor.getByText('wrong password').waitFor();
+  await visitor.getByLabel('Password').fill('open sesame');
+  await visitor.getByRole('button', { name: 'Open link' }).click();
+  await visitor.waitForURL(`${target}/secret`);
+  t.is(await visitor.locator('h1').textContent(), 'Target page /secret');
+
+  // An API key: shown once, works, then revoked.
+  await page.goto('/keys');
+  await page.getByLabel('Name').fill('e2e script');
+  await page.getByRole('button', { name: 'Create key' }).click();
+  const secret = (await page.locator('#new-key-value').textContent()) ?? '';
+  t.regex(secret, /^kurz_/);
+  const withKey = () => fetch(`${k.base}/api/v1/links`, { headers: { authorization: `Bearer ${secret}` } });
+  t.is((await withKey()).status, 200);
+  await page.goto('/keys');
+  t.false((await page.content()).includes(secret), 'the list never shows the key again');
+  await page.getByRole('link', { name: 'Revoke… e2e script' }).click();
+  await page.getByRole('button', { name: 'Revoke key' }).click();
+  await page.getByText('The key “e2e script” was revoked').waitFor();
+  t.is((await withKey()).status, 401);
+
+  // Bulk: three links at once.
+  await page.goto('/import');
+  await page.getByLabel('URLs, one per line').fill([1, 2, 3].map((n) => `${target}/bulk/${n}`).join('\n'));
+  await page.getByRole('button', { name: 'Shorten all' }).click();
+  await page.getByText('3 created, 0 already shortened, 0 failed.').waitFor();
+  t.is(await page.locator('#results tbody tr').count(), 3);
+  t.deepEqual(problems, [], 'no console errors');
+  t.deepEqual(
+    visitorProblems.filter((p) => !p.includes('401')),
+    [],
+    'no console errors but the wrong password',
+  );
+});
+
+test('the link list pages through at phone width without scrolling sideways', async (t) => {
+  const k = await startKurz(t);
+  const created = await k.postJson('/api/v1/links/batch', {
+    links: Array.from({ length: 45 }, (_, i) => ({ url: `https://example.com/page/${i}`, tags: i % 2 ? ['odd'] : ['even'] })),
+  });
+  t.is(created.status, 200);
+  const { page, problems } = await openPage(t, k, { viewport: PHONE });
+  await logIn(page, k);
+  await page.goto('/links');
+  const seen = new Set<string>();
+  for (let pageNo = 1; ; pageNo++) {
+    t.true(await fitsWidth(page), `page ${pageNo} fits 360 px`);
+    for (const code of await page.locator('table.cards tbody tr td:first-child a').allTextContents()) seen.add(code);
+    const next = page.getByRole('link', { name: 'Next page' });
+    if ((await next.count()) === 0) break;
+    await next.click();
+    await page.getByRole('link', { name: 'First page' }).waitFor();
+  }
+  t.is(seen.size, 45);
+  // Filters survive paging.
+  await page.goto('/links');
+  await page.getByLabel('Tag').selectOption('odd');
+  await page.getByRole('button', { name: 'Show' }).click();
+  await page.getByRole('link', { name: 'Next page' }).click();
+  t.is(new URL(page.url()).searchParams.get('tag'), 'odd');
+  t.is(await page.locator('table.cards tbody tr').count(), 2);
+  t.deepEqual(problems, [], 'no console errors');
+});
+
+/** Screenshots of the page as it is, light and dark; it must not scroll sideways. */
+async function shoot(t: ExecutionContext, page: Page, name: string, viewport: { width: number; height: number }): Promise<void> {
+  for (const colorScheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme });
+    await page.screenshot({ path: join(SHOTS, `${name}-${viewport === PHONE ? 'phone' : 'desktop'}-${colorScheme}.png`), fullPage: true });
+  }
+  await page.emulateMedia({ colorScheme: 'light' });
+  t.true(await fitsWidth(page), `${name} fits ${viewport.width} px`);
+}
+
+/** Every page worth looking at, with what to do to reach it. */
+const SCREENS: Array<{ name: string; open: (page: Page, k: TestKurz, code: string) => Promise<unknown>; loggedIn?: boolean }> = [
+  { name: 'login', open: (page) => page.goto('/login'), loggedIn: false },
+  { name: 'error-404', open: (page) => page.goto('/nope-nothing'), loggedIn: false },
+  { name: 'error-410', open: (page) => page.goto('/gone'), loggedIn: false },
+  { name: 'password', open: (page) => page.goto('/locked'), loggedIn: false },
+  { name: 'dashboard', open: (page) => page.goto('/') },
+  {
+    name: 'dashboard-error',
+    open: async (page) => {
+      await page.goto('/');
+      await page.getByLabel('Long URL').fill('ftp://example.com/x');
+      await page.getByLabel('Custom alias').fill('x');
+      await page.getByRole('button', { name: 'Shorten' }).click();
+    },
+  },
+  { name: 'result', open: (page, _k, code) => page.goto(`/links/${code}?created`) },
+  { name: 'link', open: (page) => page.goto('/links/locked') },
+  { name: 'links', open: (page) => page.goto('/links') },
+  { name: 'delete', open: (page, _k, code) => page.goto(`/links/${code}/delete`) },
+  {
+    name: 'import',
+    open: async (page) => {
+      await page.goto('/import');
+      await page.getByLabel('URLs, one per line').fill('https://example.com/a\nhttps://example.com/b\nnot a url');
+      await page.getByRole('button', { name: 'Shorten all' }).click();
+    },
+  },
+  {
+    name: 'keys',
+    open: async (page) => {
+      await page.goto('/keys');
+      await page.getByLabel('Name').fill(`laptop ${Math.random().toString(36).slice(2, 8)}`);
+      await page.getByRole('button', { name: 'Create key' }).click();
+    },
+  },
+  { name: 'key-revoke', open: (page) => page.goto('/keys/revoke?name=tests') },
+  { name: 'settings', open: (page) => page.goto('/settings') },
+];
+
+test('screenshots of every page, light and dark, desktop and phone', async (t) => {
+  const k = await startKurz(t);
+  const link = await (
+    await k.postJson('/api/v1/links', {
+      url: 'https://example.com/articles/2026/a-rather-long-path-that-goes-on/and-on?with=query&parameters=too',
+      title: 'Quarterly report',
+      note: 'Shared in the newsletter.',
+      tags: ['newsletter', 'reports'],
+    })
+  ).json();
+  await k.postJson('/api/v1/links', {
+    url: 'https://example.com/locked',
+    alias: 'locked',
+    password: 'pw',
+    maxVisits: 100,
+    tags: ['private'],
+  });
+  await k.postJson('/api/v1/links', { url: 'https://example.com/gone', alias: 'gone' });
+  await k.request('DELETE', '/api/v1/links/gone');
+  for (let i = 0; i < 8; i++) await k.postJson('/api/v1/links', { url: `https://example.com/docs/${i}`, tags: i % 3 ? ['docs'] : [] });
+  const code = (link as { code: string }).code;
+
+  for (const viewport of [DESKTOP, PHONE]) {
+    const { page: admin, problems } = await openPage(t, k, { viewport });
+    await logIn(admin, k);
+    const { page: stranger, problems: strangerProblems } = await openPage(t, k, { viewport });
+    for (const screen of SCREENS) {
+      const page = screen.loggedIn === false ? stranger : admin;
+      await page.emulateMedia({ colorScheme: 'light' });
+      await screen.open(page, k, code);
+      await shoot(t, page, screen.name, viewport);
+    }
+    t.deepEqual(
+      problems.filter((p) => !/status of 400/.test(p)),
+      [],
+      'no console errors but the refused forms',
+    );
+    t.deepEqual(
+      strangerProblems.filter((p) => !/status of 40[14]|status of 410/.test(p)),
+      [],
+      'no console errors but the error pages',
+    );
+  }
+});
+
+test('screenshots of the public shorten form, its result and its rate limit', async (t) => {
+  const k = await startKurz(t, { anonymousShortening: true, anonymousRateLimit: 1 });
+  for (const viewport of [DESKTOP, PHONE]) {
+    const { page, problems } = await openPage(t, k, { viewport });
+    await page.goto('/');
+    await shoot(t, page, 'public', viewport);
+    await page.getByLabel('Long URL').fill(`https://example.com/public/${viewport.width}`);
+    await page.getByRole('button', { name: 'Shorten' }).click();
+    await page.locator('#short-url').waitFor();
+    await shoot(t, page, 'public-result', viewport);
+    await page.getByLabel('Long URL').fill('https://example.com/one-too-many');
+    await page.getByRole('button', { name: 'Shorten' }).click();
+    await page.getByText('try again in').waitFor();
+    await shoot(t, page, 'public-429', viewport);
+    t.deepEqual(
+      problems.filter((p) => !/status of 429/.test(p)),
+      [],
+      'no console errors but the rate limit',
+    );
+    k.clock.advance(60_000);
+  }
+});
