@@ -14,6 +14,8 @@ export interface Seed {
   codes: string;
   /** HOT_CODES of them, evenly spread. */
   hotCodes: string;
+  /** An API key in the database, for the scenarios that create links. */
+  key: string;
   seconds: number;
   dbBytes: number;
 }
@@ -222,9 +224,9 @@ function wrkArgs(scenario: Scenario, seed: Seed, prefix: string, target: number)
     case 'paced-redirect.lua':
       return [codes, String(target)];
     case 'create.lua':
-      return [prefix];
+      return [prefix, seed.key];
     case 'mixed.lua':
-      return [codes, prefix];
+      return [codes, prefix, seed.key];
     case 'scan.lua':
       return [];
   }

@@ -1,13 +1,14 @@
 // In-process costs of the pure parts of a create: URL validation and code generation (make bench-micro).
 import { randomBytes } from 'node:crypto';
 import { createCodeGenerator } from '../src/codes/code-generator.ts';
-import { normaliseUrl, type UrlRules } from '../src/links/url-rules.ts';
+import { loadConfig } from '../src/config.ts';
+import { normaliseUrl, urlRules } from '../src/links/url-rules.ts';
 
 const WARM_UP_MS = 500;
 const MEASURE_MS = 1500;
 const BATCH = 1000;
 
-const rules: UrlRules = { maxLength: 8192, ownHost: 's.example.test' };
+const rules = urlRules(loadConfig({ file: { publicUrl: 'https://s.example.test' } }));
 const longQuery = Array.from({ length: 60 }, (_, i) => `param${i}=value-${i}-${'x'.repeat(20)}`).join('&');
 
 // Each case is a function of a counter, so that nothing can be computed once and reused.

@@ -20,7 +20,7 @@ export interface Report {
   startedAt: string;
   finishedAt: string;
   environment: Environment;
-  seeds: Omit<Seed, 'db' | 'codes' | 'hotCodes'>[];
+  seeds: Omit<Seed, 'db' | 'codes' | 'hotCodes' | 'key'>[];
   scenarios: ScenarioResult[];
   /** Scenarios that stopped with an error before producing numbers. */
   failed: { name: string; title: string; error: string }[];

@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { exited, killAll, spawnTracked } from './children.ts';
 import { runScenario, type ScenarioResult, type Seed } from './compare.ts';
 import { problemsOf, writeReport, type Environment, type Report } from './report.ts';
-import { count, HOT_CODES, PROFILES, type Profile, type ProfileName } from './scenarios.ts';
+import { count, HOT_CODES, PROFILES, seedKey, type Profile, type ProfileName } from './scenarios.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const BUNDLE = join(ROOT, 'build', 'kurz.cjs');
@@ -39,13 +39,12 @@ process.on('exit', cleanUp);
 for (const signal of ['SIGINT', 'SIGTERM'] as const) process.once(signal, () => process.exit(128 + constants.signals[signal]));
 
 const startedAt = new Date().toISOString();
-const seeds = new Map<number, Seed>();
+const seeds = new Map<string, Seed>();
 const scenarios: ScenarioResult[] = [];
 const failed: Report['failed'] = [];
 try {
-  for (const links of [...new Set(profile.scenarios.map((s) => s.links))].sort((a, b) => a - b)) {
-    seeds.set(links, await seed(links));
-  }
+  const kinds = new Map(profile.scenarios.map((s) => [seedKey(s), s] as const));
+  for (const [key, s] of [...kinds].sort(([, a], [, b]) => a.links - b.links)) seeds.set(key, await seed(s.links, s.options ?? false));
   for (const scenario of profile.scenarios) {
     console.log(`${scenario.name}: ${profile.rounds} × ${profile.seconds} s per server…`);
     const max = scenarios.find((s) => s.name === scenario.halfLoadOf)?.kurz.requestsPerSecond;
@@ -53,7 +52,7 @@ try {
       const result = await runScenario(scenario, {
         profile,
         dir,
-        seed: seeds.get(scenario.links)!,
+        seed: seeds.get(seedKey(scenario))!,
         bundle: BUNDLE,
         maxRequestsPerSecond: max,
       });
@@ -92,11 +91,13 @@ if (problems.length > 0) {
 }
 
 /** Seeds a database with `links` links through bench/seed.ts and picks the hot codes. */
-async function seed(links: number): Promise<Seed> {
-  const db = join(dir, `seed-${count(links)}.db`);
-  const codes = join(dir, `seed-${count(links)}.codes`);
-  process.stdout.write(`seeding ${count(links)} links… `);
-  const child = spawnTracked(process.execPath, [join(import.meta.dirname, 'seed.ts'), db, codes, String(links)], {
+async function seed(links: number, options: boolean): Promise<Seed> {
+  const name = seedKey({ links, options });
+  const db = join(dir, `seed-${name}.db`);
+  const codes = join(dir, `seed-${name}.codes`);
+  process.stdout.write(`seeding ${count(links)} links${options ? ' with options' : ''}… `);
+  const args = [join(import.meta.dirname, 'seed.ts'), db, codes, String(links), ...(options ? ['--options'] : [])];
+  const child = spawnTracked(process.execPath, args, {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
   let output = '';
@@ -107,7 +108,7 @@ async function seed(links: number): Promise<Seed> {
   const lines = readFileSync(codes, 'utf8').trimEnd().split('\n');
   if (lines.length !== links) throw new Error(`seeding wrote ${lines.length} codes for ${links} links`);
   // Evenly spread over creation order, which FF1 makes unrelated to the codes' order in the index.
-  const hotCodes = join(dir, `seed-${count(links)}.hot`);
+  const hotCodes = join(dir, `seed-${name}.hot`);
   const step = Math.max(1, Math.floor(links / HOT_CODES));
   writeFileSync(
     hotCodes,
@@ -117,7 +118,7 @@ async function seed(links: number): Promise<Seed> {
       .join('\n') + '\n',
   );
   console.log(`${seconds.toFixed(1)} s`);
-  return { links, db, codes, hotCodes, seconds, dbBytes };
+  return { links, db, codes, hotCodes, key: readFileSync(`${codes}.key`, 'utf8'), seconds, dbBytes };
 }
 
 function summary(r: ScenarioResult): string {

@@ -31,6 +31,8 @@ export interface Scenario {
   halfLoadOf?: string;
   /** Belongs to the "scaling" table. */
   scaling?: boolean;
+  /** The seeded links carry options (bench/seed.ts --options): their redirects take the gated path. */
+  options?: boolean;
 }
 
 export const CONNECTIONS = 50;
@@ -79,6 +81,15 @@ function mainScenarios(links: number, coldLinks: number): Scenario[] {
       codes: 'hot',
       expected: [302, 201],
     },
+    {
+      name: 'options-redirect',
+      title: `hot redirect, links with options (1k of ${count(links)})`,
+      links,
+      script: 'redirect.lua',
+      codes: 'hot',
+      expected: [302],
+      options: true,
+    },
     // A random code is all but certainly unknown; a hit on a real one is a right answer too.
     { name: 'scan', title: 'scan: random unknown codes', links, script: 'scan.lua', codes: 'none', expected: [404, 302] },
   ];
@@ -105,4 +116,9 @@ export function count(n: number): string {
   if (n >= 1e6 && n % 1e6 === 0) return `${n / 1e6}M`;
   if (n >= 1e3 && n % 1e3 === 0) return `${n / 1e3}k`;
   return String(n);
+}
+
+/** Scenarios share a seeded database when they have the same size and kind of links. */
+export function seedKey(scenario: Pick<Scenario, 'links' | 'options'>): string {
+  return `${count(scenario.links)}${scenario.options ? '-options' : ''}`;
 }

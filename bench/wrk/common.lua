@@ -52,6 +52,11 @@ end
 
 local create_headers = { ['Content-Type'] = 'application/json' }
 
+-- Creations need an API key; the baseline ignores it.
+function use_api_key(key)
+  create_headers['Authorization'] = 'Bearer ' .. key
+end
+
 -- A create request for a URL that no other request of the whole bench sends: prefix (unique per run),
 -- thread and counter.
 function create_request(prefix, n)

@@ -1,4 +1,4 @@
--- 95% GET /CODE over the codes in a file, 5% creates of new URLs. Args: CODES_FILE PREFIX
+-- 95% GET /CODE over the codes in a file, 5% creates of new URLs. Args: CODES_FILE PREFIX KEY
 dofile(debug.getinfo(1, 'S').source:match('^@(.*/)') .. 'common.lua')
 
 local CREATE_SHARE = 0.05
@@ -8,6 +8,7 @@ local counter = 0
 function init(args)
   random_code = random_line_of(args[1])
   prefix = args[2] or error('mixed.lua needs PREFIX')
+  use_api_key(args[3] or error('mixed.lua needs KEY'))
   math.randomseed(os.time() * 100 + thread_id)
 end
 
