@@ -46,10 +46,8 @@ export async function createApp(config: Config, deps: Deps, options: AppOptions 
   const opened = openSqliteStorage(config, { log: deps.log, backgroundWriter: options.backgroundWriter ?? true });
   const storage = options.adaptStorage?.(opened) ?? opened;
   let services: Services;
-  let password: string | undefined;
   try {
     services = await createServices(config, deps, storage);
-    password = await services.access.ensureAdminPassword();
   } catch (err) {
     await storage.close();
     throw err;
@@ -62,12 +60,17 @@ export async function createApp(config: Config, deps: Deps, options: AppOptions 
   koa.use(router.routes());
   koa.use(router.allowedMethods());
 
-  if (password !== undefined) {
-    deps.log.info('first start: the admin account has a generated password, shown this once; change it with "kurz admin password"', {
-      user: config.adminUser,
-      password,
-    });
-  }
+  // On the thread pool while the server starts: a first start does not wait for the slow hash.
+  const firstPassword = services.access.ensureAdminPassword().then(
+    (password) => {
+      if (password === undefined) return;
+      deps.log.info('first start: the admin account has a generated password, shown this once; change it with "kurz admin password"', {
+        user: config.adminUser,
+        password,
+      });
+    },
+    (err: unknown) => deps.log.error('could not set the first admin password', { err }),
+  );
 
   services.visits.start();
   const poll = setInterval(() => {
@@ -88,6 +91,7 @@ export async function createApp(config: Config, deps: Deps, options: AppOptions 
     close() {
       closed ??= (async () => {
         clearInterval(poll);
+        await firstPassword;
         services.visits.stop();
         await storage.close();
       })();

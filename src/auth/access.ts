@@ -1,4 +1,5 @@
-import { createHash, createHmac, timingSafeEqual } from 'node:crypto';
+import { createHmac, hash, timingSafeEqual } from 'node:crypto';
+import { LRUCache } from 'lru-cache';
 import type { Config } from '../config.ts';
 import { AppError, rateLimited } from '../errors.ts';
 import type { AccessStore, SettingsStore } from '../store/ports.ts';
@@ -19,6 +20,11 @@ const SECRET_SETTING = 'session_secret';
 const KEY_PREFIX = 'kurz_';
 /** A session's last-seen time is written at most this often. */
 const TOUCH_EVERY = 60_000;
+/**
+ * How long a checked API key is believed without asking the database again: a key revoked by another
+ * process (the CLI) is refused within this long; one revoked through this process at once.
+ */
+const KEY_RECHECK_MS = 1000;
 const KEY_NAME = /^[A-Za-z0-9._ -]{1,64}$/;
 
 /** Failed logins: three free, then 1 s, 2 s, 4 s… up to 15 minutes, per client and per account. */
@@ -31,7 +37,7 @@ export type Access = Awaited<ReturnType<typeof accessControl>>;
 
 /** SHA-256 in hex: how session ids and API keys are found without being stored. */
 function sha256(secret: string): string {
-  return createHash('sha256').update(secret).digest('hex');
+  return hash('sha256', secret, 'hex');
 }
 
 /**
@@ -43,6 +49,7 @@ export async function accessControl({ config, now, random, store, settings }: Ac
   const secret = await settings.settingOrInit(SECRET_SETTING, () => random(32).toString('hex'));
   const throttle = new FailureThrottle({ ...LOGIN_THROTTLE, now });
   const keyTouched = new Map<number, number>();
+  const checkedKeys = new LRUCache<string, ApiKey>({ max: 1000, ttl: KEY_RECHECK_MS, ttlAutopurge: false, perf: { now } });
   // Compared against when no password is set yet, so that the answer takes as long as ever.
   let decoy: Promise<string> | undefined;
 
@@ -148,13 +155,22 @@ export async function accessControl({ config, now, random, store, settings }: Ac
     /** Revokes the live key named `name`. Throws AppError('not_found'). */
     async revokeKey(name: string): Promise<void> {
       if (!(await store.revokeKey(name, new Date(now())))) throw new AppError('not_found', `no API key named "${name}"`);
+      checkedKeys.clear();
     },
 
-    /** The live key this secret is, its last use recorded (at most once a minute); undefined if unknown or revoked. */
+    /**
+     * The live key this secret is, its last use recorded (at most once a minute); undefined if unknown or
+     * revoked (checked in the database at most once a second per key).
+     */
     async keyOf(secretKey: string): Promise<ApiKey | undefined> {
       if (!secretKey.startsWith(KEY_PREFIX)) return undefined;
-      const key = await store.keyByHash(sha256(secretKey));
-      if (!key || key.revokedAt) return undefined;
+      const keyHash = sha256(secretKey);
+      let key = checkedKeys.get(keyHash);
+      if (!key) {
+        key = await store.keyByHash(keyHash);
+        if (!key || key.revokedAt) return undefined;
+        checkedKeys.set(keyHash, key);
+      }
       const at = now();
       if (at - (keyTouched.get(key.id) ?? 0) >= TOUCH_EVERY) {
         keyTouched.set(key.id, at);

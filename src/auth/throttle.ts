@@ -1,7 +1,10 @@
 import { LRUCache } from 'lru-cache';
 
-/** Keys remembered at most: a flood of distinct clients pushes out the oldest, never memory. */
-const MAX_KEYS = 100_000;
+/**
+ * Keys remembered at most: a flood of distinct clients pushes out the least recent, never memory (an account's
+ * key, touched by every attempt on it, stays). lru-cache allocates its index for `max` up front.
+ */
+const MAX_KEYS = 10_000;
 
 export interface FailureThrottleOptions {
   /** Failures allowed before the first wait. */

@@ -5,7 +5,7 @@ import { once } from 'node:events';
 import { join } from 'node:path';
 import Sqlite from 'better-sqlite3';
 import test, { type ExecutionContext } from 'ava';
-import { runCli, startServe, tempDir } from '../helpers.ts';
+import { BROWSER_ACCEPT, loginAs, runCli, startServe, tempDir, waitFor } from '../helpers.ts';
 import { NODE_FLAGS } from '../../src/node-flags.ts';
 
 // The built executable under test (make smoke sets it): these tests never touch the source.
@@ -26,19 +26,24 @@ function installed(t: ExecutionContext) {
   };
 }
 
-/** A local page to be redirected to, so the redirect can really be followed. */
-async function targetSite(t: ExecutionContext): Promise<string> {
+/** A name for the target site: kurz refuses loopback targets (they would lead back to it), so curl maps this one. */
+const TARGET_HOST = 'target.test';
+
+/** A local page to be redirected to, so the redirect can really be followed; `port` for curl's --resolve. */
+async function targetSite(t: ExecutionContext): Promise<{ url: string; port: number }> {
   const server = createServer((req, res) => res.end(`arrived at ${req.url}`));
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
   t.teardown(() => server.close());
   const address = server.address();
-  return `http://127.0.0.1:${typeof address === 'object' && address ? address.port : 0}`;
+  const port = typeof address === 'object' && address ? address.port : 0;
+  return { url: `http://${TARGET_HOST}:${port}`, port };
 }
 
-function curl(url: string): Promise<string> {
+function curl(url: string, site: { port: number }): Promise<string> {
+  const args = ['-sS', '-L', '--max-redirs', '2', '--resolve', `${TARGET_HOST}:${site.port}:127.0.0.1`];
   return new Promise((resolve, reject) =>
-    execFile('curl', ['-sS', '-L', '--max-redirs', '2', '-w', ' [%{http_code} via %{num_redirects} redirect]', url], (err, stdout) =>
+    execFile('curl', [...args, '-w', ' [%{http_code} via %{num_redirects} redirect]', url], (err, stdout) =>
       err ? reject(err) : resolve(stdout),
     ),
   );
@@ -50,24 +55,35 @@ test('the executable serves, survives a restart, and backs up while serving', as
   const first = await startServe(t, kurz.env, { binary: kurz.binary, cwd: kurz.dir });
   t.true(existsSync(join(kurz.dir, 'data', 'kurz.db')), 'creates ./data/kurz.db on first start');
 
+  // The first start logs the admin's generated password once, and it logs in.
+  await waitFor(() => /generated password/.test(first.output().stderr));
+  const password = /generated password.* password=(\S+)/.exec(first.output().stderr)?.[1] ?? '';
+  const cookie = await loginAs(first.url, 'admin', password);
+  const dashboard = await fetch(`${first.url}/`, { headers: { cookie, accept: BROWSER_ACCEPT } });
+  t.is(dashboard.status, 200);
+  t.regex(await dashboard.text(), /Shorten a link/);
+  t.is((await fetch(`${first.url}/assets/kurz.css`)).status, 200, 'the stylesheet is inside the executable');
+
+  const key = await kurz.run(['keys', 'create', '--name', 'smoke']);
+  t.is(key.code, 0, key.stderr);
   const res = await fetch(`${first.url}/api/v1/links`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({ url: `${site}/landing` }),
+    headers: { 'content-type': 'application/json', authorization: `Bearer ${key.stdout.trim()}` },
+    body: JSON.stringify({ url: `${site.url}/landing` }),
   });
   t.is(res.status, 201);
   const { code } = (await res.json()) as { code: string };
-  t.is(await curl(`${first.url}/${code}`), 'arrived at /landing [200 via 1 redirect]');
+  t.is(await curl(`${first.url}/${code}`, site), 'arrived at /landing [200 via 1 redirect]');
 
   const backup = await kurz.run(['backup', 'copy.db']);
   t.is(backup.code, 0, backup.stderr);
   const copy = new Sqlite(join(kurz.dir, 'copy.db'), { readonly: true });
   t.teardown(() => copy.close());
-  t.is(copy.prepare('SELECT url FROM links WHERE code = ?').pluck().get(code), `${site}/landing`);
+  t.is(copy.prepare('SELECT url FROM links WHERE code = ?').pluck().get(code), `${site.url}/landing`);
 
   t.is(await first.stop(), 0);
   const second = await startServe(t, kurz.env, { binary: kurz.binary, cwd: kurz.dir });
-  t.is(await curl(`${second.url}/${code}`), 'arrived at /landing [200 via 1 redirect]');
+  t.is(await curl(`${second.url}/${code}`, site), 'arrived at /landing [200 via 1 redirect]');
   t.is(await second.stop(), 0);
 });
 

@@ -3,7 +3,7 @@ import { createServer } from 'node:http';
 import { once } from 'node:events';
 import { createApp } from '../../src/app.ts';
 import { memoryLogger } from '../../src/log.ts';
-import { ADMIN_PASSWORD, BROWSER_ACCEPT, cookiesOf, csrfOf, loginAs, startKurz } from '../helpers.ts';
+import { ADMIN_PASSWORD, BROWSER_ACCEPT, cookiesOf, csrfOf, loginAs, startKurz, waitFor } from '../helpers.ts';
 
 type Problem = { status: number; code: string; detail: string };
 
@@ -72,6 +72,7 @@ test('a malformed or unknown key is a 401 even on a page, never a silent fallbac
 
 test('the first start generates an admin password, logs it once, and it logs in', async (t) => {
   const k = await startKurz(t);
+  await waitFor(() => k.log.lines.some((l) => l.includes('generated password')));
   const lines = k.log.lines.filter((l) => l.includes('generated password'));
   t.is(lines.length, 1);
   const password = /password=(\S+)/.exec(lines[0] ?? '')?.[1] ?? '';
@@ -84,7 +85,7 @@ test('the first start generates an admin password, logs it once, and it logs in'
   // A second start on the same database keeps it and says nothing.
   const log = memoryLogger();
   const again = await createApp(k.config, { now: k.clock.now, random: (n) => Buffer.alloc(n, 7), log }, { backgroundWriter: false });
-  t.teardown(() => again.close());
+  await again.close();
   t.false(log.lines.some((l) => l.includes('password')));
 });
 

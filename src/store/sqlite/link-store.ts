@@ -119,7 +119,7 @@ export function createSqliteLinkStore(db: Database): SqliteLinkStore {
     },
     async insertLink(link: NewLink, id) {
       const inserted = unlessTaken(() => insertLink.run({ id, ...newLinkParams(link, link.urlHash) }));
-      if (inserted !== undefined) setTags(inserted, link.tags);
+      if (inserted !== undefined) for (const tag of link.tags) insertTag.run(inserted, tag);
       return inserted;
     },
     async importLink(record: LinkRecord, urlHash) {
@@ -131,7 +131,7 @@ export function createSqliteLinkStore(db: Database): SqliteLinkStore {
           claimedVisits: record.claimedVisits,
         }),
       );
-      if (id !== undefined) setTags(id, record.tags);
+      if (id !== undefined) for (const tag of record.tags) insertTag.run(id, tag);
       if (id !== undefined && record.visitCount > 0) {
         addVisit.run({ id, count: record.visitCount, lastVisitAt: (record.lastVisitAt ?? record.createdAt).getTime() });
       }
