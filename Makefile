@@ -92,7 +92,7 @@ chromium:
 	  elif command -v sudo >/dev/null; then sudo=sudo; \
 	  else echo "make: the browser tests need Chromium at $(CHROMIUM_BIN); install it as root: apt-get install -y chromium" >&2; exit 1; fi; \
 	  echo "installing Chromium for the browser tests (apt-get install chromium)"; \
-	  $$sudo apt-get update && $$sudo apt-get install -y chromium && test -x $(CHROMIUM_BIN) || { \
+	  $$sudo apt-get update && $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y chromium && test -x $(CHROMIUM_BIN) || { \
 	    echo "make: could not install Chromium at $(CHROMIUM_BIN) with apt-get; install it by hand (Debian/Ubuntu: apt-get install chromium)" >&2; exit 1; }; }
 
 lint: $(DEPS)
