@@ -13,6 +13,7 @@ export const edit: Command = {
     'no-max-visits': { type: 'boolean', doc: 'remove the visit limit' },
     'no-password': { type: 'boolean', doc: 'remove the password' },
     'default-redirect-status': { type: 'boolean', doc: "use the instance's redirect status again" },
+    'default-forward-query': { type: 'boolean', doc: "follow the instance's forwardQuery setting again" },
     enable: { type: 'boolean', doc: 'let the link redirect again' },
     disable: { type: 'boolean', doc: 'the link answers 410 until enabled' },
     json: JSON_FLAG,
@@ -22,6 +23,8 @@ export const edit: Command = {
     refuseTogether(values, 'expires', 'no-expires');
     refuseTogether(values, 'max-visits', 'no-max-visits');
     refuseTogether(values, 'redirect-status', 'default-redirect-status');
+    refuseTogether(values, 'forward-query', 'default-forward-query');
+    refuseTogether(values, 'no-forward-query', 'default-forward-query');
     refuseTogether(values, 'enable', 'disable');
     const fields = await optionFields(values);
     const cleared: Array<[flag: string, field: string]> = [
@@ -29,6 +32,7 @@ export const edit: Command = {
       ['no-max-visits', 'maxVisits'],
       ['no-password', 'password'],
       ['default-redirect-status', 'redirectStatus'],
+      ['default-forward-query', 'forwardQuery'],
     ];
     for (const [flag, field] of cleared) if (values[flag]) fields[field] = null;
     if (values['enable'] || values['disable']) fields['enabled'] = values['enable'] === true;

@@ -108,6 +108,7 @@ const EDITS: Array<[string[], Partial<LinkJson>]> = [
   [['--redirect-status', '301'], { redirectStatus: 301 }],
   [['--default-redirect-status'], { redirectStatus: 302 }],
   [['--no-forward-query'], { forwardQuery: false }],
+  [['--default-forward-query'], { forwardQuery: false }],
   [['--enable'], { enabled: true }],
   [['--enable', '--title', 'Both', '--no-max-visits'], { enabled: true, title: 'Both', maxVisits: null, visitsLeft: null }],
 ];
@@ -187,6 +188,7 @@ const CONTRADICTIONS: string[][] = [
   ['--password', 'secret pw', '--password-stdin'],
   ['--redirect-status', '301', '--default-redirect-status'],
   ['--forward-query', '--no-forward-query'],
+  ['--forward-query', '--default-forward-query'],
 ];
 for (const flags of CONTRADICTIONS) {
   test(`edit ${flags.filter((f) => f.startsWith('--')).join(' ')} contradict each other: exit 2`, async (t) => {
@@ -236,4 +238,14 @@ test('list filters by --tag, sorts by --sort visits, and shows titles and tags',
       '',
     ].join('\n'),
   );
+});
+
+test('edit --default-forward-query hands the choice back to the instance setting', async (t) => {
+  const kurz = kurzOn(t);
+  await kurz(['create', 'https://example.com/q', '--alias', 'q', '--no-forward-query']);
+  const edited = await kurz(['edit', 'q', '--default-forward-query', '--json'], undefined);
+  t.is(edited.code, 0, edited.stderr);
+  // With the setting on, the link now forwards: it no longer says otherwise.
+  const shown = await runCli(['stats', 'q', '--json'], { ...kurz.env, KURZ_FORWARD_QUERY: 'true' });
+  t.is((JSON.parse(shown.stdout) as LinkJson).forwardQuery, true);
 });
