@@ -65,33 +65,53 @@ export function linkCreation({ config, listening, now, random, links, codes, cac
     return newLink(id, link);
   }
 
+  /**
+   * Validates and stores a link, or returns the earlier link of the same URL within the dedupe window.
+   * Resolves once the link is durably stored. Throws AppError for invalid input or a taken alias.
+   */
+  async function createLink(input: CreateLinkInput): Promise<CreatedLink> {
+    const url = normaliseUrl(input.url, rules);
+    const alias = input.alias === undefined ? undefined : checkAlias(input.alias, RESERVED_PATHS);
+    const given = parseOptions(input, now());
+    // Only a bare URL is deduplicated: a link with options or an alias is what its author asked for.
+    const plain = alias === undefined && isPlain(given);
+    const passwordHash = given.password ? await hashPassword(given.password, random) : null;
+    const result = await links.write(async (tx): Promise<CreatedLink> => {
+      const at = new Date(now());
+      const urlHash = plain ? hashUrl(url) : null;
+      const link = { ...DEFAULT_OPTIONS, ...given.options, url, urlHash, passwordHash, isAlias: alias !== undefined, createdAt: at };
+      if (alias !== undefined) return { link: await insertWithAlias(tx, { ...link, code: alias }), created: true };
+      if (urlHash && config.dedupeWindow > 0) {
+        const since = new Date(config.dedupeWindow === Number.POSITIVE_INFINITY ? 0 : at.getTime() - config.dedupeWindow);
+        const existing = await tx.linkByUrlHash(urlHash, since);
+        if (existing) return { link: existing, created: false };
+      }
+      return { link: await insertWithGeneratedCode(tx, link), created: true };
+    });
+    // The code may be remembered as unknown (looked up before it existed).
+    cache.forget(result.link.code);
+    return result;
+  }
+
   return {
+    createLink,
+
     /**
-     * Validates and stores a link, or returns the earlier link of the same URL within the dedupe window.
-     * Resolves once the link is durably stored. Throws AppError for invalid input or a taken alias.
+     * Creates a link for each entry at once (the group commit stores them together, each in its own
+     * savepoint) and answers in order: the link, or the AppError that refused that entry (`inputOf` may
+     * throw one too). The valid ones are stored even when others fail; a failure that is no client's rejects.
      */
-    async createLink(input: CreateLinkInput): Promise<CreatedLink> {
-      const url = normaliseUrl(input.url, rules);
-      const alias = input.alias === undefined ? undefined : checkAlias(input.alias, RESERVED_PATHS);
-      const given = parseOptions(input, now());
-      // Only a bare URL is deduplicated: a link with options or an alias is what its author asked for.
-      const plain = alias === undefined && isPlain(given);
-      const passwordHash = given.password ? await hashPassword(given.password, random) : null;
-      const result = await links.write(async (tx): Promise<CreatedLink> => {
-        const at = new Date(now());
-        const urlHash = plain ? hashUrl(url) : null;
-        const link = { ...DEFAULT_OPTIONS, ...given.options, url, urlHash, passwordHash, isAlias: alias !== undefined, createdAt: at };
-        if (alias !== undefined) return { link: await insertWithAlias(tx, { ...link, code: alias }), created: true };
-        if (urlHash && config.dedupeWindow > 0) {
-          const since = new Date(config.dedupeWindow === Number.POSITIVE_INFINITY ? 0 : at.getTime() - config.dedupeWindow);
-          const existing = await tx.linkByUrlHash(urlHash, since);
-          if (existing) return { link: existing, created: false };
-        }
-        return { link: await insertWithGeneratedCode(tx, link), created: true };
-      });
-      // The code may be remembered as unknown (looked up before it existed).
-      cache.forget(result.link.code);
-      return result;
+    createEach<T>(entries: readonly T[], inputOf: (entry: T) => CreateLinkInput): Promise<Array<CreatedLink | AppError>> {
+      return Promise.all(
+        entries.map(async (entry) => {
+          try {
+            return await createLink(inputOf(entry));
+          } catch (err) {
+            if (err instanceof AppError && err.code !== 'internal') return err;
+            throw err;
+          }
+        }),
+      );
     },
   };
 }

@@ -3,7 +3,7 @@ import { FailureThrottle } from '../auth/throttle.ts';
 import type { RedirectCache } from '../cache/redirect-cache.ts';
 import { AppError, rateLimited } from '../errors.ts';
 import type { LinkStore } from '../store/ports.ts';
-import { refusalOf } from './gate.ts';
+import { linkRefusal } from './gate.ts';
 import { goneMessage, notFoundMessage, refusalMessage, type Link, type LinkEdit, type LinkQuery, type TagCount } from './link.ts';
 import { parseOptions } from './link-options.ts';
 import { encodeCursor, parseListQuery } from './list-query.ts';
@@ -68,13 +68,13 @@ export function linkManagement({ config, listening, now, random, links, cache }:
 
     /**
      * The live password link `code` once `password` is right. Throws AppError: 'not_found'; 'gone' for a
-     * deleted, disabled or expired link; 'unauthorized' for a wrong password; 'rate_limited' while the
-     * client must wait after repeated wrong ones.
+     * deleted, disabled, expired or used-up link (before any password is checked); 'unauthorized' for a
+     * wrong password; 'rate_limited' while the client must wait after repeated wrong ones.
      */
     async unlockLink(code: string, password: unknown, client: string): Promise<Link> {
       const link = await existingLink(code);
       if (link.deletedAt) throw new AppError('gone', goneMessage(code));
-      const refusal = refusalOf({ ...link, expiresAt: link.expiresAt?.getTime() ?? null, locked: true }, now());
+      const refusal = linkRefusal(link, now());
       if (refusal) throw new AppError('gone', refusalMessage(code, refusal));
       if (link.passwordHash === null) return link;
       const key = `${client} ${code}`;

@@ -27,6 +27,17 @@ export function sessionOf(ctx: Context): Extract<Principal, { kind: 'session' }>
   return principal?.kind === 'session' ? principal : undefined;
 }
 
+/**
+ * The request's cookies, marked Secure when the public URL is https (also behind a TLS-terminating proxy,
+ * where the connection to kurz is plain HTTP). Built only when a cookie is read or set: a request with an
+ * API key never pays for them.
+ */
+export function cookiesOf(ctx: Context, web: WebServices): Context['cookies'] {
+  const cookies = ctx.cookies;
+  cookies.secure = web.config.publicUrl.startsWith('https:');
+  return cookies;
+}
+
 /** Cookie attributes: HttpOnly, SameSite=Lax, Secure when the public URL is https; signed with the session secret. */
 export function cookieOptions(web: WebServices, maxAge?: number) {
   return {
@@ -44,10 +55,10 @@ export function cookieOptions(web: WebServices, maxAge?: number) {
 function csrfBinding(ctx: Context, web: WebServices): string {
   const session = sessionOf(ctx);
   if (session) return session.token;
-  let value = ctx.cookies.get(FORM_COOKIE, { signed: true });
+  let value = cookiesOf(ctx, web).get(FORM_COOKIE, { signed: true });
   if (!value) {
     value = web.random(16).toString('base64url');
-    ctx.cookies.set(FORM_COOKIE, value, cookieOptions(web));
+    cookiesOf(ctx, web).set(FORM_COOKIE, value, cookieOptions(web));
   }
   return value;
 }
@@ -66,7 +77,7 @@ export async function readForm(ctx: Context, web: WebServices): Promise<Record<s
   const empty = !typeis.hasBody(ctx.req) || ctx.req.headers['content-length'] === '0';
   const body = empty ? {} : ((await readBody(ctx.req, ['form'])) as Record<string, unknown>);
   const session = sessionOf(ctx);
-  const bound = session ? session.token : (ctx.cookies.get(FORM_COOKIE, { signed: true }) ?? '');
+  const bound = session ? session.token : (cookiesOf(ctx, web).get(FORM_COOKIE, { signed: true }) ?? '');
   if (!web.access.checkCsrf(bound, body[CSRF_FIELD]))
     throw new AppError('forbidden', 'the form has expired or did not come from this site; reload the page and send it again');
   return body;

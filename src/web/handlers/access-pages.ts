@@ -3,7 +3,7 @@ import type { WebServices } from '../../context.ts';
 import { AppError, STATUS } from '../../errors.ts';
 import { asClientError } from '../../http/problems.ts';
 import { sendPage, sendSeeOther } from '../../http/respond.ts';
-import { cookieOptions, csrfToken, readForm, safeReturnPath, SESSION_COOKIE, sessionOf } from '../session.ts';
+import { cookieOptions, cookiesOf, csrfToken, readForm, safeReturnPath, SESSION_COOKIE, sessionOf } from '../session.ts';
 
 /** /login and /logout. */
 export function accessPageHandlers(web: WebServices) {
@@ -26,7 +26,7 @@ export function accessPageHandlers(web: WebServices) {
       const password = typeof form['password'] === 'string' ? form['password'] : '';
       try {
         const token = await web.access.login(user, password, web.pipeline.contextOf(ctx.req).client);
-        ctx.cookies.set(SESSION_COOKIE, token, cookieOptions(web, web.config.sessionMaxAge));
+        cookiesOf(ctx, web).set(SESSION_COOKIE, token, cookieOptions(web, web.config.sessionMaxAge));
         sendSeeOther(ctx.res, next);
       } catch (err) {
         const problem = asClientError(err);
@@ -40,7 +40,7 @@ export function accessPageHandlers(web: WebServices) {
       await readForm(ctx, web);
       const session = sessionOf(ctx);
       if (session) await web.access.logout(session.token);
-      ctx.cookies.set(SESSION_COOKIE, null, cookieOptions(web));
+      cookiesOf(ctx, web).set(SESSION_COOKIE, null, cookieOptions(web));
       sendSeeOther(ctx.res, '/login');
     },
   };

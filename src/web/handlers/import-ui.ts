@@ -1,7 +1,6 @@
 import type { Context } from 'koa';
 import type { WebServices } from '../../context.ts';
 import { AppError, STATUS } from '../../errors.ts';
-import { asClientError } from '../../http/problems.ts';
 import { readForm } from '../session.ts';
 import { BATCH_MAX } from './links-api.ts';
 import { formError, showPage, textOf, type FormError } from './pages.ts';
@@ -43,25 +42,21 @@ export function importUiHandlers(web: WebServices) {
         showImport(ctx, STATUS.invalid, text, formError(new AppError('invalid', message, 'urls'), ['urls']), null);
       if (lines.length === 0) return refuse('urls must hold at least one URL, one per line');
       if (lines.length > BATCH_MAX) return refuse(`urls may hold at most ${BATCH_MAX} URLs, got ${lines.length}`);
-      const results = await Promise.all(
-        lines.map(async ({ line, url }): Promise<LineResult> => {
-          try {
-            const { link, created } = await web.creation.createLink({ url });
-            return {
-              line,
-              url,
-              status: created ? 'created' : 'existing',
-              reason: null,
-              code: link.code,
-              shortUrl: web.shortUrl(link.code),
-            };
-          } catch (err) {
-            const problem = asClientError(err);
-            if (!problem) throw err;
-            return { line, url, status: 'error', reason: problem.message, code: null, shortUrl: null };
-          }
-        }),
-      );
+      const created = await web.creation.createEach(lines, ({ url }) => ({ url }));
+      const results = lines.map(({ line, url }, i): LineResult => {
+        const result = created[i];
+        if (result instanceof AppError || !result)
+          return { line, url, status: 'error', reason: result?.message ?? null, code: null, shortUrl: null };
+        const { link } = result;
+        return {
+          line,
+          url,
+          status: result.created ? 'created' : 'existing',
+          reason: null,
+          code: link.code,
+          shortUrl: web.shortUrl(link.code),
+        };
+      });
       const failed = results.filter((r) => r.status === 'error').map((r) => r.url);
       showImport(ctx, 200, failed.join('\n'), null, results);
     },

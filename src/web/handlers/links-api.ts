@@ -3,7 +3,6 @@ import type { WebServices } from '../../context.ts';
 import { AppError } from '../../errors.ts';
 import { checkJsonObject, readBody } from '../../http/body.ts';
 import { sendJson, sendNoContent } from '../../http/respond.ts';
-import { asClientError } from '../../http/problems.ts';
 import { linkJson } from '../../links/link-json.ts';
 import { OPTION_FIELDS } from '../../links/link-options.ts';
 
@@ -39,22 +38,15 @@ export function linksApiHandlers(web: WebServices) {
       if (entries.length === 0) throw new AppError('invalid', 'links must hold at least one link', 'links');
       if (entries.length > BATCH_MAX)
         throw new AppError('invalid', `links may hold at most ${BATCH_MAX} links, got ${entries.length}`, 'links');
-      // All at once: the group commit stores the valid ones together, each in its own savepoint.
-      const results = await Promise.all(
-        entries.map(async (entry: unknown) => {
-          try {
-            const fields = checkJsonObject(entry, CREATE_FIELDS);
-            const { link, created } = await web.creation.createLink({ ...fields, url: fields['url'] });
-            return { status: created ? 'created' : 'existing', link: linkJson(link, web) };
-          } catch (err) {
-            const problem = asClientError(err);
-            if (!problem) throw err;
-            return {
-              status: 'error',
-              error: { code: problem.code, message: problem.message, ...(problem.field ? { field: problem.field } : {}) },
-            };
-          }
-        }),
+      const results = (
+        await web.creation.createEach(entries, (entry) => {
+          const fields = checkJsonObject(entry, CREATE_FIELDS);
+          return { ...fields, url: fields['url'] };
+        })
+      ).map((result) =>
+        result instanceof AppError
+          ? { status: 'error', error: { code: result.code, message: result.message, ...(result.field ? { field: result.field } : {}) } }
+          : { status: result.created ? 'created' : 'existing', link: linkJson(result.link, web) },
       );
       const count = (status: string) => results.filter((r) => r.status === status).length;
       sendJson(ctx.res, 200, { created: count('created'), existing: count('existing'), failed: count('error'), results });

@@ -2,7 +2,7 @@ import type { Context } from 'koa';
 import type { WebServices } from '../../context.ts';
 import { AppError } from '../../errors.ts';
 import { sendPage, type View } from '../../http/respond.ts';
-import { refusalOf } from '../../links/gate.ts';
+import { linkRefusal } from '../../links/gate.ts';
 import type { Link } from '../../links/link.ts';
 import { OPTION_FIELDS } from '../../links/link-options.ts';
 import { csrfToken, sessionOf } from '../session.ts';
@@ -142,9 +142,8 @@ export function formatTime(date: Date): string {
 /** What a link does now, in a word, and whether that is redirecting. */
 export function linkState(link: Link, at: number): { label: string; live: boolean } {
   if (link.deletedAt) return { label: 'deleted', live: false };
-  const refusal = refusalOf({ ...link, expiresAt: link.expiresAt?.getTime() ?? null, locked: false }, at);
+  const refusal = linkRefusal(link, at);
   if (refusal) return { label: refusal.replace('_', ' '), live: false };
-  if (link.maxVisits !== null && link.claimedVisits >= link.maxVisits) return { label: 'used up', live: false };
   return { label: link.passwordHash ? 'password' : 'active', live: true };
 }
 

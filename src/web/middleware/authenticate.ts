@@ -3,7 +3,7 @@ import type { Principal } from '../../auth/identity.ts';
 import type { WebServices } from '../../context.ts';
 import { AppError } from '../../errors.ts';
 import { sendSeeOther, wantsHtml } from '../../http/respond.ts';
-import { SESSION_COOKIE, sessionOf, type WebState } from '../session.ts';
+import { cookiesOf, SESSION_COOKIE, sessionOf, type WebState } from '../session.ts';
 
 /** The API routes anyone may call: the description of the API itself. */
 const PUBLIC_API: ReadonlySet<string> = new Set(['/api/v1/openapi.json']);
@@ -31,16 +31,12 @@ export function authenticate(web: WebServices) {
       if (!key) throw new AppError('unauthorized', 'the API key is not valid: unknown or revoked');
       return { kind: 'key', key };
     }
-    const token = ctx.cookies.get(SESSION_COOKIE, { signed: true });
+    const token = cookiesOf(ctx, web).get(SESSION_COOKIE, { signed: true });
     const session = token ? await access.session(token) : undefined;
     return session && token ? { kind: 'session', session, token } : undefined;
   }
 
-  // Behind a TLS-terminating proxy the connection to kurz is plain HTTP, yet its cookies must say Secure.
-  const https = web.config.publicUrl.startsWith('https:');
-
   return async function authenticateRequest(ctx: Context, next: Next): Promise<void> {
-    ctx.cookies.secure = https;
     if (ANONYMOUS.has(ctx.path) || ctx.path.startsWith('/assets/')) return next();
     const principal = await principalOf(ctx);
     (ctx.state as WebState).principal = principal;
