@@ -14,6 +14,9 @@ import { handleErrors } from './web/errors.ts';
 import { authenticate } from './web/middleware/authenticate.ts';
 import { createRouter } from './web/routes.ts';
 
+/** How often a server that writes its own visits deletes raw visits past the retention period. */
+const PRUNE_INTERVAL_MS = 3_600_000;
+
 /** How often a server looks for links that another process on the same database changed. */
 const CHANGE_POLL_MS = 1000;
 
@@ -43,7 +46,12 @@ export interface Kurz {
  * writer. Never listens. Rejects if the database cannot be opened or migrated.
  */
 export async function createApp(config: Config, deps: Deps, options: AppOptions = {}): Promise<Kurz> {
-  const opened = openSqliteStorage(config, { log: deps.log, backgroundWriter: options.backgroundWriter ?? true });
+  const writerFlags = ['--visit-retention-days', String(config.visitRetentionDays)];
+  if (config.geoipDatabase !== '') writerFlags.push('--geoip-database', config.geoipDatabase);
+  const opened = openSqliteStorage(config, {
+    log: deps.log,
+    backgroundWriter: (options.backgroundWriter ?? true) ? writerFlags : undefined,
+  });
   const storage = options.adaptStorage?.(opened) ?? opened;
   let services: Services;
   try {
@@ -73,6 +81,11 @@ export async function createApp(config: Config, deps: Deps, options: AppOptions 
   );
 
   services.visits.start();
+  // Without a background writer this process writes visits, so it prunes them too.
+  const prune = () => {
+    services.recorder.prune().catch((err: unknown) => deps.log.error('could not prune visits', { err }));
+  };
+  const pruning = options.backgroundWriter === false ? setInterval(prune, PRUNE_INTERVAL_MS).unref() : undefined;
   const poll = setInterval(() => {
     services.changes.poll().catch((err: unknown) => deps.log.error('could not read the change log', { err }));
   }, CHANGE_POLL_MS).unref();
@@ -91,8 +104,10 @@ export async function createApp(config: Config, deps: Deps, options: AppOptions 
     close() {
       closed ??= (async () => {
         clearInterval(poll);
+        clearInterval(pruning);
         await firstPassword;
         services.visits.stop();
+        await services.recorder.idle();
         await storage.close();
       })();
       return closed;

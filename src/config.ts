@@ -33,6 +33,8 @@ export interface Config {
   readonly anonymousRateLimit: number;
   readonly allowDomains: string;
   readonly denyDomains: string;
+  readonly visitRetentionDays: number;
+  readonly geoipDatabase: string;
 }
 
 type Value = string | number | boolean;
@@ -169,6 +171,18 @@ export const OPTIONS: readonly Option[] = [
     default: '',
     parse: domainList(),
     doc: 'Targets on these domains (and their subdomains) are refused, comma-separated',
+  },
+  {
+    name: 'visitRetentionDays',
+    default: 90,
+    parse: integer(0, 36_500),
+    doc: 'Days each raw visit is kept for export (0 = none); the stats come from hourly rollups, kept for good',
+  },
+  {
+    name: 'geoipDatabase',
+    default: '',
+    parse: text(),
+    doc: 'A MaxMind-format country database (.mmdb: GeoLite2, DB-IP, IPinfo) for visit countries; empty = no countries',
   },
 ];
 

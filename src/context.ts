@@ -8,7 +8,9 @@ import type { LinkResolver } from './links/resolve.ts';
 import type { LinkTransfer } from './links/transfer.ts';
 import type { Listening } from './links/url-rules.ts';
 import type { Logger } from './log.ts';
+import type { VisitStats } from './visits/stats.ts';
 import type { VisitBuffer } from './visits/visit-buffer.ts';
+import type { VisitRecorder } from './visits/visit-recorder.ts';
 
 /** The domain's use cases on one storage: what the CLI commands and the HTTP handlers work with. */
 export interface Services {
@@ -25,7 +27,11 @@ export interface Services {
   /** Drops cached links that another process changed; polled by the server. */
   changes: { poll(): Promise<void> };
   transfer: LinkTransfer;
+  /** The request path's visit events. */
   visits: VisitBuffer;
+  /** Classifies and writes visits in this process (when no background writer takes them). */
+  recorder: VisitRecorder;
+  stats: VisitStats;
   shortUrl(code: string): string;
   isDatabaseReachable(): Promise<boolean>;
 }

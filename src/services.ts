@@ -10,14 +10,37 @@ import { linkManagement } from './links/manage.ts';
 import { followChanges, linkResolver } from './links/resolve.ts';
 import { linkTransfer } from './links/transfer.ts';
 import type { Listening } from './links/url-rules.ts';
-import type { Storage } from './store/ports.ts';
+import type { Storage, VisitStore } from './store/ports.ts';
+import { cachedClassifier } from './visits/classify.ts';
+import { noCountry, openCountryDatabase } from './visits/geo.ts';
+import { visitStats } from './visits/stats.ts';
 import { VisitBuffer } from './visits/visit-buffer.ts';
+import { createVisitRecorder, type VisitRecorder } from './visits/visit-recorder.ts';
 
 /** Key of the setting that holds the FF1 key, generated at first start. */
 const CODE_KEY = 'code_key';
 
 /** Codes computed together when a creation needs one: about what a busy turn of the event loop creates. */
 const CODES_AHEAD = 64;
+
+/** User agents whose classification is kept: far more than the browsers and bots a day brings. */
+const USER_AGENTS_CACHED = 10_000;
+
+/**
+ * The visit recorder for `store`: built by the server, and by the background writer on its own
+ * connection. Throws, naming the file, when the configured country database cannot be read.
+ */
+export function createVisitRecording(config: Config, deps: Deps, store: VisitStore): VisitRecorder {
+  return createVisitRecorder({
+    store,
+    classify: cachedClassifier(USER_AGENTS_CACHED),
+    countryOf: config.geoipDatabase === '' ? noCountry : openCountryDatabase(config.geoipDatabase),
+    retentionDays: config.visitRetentionDays,
+    now: deps.now,
+    random: deps.random,
+    log: deps.log,
+  });
+}
 
 /** Builds the use cases on `storage`. Rejects if the storage cannot be read. */
 export async function createServices(config: Config, deps: Deps, storage: Storage): Promise<Services> {
@@ -27,11 +50,11 @@ export async function createServices(config: Config, deps: Deps, storage: Storag
     CODES_AHEAD,
   );
   const cache = new RedirectCache({ size: config.cacheSize, negativeTtl: config.negativeCacheTtl, now: deps.now });
+  const recorder = createVisitRecording(config, deps, storage.visits);
   const visits = new VisitBuffer({
-    write: (counts) => storage.visits.addVisits(counts),
+    write: (events) => recorder.add(events),
     flushSize: config.visitFlushSize,
     flushInterval: config.visitFlushInterval,
-    log: deps.log,
   });
   visits.offloadTo((events, giveBack) => storage.visits.offload(events, giveBack));
   const { links } = storage;
@@ -51,6 +74,8 @@ export async function createServices(config: Config, deps: Deps, storage: Storag
     changes: await followChanges({ links, cache }),
     transfer: linkTransfer({ config, listening, links, cache }),
     visits,
+    recorder,
+    stats: visitStats({ visits: storage.visits, now }),
     shortUrl: (code) => `${config.publicUrl}/${code}`,
     isDatabaseReachable: () => storage.settings.isReachable(),
   };

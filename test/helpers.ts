@@ -68,7 +68,12 @@ export interface TestKurz {
   request(method: string, path: string, body?: unknown, headers?: Record<string, string>): Promise<Response>;
   /** Logs in as the admin through the login form; returns the Cookie header value to send. */
   login(): Promise<string>;
+  /** Hands the buffered visits on and waits until they are classified and written. */
+  flushVisits(): Promise<void>;
 }
+
+/** A real browser's user agent: visits with it count as human ones (Node's own, "node", is a bot's). */
+export const BROWSER_UA = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36';
 
 /** The admin password of the test app (set by its first `login()`). */
 export const ADMIN_PASSWORD = 'correct horse battery staple';
@@ -98,6 +103,7 @@ export async function startKurz(t: ExecutionContext, settings: Record<string, un
       method,
       headers: {
         authorization: `Bearer ${key}`,
+        'user-agent': BROWSER_UA,
         ...(body === undefined ? {} : { 'content-type': 'application/json' }),
         ...headers,
       },
@@ -119,6 +125,10 @@ export async function startKurz(t: ExecutionContext, settings: Record<string, un
     async login() {
       await (passwordSet ??= kurz.services.access.setPassword(ADMIN_PASSWORD));
       return loginAs(base, config.adminUser, ADMIN_PASSWORD);
+    },
+    async flushVisits() {
+      kurz.services.visits.flush();
+      await kurz.services.recorder.idle();
     },
   };
 }

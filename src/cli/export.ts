@@ -1,21 +1,34 @@
-import { FORMATS, csvHeader, formatRecord, type TransferFormat } from '../links/transfer-format.ts';
+import { FORMATS, type TransferFormat } from '../links/transfer-format.ts';
+import { parseExportQuery } from '../visits/stats-query.ts';
+import { exportLines } from '../visits/visit-format.ts';
 import { EXIT, UsageError, type Command } from './command.ts';
 import { withServices } from './wiring.ts';
 
 export const exportLinks: Command = {
-  summary: 'Write every link (deleted ones too) to standard output; `kurz import` reads it back unchanged.',
-  usage: 'export [--format csv|ndjson]',
+  summary:
+    'Write every link (deleted ones too) to standard output; `kurz import` reads it back unchanged. With --visits, the raw visits kept instead.',
+  usage: 'export [--visits [--from DATE] [--to DATE]] [--format csv|ndjson]',
   flags: {
     format: { type: 'string', placeholder: 'csv|ndjson', doc: 'output format (default csv); CSV cells are safe to open in a spreadsheet' },
+    visits: { type: 'boolean', doc: 'export the raw visits kept (visitRetentionDays), without client addresses or user agents' },
+    from: { type: 'string', placeholder: 'DATE', doc: 'with --visits: only visits at or after this ISO 8601 date or time' },
+    to: { type: 'string', placeholder: 'DATE', doc: 'with --visits: only visits before this ISO 8601 date or time' },
   },
   positionals: [0, 0],
   run({ values, config, out }) {
-    const format = parseFormat(values['format'], 'csv');
+    if (!values['visits'] && (values['from'] !== undefined || values['to'] !== undefined))
+      throw new UsageError('--from and --to go with --visits: links are always exported whole');
+    const query = parseExportQuery({
+      what: values['visits'] ? 'visits' : 'links',
+      format: parseFormat(values['format'], 'csv'),
+      from: values['from'],
+      to: values['to'],
+    });
     return withServices(
       config,
       async (services) => {
-        if (format === 'csv') out(csvHeader());
-        for await (const record of services.transfer.exportLinks()) out(formatRecord(record, format));
+        const sources = { links: () => services.transfer.exportLinks(), visits: (from: Date, to: Date) => services.stats.visits(from, to) };
+        for await (const line of exportLines(sources, query)) out(line);
         return EXIT.ok;
       },
       { existing: true },

@@ -1,7 +1,7 @@
 import type { Config } from '../config.ts';
 import type { Services } from '../context.ts';
 import { defaultDeps } from '../deps.ts';
-import { createServices } from '../services.ts';
+import { createServices, createVisitRecording } from '../services.ts';
 import { openSqliteStorage, serveAsBackgroundWriter, type SqliteStorage } from '../store/sqlite/storage.ts';
 
 /** The hidden command `serve` starts its background writer with. */
@@ -29,7 +29,8 @@ export function sqliteVersion(config: Config): Promise<string> {
 
 /** The background writer's process, started by `serve`. */
 export function runBackgroundWriter(config: Config): Promise<void> {
-  return serveAsBackgroundWriter(config, defaultDeps().log);
+  const deps = defaultDeps();
+  return serveAsBackgroundWriter(config, (store) => createVisitRecording(config, deps, store), deps.log);
 }
 
 async function withStorage<T>(config: Config, options: OpenOptions, work: (storage: SqliteStorage) => T | Promise<T>): Promise<T> {

@@ -5,6 +5,7 @@ import { goneMessage, notFoundMessage, refusalMessage, type Gate, type Refusal, 
 import { sendClientError, sendError } from '../http/problems.ts';
 import { sendPage, sendProblem, sendRedirect, wantsHtml } from '../http/respond.ts';
 import { RESERVED_PATHS } from '../reserved-paths.ts';
+import { isBot } from '../visits/classify.ts';
 
 /** The redirect's name in the request counter. */
 export const REDIRECT_ROUTE = 'redirect';
@@ -42,7 +43,7 @@ export function redirectSegment(req: IncomingMessage): string | undefined {
  *
  * A link with a gate (link options) is checked against what the cache holds: disabled or expired answers
  * 410, a password link its password form, and a link with a visit limit claims one visit from the store
- * first. An ordinary link has no gate and costs one field test.
+ * first (a bot only checks that one is left). An ordinary link has no gate and costs one field test.
  */
 export function redirectHandler(web: WebServices): (req: IncomingMessage, res: ServerResponse, segment: string) => void {
   const { resolver, visits, pipeline, render, now, config } = web;
@@ -54,7 +55,7 @@ export function redirectHandler(web: WebServices): (req: IncomingMessage, res: S
     else if (target.deleted) sendClientError(req, res, { status: 410, code: 'gone', message: goneMessage(code) }, render);
     else if (target.gate === null) {
       sendRedirect(res, status, forwardQuery ? locationOf(target.url, queryOf(req.url ?? ''), true) : target.url);
-      if (req.method === 'GET') visits.record(target.id, now());
+      if (req.method === 'GET') visits.record(target.id, now(), pipeline.clientOf(req), req.rawHeaders);
     } else {
       answerGated(req, res, code, target, target.gate);
       return;
@@ -80,13 +81,15 @@ export function redirectHandler(web: WebServices): (req: IncomingMessage, res: S
     }
     const go = (): void => {
       sendRedirect(res, gate.redirectStatus ?? status, locationOf(target.url, queryOf(req.url ?? ''), gate.forwardQuery ?? forwardQuery));
-      if (req.method === 'GET') visits.record(target.id, now());
+      if (req.method === 'GET') visits.record(target.id, now(), pipeline.clientOf(req), req.rawHeaders);
       pipeline.answered(REDIRECT_ROUTE, res.statusCode);
     };
     // A HEAD (a link checker) neither uses up a visit nor is refused for lack of one.
     if (gate.maxVisits === null || req.method !== 'GET') return go();
-    web.links.claimVisit(target.id).then(
-      (claimed) => (claimed ? go() : refuse(req, res, code, 'used_up')),
+    // A bot (a chat app's preview) only looks: it follows while visits are left and uses none up.
+    const looking = isBot(req.headers['user-agent'] ?? '');
+    (looking ? web.links.hasVisitsLeft(target.id) : web.links.claimVisit(target.id)).then(
+      (allowed) => (allowed ? go() : refuse(req, res, code, 'used_up')),
       (err: unknown) => fail(req, res, err),
     );
   }

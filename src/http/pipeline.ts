@@ -1,5 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
+import { isIP } from 'node:net';
+import parseForwarded from 'forwarded-parse';
 import proxyaddr from 'proxy-addr';
 import type { AppError } from '../errors.ts';
 import { RequestCounter } from './request-counter.ts';
@@ -29,6 +31,8 @@ export interface Pipeline {
   answered(route: string, status: number): void;
   /** The request's context, the same object however often it is asked for. */
   contextOf(req: IncomingMessage): RequestContext;
+  /** The client's address (see RequestContext.client), without building a context: the redirect's. */
+  clientOf(req: IncomingMessage): string;
   requests: RequestCounter;
 }
 
@@ -42,7 +46,7 @@ export const UNMATCHED = 'unmatched';
  * Nothing is built for a request that no hook and no log line asks about.
  */
 export function createPipeline(trustedProxies: string, hooks: readonly Hook[] = []): Pipeline {
-  const trust = proxyaddr.compile(trustedProxies === '' ? [] : trustedProxies.split(',').map((s) => s.trim()));
+  const clientOf = clientAddress(trustedProxies);
   const requests = new RequestCounter();
   const contexts = new WeakMap<IncomingMessage, RequestContext>();
   const prefix = randomBytes(3).toString('hex');
@@ -55,7 +59,7 @@ export function createPipeline(trustedProxies: string, hooks: readonly Hook[] = 
       let id: string | undefined;
       request = {
         get client() {
-          return (client ??= proxyaddr(req, trust));
+          return (client ??= clientOf(req));
         },
         get id() {
           return (id ??= `${prefix}-${(++sequence).toString(36)}`);
@@ -78,6 +82,46 @@ export function createPipeline(trustedProxies: string, hooks: readonly Hook[] = 
     },
     answered: (route, status) => requests.count(route, status),
     contextOf,
+    clientOf,
     requests,
   };
+}
+
+/**
+ * The client address of a request: the socket's, unless the socket is a trusted proxy; then the nearest
+ * address its `Forwarded` header (RFC 7239), or else its `X-Forwarded-For`, names that is not itself a
+ * trusted proxy. A header from a peer that is not trusted is never read.
+ */
+export function clientAddress(trustedProxies: string): (req: IncomingMessage) => string {
+  if (trustedProxies === '') return (req) => req.socket.remoteAddress ?? '';
+  const trust = proxyaddr.compile(trustedProxies.split(',').map((s) => s.trim()));
+  return (req) => {
+    const socket = req.socket.remoteAddress ?? '';
+    const forwarded = req.headers.forwarded;
+    if (forwarded === undefined || !trust(socket, 0)) return proxyaddr(req, trust);
+    // Nearest hop last, as proxies append.
+    const hops = forwardedFor(forwarded);
+    if (hops === undefined) return proxyaddr(req, trust);
+    let client = socket;
+    for (let i = hops.length - 1; i >= 0 && trust(client, hops.length - 1 - i); i--) {
+      const hop = hops[i]!;
+      if (!isIP(hop)) break;
+      client = hop;
+    }
+    return client;
+  };
+}
+
+/** The `for` addresses of a Forwarded header, ports and brackets removed; undefined when it is malformed. */
+function forwardedFor(header: string): string[] | undefined {
+  try {
+    return parseForwarded(header).map((element) => {
+      const node = element['for'] ?? '';
+      const v6 = /^\[([^\]]+)\](?::\d+)?$/.exec(node);
+      if (v6) return v6[1]!;
+      return node.includes('.') ? node.replace(/:\d+$/, '') : node;
+    });
+  } catch {
+    return undefined;
+  }
 }

@@ -1,4 +1,6 @@
 import { STATUS_CODES, type IncomingMessage, type OutgoingHttpHeaders, type ServerResponse } from 'node:http';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
 import accepts from 'accepts';
 import { Eta } from 'eta';
 import { readAsset } from '../assets.ts';
@@ -14,6 +16,8 @@ const VIEWS = [
   'dashboard',
   'links',
   'link',
+  'stats',
+  'top-table',
   'delete',
   'import',
   'keys',
@@ -89,6 +93,21 @@ export function sendPage(res: ServerResponse, status: number, page: Page): void 
 export function sendProblem(res: ServerResponse, status: number, code: ErrorCode, detail: string, field?: string): void {
   const problem = { type: 'about:blank', title: STATUS_CODES[status] ?? 'Error', status, code, detail, ...(field ? { field } : {}) };
   send(res, status, { 'Content-Type': PROBLEM_TYPE, 'X-Content-Type-Options': 'nosniff' }, JSON.stringify(problem));
+}
+
+/**
+ * A body of unknown length, written as `chunks` come (chunked encoding), waiting whenever the client reads
+ * slower than they come: memory stays flat however long it is. Rejects when a chunk fails or the client
+ * goes; the status is sent already, so the response just ends early.
+ */
+export async function sendStream(
+  res: ServerResponse,
+  status: number,
+  headers: OutgoingHttpHeaders,
+  chunks: AsyncIterable<string>,
+): Promise<void> {
+  res.writeHead(status, { ...headers, 'X-Content-Type-Options': 'nosniff' });
+  await pipeline(Readable.from(chunks), res);
 }
 
 /** 204: done, nothing to say (no Content-Length, which a 204 must not carry). */

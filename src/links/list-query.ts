@@ -4,7 +4,8 @@ import type { Link, LinkQuery } from './link.ts';
 export const PAGE_SIZE = { default: 20, max: 100 } as const;
 const SORTS = ['created', 'visits'] as const;
 
-function single(params: Record<string, unknown>, name: string): string | undefined {
+/** A query parameter given at most once; undefined when absent or empty. Throws AppError('invalid') when repeated. */
+export function single(params: Record<string, unknown>, name: string): string | undefined {
   const value = params[name];
   if (value === undefined || value === '') return undefined;
   if (typeof value !== 'string') throw new AppError('invalid', `${name} must be given once`, name);

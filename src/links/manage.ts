@@ -66,6 +66,9 @@ export function linkManagement({ config, listening, now, random, links, cache }:
     /** Takes one visit of a link with a visit limit; false when they are used up. */
     claimVisit: (id: number): Promise<boolean> => links.claimVisit(id),
 
+    /** True while a link with maxVisits has visits left (a bot looking uses none). */
+    hasVisitsLeft: (id: number): Promise<boolean> => links.hasVisitsLeft(id),
+
     /**
      * The live password link `code` once `password` is right. Throws AppError: 'not_found'; 'gone' for a
      * deleted, disabled, expired or used-up link (before any password is checked); 'unauthorized' for a

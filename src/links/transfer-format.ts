@@ -201,7 +201,7 @@ function linkOptions(row: Record<string, unknown>, line: number) {
 }
 
 /** Makes a cell text for a spreadsheet; a cell that starts with ' (a title may) gets one more, so `restore` is exact. */
-function defuse(cell: string): string {
+export function defuse(cell: string): string {
   return FORMULA_START.test(cell) || cell.startsWith("'") ? `'${cell}` : cell;
 }
 

@@ -1,6 +1,7 @@
 import type { ApiKey, Session } from '../auth/identity.ts';
 import type { Link, LinkChange, LinkEdit, LinkQuery, LinkRecord, NewLink, TagCount, Target } from '../links/link.ts';
-import type { VisitCount } from '../visits/visit.ts';
+import type { VisitBatch } from '../visits/rollup.ts';
+import type { DimensionCount, LinkTally, StoredVisit, VisitTally } from '../visits/visit.ts';
 import type { VisitEvents } from '../visits/visit-events.ts';
 
 /**
@@ -33,6 +34,8 @@ export interface LinkStore {
    * when they are used up (or the link has no limit).
    */
   claimVisit(id: number): Promise<boolean>;
+  /** True while a link with maxVisits has visits left to claim. */
+  hasVisitsLeft(id: number): Promise<boolean>;
   /** Every link, oldest first, read in pages. */
   allLinks(): AsyncIterable<Link>;
   /**
@@ -70,12 +73,37 @@ export interface LinkWriter {
 export interface VisitStore {
   /**
    * Takes a flush of visit events off the request path to be written elsewhere (SQLite: its background
-   * writer process). Returns false when it cannot; the caller then writes counts with `addVisits`. Events
-   * taken but then not delivered are handed to `giveBack`.
+   * writer process). Returns false when it cannot; the caller then records them itself. Events taken but
+   * then not delivered are handed to `giveBack`.
    */
   offload(events: VisitEvents, giveBack: (events: VisitEvents) => void): boolean;
-  /** Adds visit counts, merged per link, in one transaction. */
-  addVisits(counts: readonly VisitCount[]): Promise<void>;
+  /**
+   * Writes a flush of classified visits in one transaction: the raw rows, the rollups (adding to what is
+   * there, so writers never overwrite each other), each link's count, and the visitor hashes, where a
+   * hash new for its link and day adds one unique visitor.
+   */
+  addVisits(batch: VisitBatch): Promise<void>;
+  /**
+   * Deletes the oldest raw visits before `before`, at most `limit`, and the visitor hashes of days before
+   * `visitorDaysBefore`; returns the visits deleted.
+   */
+  pruneVisits(before: Date, visitorDaysBefore: Date, limit: number): Promise<number>;
+  /** Raw visits before `before`: what pruning would delete. */
+  countVisitsBefore(before: Date): Promise<number>;
+  /** One link's rollup hours in [from, to), oldest first. */
+  linkHours(linkId: number, from: Date, to: Date): Promise<VisitTally[]>;
+  /** One link's breakdowns in [from, to): human visits per dimension and value ('' for unknown). */
+  linkDimensions(linkId: number, from: Date, to: Date): Promise<DimensionCount[]>;
+  /** Every link's visits per day in [from, to), oldest first. */
+  dayTotals(from: Date, to: Date): Promise<VisitTally[]>;
+  /** The `limit` links with the most human visits in [from, to). */
+  topLinks(from: Date, to: Date, limit: number): Promise<LinkTally[]>;
+  /** Live links and all-time human visits. */
+  totals(): Promise<{ links: number; humans: number }>;
+  /** Links created per day in [from, to); days without any are left out. */
+  linksCreatedPerDay(from: Date, to: Date): Promise<Array<{ t: number; count: number }>>;
+  /** The raw visits in [from, to), oldest first, read in pages. */
+  allVisits(from: Date, to: Date): AsyncIterable<StoredVisit>;
 }
 
 export interface SettingsStore {

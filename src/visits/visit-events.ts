@@ -1,15 +1,30 @@
-import { addCount, inLinkOrder, type VisitCount } from './visit.ts';
-
 /**
- * Visits as the request path records them, one event per followed redirect, in columns: recording one
- * allocates nothing, and a flush hands the columns over whole (to the background writer, over IPC).
- * A per-visit detail added later (referrer, user agent) becomes one more column.
+ * Visits as the request path records them, one event per followed redirect, in columns: the link, the
+ * time, and four strings the request already holds (client address, user agent, referrer, accepted
+ * languages). Recording one copies references and allocates nothing; nothing is parsed until the visit
+ * is off the request path.
  */
 export interface VisitEvents {
   readonly length: number;
   readonly linkIds: Float64Array;
   /** Milliseconds since the epoch. */
   readonly times: Float64Array;
+  /** The distinct strings of the batch; the columns below index into it. */
+  readonly strings: readonly string[];
+  /** Four indexes into `strings` per event, in the order of FIELDS. */
+  readonly fields: Uint32Array;
+}
+
+/** The per-visit strings, in their order in `VisitEvents.fields`. */
+export const FIELDS = ['client', 'userAgent', 'referrer', 'language'] as const;
+const WIDTH = FIELDS.length;
+
+/** The strings of one visit; an absent header is ''. */
+export interface VisitStrings {
+  client: string;
+  userAgent: string;
+  referrer: string;
+  language: string;
 }
 
 const INITIAL_CAPACITY = 1024;
@@ -18,25 +33,60 @@ const INITIAL_CAPACITY = 1024;
 export class VisitLog {
   #linkIds = new Float64Array(INITIAL_CAPACITY);
   #times = new Float64Array(INITIAL_CAPACITY);
+  #strings: string[] = new Array<string>(INITIAL_CAPACITY * WIDTH).fill('');
   #length = 0;
 
   get length(): number {
     return this.#length;
   }
 
-  record(linkId: number, at: number): void {
+  record(linkId: number, at: number, client: string, userAgent: string, referrer: string, language: string): void {
     if (this.#length === this.#linkIds.length) this.#grow();
-    this.#linkIds[this.#length] = linkId;
-    this.#times[this.#length++] = at;
+    const i = this.#length++;
+    this.#linkIds[i] = linkId;
+    this.#times[i] = at;
+    const s = i * WIDTH;
+    this.#strings[s] = client;
+    this.#strings[s + 1] = userAgent;
+    this.#strings[s + 2] = referrer;
+    this.#strings[s + 3] = language;
   }
 
   append(events: VisitEvents): void {
-    for (let i = 0; i < events.length; i++) this.record(events.linkIds[i]!, events.times[i]!);
+    for (let i = 0; i < events.length; i++) {
+      const f = i * WIDTH;
+      const { strings, fields } = events;
+      this.record(
+        events.linkIds[i]!,
+        events.times[i]!,
+        strings[fields[f]!]!,
+        strings[fields[f + 1]!]!,
+        strings[fields[f + 2]!]!,
+        strings[fields[f + 3]!]!,
+      );
+    }
   }
 
-  /** The events recorded so far, copied out; the log is empty afterwards. */
+  /**
+   * The events recorded so far, copied out with each distinct string once (a burst of visits from one
+   * browser sends its user agent once); the log is empty afterwards.
+   */
   take(): VisitEvents {
-    const events = { length: this.#length, linkIds: this.#linkIds.slice(0, this.#length), times: this.#times.slice(0, this.#length) };
+    const length = this.#length;
+    const strings: string[] = [];
+    const index = new Map<string, number>();
+    const fields = new Uint32Array(length * WIDTH);
+    for (let s = 0; s < length * WIDTH; s++) {
+      const value = this.#strings[s]!;
+      let at = index.get(value);
+      if (at === undefined) {
+        at = strings.push(value) - 1;
+        index.set(value, at);
+      }
+      fields[s] = at;
+      this.#strings[s] = '';
+    }
+    const events = { length, linkIds: this.#linkIds.slice(0, length), times: this.#times.slice(0, length), strings, fields };
     this.#length = 0;
     return events;
   }
@@ -48,12 +98,28 @@ export class VisitLog {
     times.set(this.#times);
     this.#linkIds = linkIds;
     this.#times = times;
+    this.#strings.length = linkIds.length * WIDTH;
+    this.#strings.fill('', this.#length * WIDTH);
   }
 }
 
-/** Events merged into one count per link, with its latest time, in link order. */
-export function countVisits(events: VisitEvents): VisitCount[] {
-  const counts = new Map<number, VisitCount>();
-  for (let i = 0; i < events.length; i++) addCount(counts, events.linkIds[i]!, 1, events.times[i]!);
-  return inLinkOrder(counts);
+/** The strings of event `i`. */
+export function stringsOf(events: VisitEvents, i: number): VisitStrings {
+  const f = i * WIDTH;
+  const { strings, fields } = events;
+  return {
+    client: strings[fields[f]!]!,
+    userAgent: strings[fields[f + 1]!]!,
+    referrer: strings[fields[f + 2]!]!,
+    language: strings[fields[f + 3]!]!,
+  };
 }
+
+/** An empty batch. */
+export const NO_EVENTS: VisitEvents = {
+  length: 0,
+  linkIds: new Float64Array(0),
+  times: new Float64Array(0),
+  strings: [],
+  fields: new Uint32Array(0),
+};

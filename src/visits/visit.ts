@@ -1,9 +1,106 @@
-/** Visits of one link, merged: what the store adds to its counts. */
+/** Visits of one link, merged: what the store adds to the link's all-time count. */
 export interface VisitCount {
   id: number;
   count: number;
   /** Milliseconds since the epoch. */
   lastVisitAt: number;
+}
+
+/**
+ * One followed redirect, classified: what the database may hold of it. No client address and no user
+ * agent: `visitor` is a hash that cannot be turned back into either, and only for humans.
+ */
+export interface Visit {
+  linkId: number;
+  /** Milliseconds since the epoch. */
+  at: number;
+  /** The bot's name, for bots, crawlers, preview fetchers and probes; null for a person. */
+  bot: string | null;
+  referrer: string | null;
+  browser: string | null;
+  os: string | null;
+  device: string | null;
+  country: string | null;
+  language: string | null;
+  /** Hash of (client, user agent, link, the day's salt); null for bots. */
+  visitor: Buffer | null;
+}
+
+/** The breakdowns kept per link and hour, in the order the stats list them. */
+export const DIMENSIONS = ['referrers', 'browsers', 'os', 'devices', 'countries', 'languages', 'bots'] as const;
+export type Dimension = (typeof DIMENSIONS)[number];
+
+/** The value a visit has in a dimension ('' when unknown); undefined when the dimension is not the visit's (bots only count in `bots`). */
+export function valueIn(visit: Visit, dimension: Dimension): string | undefined {
+  if (dimension === 'bots') return visit.bot ?? undefined;
+  if (visit.bot !== null) return undefined;
+  switch (dimension) {
+    case 'referrers':
+      return visit.referrer ?? '';
+    case 'browsers':
+      return visit.browser ?? '';
+    case 'os':
+      return visit.os ?? '';
+    case 'devices':
+      return visit.device ?? '';
+    case 'countries':
+      return visit.country ?? '';
+    case 'languages':
+      return visit.language ?? '';
+  }
+}
+
+/** Visits in one hour or day (of one link, or of all). */
+export interface VisitTally {
+  /** Start of the hour or day, ms since the epoch (UTC). */
+  t: number;
+  humans: number;
+  bots: number;
+  /** Visitors counted once per link and day, in the hour they were first seen. */
+  uniques: number;
+}
+
+export interface DimensionCount {
+  dimension: Dimension;
+  /** '' when unknown (or, for referrers, when there was none). */
+  value: string;
+  count: number;
+}
+
+export interface LinkTally {
+  code: string;
+  url: string;
+  title: string | null;
+  humans: number;
+  bots: number;
+  uniques: number;
+}
+
+/** A raw visit as the export writes it. */
+export interface StoredVisit {
+  id: number;
+  at: Date;
+  code: string;
+  bot: string | null;
+  referrer: string | null;
+  browser: string | null;
+  os: string | null;
+  device: string | null;
+  country: string | null;
+  language: string | null;
+}
+
+export const HOUR = 3_600_000;
+export const DAY = 24 * HOUR;
+
+/** The start of the UTC hour of `at`. */
+export function hourOf(at: number): number {
+  return at - (((at % HOUR) + HOUR) % HOUR);
+}
+
+/** The start of the UTC day of `at`. */
+export function dayOf(at: number): number {
+  return at - (((at % DAY) + DAY) % DAY);
 }
 
 /** Adds `count` visits at `at` to link `id`'s entry in `counts`. */

@@ -7,6 +7,8 @@ import { BATCH_MAX } from './handlers/links-api.ts';
 import { LINK_FIELDS } from './handlers/pages.ts';
 import { QR_FORMATS, QR_SIZE } from './handlers/qr.ts';
 import { CSRF_FIELD, SESSION_COOKIE } from './session.ts';
+import { DASHBOARD_DAYS, MAX_DASHBOARD_DAYS, TOP } from '../visits/stats.ts';
+import { DIMENSIONS } from '../visits/visit.ts';
 
 /** The parts of JSON Schema 2020-12, OpenAPI 3.1's dialect, that this document uses. */
 export interface Schema {
@@ -155,6 +157,33 @@ const OPTION_PROPERTIES: Record<string, Schema> = {
   enabled: { type: 'boolean', description: 'A disabled link answers 410 until enabled again' },
 };
 
+const COUNT: Schema = { type: 'integer', minimum: 0 };
+
+const TOP_LIST: Schema = {
+  type: 'array',
+  maxItems: TOP,
+  description: `By count, then name; past ${TOP - 1} entries the rest is one "other" entry. Unknown values are "unknown"; no referrer is "direct"`,
+  items: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['name', 'count'],
+    properties: { name: { type: 'string' }, count: COUNT },
+  },
+};
+
+const DAY_FIGURES = (day: boolean): Schema => ({
+  type: 'object',
+  additionalProperties: false,
+  required: [...(day ? ['t'] : []), 'linksCreated', 'humans', 'bots', 'uniqueVisitors'],
+  properties: {
+    ...(day ? { t: { type: 'string', format: 'date-time', description: 'Start of the UTC day' } as Schema } : {}),
+    linksCreated: COUNT,
+    humans: COUNT,
+    bots: COUNT,
+    uniqueVisitors: COUNT,
+  },
+});
+
 const SCHEMAS: Record<string, Schema> = {
   Link: {
     type: 'object',
@@ -275,6 +304,79 @@ const SCHEMAS: Record<string, Schema> = {
               },
             },
           ],
+        },
+      },
+    },
+  },
+  LinkStats: {
+    type: 'object',
+    additionalProperties: false,
+    description: "A link's visits in a period, aligned to whole UTC hours or days. Bots never count as visits; they are listed apart.",
+    required: ['from', 'to', 'granularity', 'visits', 'lastVisitAt', 'series', ...DIMENSIONS],
+    properties: {
+      from: { type: 'string', format: 'date-time' },
+      to: { type: 'string', format: 'date-time', description: 'Exclusive' },
+      granularity: { enum: ['hour', 'day'] },
+      visits: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['total', 'humans', 'bots', 'uniqueVisitors'],
+        properties: {
+          total: COUNT,
+          humans: COUNT,
+          bots: COUNT,
+          uniqueVisitors: {
+            type: 'integer',
+            minimum: 0,
+            description: 'A visitor counts once per link and UTC day (daily-salted hash; no address is stored)',
+          },
+        },
+      },
+      lastVisitAt: { type: ['string', 'null'], format: 'date-time', description: 'The last human visit, ever' },
+      series: {
+        type: 'array',
+        items: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['t', 'humans', 'bots'],
+          properties: { t: { type: 'string', format: 'date-time', description: 'Start of the hour or day' }, humans: COUNT, bots: COUNT },
+        },
+      },
+      ...Object.fromEntries(DIMENSIONS.map((d) => [d, TOP_LIST])),
+    },
+  },
+  InstanceStats: {
+    type: 'object',
+    additionalProperties: false,
+    description: "The instance's figures for the last `days` UTC days, today included: the dashboard's.",
+    required: ['from', 'to', 'totals', 'period', 'days', 'topLinks'],
+    properties: {
+      from: { type: 'string', format: 'date-time' },
+      to: { type: 'string', format: 'date-time' },
+      totals: {
+        type: 'object',
+        additionalProperties: false,
+        required: ['links', 'humans'],
+        properties: { links: { ...COUNT, description: 'Live links' }, humans: { ...COUNT, description: 'Human visits, ever' } },
+      },
+      period: DAY_FIGURES(false),
+      days: { type: 'array', items: DAY_FIGURES(true) },
+      topLinks: {
+        type: 'array',
+        maxItems: TOP,
+        items: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['code', 'shortUrl', 'url', 'title', 'humans', 'bots', 'uniqueVisitors'],
+          properties: {
+            code: { type: 'string' },
+            shortUrl: { type: 'string', format: 'uri' },
+            url: { type: 'string', format: 'uri' },
+            title: { type: ['string', 'null'] },
+            humans: COUNT,
+            bots: COUNT,
+            uniqueVisitors: COUNT,
+          },
         },
       },
     },
@@ -539,6 +641,83 @@ export const OPENAPI: OpenApiDocument = {
         },
       }),
     },
+    '/api/v1/links/{code}/stats': {
+      get: linksApi({
+        operationId: 'showLinkStats',
+        summary:
+          "The link's visits: humans and bots apart, unique visitors, a series and the top referrers, browsers, OS, devices, countries and languages",
+        parameters: [
+          parameter('code'),
+          {
+            name: 'from',
+            in: 'query',
+            description: 'Start, ISO 8601 date or date-time (default: 48 hours or 90 days before `to`)',
+            schema: { type: 'string' },
+          },
+          {
+            name: 'to',
+            in: 'query',
+            description: 'End (exclusive), ISO 8601 (default: the end of the current hour or day)',
+            schema: { type: 'string' },
+          },
+          {
+            name: 'granularity',
+            in: 'query',
+            description: 'One series point per UTC hour (at most 31 days) or day',
+            schema: { enum: ['hour', 'day'], default: 'day' },
+          },
+        ],
+        responses: {
+          '200': { description: 'The figures', content: json(schema('LinkStats')) },
+          '400': response('Invalid'),
+          '401': response('Unauthorized'),
+          '404': response('NotFound'),
+          '410': response('Gone'),
+        },
+      }),
+    },
+    '/api/v1/stats': {
+      get: linksApi({
+        operationId: 'showStats',
+        summary: 'The whole instance: links created and visits per day, top links, totals',
+        parameters: [
+          {
+            name: 'days',
+            in: 'query',
+            description: 'UTC days covered, today included',
+            schema: { type: 'integer', minimum: 1, maximum: MAX_DASHBOARD_DAYS, default: DASHBOARD_DAYS },
+          },
+        ],
+        responses: {
+          '200': { description: 'The figures', content: json(schema('InstanceStats')) },
+          '400': response('Invalid'),
+          '401': response('Unauthorized'),
+        },
+      }),
+    },
+    '/api/v1/export': {
+      get: linksApi({
+        operationId: 'exportData',
+        summary: 'Every link, or every raw visit kept, streamed as CSV or NDJSON',
+        description:
+          'Written a page of rows at a time, so memory stays flat however many there are. CSV cells that a spreadsheet would run as a formula start with a quote. Visits carry no client address and no user agent.',
+        parameters: [
+          { name: 'what', in: 'query', required: true, description: 'links or visits', schema: { enum: ['links', 'visits'] } },
+          { name: 'format', in: 'query', description: 'Output format', schema: { enum: ['csv', 'ndjson'], default: 'csv' } },
+          { name: 'from', in: 'query', description: 'Visits only: at or after, ISO 8601', schema: { type: 'string' } },
+          { name: 'to', in: 'query', description: 'Visits only: before, ISO 8601', schema: { type: 'string' } },
+        ],
+        responses: {
+          '200': {
+            description: 'The export, as an attachment named kurz-WHAT.FORMAT',
+            headers: { 'Content-Disposition': { description: 'attachment; filename="kurz-WHAT.FORMAT"', schema: { type: 'string' } } },
+            content: { 'text/csv': { schema: { type: 'string' } }, 'application/x-ndjson': { schema: { type: 'string' } } },
+          },
+          '400': response('Invalid'),
+          '401': response('Unauthorized'),
+        },
+      }),
+    },
     '/api/v1/tags': {
       get: linksApi({
         operationId: 'listTags',
@@ -691,6 +870,17 @@ export const OPENAPI: OpenApiDocument = {
           '400': pageOrProblem('enabled is not true or false'),
           '404': pageOrProblem('No link has this code'),
           '410': pageOrProblem('The link was deleted'),
+        },
+      }),
+    },
+    '/links/{code}/stats': {
+      get: adminPage({
+        operationId: 'showLinkStatsPage',
+        summary: "A link's visits: totals, SVG charts of the last 48 hours and 90 days, the top lists and the bots",
+        parameters: [parameter('code')],
+        responses: {
+          '200': page('The page'),
+          '404': pageOrProblem('No link has this code'),
         },
       }),
     },

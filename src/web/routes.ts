@@ -7,6 +7,8 @@ import { keysUiHandlers } from './handlers/keys-ui.ts';
 import { linksApiHandlers } from './handlers/links-api.ts';
 import { linksUiHandlers } from './handlers/links-ui.ts';
 import { settingsUiHandlers } from './handlers/settings-ui.ts';
+import { statsApiHandlers } from './handlers/stats-api.ts';
+import { statsPageHandlers } from './handlers/stats-pages.ts';
 import { qrHandlers } from './handlers/qr.ts';
 import { systemHandlers } from './handlers/system.ts';
 import { unlockHandlers } from './handlers/unlock.ts';
@@ -27,6 +29,8 @@ export function createRouter(web: WebServices): Router {
   const access = accessPageHandlers(web);
   const api = linksApiHandlers(web);
   const qr = qrHandlers(web);
+  const stats = statsApiHandlers(web);
+  const statsPages = statsPageHandlers(web);
   const system = systemHandlers(web);
   const unlock = unlockHandlers(web);
   const router = new Router({ sensitive: true });
@@ -43,6 +47,7 @@ export function createRouter(web: WebServices): Router {
   router.get('/links/:code', loginRequired, links.showLink);
   router.post('/links/:code', loginRequired, links.editLink);
   router.post('/links/:code/state', loginRequired, links.setLinkState);
+  router.get('/links/:code/stats', loginRequired, statsPages.showLinkStats);
   router.get('/links/:code/delete', loginRequired, links.confirmDelete);
   router.post('/links/:code/delete', loginRequired, links.deleteLink);
   router.post('/links/:code/unlock', unlock.unlockLink);
@@ -63,7 +68,10 @@ export function createRouter(web: WebServices): Router {
   router.patch('/api/v1/links/:code', api.editLink);
   router.delete('/api/v1/links/:code', api.deleteLink);
   router.get('/api/v1/links/:code/qr', qr.showQrCode);
+  router.get('/api/v1/links/:code/stats', stats.showLinkStats);
   router.get('/api/v1/tags', api.listTags);
+  router.get('/api/v1/stats', stats.showStats);
+  router.get('/api/v1/export', stats.exportData);
   router.get('/api/v1/openapi.json', system.showOpenApi);
 
   // System

@@ -45,7 +45,6 @@ const USAGE: Array<[string[], RegExp]> = [
   [['create', 'https://a.example', 'extra'], /unexpected argument "extra"/],
   [['list', '--colour'], /Unknown option '--colour'/],
   [['list', '--limit', 'ten'], /--limit must be a whole number from 1 to 100000, got "ten"/],
-  [['prune'], /prune needs --unvisited-for AGE/],
   [['prune', '--unvisited-for', 'forever'], /--unvisited-for must be a positive duration like 180d/],
   [['export', '--format', 'xml'], /--format must be one of csv, ndjson, got "xml"/],
   [['list', '--code-length', '99'], /invalid configuration: codeLength \(flag --code-length\)/],
@@ -130,7 +129,7 @@ test('stats shows a link; an unknown code exits 1', async (t) => {
   const text = await kurz('stats', 'st');
   t.regex(
     text.stdout,
-    /^Short URL {3}https:\/\/s\.example\/st\nTarget {6}https:\/\/example\.com\/s\nCreated .*\nVisits {6}0\nLast visit {2}never\n$/,
+    /^Short URL {3}https:\/\/s\.example\/st\nTarget {6}https:\/\/example\.com\/s\nCreated .*\nVisits {6}0\nLast visit {2}never\nPeriod {6}\d{4}-\d{2}-\d{2} 00:00 to \d{4}-\d{2}-\d{2} 00:00 UTC, by day\nIn period {3}0 human visits, 0 unique visitors, 0 bot hits\nHumans {6}▁{45} peak 0 per day\n$/,
   );
   const json = JSON.parse((await kurz('stats', 'st', '--json')).stdout) as { visitCount: number; lastVisitAt: null };
   t.like(json, { visitCount: 0, lastVisitAt: null });

@@ -169,11 +169,14 @@ test('prune --dry-run lists links unvisited for that long; prune deletes them an
   t.is(dry.code, 0);
   t.regex(
     dry.stdout,
-    /^CODE {7}LAST VISIT {2}URL\nold-promo {2}2020-04-01 {2}https:\/\/example\.com\/2020\nwould delete 1 links not visited for 180d\n$/,
+    /^CODE {7}LAST VISIT {2}URL\nold-promo {2}2020-04-01 {2}https:\/\/example\.com\/2020\nwould delete 1 links not visited for 180d\nwould delete 0 raw visits older than 90 days\n$/,
   );
   t.is((await kurz('stats', 'old-promo', '--json')).stdout.includes('"deletedAt":null'), true, 'dry run deletes nothing');
 
-  t.regex((await kurz('prune', '--unvisited-for', '180d')).stdout, /deleted 1 links not visited for 180d\n$/);
+  t.regex(
+    (await kurz('prune', '--unvisited-for', '180d')).stdout,
+    /deleted 1 links not visited for 180d\ndeleted 0 raw visits older than 90 days\n$/,
+  );
   t.regex((await kurz('prune', '--unvisited-for', '180d')).stdout, /^deleted 0 links/);
   const server = await startServe(t, kurz.env);
   t.is((await fetch(`${server.url}/old-promo`, { redirect: 'manual' })).status, 410);

@@ -307,3 +307,65 @@ test('screenshots of the public shorten form, its result and its rate limit', as
     k.clock.advance(60_000);
   }
 });
+
+/** User agents of people and of bots, as their software sends them. */
+const VISITORS = [
+  'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36',
+  'Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.5 Mobile/15E148 Safari/604.1',
+  'Mozilla/5.0 (Windows NT 10.0; Win64; x64; rv:133.0) Gecko/20100101 Firefox/133.0',
+];
+const BOTS = ['Slackbot-LinkExpanding 1.0 (+https://api.slack.com/robots)', 'Twitterbot/1.0'];
+
+test('the stats page and the dashboard show their charts and tables, light and dark, desktop and phone', async (t) => {
+  const k = await startKurz(t);
+  const { code } = (await (await k.postJson('/api/v1/links', { url: 'https://example.com/launch', title: 'Launch post' })).json()) as {
+    code: string;
+  };
+  // Visits over the last three days, a few an hour: 3 hours back → 1 visit, 2 hours back → 2, 1 hour back → 3…
+  const visit = (ua: string, referrer: string) =>
+    fetch(`${k.base}/${code}`, {
+      redirect: 'manual',
+      headers: { 'user-agent': ua, referer: referrer, 'accept-language': 'de-DE,de;q=0.9' },
+    });
+  k.clock.advance(-3 * 86_400_000);
+  const perHour: number[] = [];
+  for (let hour = 0; hour < 72; hour += 5) {
+    const count = 1 + (hour % 4);
+    for (let i = 0; i < count; i++)
+      await visit(VISITORS[i % VISITORS.length]!, i % 2 ? 'https://news.example.org/item' : 'https://www.example.net/');
+    perHour.push(count);
+    await visit(BOTS[hour % 2]!, '');
+    await k.flushVisits();
+    k.clock.advance(5 * 3_600_000);
+  }
+  k.clock.advance(3 * 86_400_000 - 75 * 3_600_000);
+  const humans = perHour.reduce((a, b) => a + b, 0);
+
+  for (const viewport of [DESKTOP, PHONE]) {
+    const { page, problems } = await openPage(t, k, { viewport });
+    await logIn(page, k);
+    await page.goto(`/links/${code}/stats`);
+    t.is(await page.locator('#figure-humans').textContent(), String(humans));
+    t.is(await page.locator('#figure-bots').textContent(), String(perHour.length));
+    // The day chart's bars add up to every human visit; the hour chart holds the last 48 hours' ones.
+    const values = async (chart: string) =>
+      (await page
+        .locator(`${chart} rect.chart-bar`)
+        .evaluateAll((bars) => bars.map((b) => Number(b.getAttribute('data-value'))))) as number[];
+    t.is(
+      (await values('#days-heading + figure')).reduce((a, b) => a + b, 0),
+      humans,
+    );
+    t.true((await values('#hours-heading + figure')).length > 0);
+    t.regex((await page.locator('#top-referrers').textContent()) ?? '', /example\.net[\s\S]*news\.example\.org/);
+    t.regex((await page.locator('#top-bots').textContent()) ?? '', /Slack[\s\S]*X/);
+    t.regex((await page.locator('#top-languages').textContent()) ?? '', /de\s*\d+/);
+    await shoot(t, page, 'stats', viewport);
+    await page.goto('/');
+    t.is(await page.locator('#figure-period-humans').textContent(), String(humans));
+    t.true((await page.locator('#activity ~ figure rect.chart-bar').count()) >= 3, 'a bar for each day with visits');
+    t.regex((await page.locator('#top-links').textContent()) ?? '', new RegExp(code));
+    await shoot(t, page, 'dashboard-stats', viewport);
+    t.deepEqual(problems, [], 'no console errors (a CSP violation would be one)');
+  }
+});

@@ -31,7 +31,7 @@ test('only edits and deletions enter the change log, not visit counts', async (t
   const k = await startKurz(t);
   const { code } = (await (await k.postJson('/api/v1/links', { url: 'https://example.com/log' })).json()) as { code: string };
   await k.get(`/${code}`);
-  k.kurz.services.visits.flush();
+  await k.flushVisits();
   const changes = k.db.prepare('SELECT code FROM link_changes').pluck();
   t.deepEqual(changes.all(), []);
   await k.kurz.services.links.deleteLink(code);

@@ -1,5 +1,5 @@
 import test from 'ava';
-import { BROWSER_ACCEPT, runCli, startKurz, waitFor, type TestKurz } from '../helpers.ts';
+import { BROWSER_ACCEPT, BROWSER_UA, runCli, startKurz, waitFor, type TestKurz } from '../helpers.ts';
 
 type LinkBody = Record<string, unknown> & { code: string; url: string };
 type Problem = { status: number; code: string; detail: string; field?: string };
@@ -10,7 +10,9 @@ async function create(k: TestKurz, body: Record<string, unknown>): Promise<LinkB
   return (await res.json()) as LinkBody;
 }
 
-const follow = (k: TestKurz, path: string, init: RequestInit = {}) => fetch(k.base + path, { redirect: 'manual', ...init });
+/** Follows a short link as a person's browser would (a bot's visits neither count nor use up max visits). */
+const follow = (k: TestKurz, path: string, init: RequestInit = {}) =>
+  fetch(k.base + path, { redirect: 'manual', ...init, headers: { 'user-agent': BROWSER_UA, ...(init.headers as Record<string, string>) } });
 
 test('every option is set at creation and shown back; the password never is', async (t) => {
   const k = await startKurz(t);
@@ -159,7 +161,7 @@ test('a password link shows a form; the right password leads on with 303, wrong 
   k.clock.advance(1000);
   t.is((await unlock('open sesame')).status, 303);
   // Visits through the password form are counted like redirects.
-  k.kurz.services.visits.flush();
+  await k.flushVisits();
   await waitFor(async () => ((await (await k.get(`/api/v1/links/${code}`)).json()) as LinkBody)['visitCount'] === 3);
 });
 
@@ -242,7 +244,7 @@ test('the list searches code, target, title and note, filters by tag, sorts by v
   await create(k, { url: 'https://example.com/2', note: 'the quarterly numbers', tags: ['work', 'numbers'] });
   const popular = await create(k, { url: 'https://example.com/3', alias: 'popular', tags: ['fun'] });
   for (let i = 0; i < 3; i++) await follow(k, '/popular');
-  k.kurz.services.visits.flush();
+  await k.flushVisits();
   await waitFor(async () => ((await (await k.get('/api/v1/links/popular')).json()) as LinkBody)['visitCount'] === 3);
 
   const list = async (query: string) =>

@@ -243,7 +243,7 @@ test('the link page shows the visit count and last visit', async (t) => {
   t.regex(before, /id="visits-used">0 of 10</);
   await k.get('/seen');
   await k.get('/seen');
-  k.kurz.services.visits.flush();
+  await k.flushVisits();
   const after = (await b.page('/links/seen')).html;
   t.regex(after, /id="visit-count">2</);
   t.regex(after, /id="visits-used">2 of 10</);

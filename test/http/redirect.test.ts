@@ -96,7 +96,7 @@ test('visits are buffered, then flushed in one go: count and last visit', async 
   const before = (await (await k.get(`/api/v1/links/${code}`)).json()) as { visitCount: number };
   t.is(before.visitCount, 0, 'nothing is written on the request path');
   t.is(k.kurz.services.visits.pending, 3);
-  k.kurz.services.visits.flush();
+  await k.flushVisits();
   const after = (await (await k.get(`/api/v1/links/${code}`)).json()) as { visitCount: number; lastVisitAt: string };
   t.is(after.visitCount, 3);
   t.is(after.lastVisitAt, new Date(k.clock.now() - 1000).toISOString());

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import Sqlite from 'better-sqlite3';
 import test from 'ava';
 import type { ExecutionContext } from 'ava';
-import { createKeyIn, runCli, startServe, tempDir, waitFor, type ServeProcess } from '../helpers.ts';
+import { BROWSER_UA, createKeyIn, runCli, startServe, tempDir, waitFor, type ServeProcess } from '../helpers.ts';
 
 /** API keys made for each served database, by the server's URL. */
 const keys = new Map<string, string>();
@@ -59,7 +59,8 @@ test('kurz serve listens, and on SIGTERM stops accepting, flushes buffered visit
   const db = join(tempDir(t), 'data', 'kurz.db');
   const kurz = await serveWithKey(t, { KURZ_DB: db, KURZ_VISIT_FLUSH_INTERVAL: '60s', KURZ_PUBLIC_URL: 'https://s.example' });
   const code = await createLink(kurz.url, { url: 'https://example.com/shutdown' });
-  for (let i = 0; i < 4; i++) t.is((await fetch(`${kurz.url}/${code}`, { redirect: 'manual' })).status, 302);
+  for (let i = 0; i < 4; i++)
+    t.is((await fetch(`${kurz.url}/${code}`, { redirect: 'manual', headers: { 'user-agent': BROWSER_UA } })).status, 302);
 
   t.is(await kurz.stop(), 0);
   t.regex(kurz.output().stderr, /stopped; visits flushed and database closed/);
@@ -102,12 +103,15 @@ test('a link deleted from the CLI while kurz serves stops redirecting: 410 once 
   const db = join(tempDir(t), 'live.db');
   const kurz = await serveWithKey(t, { KURZ_DB: db });
   const code = await createLink(kurz.url, { url: 'https://example.com/doomed' });
-  t.is((await fetch(`${kurz.url}/${code}`, { redirect: 'manual' })).status, 302, 'now cached');
+  t.is((await fetch(`${kurz.url}/${code}`, { redirect: 'manual', headers: { 'user-agent': BROWSER_UA } })).status, 302, 'now cached');
   const deleted = await runCli(['delete', code], { KURZ_DB: db });
   t.is(deleted.code, 0);
   t.is(deleted.stdout, `deleted ${code}\n`);
   let status = 0;
-  await waitFor(async () => (status = (await fetch(`${kurz.url}/${code}`, { redirect: 'manual' })).status) === 410);
+  await waitFor(
+    async () =>
+      (status = (await fetch(`${kurz.url}/${code}`, { redirect: 'manual', headers: { 'user-agent': BROWSER_UA } })).status) === 410,
+  );
   t.is(status, 410);
 });
 
@@ -131,7 +135,8 @@ test('while kurz serves, its background process writes the visit counts', async 
   const db = join(tempDir(t), 'visits.db');
   const kurz = await serveWithKey(t, { KURZ_DB: db, KURZ_VISIT_FLUSH_INTERVAL: '100ms' });
   const code = await createLink(kurz.url, { url: 'https://example.com/counted' });
-  for (let i = 0; i < 3; i++) t.is((await fetch(`${kurz.url}/${code}`, { redirect: 'manual' })).status, 302);
+  for (let i = 0; i < 3; i++)
+    t.is((await fetch(`${kurz.url}/${code}`, { redirect: 'manual', headers: { 'user-agent': BROWSER_UA } })).status, 302);
   await waitFor(() => visitsOf(db, code) === 3);
   t.is(visitsOf(db, code), 3);
   t.is(await kurz.stop(), 0);
@@ -144,7 +149,8 @@ test('if the background process dies, kurz says so and counts visits itself agai
   const pid = backgroundPid(kurz.output().stderr);
   process.kill(pid, 'SIGKILL');
   await waitFor(() => /the background process stopped/.test(kurz.output().stderr));
-  for (let i = 0; i < 5; i++) t.is((await fetch(`${kurz.url}/${code}`, { redirect: 'manual' })).status, 302);
+  for (let i = 0; i < 5; i++)
+    t.is((await fetch(`${kurz.url}/${code}`, { redirect: 'manual', headers: { 'user-agent': BROWSER_UA } })).status, 302);
   t.is(await kurz.stop(), 0);
   t.regex(kurz.output().stderr, /error the background process stopped; writing visits and checkpointing inline again/);
   t.is(visitsOf(db, code), 5);

@@ -17,7 +17,21 @@ test('a new database is created with its folder, in WAL mode, marked as kurz, at
   t.is(db.pragma('application_id', { simple: true }), APPLICATION_ID);
   t.is(db.pragma('user_version', { simple: true }), MIGRATIONS.length);
   const tables = db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name").pluck().all();
-  t.deepEqual(tables, ['api_keys', 'link_changes', 'link_tags', 'link_visits', 'links', 'sessions', 'settings', 'sqlite_sequence']);
+  t.deepEqual(tables, [
+    'api_keys',
+    'link_changes',
+    'link_tags',
+    'link_visits',
+    'links',
+    'sessions',
+    'settings',
+    'sqlite_sequence',
+    'visit_days',
+    'visit_dimensions',
+    'visit_hours',
+    'visitors',
+    'visits',
+  ]);
 });
 
 test('opening again keeps the data and applies nothing twice', (t) => {

@@ -10,7 +10,15 @@ import { linkCreation, type CreateLinkInput } from '../../src/links/create.ts';
 import { DEFAULT_OPTIONS } from '../../src/links/link.ts';
 import { openDatabase } from '../../src/store/sqlite/database.ts';
 import { createSqliteLinkStore } from '../../src/store/sqlite/link-store.ts';
+import { createSqliteVisitStore } from '../../src/store/sqlite/visit-store.ts';
+import type { VisitBatch } from '../../src/visits/rollup.ts';
+import type { VisitCount } from '../../src/visits/visit.ts';
 import { tempDir } from '../helpers.ts';
+
+/** A flush that only adds to links' all-time counts. */
+function linkVisits(...links: VisitCount[]): VisitBatch {
+  return { visits: [], hours: [], days: [], dimensions: [], visitors: [], links };
+}
 
 /** Link creation on `db` with a fixed clock and a small cache. */
 function serviceOn(db: Database, codes: CodeGenerator, settings: Record<string, unknown> = {}) {
@@ -66,7 +74,7 @@ test('visit counts are written without a disk sync, and links keep their full sy
         null,
       ),
     )) ?? 0;
-  await store.addVisits([{ id, count: 3, lastVisitAt: 50 }]);
+  await createSqliteVisitStore(db).addVisits(linkVisits({ id, count: 3, lastVisitAt: 50 }));
   t.is((await store.linkByCode('v'))?.visitCount, 3);
   t.is(db.pragma('synchronous', { simple: true }), 2, 'FULL again');
 });
@@ -87,7 +95,7 @@ test('the dedupe probe finds the newest live link with the URL hash in the windo
   const newer = await insert('newer', 200);
   await insert('other', 300);
   db.prepare('UPDATE links SET url_hash = ? WHERE code = ?').run(Buffer.alloc(32, 8), 'other');
-  await store.addVisits([{ id: newer, count: 4, lastVisitAt: 250 }]);
+  await createSqliteVisitStore(db).addVisits(linkVisits({ id: newer, count: 4, lastVisitAt: 250 }));
   const probe = (hash: Buffer, since: number) => store.write((tx) => tx.linkByUrlHash(hash, new Date(since)));
 
   t.like(await probe(urlHash, 0), { id: newer, code: 'newer', visitCount: 4, lastVisitAt: new Date(250) });

@@ -1,237 +1,285 @@
-import test from 'ava';
-import { memoryLogger } from '../../src/log.ts';
+import test, { type ExecutionContext } from 'ava';
 import { VisitBuffer } from '../../src/visits/visit-buffer.ts';
-import type { VisitCount } from '../../src/visits/visit.ts';
-import type { VisitEvents } from '../../src/visits/visit-events.ts';
+import { stringsOf, VisitLog, type VisitEvents, type VisitStrings } from '../../src/visits/visit-events.ts';
 import { waitFor } from '../helpers.ts';
 
-function buffer(flushSize: number, write: (c: VisitCount[]) => void) {
-  const log = memoryLogger();
-  return { log, visits: new VisitBuffer({ write, flushSize, flushInterval: 60_000, log }) };
+/** A buffer that keeps what it writes here; stopped when the test ends. */
+function buffer(t: ExecutionContext, options: { flushSize?: number; flushInterval?: number } = {}) {
+  const written: VisitEvents[] = [];
+  const visits = new VisitBuffer({
+    write: (events) => written.push(events),
+    flushSize: options.flushSize ?? 1000,
+    flushInterval: options.flushInterval ?? 60_000,
+  });
+  t.teardown(() => visits.stop());
+  return { visits, written };
 }
 
-test('visits to the same link are merged into one count with the latest time', (t) => {
-  const batches: VisitCount[][] = [];
-  const { visits } = buffer(100, (c) => batches.push(c));
-  visits.record(1, 1000);
-  visits.record(2, 1500);
-  visits.record(1, 3000);
-  visits.record(1, 2000);
-  t.is(visits.pending, 4);
-  visits.flush();
-  t.deepEqual(batches, [
-    [
-      { id: 1, count: 3, lastVisitAt: 3000 },
-      { id: 2, count: 1, lastVisitAt: 1500 },
-    ],
-  ]);
-  t.is(visits.pending, 0);
-  visits.flush();
-  t.is(batches.length, 1, 'an empty buffer writes nothing');
-});
+const HEADERS = ['User-Agent', 'ua', 'Referer', 'https://example.com/', 'Accept-Language', 'de'];
 
-test('as many distinct links as the flush size trigger a write soon after, off the request path', async (t) => {
-  const batches: VisitCount[][] = [];
-  const { visits } = buffer(3, (c) => batches.push(c));
-  for (let i = 0; i < 10; i++) visits.record(1, i);
-  visits.record(2, 20);
-  await new Promise((resolve) => setImmediate(resolve));
-  t.is(batches.length, 0, 'repeat visits to few links do not trigger a write');
-  visits.record(3, 30);
-  t.is(batches.length, 0, 'not inside record()');
-  await waitFor(() => batches.length === 1);
-  t.deepEqual(batches[0], [
-    { id: 1, count: 10, lastVisitAt: 9 },
-    { id: 2, count: 1, lastVisitAt: 20 },
-    { id: 3, count: 1, lastVisitAt: 30 },
-  ]);
-  t.is(visits.pending, 0);
-});
+/** Every event of a batch: link, time and strings. */
+function rows(events: VisitEvents): Array<{ linkId: number; at: number } & VisitStrings> {
+  return Array.from({ length: events.length }, (_, i) => ({ linkId: events.linkIds[i]!, at: events.times[i]!, ...stringsOf(events, i) }));
+}
 
-test('a large flush is written in chunks, one per turn of the event loop', async (t) => {
-  const batches: VisitCount[][] = [];
-  const { visits } = buffer(600, (c) => batches.push(c));
-  for (let id = 1; id <= 600; id++) visits.record(id, id);
-  await waitFor(() => visits.pending === 0);
+const nextTurn = () => new Promise((resolve) => setImmediate(resolve));
+
+test('the timer hands pending visits on, every interval', async (t) => {
+  const { visits, written } = buffer(t, { flushInterval: 20 });
+  visits.start();
+  visits.record(1, 1000, '192.0.2.1', HEADERS);
+  visits.record(2, 1001, '192.0.2.2', HEADERS);
+  t.is(visits.pending, 2);
+  t.deepEqual(written, [], 'nothing is written inside record()');
+  await waitFor(() => written.length === 1);
   t.deepEqual(
-    batches.map((b) => b.length),
-    Array.from({ length: 12 }, () => 50),
+    rows(written[0]!).map((r) => [r.linkId, r.at, r.client]),
+    [
+      [1, 1000, '192.0.2.1'],
+      [2, 1001, '192.0.2.2'],
+    ],
+  );
+  t.is(visits.pending, 0);
+  visits.record(3, 1002, '192.0.2.3', HEADERS);
+  await waitFor(() => written.length === 2);
+  t.deepEqual(
+    rows(written[1]!).map((r) => r.linkId),
+    [3],
   );
 });
 
-test('a failed write keeps the visits and the next flush writes them', (t) => {
-  const batches: VisitCount[][] = [];
-  let fail = true;
-  const { visits, log } = buffer(100, (c) => {
-    if (fail) throw new Error('SQLITE_BUSY');
-    batches.push(c);
-  });
-  visits.record(7, 10);
-  visits.record(7, 20);
-  visits.flush();
+test('as many distinct links as the flush size trigger a flush soon after, not inside record()', async (t) => {
+  const { visits, written } = buffer(t, { flushSize: 3 });
+  for (let i = 0; i < 10; i++) visits.record(1, i, '192.0.2.1', HEADERS);
+  visits.record(2, 20, '192.0.2.1', HEADERS);
+  await nextTurn();
+  t.deepEqual(written, [], 'repeat visits to few links trigger nothing');
+  visits.record(3, 30, '192.0.2.1', HEADERS);
+  t.deepEqual(written, [], 'not inside record()');
+  await waitFor(() => written.length === 1);
+  t.deepEqual(
+    rows(written[0]!).map((r) => r.linkId),
+    [1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 2, 3],
+  );
+  t.is(visits.pending, 0);
+  // The count of distinct links starts again after a flush.
+  visits.record(1, 40, '192.0.2.1', HEADERS);
+  visits.record(2, 41, '192.0.2.1', HEADERS);
+  await nextTurn();
+  t.is(written.length, 1);
   t.is(visits.pending, 2);
-  t.true(log.lines.some((l) => l.includes('could not write visits') && l.includes('links=1')));
-  visits.record(7, 30);
-  fail = false;
-  visits.flush();
-  t.deepEqual(batches, [[{ id: 7, count: 3, lastVisitAt: 30 }]]);
 });
 
-test('stop() writes what is pending', (t) => {
-  const batches: VisitCount[][] = [];
-  const { visits } = buffer(100, (c) => batches.push(c));
+test('stop() hands on what is pending at once and stops the timer', async (t) => {
+  const { visits, written } = buffer(t, { flushInterval: 20 });
   visits.start();
-  visits.record(3, 5);
+  visits.record(3, 5, '192.0.2.1', HEADERS);
   visits.stop();
-  t.deepEqual(batches, [[{ id: 3, count: 1, lastVisitAt: 5 }]]);
+  t.deepEqual(
+    rows(written[0]!).map((r) => [r.linkId, r.at]),
+    [[3, 5]],
+  );
+  visits.record(4, 6, '192.0.2.1', HEADERS);
+  // A second buffer on the same interval shows when the first one's timer would have fired, several times over.
+  const witness = buffer(t, { flushInterval: 20 });
+  witness.visits.start();
+  for (let i = 0; i < 3; i++) {
+    witness.visits.record(1, i, '', []);
+    await waitFor(() => witness.written.length === i + 1);
+  }
+  t.is(written.length, 1, 'no timer flush after stop()');
+  t.is(visits.pending, 1);
+  visits.stop();
+  t.is(written.length, 2, 'stop() again hands on what came since');
 });
 
-test('stop() during a chunked flush writes the rest at once and nothing afterwards', async (t) => {
-  const batches: VisitCount[][] = [];
-  let closed = false;
-  const { visits, log } = buffer(100, (c) => {
-    if (closed) throw new Error('The database connection is not open');
-    batches.push(c);
-  });
-  for (let id = 1; id <= 100; id++) visits.record(id, id);
-  await new Promise((resolve) => setImmediate(resolve));
-  t.is(batches.length, 1, 'the flush has started and is not done');
+test('an empty buffer hands on nothing', (t) => {
+  const { visits, written } = buffer(t);
+  let offloads = 0;
+  visits.offloadTo(() => ++offloads > 0);
+  visits.flush();
   visits.stop();
-  closed = true;
-  // Each chunk is written on its own turn of the event loop: a step still scheduled would run within these.
-  for (let turn = 0; turn < 3; turn++) await new Promise((resolve) => setImmediate(resolve));
-  t.is(batches.flat().length, 100);
-  t.deepEqual(log.lines, [], 'no write after stop');
+  t.deepEqual(written, []);
+  t.is(offloads, 0);
 });
 
 test('with somewhere to offload to, a flush is handed over whole and nothing is written here', async (t) => {
-  const written: VisitCount[][] = [];
+  const { visits, written } = buffer(t, { flushSize: 600 });
   const offloaded: VisitEvents[] = [];
-  const { visits } = buffer(600, (c) => written.push(c));
-  visits.offloadTo((c) => offloaded.push(c) > 0);
-  for (let id = 1; id <= 600; id++) visits.record(id, id);
+  visits.offloadTo((events) => offloaded.push(events) > 0);
+  for (let id = 1; id <= 600; id++) visits.record(id, id, `192.0.2.${id % 256}`, HEADERS);
   await waitFor(() => visits.pending === 0);
   t.deepEqual(
     offloaded.map((b) => b.length),
     [600],
   );
+  t.deepEqual(
+    rows(offloaded[0]!).map((r) => r.linkId),
+    Array.from({ length: 600 }, (_, i) => i + 1),
+  );
   t.deepEqual(written, []);
 });
 
-test('when the offload refuses (its process is gone), the flush is written here in chunks', (t) => {
-  const written: VisitCount[][] = [];
-  const { visits } = buffer(1000, (c) => written.push(c));
-  visits.offloadTo(() => false);
-  for (let id = 1; id <= 120; id++) visits.record(id, id);
+test('when the offload refuses (the writer is gone), the flush is written here, whole', (t) => {
+  const { visits, written } = buffer(t);
+  const refused: number[] = [];
+  visits.offloadTo((events) => {
+    refused.push(events.length);
+    return false;
+  });
+  for (let id = 1; id <= 120; id++) visits.record(id, id, '192.0.2.1', HEADERS);
   visits.flush();
+  t.deepEqual(refused, [120], 'offered to the writer first');
   t.deepEqual(
     written.map((b) => b.length),
-    [50, 50, 20],
+    [120],
+  );
+  t.deepEqual(
+    rows(written[0]!).map((r) => r.linkId),
+    Array.from({ length: 120 }, (_, i) => i + 1),
   );
   t.is(visits.pending, 0);
 });
 
-test('restore() takes back counts that could not be handed out, merged with newer visits', (t) => {
-  const written: VisitCount[][] = [];
-  const { visits } = buffer(1000, (c) => written.push(c));
-  visits.record(1, 500);
-  visits.restore([
-    { id: 1, count: 3, lastVisitAt: 400 },
-    { id: 2, count: 2, lastVisitAt: 300 },
-  ]);
-  t.is(visits.pending, 6);
+test('a hand-over that fails after it was taken comes back and goes with the next flush', (t) => {
+  const { visits, written } = buffer(t);
+  const offloaded: VisitEvents[] = [];
+  let giveBackFirst: (() => void) | undefined;
+  visits.offloadTo((events, giveBack) => {
+    giveBackFirst ??= () => giveBack(events);
+    offloaded.push(events);
+    return true;
+  });
+  visits.record(3, 10, '192.0.2.1', ['User-Agent', 'first']);
+  visits.record(4, 20, '192.0.2.2', ['User-Agent', 'second']);
   visits.flush();
-  t.deepEqual(written, [
+  t.deepEqual(written, [], 'taken by the writer');
+  t.is(visits.pending, 0);
+  giveBackFirst?.();
+  t.is(visits.pending, 2, 'the failed hand-over is pending again');
+  visits.record(5, 30, '192.0.2.3', ['User-Agent', 'third']);
+  visits.flush();
+  t.is(offloaded.length, 2);
+  t.deepEqual(
+    rows(offloaded[1]!).map((r) => [r.linkId, r.at, r.client, r.userAgent]),
     [
-      { id: 1, count: 4, lastVisitAt: 500 },
-      { id: 2, count: 2, lastVisitAt: 300 },
+      [3, 10, '192.0.2.1', 'first'],
+      [4, 20, '192.0.2.2', 'second'],
+      [5, 30, '192.0.2.3', 'third'],
     ],
-  ]);
+  );
+  t.deepEqual(written, []);
 });
 
-test('the chunk option sets the rows per transaction', (t) => {
-  const written: VisitCount[][] = [];
-  const visits = new VisitBuffer({
-    write: (c) => written.push(c),
-    flushSize: 1000,
-    flushInterval: 60_000,
-    chunk: 500,
-    log: memoryLogger(),
-  });
-  for (let id = 1; id <= 1200; id++) visits.record(id, id);
+test('events given back do not trigger a flush of their own', async (t) => {
+  const { visits, written } = buffer(t, { flushSize: 1 });
+  const log = new VisitLog();
+  log.record(5, 10, '192.0.2.1', 'ua', '', '');
+  log.record(6, 20, '192.0.2.1', 'ua', '', '');
+  visits.addEvents(log.take());
+  await nextTurn();
+  t.deepEqual(written, []);
+  t.is(visits.pending, 2);
+  visits.flush();
+  t.deepEqual(
+    rows(written[0]!).map((r) => r.linkId),
+    [5, 6],
+  );
+});
+
+test('with somewhere to offload to, 4096 pending events are handed over on the next turn without waiting for the timer', async (t) => {
+  const { visits, written } = buffer(t);
+  const offloaded: number[] = [];
+  visits.offloadTo((events) => offloaded.push(events.length) > 0);
+  // Ten turns of the event loop with 1000 visits each, all to one link.
+  for (let turn = 0; turn < 10; turn++) {
+    for (let i = 0; i < 1000; i++) visits.record(7, turn * 1000 + i, '192.0.2.1', HEADERS);
+    if (turn === 4) t.deepEqual(offloaded, [], 'not inside record()');
+    await nextTurn();
+  }
+  t.deepEqual(offloaded, [5000, 5000], 'handed over once 4096 were pending, on the next turn');
+  t.deepEqual(written, []);
+});
+
+test('without a writer to offload to, repeat visits wait for the timer however many there are', async (t) => {
+  const { visits, written } = buffer(t);
+  for (let i = 0; i < 10_000; i++) visits.record(7, i, '192.0.2.1', HEADERS);
+  await nextTurn();
+  t.deepEqual(written, []);
   visits.flush();
   t.deepEqual(
     written.map((b) => b.length),
-    [500, 500, 200],
+    [10_000],
   );
 });
 
-test('a flush written here goes in link order, so neighbouring rows share pages', (t) => {
-  const written: number[] = [];
-  const { visits } = buffer(1000, (c) => written.push(...c.map((v) => v.id)));
-  for (const id of [42, 7, 1000, 3, 7, 99]) visits.record(id, 1);
-  visits.flush();
-  t.deepEqual(written, [3, 7, 42, 99, 1000]);
-});
-
-test('with somewhere to offload to, 4096 pending events are handed over without waiting for the timer', async (t) => {
-  const offloaded: number[] = [];
-  const { visits } = buffer(1000, () => undefined);
-  visits.offloadTo((events) => offloaded.push(events.length) > 0);
-  // Ten turns of the event loop with 1000 visits each, to one link.
-  for (let turn = 0; turn < 10; turn++) {
-    for (let i = 0; i < 1000; i++) visits.record(7, turn * 1000 + i);
-    await new Promise((resolve) => setImmediate(resolve));
-  }
-  t.deepEqual(offloaded, [5000, 5000], 'handed over once 4096 were pending, on the next turn');
-  visits.flush();
-  t.is(
-    offloaded.reduce((a, b) => a + b, 0),
-    10_000,
-  );
-});
-
-test('without one, repeat visits wait for the timer however many there are', async (t) => {
-  const written: VisitCount[][] = [];
-  const { visits } = buffer(1000, (c) => written.push(c));
-  for (let i = 0; i < 10_000; i++) visits.record(7, i);
-  await new Promise((resolve) => setImmediate(resolve));
-  t.deepEqual(written, []);
-  visits.flush();
-  t.deepEqual(written, [[{ id: 7, count: 10_000, lastVisitAt: 9999 }]]);
-});
-
-test('events from elsewhere are merged per link and written by the next flush, which they do not trigger', async (t) => {
-  const written: VisitCount[][] = [];
-  const { visits } = buffer(1, (c) => written.push(c));
-  visits.addEvents({ length: 3, linkIds: Float64Array.of(5, 4, 5), times: Float64Array.of(10, 20, 30) });
-  await new Promise((resolve) => setImmediate(resolve));
-  t.deepEqual(written, []);
-  t.is(visits.pending, 3);
-  visits.flush();
-  t.deepEqual(written, [
-    [
-      { id: 4, count: 1, lastVisitAt: 20 },
-      { id: 5, count: 2, lastVisitAt: 30 },
-    ],
-  ]);
-});
-
-test('a hand-over that fails after it was taken comes back and is written here with the next flush', (t) => {
-  const written: VisitCount[][] = [];
-  const { visits } = buffer(1000, (c) => written.push(c));
-  let sendFails: (() => void) | undefined;
-  visits.offloadTo((events, giveBack) => {
-    sendFails = () => giveBack(events);
-    return true;
+const HEADER_CASES: Array<[string, string[], Omit<VisitStrings, 'client'>]> = [
+  ['canonical case', HEADERS, { userAgent: 'ua', referrer: 'https://example.com/', language: 'de' }],
+  ['any case', ['USER-AGENT', 'a', 'REFERER', 'r', 'accept-language', 'fr'], { userAgent: 'a', referrer: 'r', language: 'fr' }],
+  [
+    'mixed case, other headers between',
+    ['Host', 'kurz.test', 'uSeR-aGeNt', 'b', 'Accept', '*/*', 'ReFeReR', 'r2', 'Accept-LANGUAGE', 'it'],
+    { userAgent: 'b', referrer: 'r2', language: 'it' },
+  ],
+  [
+    'the first of repeated headers wins',
+    ['user-agent', 'first', 'User-Agent', 'second', 'Referer', 'one', 'referer', 'two', 'Accept-Language', 'en', 'accept-language', 'nl'],
+    { userAgent: 'first', referrer: 'one', language: 'en' },
+  ],
+  ['none of them', ['Host', 'kurz.test', 'Accept', '*/*'], { userAgent: '', referrer: '', language: '' }],
+  ['no headers at all', [], { userAgent: '', referrer: '', language: '' }],
+  [
+    'names of the same length that are other headers',
+    ['User-Agenx', 'no', 'Referrr', 'no', 'Accept-Encoding', 'gzip', 'Accept-Languagf', 'no'],
+    { userAgent: '', referrer: '', language: '' },
+  ],
+  [
+    'longer names that start alike',
+    ['User-Agent-X', 'no', 'Referrer', 'no', 'Accept-Language2', 'no', 'X-User-Agent', 'no'],
+    { userAgent: '', referrer: '', language: '' },
+  ],
+];
+for (const [name, rawHeaders, expected] of HEADER_CASES) {
+  test(`headers are picked from rawHeaders: ${name}`, (t) => {
+    const { visits, written } = buffer(t);
+    visits.record(1, 1, '198.51.100.4', rawHeaders);
+    visits.flush();
+    t.deepEqual(stringsOf(written[0]!, 0), { client: '198.51.100.4', ...expected });
   });
-  visits.record(3, 10);
-  visits.record(3, 20);
-  visits.flush();
-  t.deepEqual(written, [], 'taken by the writer');
-  sendFails?.();
-  t.is(visits.pending, 2);
-  visits.offloadTo(() => false);
-  visits.flush();
-  t.deepEqual(written, [[{ id: 3, count: 2, lastVisitAt: 20 }]]);
+}
+
+test('take() keeps each distinct string once and empties the log', (t) => {
+  const log = new VisitLog();
+  const ua = 'Mozilla/5.0 (X11; Linux x86_64) Firefox/133.0';
+  for (let i = 0; i < 100; i++) {
+    // Equal strings that are not the same object, as each request's headers are.
+    log.record(i % 3, i, ['192.0.2', String(i % 2)].join('.'), [ua.slice(0, 10), ua.slice(10)].join(''), '', 'de');
+  }
+  t.is(log.length, 100);
+  const events = log.take();
+  t.is(log.length, 0);
+  t.is(events.length, 100);
+  t.deepEqual([...events.strings].sort(), ['', '192.0.2.0', '192.0.2.1', 'de', ua].sort());
+  t.is(events.fields.length, 400);
+  t.is(new Set(Array.from({ length: 100 }, (_, i) => events.fields[i * 4 + 1])).size, 1, 'one index for the user agent');
+  for (let i = 0; i < 100; i++) {
+    t.deepEqual(stringsOf(events, i), { client: `192.0.2.${i % 2}`, userAgent: ua, referrer: '', language: 'de' });
+    t.is(events.linkIds[i], i % 3);
+    t.is(events.times[i], i);
+  }
+  t.is(log.take().length, 0, 'nothing twice');
+});
+
+test('the log grows past its first capacity and keeps every event in order', (t) => {
+  const log = new VisitLog();
+  for (let i = 0; i < 5000; i++) log.record(i, i * 2, `c${i}`, 'ua', 'r', 'l');
+  const events = log.take();
+  t.is(events.length, 5000);
+  t.deepEqual(stringsOf(events, 4999), { client: 'c4999', userAgent: 'ua', referrer: 'r', language: 'l' });
+  t.is(events.linkIds[1024], 1024);
+  t.is(events.times[4999], 9998);
+  t.is(events.strings.length, 5003);
+  // A log used again after take() starts empty.
+  log.record(1, 1, 'x', '', '', '');
+  t.deepEqual(stringsOf(log.take(), 0), { client: 'x', userAgent: '', referrer: '', language: '' });
 });

@@ -5,7 +5,7 @@ import type { Database } from 'better-sqlite3';
 import type { Logger } from '../../log.ts';
 import { VisitBuffer } from '../../visits/visit-buffer.ts';
 import type { VisitEvents } from '../../visits/visit-events.ts';
-import { createSqliteLinkStore } from './link-store.ts';
+import type { VisitRecorder } from '../../visits/visit-recorder.ts';
 
 /** The hidden command that runs the background writer in its own process. */
 export const BACKGROUND_WRITER_COMMAND = 'background';
@@ -13,20 +13,17 @@ export const BACKGROUND_WRITER_COMMAND = 'background';
 /** How often the child writes the visits it was sent and checkpoints the WAL. */
 export const BACKGROUND_INTERVAL_MS = 1000;
 
+/** How often the child deletes raw visits past the retention period. */
+const PRUNE_INTERVAL_MS = 3_600_000;
+
 /** SQLite's default: pages of WAL after which a commit checkpoints by itself. */
 const AUTO_CHECKPOINT_PAGES = 1000;
-
-/**
- * Rows per transaction in the child: fewer commits than the server's 50 (each one makes the server's
- * connection drop its page cache), few enough that a creation in the server waits a few ms at most.
- */
-const CHUNK = 500;
 
 /** How long the server waits for the child to write its last visits at shutdown. */
 const FINISH_TIMEOUT_MS = 10_000;
 
 /** Parent to child. Sent with the advanced (structured clone) serialization, so the columns stay binary. */
-type Message = { linkIds: Float64Array; times: Float64Array } | { finish: true };
+type Message = { events: VisitEvents } | { finish: true };
 
 export interface BackgroundWriter {
   /**
@@ -42,15 +39,16 @@ export interface BackgroundWriter {
  * Moves the server's writes that nobody waits for out of its event loop, into a child process with its
  * own connection (a process, because two SQLite libraries in one process break each other's file locks,
  * and the executable cannot load the addon into a worker thread):
- * - visits: on a large table every visited link is a random page; the child gets each flush of events
- *   over IPC, merges them per link like the server would, and writes them every second.
+ * - visits: the child gets each flush of events over IPC, classifies them (user agent, country, visitor
+ *   hash), writes them with their rollups every second, and deletes raw visits past the retention period.
  * - WAL checkpoints: a checkpoint ends with an fsync of the database file, which inline stalled redirects.
  * If the child dies, the server writes visits and checkpoints itself again; the visits the child held
- * (at most one interval's) are lost, as the server's own buffer would be in a crash.
+ * (at most one interval's) are lost, as the server's own buffer would be in a crash. `flags` are the
+ * settings the child needs besides the database (`kurz background` reads them like any command).
  */
-export function startBackgroundWriter(db: Database, cacheDir: string, log: Logger): BackgroundWriter {
+export function startBackgroundWriter(db: Database, flags: readonly string[], log: Logger): BackgroundWriter {
   const self = sea.isSea() ? [] : [process.argv[1] ?? ''];
-  const child: ChildProcess = spawn(process.execPath, [...self, BACKGROUND_WRITER_COMMAND, '--db', db.name, '--cache-dir', cacheDir], {
+  const child: ChildProcess = spawn(process.execPath, [...self, BACKGROUND_WRITER_COMMAND, '--db', db.name, ...flags], {
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     serialization: 'advanced',
   });
@@ -73,7 +71,7 @@ export function startBackgroundWriter(db: Database, cacheDir: string, log: Logge
   return {
     offload(events, giveBack) {
       if (!alive || !child.connected) return false;
-      const message: Message = { linkIds: events.linkIds, times: events.times };
+      const message: Message = { events };
       child.send(message, (err) => {
         if (err) giveBack(events);
       });
@@ -96,36 +94,42 @@ export function startBackgroundWriter(db: Database, cacheDir: string, log: Logge
 }
 
 /**
- * The child's side: buffer the events the server sends, write them merged per link and checkpoint every
- * interval, until the server asks it to finish or goes away (its IPC channel closes); then write the rest
- * and close.
+ * The child's side: buffer the events the server sends, hand them to `recorder` and checkpoint every
+ * interval, prune every hour, until the server asks it to finish or goes away (its IPC channel closes);
+ * then write the rest and close.
  */
-export function runBackgroundWriter(db: Database, log: Logger): Promise<void> {
-  const links = createSqliteLinkStore(db);
+export function runBackgroundWriter(db: Database, recorder: VisitRecorder, log: Logger): Promise<void> {
   const visits = new VisitBuffer({
-    write: (counts) => links.addVisits(counts),
+    write: (events) => recorder.add(events),
     flushSize: Number.POSITIVE_INFINITY,
     flushInterval: BACKGROUND_INTERVAL_MS,
-    chunk: CHUNK,
-    log,
   });
   visits.start();
+  const prune = (): void => {
+    recorder.prune().then(
+      (deleted) => deleted > 0 && log.info('pruned raw visits past the retention period', { visits: deleted }),
+      (err: unknown) => log.error('could not prune visits', { err }),
+    );
+  };
+  prune();
 
   return new Promise((resolve) => {
     const timer = setInterval(() => db.pragma('wal_checkpoint(PASSIVE)'), BACKGROUND_INTERVAL_MS);
+    const pruning = setInterval(prune, PRUNE_INTERVAL_MS);
     let finished = false;
     const finish = async (): Promise<void> => {
       if (finished) return;
       finished = true;
       clearInterval(timer);
+      clearInterval(pruning);
       visits.stop();
-      await links.idle();
+      await recorder.idle();
       db.close();
       if (process.connected) process.disconnect();
       resolve();
     };
     process.on('message', (message: Message) => {
-      if ('linkIds' in message) visits.addEvents({ length: message.linkIds.length, linkIds: message.linkIds, times: message.times });
+      if ('events' in message) visits.addEvents(message.events);
       else void finish();
     });
     process.once('disconnect', () => void finish());

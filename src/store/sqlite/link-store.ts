@@ -3,10 +3,8 @@ import { promisify } from 'node:util';
 import type { Database } from 'better-sqlite3';
 import type { RedirectStatus } from '../../config.ts';
 import type { Link, LinkChange, LinkEdit, LinkOptions, LinkQuery, LinkRecord, NewLink, Target } from '../../links/link.ts';
-import type { VisitCount } from '../../visits/visit.ts';
 import type { LinkStore, LinkWriter } from '../ports.ts';
 import { createGroupCommit } from './group-commit.ts';
-import { outsideTransaction } from './outside-transaction.ts';
 import * as q from './queries.ts';
 
 /** A link as SQLite returns it: 0/1 for flags, milliseconds for times, tags as a JSON array. */
@@ -50,8 +48,6 @@ type ListParams = { search: string | null; tag: string | null; limit: number; be
 const PAGE = 1000;
 
 export interface SqliteLinkStore extends LinkStore {
-  /** Adds visit counts in one transaction that does not wait for the disk. */
-  addVisits(counts: readonly VisitCount[]): Promise<void>;
   /** Resolves once every write handed over so far is committed and synced. */
   idle(): Promise<void>;
   /** Lets go of the write-ahead log `syncWal` keeps open; call when idle, before closing the database. */
@@ -80,6 +76,7 @@ export function createSqliteLinkStore(db: Database): SqliteLinkStore {
   const insertTag = db.prepare<[number, string]>(q.INSERT_TAG);
   const updateLink = db.prepare(q.UPDATE_LINK);
   const claimVisit = db.prepare<[number]>(q.CLAIM_VISIT);
+  const hasVisitsLeft = statement<[number], number>(q.HAS_VISITS_LEFT).pluck();
   const allLinksPage = statement<[number, number], LinkRow>(q.ALL_LINKS_PAGE);
   const unvisitedLinks = statement<[number], LinkRow>(q.UNVISITED_LINKS);
   const deleteLink = db.prepare(q.DELETE_LINK);
@@ -95,10 +92,6 @@ export function createSqliteLinkStore(db: Database): SqliteLinkStore {
   const savepoint = db.prepare(q.SAVEPOINT);
   const release = db.prepare(q.RELEASE);
   const rollbackTo = db.prepare(q.ROLLBACK_TO);
-
-  const addVisits = (counts: Iterable<VisitCount>): void => {
-    for (const c of counts) addVisit.run(c);
-  };
 
   function targetAtOnce(code: string): Target | undefined {
     const row = targetByCode.get(code);
@@ -188,18 +181,6 @@ export function createSqliteLinkStore(db: Database): SqliteLinkStore {
 
   const writes = createGroupCommit<Job, unknown>(commitJobs, syncWal);
 
-  const visitWrites = new Set<Promise<void>>();
-  async function writeVisits(counts: readonly VisitCount[]): Promise<void> {
-    await outsideTransaction(db, () => {
-      syncLess.run();
-      try {
-        db.transaction(addVisits).immediate(counts);
-      } finally {
-        syncDurable.run();
-      }
-    });
-  }
-
   return {
     linkByCode: async (code) => toLink(linkByCode.get(code)),
 
@@ -225,6 +206,8 @@ export function createSqliteLinkStore(db: Database): SqliteLinkStore {
 
     claimVisit: (id) => writes.run(async () => claimVisit.run(id).changes === 1) as Promise<boolean>,
 
+    hasVisitsLeft: async (id) => hasVisitsLeft.get(id) === 1,
+
     async *allLinks() {
       for (let after = 0; ;) {
         const rows = allLinksPage.all(after, PAGE);
@@ -242,21 +225,8 @@ export function createSqliteLinkStore(db: Database): SqliteLinkStore {
 
     forgetChangesUpTo: async (seq) => void forgetChanges.run(seq),
 
-    /**
-     * Visit counts do not wait for the disk: a power cut may cost the last flushes (visits wait in memory
-     * that long anyway), but nothing queues behind an fsync. Written at once, unless a group commit holds
-     * the connection's transaction; then on the next turn.
-     */
-    addVisits(counts) {
-      const written = writeVisits(counts);
-      visitWrites.add(written);
-      void written.finally(() => visitWrites.delete(written)).catch(() => undefined);
-      return written;
-    },
-
     async idle() {
       await writes.idle();
-      await Promise.allSettled([...visitWrites]);
     },
 
     close() {

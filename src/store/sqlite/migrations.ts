@@ -97,6 +97,57 @@ export const MIGRATIONS: readonly string[] = [
   );
   CREATE UNIQUE INDEX api_keys_live_name ON api_keys (name) WHERE revoked_at IS NULL;
   `,
+  // Visit analytics. Raw visits are kept for the retention period, without client address or user agent.
+  // The rollups are what the stats read: per link and hour (the series), per link, hour and dimension
+  // (the top lists), per day and link (the dashboard), each clustered by what its query ranges over.
+  // visitors holds the day's salted visitor hashes, to count a visitor once per link and day; a day's rows
+  // go when its salt does. links_by_created answers "links created per day".
+  `
+  CREATE TABLE visits (
+    id       INTEGER PRIMARY KEY,
+    link_id  INTEGER NOT NULL,
+    at       INTEGER NOT NULL,
+    bot      TEXT,
+    referrer TEXT,
+    browser  TEXT,
+    os       TEXT,
+    device   TEXT,
+    country  TEXT,
+    language TEXT
+  );
+  CREATE INDEX visits_by_at ON visits (at);
+  CREATE TABLE visit_hours (
+    link_id INTEGER NOT NULL,
+    hour    INTEGER NOT NULL,
+    humans  INTEGER NOT NULL,
+    bots    INTEGER NOT NULL,
+    uniques INTEGER NOT NULL,
+    PRIMARY KEY (link_id, hour)
+  ) WITHOUT ROWID;
+  CREATE TABLE visit_dimensions (
+    link_id   INTEGER NOT NULL,
+    hour      INTEGER NOT NULL,
+    dimension INTEGER NOT NULL,
+    value     TEXT    NOT NULL,
+    count     INTEGER NOT NULL,
+    PRIMARY KEY (link_id, hour, dimension, value)
+  ) WITHOUT ROWID;
+  CREATE TABLE visit_days (
+    day     INTEGER NOT NULL,
+    link_id INTEGER NOT NULL,
+    humans  INTEGER NOT NULL,
+    bots    INTEGER NOT NULL,
+    uniques INTEGER NOT NULL,
+    PRIMARY KEY (day, link_id)
+  ) WITHOUT ROWID;
+  CREATE TABLE visitors (
+    day     INTEGER NOT NULL,
+    link_id INTEGER NOT NULL,
+    hash    BLOB    NOT NULL,
+    PRIMARY KEY (day, link_id, hash)
+  ) WITHOUT ROWID;
+  CREATE INDEX links_by_created ON links (created_at);
+  `,
 ];
 
 /**

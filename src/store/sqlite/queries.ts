@@ -58,6 +58,8 @@ export const UPDATE_LINK = `UPDATE links SET url = @url, url_hash = @urlHash, ti
 export const CLAIM_VISIT = `UPDATE links SET claimed_visits = claimed_visits + 1
   WHERE id = ? AND deleted_at IS NULL AND max_visits IS NOT NULL AND claimed_visits < max_visits`;
 
+export const HAS_VISITS_LEFT = `SELECT claimed_visits < max_visits FROM links WHERE id = ? AND deleted_at IS NULL AND max_visits IS NOT NULL`;
+
 /** One page of every link, oldest first, after the id `after`. */
 export const ALL_LINKS_PAGE = `SELECT ${LINK_COLUMNS} FROM ${LINKS} WHERE id > ? ORDER BY id LIMIT ?`;
 
@@ -90,6 +92,61 @@ export const INSERT_LINK = `INSERT INTO links (id, ${NEW_LINK.columns}, updated_
 
 export const ADD_VISITS = `INSERT INTO link_visits (link_id, count, last_at) VALUES (@id, @count, @lastVisitAt)
   ON CONFLICT (link_id) DO UPDATE SET count = count + excluded.count, last_at = max(last_at, excluded.last_at)`;
+
+// Visits: raw rows and the rollups the flush maintains (migration 5).
+
+export const INSERT_VISIT = `INSERT INTO visits (link_id, at, bot, referrer, browser, os, device, country, language)
+  VALUES (@linkId, @at, @bot, @referrer, @browser, @os, @device, @country, @language)`;
+
+/** A visitor hash for a link and day; no row changes when it was seen before (then it is not unique). */
+export const INSERT_VISITOR = `INSERT INTO visitors (day, link_id, hash) VALUES (?, ?, ?) ON CONFLICT DO NOTHING`;
+
+export const ADD_VISIT_HOUR = `INSERT INTO visit_hours (link_id, hour, humans, bots, uniques) VALUES (@linkId, @t, @humans, @bots, @uniques)
+  ON CONFLICT (link_id, hour) DO UPDATE SET humans = humans + excluded.humans, bots = bots + excluded.bots,
+  uniques = uniques + excluded.uniques`;
+
+export const ADD_VISIT_DAY = `INSERT INTO visit_days (day, link_id, humans, bots, uniques) VALUES (@t, @linkId, @humans, @bots, @uniques)
+  ON CONFLICT (day, link_id) DO UPDATE SET humans = humans + excluded.humans, bots = bots + excluded.bots,
+  uniques = uniques + excluded.uniques`;
+
+export const ADD_VISIT_DIMENSION = `INSERT INTO visit_dimensions (link_id, hour, dimension, value, count) VALUES (?, ?, ?, ?, ?)
+  ON CONFLICT (link_id, hour, dimension, value) DO UPDATE SET count = count + excluded.count`;
+
+/** The oldest raw visits before the cut-off, a batch at a time (index visits_by_at). */
+export const DELETE_VISITS_BEFORE = `DELETE FROM visits WHERE id IN (SELECT id FROM visits WHERE at < ? ORDER BY at LIMIT ?)`;
+
+export const COUNT_VISITS_BEFORE = `SELECT count(*) FROM visits WHERE at < ?`;
+
+export const DELETE_VISITORS_BEFORE = `DELETE FROM visitors WHERE day < ?`;
+
+/** One link's hours in [from, to). */
+export const LINK_HOURS = `SELECT hour AS t, humans, bots, uniques FROM visit_hours WHERE link_id = ? AND hour >= ? AND hour < ? ORDER BY hour`;
+
+/** One link's breakdowns in [from, to), summed. */
+export const LINK_DIMENSIONS = `SELECT dimension, value, sum(count) AS count FROM visit_dimensions
+  WHERE link_id = ? AND hour >= ? AND hour < ? GROUP BY dimension, value`;
+
+/** Every link's visits per day in [from, to). */
+export const DAY_TOTALS = `SELECT day AS t, sum(humans) AS humans, sum(bots) AS bots, sum(uniques) AS uniques
+  FROM visit_days WHERE day >= ? AND day < ? GROUP BY day ORDER BY day`;
+
+/** The links with the most human visits in [from, to). */
+export const TOP_LINKS = `SELECT code, url, title, top.humans, top.bots, top.uniques FROM (
+    SELECT link_id, sum(humans) AS humans, sum(bots) AS bots, sum(uniques) AS uniques FROM visit_days
+    WHERE day >= ? AND day < ? GROUP BY link_id HAVING sum(humans) > 0 ORDER BY humans DESC, link_id LIMIT ?
+  ) AS top JOIN links ON links.id = top.link_id ORDER BY top.humans DESC, links.id`;
+
+/** Links created per day in [from, to) (index links_by_created). */
+export const LINKS_CREATED_PER_DAY = `SELECT created_at - created_at % 86400000 AS t, count(*) AS count FROM links
+  WHERE created_at >= ? AND created_at < ? GROUP BY t ORDER BY t`;
+
+/** All-time figures of the instance. */
+export const INSTANCE_TOTALS = `SELECT (SELECT count(*) FROM links WHERE deleted_at IS NULL) AS links,
+  (SELECT coalesce(sum(count), 0) FROM link_visits) AS humans`;
+
+/** One page of raw visits with their link's code, oldest first, after the id `after`, in [from, to). */
+export const VISITS_PAGE = `SELECT visits.id, at, code, bot, referrer, browser, os, device, country, language
+  FROM visits JOIN links ON links.id = visits.link_id WHERE visits.id > ? AND at >= ? AND at < ? ORDER BY visits.id LIMIT ?`;
 
 export const SETTING = `SELECT value FROM settings WHERE key = ?`;
 

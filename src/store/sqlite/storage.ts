@@ -1,6 +1,7 @@
 import type { Config } from '../../config.ts';
 import type { Logger } from '../../log.ts';
-import type { Storage } from '../ports.ts';
+import type { VisitRecorder } from '../../visits/visit-recorder.ts';
+import type { Storage, VisitStore } from '../ports.ts';
 import { createSqliteAccessStore } from './access-store.ts';
 import { backupDatabase } from './backup.ts';
 import { startBackgroundWriter, runBackgroundWriter, type BackgroundWriter } from './background-writer.ts';
@@ -8,14 +9,18 @@ import { startBackgroundWriter, runBackgroundWriter, type BackgroundWriter } fro
 export { BACKGROUND_WRITER_COMMAND } from './background-writer.ts';
 import { openDatabase } from './database.ts';
 import { createSqliteLinkStore } from './link-store.ts';
+import { createSqliteVisitStore } from './visit-store.ts';
 import { loadNativeBinding } from './native-addon.ts';
 import * as q from './queries.ts';
 import { createSqliteSettingsStore } from './settings-store.ts';
 
 export interface SqliteOptions {
   log: Logger;
-  /** Start the background writer process (`serve`); otherwise visits are written in this process. */
-  backgroundWriter?: boolean;
+  /**
+   * Start the background writer process (`serve`) with these flags besides the database (the settings
+   * its visit recorder needs); otherwise visits are written in this process.
+   */
+  backgroundWriter?: readonly string[] | undefined;
   /** Refuse to create the file (commands that only read or copy it). */
   mustExist?: boolean;
 }
@@ -35,15 +40,16 @@ export function openSqliteStorage(config: Pick<Config, 'db' | 'cacheDir'>, optio
   const nativeBinding = loadNativeBinding(config.cacheDir);
   const db = openDatabase(config.db, { nativeBinding, mustExist: options.mustExist ?? false });
   const links = createSqliteLinkStore(db);
+  const visits = createSqliteVisitStore(db);
   const background: BackgroundWriter | undefined = options.backgroundWriter
-    ? startBackgroundWriter(db, config.cacheDir, options.log)
+    ? startBackgroundWriter(db, ['--cache-dir', config.cacheDir, ...options.backgroundWriter], options.log)
     : undefined;
   let closed: Promise<void> | undefined;
   return {
     links,
     visits: {
+      ...visits,
       offload: (events, giveBack) => background?.offload(events, giveBack) ?? false,
-      addVisits: (counts) => links.addVisits(counts),
     },
     settings: createSqliteSettingsStore(db),
     access: createSqliteAccessStore(db),
@@ -52,6 +58,7 @@ export function openSqliteStorage(config: Pick<Config, 'db' | 'cacheDir'>, optio
     close() {
       closed ??= (async () => {
         await links.idle();
+        await visits.idle();
         await background?.stop();
         links.close();
         db.close();
@@ -61,8 +68,16 @@ export function openSqliteStorage(config: Pick<Config, 'db' | 'cacheDir'>, optio
   };
 }
 
-/** The background writer's process (`kurz background`): runs until the server that started it goes. */
-export function serveAsBackgroundWriter(config: Pick<Config, 'db' | 'cacheDir'>, log: Logger): Promise<void> {
+/**
+ * The background writer's process (`kurz background`): runs until the server that started it goes,
+ * recording visits with the recorder `recorderOn` builds on its own connection.
+ */
+export function serveAsBackgroundWriter(
+  config: Pick<Config, 'db' | 'cacheDir'>,
+  recorderOn: (store: VisitStore) => VisitRecorder,
+  log: Logger,
+): Promise<void> {
   const db = openDatabase(config.db, { nativeBinding: loadNativeBinding(config.cacheDir), mustExist: true });
-  return runBackgroundWriter(db, log);
+  const store = createSqliteVisitStore(db);
+  return runBackgroundWriter(db, recorderOn({ ...store, offload: () => false }), log);
 }

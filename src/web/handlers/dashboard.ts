@@ -16,6 +16,8 @@ import {
   type FormError,
   type FormValues,
 } from './pages.ts';
+import { dashboardFigures } from './stats-pages.ts';
+import { DASHBOARD_DAYS } from '../../visits/stats.ts';
 
 /** Links the dashboard lists under its form. */
 const LATEST = 10;
@@ -24,15 +26,15 @@ const PUBLIC_FIELDS = ['url', 'alias'] as const;
 const OPTION_FIELDS: ReadonlySet<string> = new Set(LINK_FIELDS.filter((f) => f !== 'url' && f !== 'alias'));
 
 /**
- * GET / and POST /: for the logged-in admin the dashboard (the shorten form with every option and the
- * latest links); for anyone else, when anonymous shortening is on, the public form (URL and alias only,
+ * GET / and POST /: for the logged-in admin the dashboard (the shorten form with every option, the last
+ * 14 days' figures and the latest links); for anyone else, when anonymous shortening is on, the public form (URL and alias only,
  * rate-limited per client, the result shown at once); otherwise the login.
  */
 export function dashboardHandlers(web: WebServices) {
   const anonymous = new RateLimit(web.config.anonymousRateLimit, 60_000, () => web.now());
 
   async function showDashboard(ctx: Context, status: number, form: FormValues, error: FormError | null): Promise<void> {
-    const { links } = await web.links.listPage({ limit: String(LATEST) });
+    const [{ links }, figures] = await Promise.all([web.links.listPage({ limit: String(LATEST) }), web.stats.forInstance(DASHBOARD_DAYS)]);
     showPage(ctx, web, status, 'dashboard', {
       title: 'Dashboard',
       section: 'home',
@@ -41,6 +43,8 @@ export function dashboardHandlers(web: WebServices) {
       optionsOpen: error?.field !== undefined && OPTION_FIELDS.has(error.field),
       defaults: redirectDefaults(web),
       latest: links.map((link) => linkRow(link, web)),
+      figures: dashboardFigures(figures),
+      topLinks: figures.topLinks.map((l) => ({ ...l, href: `/links/${encodeURIComponent(l.code)}/stats` })),
     });
   }
 

@@ -1,0 +1,116 @@
+import type { Database } from 'better-sqlite3';
+import type { VisitBatch } from '../../visits/rollup.ts';
+import type { DimensionCount, LinkTally, StoredVisit, VisitTally } from '../../visits/visit.ts';
+import { DIMENSIONS, hourOf, type Dimension } from '../../visits/visit.ts';
+import type { VisitStore } from '../ports.ts';
+import { outsideTransaction } from './outside-transaction.ts';
+import * as q from './queries.ts';
+
+/** Raw visits read per query when they are exported. */
+const PAGE = 1000;
+
+type VisitRow = Omit<StoredVisit, 'at'> & { at: number };
+
+export interface SqliteVisitStore extends Omit<VisitStore, 'offload'> {
+  /** Resolves once every visit write handed over so far is committed. */
+  idle(): Promise<void>;
+}
+
+/**
+ * Visits on one SQLite connection. Dimensions are stored as their index in DIMENSIONS (a shipped index
+ * never changes meaning; new dimensions are appended).
+ */
+export function createSqliteVisitStore(db: Database): SqliteVisitStore {
+  const insertVisit = db.prepare(q.INSERT_VISIT);
+  const insertVisitor = db.prepare<[number, number, Buffer]>(q.INSERT_VISITOR);
+  const addHour = db.prepare(q.ADD_VISIT_HOUR);
+  const addDay = db.prepare(q.ADD_VISIT_DAY);
+  const addDimension = db.prepare<[number, number, number, string, number]>(q.ADD_VISIT_DIMENSION);
+  const addLinkVisits = db.prepare(q.ADD_VISITS);
+  const deleteVisits = db.prepare<[number, number]>(q.DELETE_VISITS_BEFORE);
+  const deleteVisitors = db.prepare<[number]>(q.DELETE_VISITORS_BEFORE);
+  const countVisitsBefore = db.prepare<[number], number>(q.COUNT_VISITS_BEFORE).pluck();
+  const linkHours = db.prepare<[number, number, number], VisitTally>(q.LINK_HOURS);
+  const linkDimensions = db.prepare<[number, number, number], { dimension: number; value: string; count: number }>(q.LINK_DIMENSIONS);
+  const dayTotals = db.prepare<[number, number], VisitTally>(q.DAY_TOTALS);
+  const topLinks = db.prepare<[number, number, number], LinkTally>(q.TOP_LINKS);
+  const totals = db.prepare<[], { links: number; humans: number }>(q.INSTANCE_TOTALS);
+  const createdPerDay = db.prepare<[number, number], { t: number; count: number }>(q.LINKS_CREATED_PER_DAY);
+  const visitsPage = db.prepare<[number, number, number, number], VisitRow>(q.VISITS_PAGE);
+  const syncLess = db.prepare(q.SYNC_WITHOUT_WAITING);
+  const syncDurable = db.prepare(q.SYNC_DURABLE);
+
+  const writeBatch = db.transaction((batch: VisitBatch) => {
+    // A visitor new for its link and day is one unique visitor, in the hour and on the day it was seen.
+    const uniques = new Map<string, number>();
+    for (const v of batch.visitors) {
+      if (insertVisitor.run(v.day, v.linkId, v.hash).changes === 0) continue;
+      for (const key of [`h ${v.linkId} ${v.hour}`, `d ${v.linkId} ${v.day}`]) uniques.set(key, (uniques.get(key) ?? 0) + 1);
+    }
+    for (const h of batch.hours) addHour.run({ ...h, uniques: uniques.get(`h ${h.linkId} ${h.t}`) ?? 0 });
+    for (const d of batch.days) addDay.run({ ...d, uniques: uniques.get(`d ${d.linkId} ${d.t}`) ?? 0 });
+    for (const d of batch.dimensions) addDimension.run(d.linkId, d.hour, DIMENSIONS.indexOf(d.dimension), d.value, d.count);
+    for (const c of batch.links) addLinkVisits.run(c);
+    for (const v of batch.visits) insertVisit.run(v);
+  });
+
+  const writes = new Set<Promise<void>>();
+  /** Visits do not wait for the disk: a power cut may cost the last flushes, and nothing queues behind an fsync. */
+  function track(work: () => void): Promise<void> {
+    const written = outsideTransaction(db, () => {
+      syncLess.run();
+      try {
+        work();
+      } finally {
+        syncDurable.run();
+      }
+    });
+    writes.add(written);
+    void written.finally(() => writes.delete(written)).catch(() => undefined);
+    return written;
+  }
+
+  return {
+    addVisits: (batch) => track(() => writeBatch.immediate(batch)),
+
+    async pruneVisits(before, visitorDaysBefore, limit) {
+      let deleted = 0;
+      await track(() => {
+        deleted = deleteVisits.run(before.getTime(), limit).changes;
+        deleteVisitors.run(visitorDaysBefore.getTime());
+      });
+      return deleted;
+    },
+
+    countVisitsBefore: async (before) => countVisitsBefore.get(before.getTime()) ?? 0,
+
+    linkHours: async (linkId, from, to) => linkHours.all(linkId, from.getTime(), to.getTime()),
+
+    async linkDimensions(linkId, from, to) {
+      return linkDimensions
+        .all(linkId, hourOf(from.getTime()), to.getTime())
+        .map((row): DimensionCount => ({ dimension: DIMENSIONS[row.dimension] as Dimension, value: row.value, count: row.count }));
+    },
+
+    dayTotals: async (from, to) => dayTotals.all(from.getTime(), to.getTime()),
+
+    topLinks: async (from, to, limit) => topLinks.all(from.getTime(), to.getTime(), limit),
+
+    totals: async () => totals.get() ?? { links: 0, humans: 0 },
+
+    linksCreatedPerDay: async (from, to) => createdPerDay.all(from.getTime(), to.getTime()),
+
+    async *allVisits(from, to) {
+      for (let after = 0; ;) {
+        const rows = visitsPage.all(after, from.getTime(), to.getTime(), PAGE);
+        for (const row of rows) yield { ...row, at: new Date(row.at) };
+        if (rows.length < PAGE) return;
+        after = rows.at(-1)!.id;
+      }
+    },
+
+    async idle() {
+      await Promise.allSettled([...writes]);
+    },
+  };
+}

@@ -1,0 +1,172 @@
+/** One bar: the start of its hour or day (ms since epoch, UTC) and its counts. */
+export interface ChartPoint {
+  t: number;
+  humans: number;
+  bots: number;
+}
+
+/** What `barChart` draws. */
+export interface BarChartOptions {
+  /** Unique within the page; used for the ids of <title>/<desc> (aria-labelledby). */
+  id: string;
+  /** The accessible name, e.g. "Human visits per hour, last 48 hours (UTC)". */
+  title: string;
+  granularity: 'hour' | 'day';
+  /** Already bucketed and zero-filled, oldest first. */
+  points: readonly ChartPoint[];
+}
+
+// Logical size. The page scales the SVG to its container, so views/kurz.css raises the label size on
+// narrow screens; the margins leave room for labels up to LABEL_MAX units high.
+const WIDTH = 640;
+const HEIGHT = 240;
+const LABEL_MAX = 22;
+const TOP = Math.ceil(LABEL_MAX / 2) + 3;
+const BOTTOM = Math.ceil(LABEL_MAX * 2.6) + 4;
+/** Room for half of the widest x label ("23 Nov") past the last bar's centre. */
+const RIGHT = Math.ceil(LABEL_MAX * 1.7);
+const DIGIT_WIDTH = LABEL_MAX * 0.57;
+/** Closest two x labels may be, in logical units, so "23 Nov" never touches its neighbour. */
+const LABEL_SPACING = LABEL_MAX * 4.4;
+const HOUR = 3_600_000;
+const DAY = 24 * HOUR;
+const HOUR_STEPS = [1, 2, 3, 6, 12, 24, 48, 168];
+const DAY_STEPS = [1, 2, 7, 14, 28, 56, 91, 182, 364];
+const MONTHS = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+const BLOCKS = '▁▂▃▄▅▆▇█';
+
+/** An accessible SVG bar chart of human visits (bots are never drawn as visits). */
+export function barChart(options: BarChartOptions): string {
+  const { id, granularity, points } = options;
+  const humans = points.map((p) => Math.max(0, p.humans));
+  const peak = Math.max(0, ...humans);
+  const scaleMax = peak === 0 ? 0 : niceCeil(peak);
+  const ticks = scaleMax === 0 ? [0] : [0, scaleMax / 2, scaleMax].filter(Number.isInteger);
+  // Wide enough for the longest y label, and for half of an x label centred under the first bar.
+  const left = Math.max(RIGHT + 6, Math.ceil(16 + DIGIT_WIDTH * Math.max(...ticks.map((v) => thousands(v).length))));
+  const right = WIDTH - RIGHT;
+  const baseline = HEIGHT - BOTTOM;
+  const plotHeight = baseline - TOP;
+  const band = (right - left) / Math.max(1, points.length);
+  const barWidth = Math.min(band * 0.8, 40);
+  const y = (value: number) => baseline - (value / scaleMax) * plotHeight;
+  const centre = (i: number) => left + band * (i + 0.5);
+
+  const parts = [
+    `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${WIDTH} ${HEIGHT}" preserveAspectRatio="xMidYMid meet" class="chart" role="img" aria-labelledby="${escapeXml(id)}-title ${escapeXml(id)}-desc">`,
+    `<title id="${escapeXml(id)}-title">${escapeXml(options.title)}</title>`,
+    `<desc id="${escapeXml(id)}-desc">${escapeXml(summary(options))}</desc>`,
+  ];
+  for (const value of ticks) {
+    if (value > 0) parts.push(`<line class="chart-grid" x1="${left}" y1="${num(y(value))}" x2="${right}" y2="${num(y(value))}"/>`);
+    parts.push(
+      `<text class="axis-label" text-anchor="end" x="${left - 8}" y="${num(value === 0 ? baseline : y(value))}" dy="0.35em">${thousands(value)}</text>`,
+    );
+  }
+  points.forEach((p, i) => {
+    if (humans[i] === 0) return;
+    // A bar stays at least a unit high, so one visit next to thousands is still seen.
+    const height = Math.max(1, baseline - y(humans[i] ?? 0));
+    parts.push(
+      `<rect class="chart-bar" x="${num(centre(i) - barWidth / 2)}" y="${num(baseline - height)}" width="${num(barWidth)}" height="${num(height)}" data-t="${new Date(p.t).toISOString()}" data-value="${humans[i]}">` +
+        `<title>${escapeXml(tooltip(p, granularity))}</title></rect>`,
+    );
+  });
+  parts.push(`<line class="axis" x1="${left}" y1="${baseline}" x2="${right}" y2="${baseline}"/>`);
+  const step = labelStep(granularity, band);
+  points.forEach((p, i) => {
+    if (!isLabelled(p.t, granularity, step)) return;
+    const x = num(centre(i));
+    const date = dayLabel(p.t);
+    const first = granularity === 'day' ? date : hourLabel(p.t);
+    parts.push(`<text class="axis-label" text-anchor="middle" x="${x}" y="${baseline + 6}" dy="0.9em">${first}</text>`);
+    if (granularity === 'hour' && new Date(p.t).getUTCHours() === 0) {
+      parts.push(`<text class="axis-label" text-anchor="middle" x="${x}" y="${baseline + 6}" dy="2.1em">${date}</text>`);
+    }
+  });
+  if (peak === 0) {
+    parts.push(
+      `<text class="chart-empty" text-anchor="middle" x="${num((left + right) / 2)}" y="${num(TOP + plotHeight / 2)}" dy="0.35em">No human visits in this period</text>`,
+    );
+  }
+  parts.push('</svg>');
+  return parts.join('\n');
+}
+
+/** A one-line text sparkline of `values` using ▁▂▃▄▅▆▇█ (all zero → all ▁; empty → ''). */
+export function sparkline(values: readonly number[]): string {
+  const clean = values.map((v) => (Number.isFinite(v) && v > 0 ? v : 0));
+  const max = Math.max(0, ...clean);
+  // Any visit at all shows above ▁, so a quiet hour is told apart from an empty one.
+  return clean.map((v) => BLOCKS[v === 0 ? 0 : Math.max(1, Math.round((v / max) * 7))]).join('');
+}
+
+/** The plain-language summary read out by screen readers. */
+function summary({ granularity, points }: BarChartOptions): string {
+  const span = `${thousands(points.length)} ${granularity}${points.length === 1 ? '' : 's'}`;
+  let total = 0;
+  let busiest: ChartPoint | undefined;
+  for (const p of points) {
+    total += Math.max(0, p.humans);
+    if (p.humans > 0 && (busiest === undefined || p.humans > busiest.humans)) busiest = p;
+  }
+  if (busiest === undefined) return points.length === 0 ? 'No human visits in this period.' : `No human visits in ${span}.`;
+  const visits = `${thousands(total)} human visit${total === 1 ? '' : 's'}`;
+  return `${visits} in ${span}; the busiest ${granularity} was ${timeLabel(busiest.t, granularity)} with ${thousands(busiest.humans)}.`;
+}
+
+function tooltip(p: ChartPoint, granularity: BarChartOptions['granularity']): string {
+  const humans = `${thousands(p.humans)} human visit${p.humans === 1 ? '' : 's'}`;
+  const bots = p.bots > 0 ? `, ${thousands(p.bots)} bot visit${p.bots === 1 ? '' : 's'}` : '';
+  return `${timeLabel(p.t, granularity)}: ${humans}${bots}`;
+}
+
+/** The smallest 1, 2 or 5 × 10^n at or above `value`; at least 2, so the middle gridline is a whole number. */
+function niceCeil(value: number): number {
+  const power = 10 ** Math.floor(Math.log10(value));
+  const nice = [1, 2, 5, 10].map((m) => m * power).find((v) => v >= value) ?? 10 * power;
+  return Math.max(2, nice);
+}
+
+/** Hours or days between x labels: the fewest that keep labels LABEL_SPACING apart. */
+function labelStep(granularity: BarChartOptions['granularity'], band: number): number {
+  const steps = granularity === 'hour' ? HOUR_STEPS : DAY_STEPS;
+  return steps.find((s) => s * band >= LABEL_SPACING) ?? steps[steps.length - 1]!;
+}
+
+/** Labels sit on calendar boundaries (midnight, a Monday) rather than wherever the data starts. */
+function isLabelled(t: number, granularity: BarChartOptions['granularity'], step: number): boolean {
+  // The epoch began on a Thursday at midnight; weekly steps start on Mondays.
+  const unit = granularity === 'hour' ? HOUR : DAY;
+  const week = granularity === 'hour' ? 168 : 7;
+  return (Math.floor(t / unit) + (step % week === 0 ? (3 * week) / 7 : 0)) % step === 0;
+}
+
+function timeLabel(t: number, granularity: BarChartOptions['granularity']): string {
+  return granularity === 'hour' ? `${hourLabel(t)} on ${dayLabel(t)}` : dayLabel(t);
+}
+
+function hourLabel(t: number): string {
+  return `${String(new Date(t).getUTCHours()).padStart(2, '0')}:00`;
+}
+
+function dayLabel(t: number): string {
+  const d = new Date(t);
+  return `${d.getUTCDate()} ${MONTHS[d.getUTCMonth()]}`;
+}
+
+/** 1234567 → "1,234,567", the same on every machine whatever its locale. */
+function thousands(n: number): string {
+  return String(n).replace(/\B(?=(\d{3})+(?!\d))/g, ',');
+}
+
+/** Coordinates to two decimals, so the output is short and stable. */
+function num(n: number): string {
+  return String(Math.round(n * 100) / 100);
+}
+
+const XML_ESCAPES: Record<string, string> = { '&': '&amp;', '<': '&lt;', '>': '&gt;', '"': '&quot;', "'": '&#39;' };
+
+function escapeXml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => XML_ESCAPES[c]!);
+}

@@ -1,0 +1,150 @@
+import Bowser from 'bowser';
+import { isbot } from 'isbot';
+import { LRUCache } from 'lru-cache';
+
+/** The kind of device a browser runs on; 'other' when the user agent does not say. */
+export type Device = 'desktop' | 'mobile' | 'tablet' | 'tv' | 'other';
+
+/** What a user-agent string says about a visitor. A bot has bot set and nothing else. */
+export interface ClientKind {
+  bot: string | null;
+  browser: string | null;
+  os: string | null;
+  device: Device | null;
+}
+
+/** Longest prefix of a user agent that is looked at, so a hostile header costs no more than a real one. */
+const MAX_LENGTH = 512;
+
+/**
+ * Fetchers kurz promises to recognise, by the name shown in stats; first match wins, so the more
+ * specific patterns come first (iMessage sends facebookexternalhit and Twitterbot, Telegram says TwitterBot).
+ */
+const KNOWN_BOTS: ReadonlyArray<readonly [name: string, pattern: RegExp]> = [
+  ['Apple', /applebot|facebookexternalhit\/1\.1 facebot twitterbot\/1\.0/i],
+  ['Telegram', /telegrambot/i],
+  ['Slack', /slackbot|slack-imgproxy/i],
+  ['Discord', /discordbot/i],
+  ['WhatsApp', /whatsapp/i],
+  ['Facebook', /facebookexternalhit|facebookcatalog|facebot|meta-externalagent/i],
+  ['X', /twitterbot/i],
+  ['LinkedIn', /linkedinbot/i],
+  ['Microsoft Teams', /skypeuripreview|microsoftpreview/i],
+  ['Mastodon', /mastodon\//i],
+  ['Google', /googlebot|google-inspectiontool|googleother|adsbot-google|mediapartners-google|feedfetcher-google|storebot-google/i],
+  ['Bing', /bingbot|bingpreview|adidxbot/i],
+  ['DuckDuckGo', /duckduckbot|duckduckgo-favicons-bot/i],
+  ['Yandex', /yandexbot|yandexmobilebot|yandeximages/i],
+  ['Baidu', /baiduspider/i],
+  ['UptimeRobot', /uptimerobot/i],
+  ['Pingdom', /pingdom/i],
+  ['StatusCake', /statuscake/i],
+  ['Better Stack', /better ?uptime|better ?stack/i],
+  ['Site24x7', /site24x7/i],
+  ['Datadog Synthetics', /datadog ?\/?synthetics/i],
+  ['Uptime Kuma', /uptime-kuma/i],
+  ['HetrixTools', /hetrixtools/i],
+];
+
+/** Product tokens every browser sends; they name no bot. */
+const BROWSER_TOKENS = new Set(['mozilla', 'applewebkit', 'gecko', 'chrome', 'safari', 'version', 'mobile', 'firefox']);
+
+const LEADING_TOKEN = /^[A-Za-z][\w.-]*/;
+const PRODUCT = /([A-Za-z][\w.-]*)\/\d/g;
+const MAX_NAME = 40;
+
+/** Browser names bowser knows; its last resort instead echoes the start of the user agent, which names nothing. */
+const KNOWN_BROWSERS = new Set(Object.values(Bowser.BROWSER_MAP));
+
+const DEVICES: Readonly<Record<string, Device>> = { desktop: 'desktop', mobile: 'mobile', tablet: 'tablet', tv: 'tv' };
+
+/** Classifies one user agent (bowser for browsers, isbot for bots, plus kurz's own table of preview fetchers). */
+export function classifyUserAgent(userAgent: string): ClientKind {
+  const ua = userAgent.slice(0, MAX_LENGTH).trim();
+  const name = botName(ua);
+  if (name !== null) return Object.freeze({ bot: name, browser: null, os: null, device: null });
+
+  const parser = Bowser.getParser(ua, true);
+  const browserName = parser.getBrowserName();
+  const browser = browserName !== '' && (KNOWN_BROWSERS.has(browserName) || !ua.startsWith(browserName)) ? browserName : null;
+  const platform = parser.getPlatformType();
+  const os = parser.getOSName() || null;
+  // bowser leaves Chromebooks without a platform type
+  const device = DEVICES[platform] ?? (os === 'Chrome OS' ? 'desktop' : 'other');
+  return Object.freeze({ bot: null, browser, os, device });
+}
+
+/** Whether a user agent is a bot (or absent): classifyUserAgent's verdict, without the cost of parsing a browser. */
+export function isBot(userAgent: string): boolean {
+  return botName(userAgent.slice(0, MAX_LENGTH).trim()) !== null;
+}
+
+/** classifyUserAgent behind an LRU cache (lru-cache, already a dependency) of `size` distinct strings. */
+export function cachedClassifier(size: number): (userAgent: string) => ClientKind {
+  const cache = new LRUCache<string, ClientKind>({ max: size });
+  return (userAgent) => {
+    const key = userAgent.slice(0, MAX_LENGTH);
+    let kind = cache.get(key);
+    if (kind === undefined) {
+      kind = classifyUserAgent(key);
+      cache.set(key, kind);
+    }
+    return kind;
+  };
+}
+
+/** The host a Referer header names, lower case, without a leading "www."; null when absent, not http(s), or unparsable. */
+export function referrerHost(referrer: string): string | null {
+  const url = URL.parse(referrer.trim());
+  if (url === null || (url.protocol !== 'http:' && url.protocol !== 'https:')) return null;
+  const host = url.hostname.startsWith('www.') ? url.hostname.slice(4) : url.hostname;
+  return host === '' ? null : host;
+}
+
+const LANGUAGE_TAG = /^([a-z]{2,3})(?:-|$)/i;
+const QUALITY = /^\s*q\s*=\s*(.*?)\s*$/i;
+const QVALUE = /^(?:0(?:\.\d{0,3})?|1(?:\.0{0,3})?)$/;
+
+/** The primary language subtag of an Accept-Language header's most preferred entry ("de-CH,de;q=0.9" → "de"), lower case; null for none, "*" or junk. */
+export function primaryLanguage(acceptLanguage: string): string | null {
+  let best: string | null = null;
+  let bestQuality = 0;
+  for (const entry of acceptLanguage.split(',')) {
+    const [tag = '', ...params] = entry.split(';');
+    const primary = LANGUAGE_TAG.exec(tag.trim())?.[1];
+    if (primary === undefined) continue;
+    const q = quality(params);
+    if (q > bestQuality) {
+      best = primary.toLowerCase();
+      bestQuality = q;
+    }
+  }
+  return best;
+}
+
+/** An entry's q parameter, 1 when absent; a malformed one counts as 0 so the entry is ignored. */
+function quality(params: string[]): number {
+  for (const param of params) {
+    const value = QUALITY.exec(param)?.[1];
+    if (value !== undefined) return QVALUE.test(value) ? Number(value) : 0;
+  }
+  return 1;
+}
+
+/** The bot a trimmed user agent names, or null for a browser. */
+function botName(ua: string): string | null {
+  if (ua === '') return 'No user agent';
+  const known = KNOWN_BOTS.find(([, pattern]) => pattern.test(ua));
+  if (known) return known[0];
+  return isbot(ua) ? productName(ua) : null;
+}
+
+/** A bot's own name: its first product token ("curl/8.5.0" → "curl"), skipping the Mozilla boilerplate. */
+function productName(ua: string): string {
+  const leading = LEADING_TOKEN.exec(ua)?.[0];
+  if (leading !== undefined && !BROWSER_TOKENS.has(leading.toLowerCase())) return leading.slice(0, MAX_NAME);
+  for (const [, name = ''] of ua.matchAll(PRODUCT)) {
+    if (!BROWSER_TOKENS.has(name.toLowerCase())) return name.slice(0, MAX_NAME);
+  }
+  return 'Other bot';
+}

@@ -1,0 +1,86 @@
+import { addCount, dayOf, DIMENSIONS, hourOf, inLinkOrder, valueIn, type Dimension, type Visit, type VisitCount } from './visit.ts';
+
+/** Visits of one link in one hour (or day): what a rollup row adds. */
+export interface VisitSum {
+  linkId: number;
+  /** Start of the hour or the day, ms since the epoch (UTC). */
+  t: number;
+  humans: number;
+  bots: number;
+}
+
+/** Visits of one link in one hour with one value of a dimension (humans; bots in `bots`). */
+export interface DimensionSum {
+  linkId: number;
+  hour: number;
+  dimension: Dimension;
+  value: string;
+  count: number;
+}
+
+/** A visitor first seen in this batch for a link and day; the store counts it unique if it is new there. */
+export interface VisitorSighting {
+  linkId: number;
+  day: number;
+  hour: number;
+  hash: Buffer;
+}
+
+/** What one flush writes in one transaction: the raw rows and the sums every rollup table adds. */
+export interface VisitBatch {
+  /** Raw rows, kept for the retention period; empty when none are kept. */
+  visits: Visit[];
+  hours: VisitSum[];
+  days: VisitSum[];
+  dimensions: DimensionSum[];
+  visitors: VisitorSighting[];
+  /** Human visits per link, for its all-time count and last visit. */
+  links: VisitCount[];
+}
+
+/** Sums `visits` into the rows of each rollup; `keepRaw` false leaves the raw rows out. */
+export function rollUp(visits: readonly Visit[], keepRaw: boolean): VisitBatch {
+  const hours = new Map<string, VisitSum>();
+  const days = new Map<string, VisitSum>();
+  const dimensions = new Map<string, DimensionSum>();
+  const visitors = new Map<string, VisitorSighting>();
+  const links = new Map<number, VisitCount>();
+  for (const visit of visits) {
+    const hour = hourOf(visit.at);
+    const day = dayOf(visit.at);
+    add(hours, visit.linkId, hour, visit.bot !== null);
+    add(days, visit.linkId, day, visit.bot !== null);
+    for (const dimension of DIMENSIONS) {
+      const value = valueIn(visit, dimension);
+      if (value === undefined) continue;
+      const key = `${visit.linkId} ${hour} ${dimension} ${value}`;
+      const sum = dimensions.get(key);
+      if (sum) sum.count++;
+      else dimensions.set(key, { linkId: visit.linkId, hour, dimension, value, count: 1 });
+    }
+    if (visit.bot !== null) continue;
+    addCount(links, visit.linkId, 1, visit.at);
+    if (visit.visitor) {
+      const key = `${visit.linkId} ${day} ${visit.visitor.toString('hex')}`;
+      const seen = visitors.get(key);
+      if (!seen) visitors.set(key, { linkId: visit.linkId, day, hour, hash: visit.visitor });
+      else if (hour < seen.hour) seen.hour = hour;
+    }
+  }
+  return {
+    visits: keepRaw ? [...visits] : [],
+    hours: [...hours.values()],
+    days: [...days.values()],
+    dimensions: [...dimensions.values()],
+    visitors: [...visitors.values()],
+    links: inLinkOrder(links),
+  };
+}
+
+function add(sums: Map<string, VisitSum>, linkId: number, t: number, bot: boolean): void {
+  const key = `${linkId} ${t}`;
+  let sum = sums.get(key);
+  if (!sum) sums.set(key, (sum = { linkId, t, humans: 0, bots: 0 }));
+  if (bot) sum.bots++;
+  else sum.humans++;
+}

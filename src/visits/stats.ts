@@ -1,0 +1,180 @@
+import { AppError } from '../errors.ts';
+import type { Link } from '../links/link.ts';
+import type { VisitStore } from '../store/ports.ts';
+import { DAY, dayOf, DIMENSIONS, HOUR, hourOf, type Dimension, type DimensionCount, type LinkTally, type StoredVisit } from './visit.ts';
+
+export type Granularity = 'hour' | 'day';
+
+/** A named count in a top list. */
+export interface Entry {
+  name: string;
+  count: number;
+}
+
+/** One link's figures for a period: what `GET /api/v1/links/CODE/stats` answers. */
+export interface LinkStats {
+  from: Date;
+  to: Date;
+  granularity: Granularity;
+  visits: { total: number; humans: number; bots: number; uniqueVisitors: number };
+  lastVisitAt: Date | null;
+  series: Array<{ t: Date; humans: number; bots: number }>;
+  referrers: Entry[];
+  browsers: Entry[];
+  os: Entry[];
+  devices: Entry[];
+  countries: Entry[];
+  languages: Entry[];
+  /** Bot hits by bot name (counted apart from every human figure). */
+  bots: Entry[];
+}
+
+/** The instance's figures for the last `days` days: the dashboard's. */
+export interface InstanceStats {
+  from: Date;
+  to: Date;
+  links: number;
+  humansAllTime: number;
+  period: { linksCreated: number; humans: number; bots: number; uniqueVisitors: number };
+  days: Array<{ t: Date; linksCreated: number; humans: number; bots: number; uniqueVisitors: number }>;
+  topLinks: LinkTally[];
+}
+
+/** Entries in a top list before the rest is folded into "other". */
+export const TOP = 10;
+/** The longest period a series may cover, per granularity (bounds the answer's size). */
+export const MAX_SPAN: Record<Granularity, number> = { hour: 31 * DAY, day: 3700 * DAY };
+/** The periods the pages and the API use when none is given. */
+export const DEFAULT_SPAN: Record<Granularity, number> = { hour: 48 * HOUR, day: 90 * DAY };
+/** Days the dashboard covers unless told otherwise, and at most. */
+export const DASHBOARD_DAYS = 14;
+export const MAX_DASHBOARD_DAYS = 366;
+
+export interface StatsPeriod {
+  from?: Date | undefined;
+  to?: Date | undefined;
+  granularity: Granularity;
+}
+
+export interface VisitStats {
+  /** `link`'s figures for the period, aligned to whole hours or days (UTC). Throws `invalid` for a bad period. */
+  forLink(link: Link, period: StatsPeriod): Promise<LinkStats>;
+  /** The instance's figures for the last `days` days, today included. */
+  forInstance(days: number): Promise<InstanceStats>;
+  /** The raw visits kept, in [from, to), oldest first. */
+  visits(from: Date, to: Date): AsyncIterable<StoredVisit>;
+}
+
+/** Reads the rollups into the figures the API, the pages and the CLI show. */
+export function visitStats(deps: { visits: VisitStore; now: () => number }): VisitStats {
+  const { visits, now } = deps;
+  return {
+    async forLink(link, period) {
+      const { from, to } = alignedPeriod(period, now());
+      const [hours, dimensions] = await Promise.all([
+        visits.linkHours(link.id, new Date(from), new Date(to)),
+        visits.linkDimensions(link.id, new Date(from), new Date(to)),
+      ]);
+      const step = period.granularity === 'hour' ? HOUR : DAY;
+      const start = period.granularity === 'hour' ? hourOf : dayOf;
+      const buckets = new Map<number, { humans: number; bots: number }>();
+      for (let t = from; t < to; t += step) buckets.set(t, { humans: 0, bots: 0 });
+      let humans = 0;
+      let bots = 0;
+      let uniqueVisitors = 0;
+      for (const h of hours) {
+        const bucket = buckets.get(start(h.t));
+        if (bucket) {
+          bucket.humans += h.humans;
+          bucket.bots += h.bots;
+        }
+        humans += h.humans;
+        bots += h.bots;
+        uniqueVisitors += h.uniques;
+      }
+      const lists = topLists(dimensions);
+      return {
+        from: new Date(from),
+        to: new Date(to),
+        granularity: period.granularity,
+        visits: { total: humans + bots, humans, bots, uniqueVisitors },
+        lastVisitAt: link.lastVisitAt,
+        series: [...buckets].map(([t, b]) => ({ t: new Date(t), humans: b.humans, bots: b.bots })),
+        ...lists,
+      };
+    },
+
+    async forInstance(days) {
+      const to = dayOf(now()) + DAY;
+      const from = to - days * DAY;
+      const [tallies, created, topLinks, totals] = await Promise.all([
+        visits.dayTotals(new Date(from), new Date(to)),
+        visits.linksCreatedPerDay(new Date(from), new Date(to)),
+        visits.topLinks(new Date(from), new Date(to), TOP),
+        visits.totals(),
+      ]);
+      const byDay = new Map<number, InstanceStats['days'][number]>();
+      for (let t = from; t < to; t += DAY) byDay.set(t, { t: new Date(t), linksCreated: 0, humans: 0, bots: 0, uniqueVisitors: 0 });
+      for (const d of tallies) {
+        const day = byDay.get(d.t);
+        if (day) Object.assign(day, { humans: d.humans, bots: d.bots, uniqueVisitors: d.uniques });
+      }
+      for (const c of created) {
+        const day = byDay.get(c.t);
+        if (day) day.linksCreated = c.count;
+      }
+      const period = { linksCreated: 0, humans: 0, bots: 0, uniqueVisitors: 0 };
+      for (const d of byDay.values()) {
+        period.linksCreated += d.linksCreated;
+        period.humans += d.humans;
+        period.bots += d.bots;
+        period.uniqueVisitors += d.uniqueVisitors;
+      }
+      return {
+        from: new Date(from),
+        to: new Date(to),
+        links: totals.links,
+        humansAllTime: totals.humans,
+        period,
+        days: [...byDay.values()],
+        topLinks,
+      };
+    },
+
+    visits: (from, to) => visits.allVisits(from, to),
+  };
+}
+
+/** The period's bounds in ms, widened to whole hours or days; defaults end with the current one. */
+export function alignedPeriod(period: StatsPeriod, at: number): { from: number; to: number } {
+  const { granularity } = period;
+  const start = granularity === 'hour' ? hourOf : dayOf;
+  const step = granularity === 'hour' ? HOUR : DAY;
+  const to = period.to ? start(period.to.getTime() - 1) + step : start(at) + step;
+  const from = period.from ? start(period.from.getTime()) : to - DEFAULT_SPAN[granularity];
+  if (from >= to) throw new AppError('invalid', '"from" must be before "to"', 'from');
+  if (to - from > MAX_SPAN[granularity]) {
+    const most = granularity === 'hour' ? '31 days by the hour' : '3,700 days by the day';
+    throw new AppError('invalid', `the period is too long: at most ${most}`, 'from');
+  }
+  return { from, to };
+}
+
+/** Each dimension's values by count, then name; past TOP the rest is one "other" entry. */
+function topLists(counts: readonly DimensionCount[]): Record<Dimension, Entry[]> {
+  const lists = Object.fromEntries(DIMENSIONS.map((d) => [d, [] as Entry[]])) as Record<Dimension, Entry[]>;
+  for (const c of counts) lists[c.dimension].push({ name: nameOf(c.dimension, c.value), count: c.count });
+  for (const dimension of DIMENSIONS) {
+    const list = lists[dimension].sort((a, b) => b.count - a.count || a.name.localeCompare(b.name));
+    if (list.length > TOP) {
+      const rest = list.splice(TOP - 1);
+      list.push({ name: 'other', count: rest.reduce((sum, e) => sum + e.count, 0) });
+    }
+  }
+  return lists;
+}
+
+function nameOf(dimension: Dimension, value: string): string {
+  if (value !== '') return value;
+  return dimension === 'referrers' ? 'direct' : 'unknown';
+}

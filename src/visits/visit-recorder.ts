@@ -1,0 +1,195 @@
+import { createHash } from 'node:crypto';
+import type { Logger } from '../log.ts';
+import type { VisitStore } from '../store/ports.ts';
+import { primaryLanguage, referrerHost, type ClientKind } from './classify.ts';
+import type { CountryOf } from './geo.ts';
+import { rollUp } from './rollup.ts';
+import { DAY, dayOf, type Visit } from './visit.ts';
+import { stringsOf, type VisitEvents } from './visit-events.ts';
+
+/** Visits written per transaction: a flush under load is several, one per turn of the event loop. */
+const CHUNK = 2000;
+
+/** How long a failed write waits before it is tried again (a busy database is not hammered). */
+const RETRY_MS = 1000;
+
+/** Raw visits deleted per statement when pruning, so no single transaction grows large. */
+const PRUNE_BATCH = 5000;
+
+export interface VisitRecorderOptions {
+  store: VisitStore;
+  /** Classifies a user agent (cached). */
+  classify: (userAgent: string) => ClientKind;
+  countryOf: CountryOf;
+  /** Days raw visits are kept; 0 keeps none (the rollups are kept whatever this is). */
+  retentionDays: number;
+  now: () => number;
+  random: (size: number) => Buffer;
+  log: Logger;
+  chunk?: number;
+}
+
+export interface VisitRecorder {
+  /** Classifies a flush of events at once and queues it to be written; never throws. */
+  add(events: VisitEvents): void;
+  /** Visits classified and not yet written. */
+  readonly pending: number;
+  /** Resolves once everything added so far is written, or has failed and waits for its retry. */
+  idle(): Promise<void>;
+  /** Deletes raw visits older than the retention period and visitor hashes whose salt is gone; returns the visits deleted. */
+  prune(): Promise<number>;
+  /** The raw visits older than the retention period: what `prune` would delete now. */
+  expired(): Promise<number>;
+}
+
+/**
+ * Turns visit events into what the database may hold, off the request path: the user agent becomes a
+ * browser, an OS, a device or a bot name; the client address a country and, with the user agent, the link
+ * and the day's salt, a visitor hash. Neither the address nor the user agent goes further than this.
+ * Writes the classified visits and their rollups a chunk per transaction; a chunk that fails is kept and
+ * tried again.
+ */
+export function createVisitRecorder(options: VisitRecorderOptions): VisitRecorder {
+  const { store, classify, countryOf, now, log } = options;
+  const salts = dailySalts(options.random);
+  const chunkSize = options.chunk ?? CHUNK;
+  let queue: Visit[] = [];
+  let writing: Promise<void> | undefined;
+  let retry: NodeJS.Timeout | undefined;
+
+  function classified(events: VisitEvents): Visit[] {
+    // Each distinct string of the batch is looked at once.
+    const kinds = new Map<string, ClientKind>();
+    const referrers = new Map<string, string | null>();
+    const languages = new Map<string, string | null>();
+    const countries = new Map<string, string | null>();
+    const at = now();
+    const visits: Visit[] = new Array<Visit>(events.length);
+    for (let i = 0; i < events.length; i++) {
+      const { client, userAgent, referrer, language } = stringsOf(events, i);
+      const linkId = events.linkIds[i]!;
+      const time = events.times[i]!;
+      let kind = kinds.get(userAgent);
+      if (!kind) kinds.set(userAgent, (kind = classify(userAgent)));
+      if (kind.bot !== null) {
+        visits[i] = {
+          linkId,
+          at: time,
+          bot: kind.bot,
+          referrer: null,
+          browser: null,
+          os: null,
+          device: null,
+          country: null,
+          language: null,
+          visitor: null,
+        };
+        continue;
+      }
+      if (!referrers.has(referrer)) referrers.set(referrer, referrerHost(referrer));
+      if (!languages.has(language)) languages.set(language, primaryLanguage(language));
+      if (!countries.has(client)) countries.set(client, countryOf(client));
+      visits[i] = {
+        linkId,
+        at: time,
+        bot: null,
+        referrer: referrers.get(referrer)!,
+        browser: kind.browser,
+        os: kind.os,
+        device: kind.device,
+        country: countries.get(client)!,
+        language: languages.get(language)!,
+        visitor: visitorHash(salts(dayOf(time), at), client, userAgent, linkId),
+      };
+    }
+    return visits;
+  }
+
+  async function writeAll(): Promise<void> {
+    while (queue.length > 0) {
+      const chunk = queue.slice(0, chunkSize);
+      try {
+        await store.addVisits(rollUp(chunk, options.retentionDays > 0));
+      } catch (err) {
+        log.error('could not write visits; will retry', { visits: queue.length, err });
+        retry ??= setTimeout(() => {
+          retry = undefined;
+          write();
+        }, RETRY_MS).unref();
+        return;
+      }
+      queue = queue.slice(chunk.length);
+      if (queue.length > 0) await new Promise((resolve) => setImmediate(resolve));
+    }
+  }
+
+  const retentionCutoff = (): Date => new Date(now() - options.retentionDays * DAY);
+
+  function write(): void {
+    writing ??= writeAll().finally(() => {
+      writing = undefined;
+    });
+  }
+
+  return {
+    add(events) {
+      if (events.length === 0) return;
+      const visits = classified(events);
+      queue = queue.length === 0 ? visits : queue.concat(visits);
+      if (retry === undefined) write();
+    },
+
+    get pending() {
+      return queue.length;
+    },
+
+    async idle() {
+      while (writing) await writing;
+    },
+
+    expired: () => store.countVisitsBefore(retentionCutoff()),
+
+    async prune() {
+      const at = now();
+      const before = retentionCutoff();
+      // Yesterday's hashes stay: its salt is kept for visits flushed just after midnight.
+      const visitorDaysBefore = new Date(dayOf(at) - DAY);
+      let deleted = 0;
+      for (;;) {
+        const batch = await store.pruneVisits(before, visitorDaysBefore, PRUNE_BATCH);
+        deleted += batch;
+        if (batch < PRUNE_BATCH) return deleted;
+      }
+    },
+  };
+}
+
+/**
+ * The salt of each day, random and kept only in memory: a visitor's hash cannot be matched across days,
+ * nor recomputed once the process is gone. Today's and yesterday's are kept (visits flushed just after
+ * midnight); older ones are dropped when a new day's is made.
+ */
+export function dailySalts(random: (size: number) => Buffer): (day: number, now: number) => Buffer {
+  const salts = new Map<number, Buffer>();
+  return (day, now) => {
+    let salt = salts.get(day);
+    if (salt) return salt;
+    salt = random(32);
+    salts.set(day, salt);
+    for (const kept of salts.keys()) if (kept < dayOf(now) - DAY) salts.delete(kept);
+    return salt;
+  };
+}
+
+/** The visitor hash: 8 bytes of SHA-256 over the day's salt, the client address, the user agent and the link. */
+export function visitorHash(salt: Buffer, client: string, userAgent: string, linkId: number): Buffer {
+  return createHash('sha256')
+    .update(salt)
+    .update(client)
+    .update('\0')
+    .update(userAgent)
+    .update('\0')
+    .update(String(linkId))
+    .digest()
+    .subarray(0, 8);
+}

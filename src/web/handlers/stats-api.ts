@@ -1,0 +1,42 @@
+import type { Context } from 'koa';
+import type { WebServices } from '../../context.ts';
+import { sendJson, sendStream } from '../../http/respond.ts';
+import { instanceStatsJson, linkStatsJson } from '../../visits/stats-json.ts';
+import { parseDays, parseExportQuery, parseStatsQuery } from '../../visits/stats-query.ts';
+import { exportLines } from '../../visits/visit-format.ts';
+
+const CONTENT_TYPES = { csv: 'text/csv; charset=utf-8', ndjson: 'application/x-ndjson; charset=utf-8' } as const;
+
+/** /api/v1/links/CODE/stats, /api/v1/stats and /api/v1/export */
+export function statsApiHandlers(web: WebServices) {
+  return {
+    async showLinkStats(ctx: Context): Promise<void> {
+      const period = parseStatsQuery(ctx.query);
+      const link = await web.links.existingLink(ctx.params['code'] ?? '');
+      sendJson(ctx.res, 200, linkStatsJson(await web.stats.forLink(link, period)));
+    },
+
+    async showStats(ctx: Context): Promise<void> {
+      sendJson(ctx.res, 200, instanceStatsJson(await web.stats.forInstance(parseDays(ctx.query)), web.shortUrl));
+    },
+
+    /**
+     * Streams every link or every raw visit kept, a page of rows at a time, so memory stays flat however
+     * many there are. A failure half-way ends the response early (its status is sent already) and is logged.
+     */
+    async exportData(ctx: Context): Promise<void> {
+      const query = parseExportQuery(ctx.query);
+      const lines = exportLines({ links: () => web.transfer.exportLinks(), visits: (from, to) => web.stats.visits(from, to) }, query);
+      const headers = {
+        'Content-Type': CONTENT_TYPES[query.format],
+        'Content-Disposition': `attachment; filename="kurz-${query.what}.${query.format}"`,
+        'Cache-Control': 'no-store',
+      };
+      try {
+        await sendStream(ctx.res, 200, headers, lines);
+      } catch (err) {
+        web.log.error('export ended early', { what: query.what, err });
+      }
+    },
+  };
+}
