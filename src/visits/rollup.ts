@@ -32,7 +32,11 @@ export interface VisitBatch {
   visits: Visit[];
   hours: VisitSum[];
   days: VisitSum[];
+  /** Visits of every link per day (linkId 0). */
+  totals: VisitSum[];
   dimensions: DimensionSum[];
+  /** The same breakdowns per day (`hour` is the day's start). */
+  dimensionDays: DimensionSum[];
   visitors: VisitorSighting[];
   /** Human visits per link, for its all-time count and last visit. */
   links: VisitCount[];
@@ -42,7 +46,9 @@ export interface VisitBatch {
 export function rollUp(visits: readonly Visit[], keepRaw: boolean): VisitBatch {
   const hours = new Map<string, VisitSum>();
   const days = new Map<string, VisitSum>();
+  const totals = new Map<string, VisitSum>();
   const dimensions = new Map<string, DimensionSum>();
+  const dimensionDays = new Map<string, DimensionSum>();
   const visitors = new Map<string, VisitorSighting>();
   const links = new Map<number, VisitCount>();
   for (const visit of visits) {
@@ -50,13 +56,12 @@ export function rollUp(visits: readonly Visit[], keepRaw: boolean): VisitBatch {
     const day = dayOf(visit.at);
     add(hours, visit.linkId, hour, visit.bot !== null);
     add(days, visit.linkId, day, visit.bot !== null);
+    add(totals, 0, day, visit.bot !== null);
     for (const dimension of DIMENSIONS) {
       const value = valueIn(visit, dimension);
       if (value === undefined) continue;
-      const key = `${visit.linkId} ${hour} ${dimension} ${value}`;
-      const sum = dimensions.get(key);
-      if (sum) sum.count++;
-      else dimensions.set(key, { linkId: visit.linkId, hour, dimension, value, count: 1 });
+      count(dimensions, visit.linkId, hour, dimension, value);
+      count(dimensionDays, visit.linkId, day, dimension, value);
     }
     if (visit.bot !== null) continue;
     addCount(links, visit.linkId, 1, visit.at);
@@ -71,10 +76,19 @@ export function rollUp(visits: readonly Visit[], keepRaw: boolean): VisitBatch {
     visits: keepRaw ? [...visits] : [],
     hours: [...hours.values()],
     days: [...days.values()],
+    totals: [...totals.values()],
     dimensions: [...dimensions.values()],
+    dimensionDays: [...dimensionDays.values()],
     visitors: [...visitors.values()],
     links: inLinkOrder(links),
   };
+}
+
+function count(sums: Map<string, DimensionSum>, linkId: number, hour: number, dimension: Dimension, value: string): void {
+  const key = `${linkId} ${hour} ${dimension} ${value}`;
+  const sum = sums.get(key);
+  if (sum) sum.count++;
+  else sums.set(key, { linkId, hour, dimension, value, count: 1 });
 }
 
 function add(sums: Map<string, VisitSum>, linkId: number, t: number, bot: boolean): void {

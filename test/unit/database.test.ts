@@ -27,8 +27,10 @@ test('a new database is created with its folder, in WAL mode, marked as kurz, at
     'settings',
     'sqlite_sequence',
     'visit_days',
+    'visit_dimension_days',
     'visit_dimensions',
     'visit_hours',
+    'visit_totals',
     'visitors',
     'visits',
   ]);

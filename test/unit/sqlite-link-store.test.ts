@@ -17,7 +17,7 @@ import { tempDir } from '../helpers.ts';
 
 /** A flush that only adds to links' all-time counts. */
 function linkVisits(...links: VisitCount[]): VisitBatch {
-  return { visits: [], hours: [], days: [], dimensions: [], visitors: [], links };
+  return { visits: [], hours: [], days: [], totals: [], dimensions: [], dimensionDays: [], visitors: [], links };
 }
 
 /** Link creation on `db` with a fixed clock and a small cache. */

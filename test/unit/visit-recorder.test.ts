@@ -268,6 +268,12 @@ test('the rollups agree with the raw visits, over many flushes, hours and days',
   const hoursPerDay = `SELECT hour - hour % 86400000 AS day, link_id, sum(humans) AS humans, sum(bots) AS bots, sum(uniques) AS uniques
     FROM visit_hours GROUP BY 1, 2 ORDER BY 1, 2`;
   t.deepEqual(r.all(days), r.all(hoursPerDay), 'visit_days: visit_hours summed per day');
+  const daysSummed = `SELECT day, sum(humans) AS humans, sum(bots) AS bots, sum(uniques) AS uniques FROM visit_days GROUP BY 1 ORDER BY 1`;
+  t.deepEqual(
+    r.all('SELECT day, humans, bots, uniques FROM visit_totals ORDER BY day'),
+    r.all(daysSummed),
+    'visit_totals: visit_days summed',
+  );
 
   const visitorsPerDay = 'SELECT day, link_id, count(*) AS uniques FROM visitors GROUP BY 1, 2 ORDER BY 1, 2';
   t.deepEqual(
@@ -297,6 +303,12 @@ test('the rollups agree with the raw visits, over many flushes, hours and days',
   t.deepEqual(
     r.all('SELECT link_id, hour, dimension, value, count FROM visit_dimensions ORDER BY link_id, hour, dimension, value'),
     expected,
+  );
+  t.deepEqual(
+    r.all('SELECT link_id, day, dimension, value, count FROM visit_dimension_days ORDER BY link_id, day, dimension, value'),
+    r.all(`SELECT link_id, hour - hour % 86400000 AS day, dimension, value, sum(count) AS count FROM visit_dimensions
+      GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4`),
+    'visit_dimension_days: visit_dimensions summed per day',
   );
 
   t.deepEqual(

@@ -99,7 +99,9 @@ export const MIGRATIONS: readonly string[] = [
   `,
   // Visit analytics. Raw visits are kept for the retention period, without client address or user agent.
   // The rollups are what the stats read: per link and hour (the series), per link, hour and dimension
-  // (the top lists), per day and link (the dashboard), each clustered by what its query ranges over.
+  // (the top lists of periods by the hour) and per link, day and dimension (by the day: 24 times fewer
+  // rows), per day and link (the dashboard's top links), per day (its totals); each clustered by what its
+  // query ranges over.
   // visitors holds the day's salted visitor hashes, to count a visitor once per link and day; a day's rows
   // go when its salt does. links_by_created answers "links created per day".
   `
@@ -131,6 +133,20 @@ export const MIGRATIONS: readonly string[] = [
     value     TEXT    NOT NULL,
     count     INTEGER NOT NULL,
     PRIMARY KEY (link_id, hour, dimension, value)
+  ) WITHOUT ROWID;
+  CREATE TABLE visit_dimension_days (
+    link_id   INTEGER NOT NULL,
+    day       INTEGER NOT NULL,
+    dimension INTEGER NOT NULL,
+    value     TEXT    NOT NULL,
+    count     INTEGER NOT NULL,
+    PRIMARY KEY (link_id, day, dimension, value)
+  ) WITHOUT ROWID;
+  CREATE TABLE visit_totals (
+    day     INTEGER PRIMARY KEY,
+    humans  INTEGER NOT NULL,
+    bots    INTEGER NOT NULL,
+    uniques INTEGER NOT NULL
   ) WITHOUT ROWID;
   CREATE TABLE visit_days (
     day     INTEGER NOT NULL,

@@ -112,6 +112,12 @@ export const ADD_VISIT_DAY = `INSERT INTO visit_days (day, link_id, humans, bots
 export const ADD_VISIT_DIMENSION = `INSERT INTO visit_dimensions (link_id, hour, dimension, value, count) VALUES (?, ?, ?, ?, ?)
   ON CONFLICT (link_id, hour, dimension, value) DO UPDATE SET count = count + excluded.count`;
 
+export const ADD_VISIT_DIMENSION_DAY = `INSERT INTO visit_dimension_days (link_id, day, dimension, value, count) VALUES (?, ?, ?, ?, ?)
+  ON CONFLICT (link_id, day, dimension, value) DO UPDATE SET count = count + excluded.count`;
+
+export const ADD_VISIT_TOTAL = `INSERT INTO visit_totals (day, humans, bots, uniques) VALUES (@t, @humans, @bots, @uniques)
+  ON CONFLICT (day) DO UPDATE SET humans = humans + excluded.humans, bots = bots + excluded.bots, uniques = uniques + excluded.uniques`;
+
 /** The oldest raw visits before the cut-off, a batch at a time (index visits_by_at). */
 export const DELETE_VISITS_BEFORE = `DELETE FROM visits WHERE id IN (SELECT id FROM visits WHERE at < ? ORDER BY at LIMIT ?)`;
 
@@ -126,9 +132,12 @@ export const LINK_HOURS = `SELECT hour AS t, humans, bots, uniques FROM visit_ho
 export const LINK_DIMENSIONS = `SELECT dimension, value, sum(count) AS count FROM visit_dimensions
   WHERE link_id = ? AND hour >= ? AND hour < ? GROUP BY dimension, value`;
 
+/** One link's breakdowns over whole days in [from, to), summed. */
+export const LINK_DIMENSION_DAYS = `SELECT dimension, value, sum(count) AS count FROM visit_dimension_days
+  WHERE link_id = ? AND day >= ? AND day < ? GROUP BY dimension, value`;
+
 /** Every link's visits per day in [from, to). */
-export const DAY_TOTALS = `SELECT day AS t, sum(humans) AS humans, sum(bots) AS bots, sum(uniques) AS uniques
-  FROM visit_days WHERE day >= ? AND day < ? GROUP BY day ORDER BY day`;
+export const DAY_TOTALS = `SELECT day AS t, humans, bots, uniques FROM visit_totals WHERE day >= ? AND day < ? ORDER BY day`;
 
 /** The links with the most human visits in [from, to). */
 export const TOP_LINKS = `SELECT code, url, title, top.humans, top.bots, top.uniques FROM (

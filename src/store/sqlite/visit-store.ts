@@ -1,7 +1,7 @@
 import type { Database } from 'better-sqlite3';
 import type { VisitBatch } from '../../visits/rollup.ts';
 import type { DimensionCount, LinkTally, StoredVisit, VisitTally } from '../../visits/visit.ts';
-import { DIMENSIONS, hourOf, type Dimension } from '../../visits/visit.ts';
+import { dayOf, DIMENSIONS, hourOf, type Dimension } from '../../visits/visit.ts';
 import type { VisitStore } from '../ports.ts';
 import { outsideTransaction } from './outside-transaction.ts';
 import * as q from './queries.ts';
@@ -26,12 +26,17 @@ export function createSqliteVisitStore(db: Database): SqliteVisitStore {
   const addHour = db.prepare(q.ADD_VISIT_HOUR);
   const addDay = db.prepare(q.ADD_VISIT_DAY);
   const addDimension = db.prepare<[number, number, number, string, number]>(q.ADD_VISIT_DIMENSION);
+  const addDimensionDay = db.prepare<[number, number, number, string, number]>(q.ADD_VISIT_DIMENSION_DAY);
+  const addTotal = db.prepare(q.ADD_VISIT_TOTAL);
   const addLinkVisits = db.prepare(q.ADD_VISITS);
   const deleteVisits = db.prepare<[number, number]>(q.DELETE_VISITS_BEFORE);
   const deleteVisitors = db.prepare<[number]>(q.DELETE_VISITORS_BEFORE);
   const countVisitsBefore = db.prepare<[number], number>(q.COUNT_VISITS_BEFORE).pluck();
   const linkHours = db.prepare<[number, number, number], VisitTally>(q.LINK_HOURS);
   const linkDimensions = db.prepare<[number, number, number], { dimension: number; value: string; count: number }>(q.LINK_DIMENSIONS);
+  const linkDimensionDays = db.prepare<[number, number, number], { dimension: number; value: string; count: number }>(
+    q.LINK_DIMENSION_DAYS,
+  );
   const dayTotals = db.prepare<[number, number], VisitTally>(q.DAY_TOTALS);
   const topLinks = db.prepare<[number, number, number], LinkTally>(q.TOP_LINKS);
   const totals = db.prepare<[], { links: number; humans: number }>(q.INSTANCE_TOTALS);
@@ -45,11 +50,14 @@ export function createSqliteVisitStore(db: Database): SqliteVisitStore {
     const uniques = new Map<string, number>();
     for (const v of batch.visitors) {
       if (insertVisitor.run(v.day, v.linkId, v.hash).changes === 0) continue;
-      for (const key of [`h ${v.linkId} ${v.hour}`, `d ${v.linkId} ${v.day}`]) uniques.set(key, (uniques.get(key) ?? 0) + 1);
+      for (const key of [`h ${v.linkId} ${v.hour}`, `d ${v.linkId} ${v.day}`, `d 0 ${v.day}`])
+        uniques.set(key, (uniques.get(key) ?? 0) + 1);
     }
     for (const h of batch.hours) addHour.run({ ...h, uniques: uniques.get(`h ${h.linkId} ${h.t}`) ?? 0 });
     for (const d of batch.days) addDay.run({ ...d, uniques: uniques.get(`d ${d.linkId} ${d.t}`) ?? 0 });
+    for (const d of batch.totals) addTotal.run({ ...d, uniques: uniques.get(`d 0 ${d.t}`) ?? 0 });
     for (const d of batch.dimensions) addDimension.run(d.linkId, d.hour, DIMENSIONS.indexOf(d.dimension), d.value, d.count);
+    for (const d of batch.dimensionDays) addDimensionDay.run(d.linkId, d.hour, DIMENSIONS.indexOf(d.dimension), d.value, d.count);
     for (const c of batch.links) addLinkVisits.run(c);
     for (const v of batch.visits) insertVisit.run(v);
   });
@@ -87,7 +95,9 @@ export function createSqliteVisitStore(db: Database): SqliteVisitStore {
     linkHours: async (linkId, from, to) => linkHours.all(linkId, from.getTime(), to.getTime()),
 
     async linkDimensions(linkId, from, to) {
-      return linkDimensions
+      // Whole days read the daily rollup: 24 times fewer rows.
+      const byDay = from.getTime() === dayOf(from.getTime()) && to.getTime() === dayOf(to.getTime());
+      return (byDay ? linkDimensionDays : linkDimensions)
         .all(linkId, hourOf(from.getTime()), to.getTime())
         .map((row): DimensionCount => ({ dimension: DIMENSIONS[row.dimension] as Dimension, value: row.value, count: row.count }));
     },
