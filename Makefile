@@ -112,7 +112,7 @@ clean:
 # core 1, scenarios interleaved with the baseline. Results in bench/results/ (latest.md). Not part of `make test`.
 WRK := command -v wrk >/dev/null || (apt-get update && apt-get install -y wrk)
 
-.PHONY: bench bench-smoke bench-large bench-micro
+.PHONY: bench bench-smoke bench-large bench-micro bench-stats
 
 # About 10 minutes: seeds 10k, 100k and 1M links, then 3 rounds of 10 s per server and scenario.
 # `make bench SCENARIOS="cold-redirect-1M create"` runs only those.
@@ -133,3 +133,9 @@ bench-large: $(BUNDLE)
 # ops/s of URL validation and code generation, in process.
 bench-micro: $(DEPS)
 	node bench/micro.ts
+
+# Stats reads (a link's page, the dashboard) over 100k links and 10M visits written through the visit store,
+# cold and warm, against their targets: 15 to 20 minutes on 2 cores, most of it seeding. Results in
+# bench/results/stats-latest.md. `STATS_VISITS=1000000 make bench-stats` for a quick run.
+bench-stats: $(DEPS)
+	node bench/stats.ts

@@ -2,6 +2,7 @@ import { closeSync, copyFileSync, existsSync, fsyncSync, openSync, rmSync, statS
 import { join } from 'node:path';
 import Sqlite from 'better-sqlite3';
 import { NODE_FLAGS } from '../src/node-flags.ts';
+import { DIMENSIONS } from '../src/visits/visit.ts';
 import { cacheSizeOf, CONNECTIONS, type Profile, type Scenario } from './scenarios.ts';
 import { startServer, type ServerProcess } from './server-process.ts';
 import { runWrk, type WrkResult } from './wrk.ts';
@@ -53,6 +54,8 @@ export interface ServerResult {
   statuses: Record<string, number>;
   /** Statuses outside the scenario's expected ones, and socket errors, over every run. */
   unexpected: Record<string, number>;
+  /** Redirect requests sent as a bot, over every run. */
+  botRequests: number;
 }
 
 export interface Pacing {
@@ -152,7 +155,7 @@ export async function runScenario(scenario: Scenario, setup: Setup): Promise<Sce
   }
   const errorLines = servers[0]?.errorLines() ?? [];
   if (errorLines.length > 0) problems.push(`kurz logged ${errorLines.length} errors, first: ${errorLines[0]}`);
-  const checks = checkDatabase(db, setup.seed.links, kurz.statuses, uncounted, problems);
+  const checks = checkDatabase(db, setup.seed.links, kurz, uncounted, problems);
   const dbBytes = statSync(db).size;
   for (const file of [db, `${db}-wal`, `${db}-shm`]) rmSync(file, { force: true });
 
@@ -292,28 +295,118 @@ function summarise(scenario: Scenario, all: WrkResult[], runs: MeasuredRun[]): S
     rssKiB: runs.at(-1)?.rssKiB ?? Number.NaN,
     statuses,
     unexpected,
+    botRequests: all.reduce((sum, run) => sum + run.botRequests, 0),
   };
 }
 
-/** Compares kurz's database with what wrk saw: every 201 is a row, every 302 a counted visit (and up to `uncounted` more). */
-function checkDatabase(file: string, seeded: number, statuses: Record<string, number>, uncounted: number, problems: string[]): string[] {
-  const db = new Sqlite(file, { readonly: true });
-  const row = db
-    .prepare('SELECT (SELECT count(*) FROM links) AS links, (SELECT coalesce(sum(count), 0) FROM link_visits) AS visits')
-    .get() as {
-    links: number;
-    visits: number;
-  };
-  db.close();
+/** What kurz's database holds after a scenario: the figures the checks compare. */
+interface Stored {
+  links: number;
+  /** link_visits: people's visits, all time. */
+  counted: number;
+  hours: { humans: number; bots: number; uniques: number };
+  days: { humans: number; bots: number; uniques: number };
+  /** visit_totals: the instance's days. */
+  totals: { humans: number; bots: number; uniques: number };
+  raw: { visits: number; bots: number };
+  visitors: number;
+  /** visit_dimensions and visit_dimension_days: visits per dimension (its index in DIMENSIONS). */
+  dimensions: Map<number, number>;
+  dimensionDays: Map<number, number>;
+}
+
+/**
+ * Compares kurz's database with what wrk saw. Every 201 is a link; every 302 a visit, a person's or a
+ * bot's, and kurz may have answered up to `uncounted` more than wrk counted; bots are as many as wrk sent,
+ * or up to `uncounted` fewer (sent, never answered). The link counts, the rollups, the breakdowns and
+ * the raw rows must then agree with each other exactly: the background writer lost or doubled nothing.
+ */
+function checkDatabase(file: string, seeded: number, kurz: ServerResult, uncounted: number, problems: string[]): string[] {
+  const stored = readStored(file);
   const checks: string[] = [];
-  const verify = (what: string, actual: number, answered: number, answers: string): void => {
-    const line = `${what}: ${actual} for ${answered} ${answers}`;
-    if (actual >= answered && actual <= answered + uncounted) checks.push(line);
-    else problems.push(`${line} (expected ${answered} to ${answered + uncounted})`);
+  const within = (line: string, actual: number, low: number, high: number): void => {
+    if (actual >= low && actual <= high) checks.push(line);
+    else problems.push(`${line} (expected ${low === high ? low : `${low} to ${high}`})`);
   };
-  verify('links added', row.links - seeded, statuses['201'] ?? 0, '201 answers');
-  verify('visits counted', row.visits, statuses['302'] ?? 0, '302 answers');
+  const agree = (line: string, ...pairs: [number, number][]): void => {
+    if (pairs.every(([a, b]) => a === b)) checks.push(line);
+    else problems.push(`${line} (expected ${pairs.map(([a, b]) => `${a} = ${b}`).join(', ')})`);
+  };
+  const created = kurz.statuses['201'] ?? 0;
+  const redirected = kurz.statuses['302'] ?? 0;
+  const { hours, days, raw } = stored;
+  const humans = stored.counted;
+  within(`links added: ${stored.links - seeded} for ${created} 201 answers`, stored.links - seeded, created, created + uncounted);
+  within(
+    `visits: ${humans} people + ${hours.bots} bots for ${redirected} 302 answers`,
+    humans + hours.bots,
+    redirected,
+    redirected + uncounted,
+  );
+  within(
+    `bots: ${hours.bots} for ${kurz.botRequests} bot requests`,
+    hours.bots,
+    Math.max(0, kurz.botRequests - uncounted),
+    kurz.botRequests,
+  );
+  const { totals } = stored;
+  agree(
+    `people ${humans}, bots ${hours.bots}: by hour = by day = instance days (= link counts, for people)`,
+    [hours.humans, humans],
+    [days.humans, humans],
+    [totals.humans, humans],
+    [days.bots, hours.bots],
+    [totals.bots, hours.bots],
+  );
+  agree(`raw visits: ${raw.visits}, ${raw.bots} bots`, [raw.visits, humans + hours.bots], [raw.bots, hours.bots]);
+  // Every person's visit has a value in each dimension ('' for unknown); a bot's only in 'bots'.
+  agree(
+    `breakdowns by hour and by day: each dimension sums to the people, 'bots' to the bots`,
+    ...DIMENSIONS.flatMap((d, i): [number, number][] => {
+      const expected = d === 'bots' ? hours.bots : humans;
+      return [
+        [stored.dimensions.get(i) ?? 0, expected],
+        [stored.dimensionDays.get(i) ?? 0, expected],
+      ];
+    }),
+  );
+  // One visitor hash per link and day: the instance's uniques add up the links'.
+  agree(
+    `unique visitors: ${stored.visitors} = by hour = by day = instance days`,
+    [hours.uniques, stored.visitors],
+    [days.uniques, stored.visitors],
+    [totals.uniques, stored.visitors],
+  );
   return checks;
+}
+
+function readStored(file: string): Stored {
+  const db = new Sqlite(file, { readonly: true });
+  try {
+    const one = <T>(sql: string): T => db.prepare(sql).get() as T;
+    const sums = (table: string): Stored['hours'] =>
+      one(`SELECT coalesce(sum(humans), 0) AS humans, coalesce(sum(bots), 0) AS bots, coalesce(sum(uniques), 0) AS uniques FROM ${table}`);
+    const byDimension = (table: string): Map<number, number> => {
+      const rows = db.prepare(`SELECT dimension, sum(count) AS count FROM ${table} GROUP BY dimension`).all() as {
+        dimension: number;
+        count: number;
+      }[];
+      return new Map(rows.map((r) => [r.dimension, r.count]));
+    };
+    return {
+      links: one<{ n: number }>('SELECT count(*) AS n FROM links').n,
+      counted: one<{ n: number }>('SELECT coalesce(sum(count), 0) AS n FROM link_visits').n,
+      hours: sums('visit_hours'),
+      days: sums('visit_days'),
+      totals: sums('visit_totals'),
+      raw: one('SELECT count(*) AS visits, count(bot) AS bots FROM visits'),
+      visitors: one<{ n: number }>('SELECT count(*) AS n FROM visitors').n,
+      dimensions: byDimension('visit_dimensions'),
+      dimensionDays: byDimension('visit_dimension_days'),
+    };
+  } finally {
+    db.close();
+  }
 }
 
 function median(values: number[]): number {

@@ -57,7 +57,9 @@ function toMarkdown(report: Report): string {
     `kurz ${env.commit}, bundle ${env.bundle}; Node ${env.node}; ${env.wrk}; ${env.cpu}, ${env.cores} cores; Linux ${env.kernel}.`,
     `Each server pinned to core 0, wrk (1 thread, ${CONNECTIONS} connections unless stated) to core 1, loopback. ` +
       `Per scenario: ${profile.warmUpSeconds} s warm-up per server, then ${profile.rounds} × ${profile.seconds} s per server, ` +
-      `interleaved with the baseline; medians. The baseline is a bare node:http server: 302 from a Map of the same codes ` +
+      `interleaved with the baseline; medians. Redirect requests carry a desktop browser's headers (one of three ` +
+      `User-Agents with its Accept-Language, Accept, Accept-Encoding and, for half of them, a Referer), so kurz ` +
+      `records and classifies people's visits; bots only where a scenario says so. The baseline is a bare node:http server: 302 from a Map of the same codes ` +
       `with kurz's headers, 404 with a small problem+json body, and for creates it parses the JSON and answers 201 without ` +
       `storing anything on disk. Latencies in ms. "unexpected": statuses other than the scenario's expected ones (302; ` +
       `201 for creates; 404 in the scan), and socket errors, over every run of either server.`,
@@ -159,8 +161,15 @@ function toMarkdown(report: Report): string {
     '',
   );
 
-  out.push('## Checks', '', "kurz's database after each scenario against what wrk counted.", '');
-  for (const s of report.scenarios) out.push(`- ${s.name}: ${s.checks.join('; ') || 'none passed'}`);
+  out.push(
+    '## Checks',
+    '',
+    "kurz's database after each scenario against what wrk counted (links, visits, bots), and its visit tables " +
+      'against each other: link counts, hourly and daily rollups, breakdowns, raw visits, visitor hashes.',
+    '',
+  );
+  for (const s of report.scenarios)
+    out.push(`- ${s.name}${s.checks.length > 0 ? '' : ': none passed'}`, ...s.checks.map((c) => `  - ${c}`));
   out.push('');
 
   const warnings = [...report.warnings, ...report.scenarios.flatMap((s) => s.warnings.map((w) => `${s.name}: ${w}`))];

@@ -75,7 +75,7 @@ function mainScenarios(links: number, coldLinks: number): Scenario[] {
     { name: 'create', title: 'create (links/s)', links, script: 'create.lua', codes: 'none', expected: [201] },
     {
       name: 'mixed',
-      title: 'mixed: 95% hot redirects, 5% creates',
+      title: 'mixed: 95% hot redirects (1 in 10 by a bot), 5% creates',
       links,
       script: 'mixed.lua',
       codes: 'hot',

@@ -30,6 +30,8 @@ export interface WrkResult {
   latency: Latency;
   /** Responses by HTTP status. */
   statuses: Record<string, number>;
+  /** Redirect requests sent with a bot's User-Agent (not responses: wrk cannot tell whose a response is). */
+  botRequests: number;
   /** Connections that failed, broke or timed out: never expected on loopback. */
   socketErrors: { connect: number; read: number; write: number; timeout: number };
 }
@@ -38,6 +40,7 @@ export interface WrkResult {
 interface RawResult {
   durationUs: number;
   requests: number;
+  botRequests: number;
   errors: { connect: number; read: number; write: number; status: number; timeout: number };
   latencyUs: Latency;
   statuses: Record<string, number>;
@@ -83,6 +86,7 @@ function parseResult(raw: RawResult): WrkResult {
       max: ms(raw.latencyUs.max),
     },
     statuses: raw.statuses,
+    botRequests: raw.botRequests,
     socketErrors: { connect, read, write, timeout },
   };
 }

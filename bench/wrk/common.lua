@@ -42,12 +42,74 @@ function random_line_of(path)
   end
 end
 
-local get_head, get_tail
+-- Redirects carry the headers of a desktop browser following a link: kurz records them with each visit and
+-- classifies them off the request path. Without a User-Agent (wrk sends none) every visit would be a bot's.
+local BROWSERS = {
+  { 'Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36',
+    'en-US,en;q=0.9' },
+  { 'Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/18.1 Safari/605.1.15',
+    'de-DE,de;q=0.9,en;q=0.8' },
+  { 'Mozilla/5.0 (X11; Linux x86_64; rv:133.0) Gecko/20100101 Firefox/133.0', 'fr-FR,fr;q=0.8,en-US;q=0.5,en;q=0.3' },
+}
+-- Half the people come without a Referer (typed, apps, privacy settings), the rest from a page.
+local REFERRERS = { false, false, false, 'https://www.google.com/', 'https://news.ycombinator.com/item?id=42133700',
+  'https://t.co/' }
+-- Link previews and crawlers: a browser-like one, and one that names only itself.
+local BOTS = {
+  'Slackbot-LinkExpanding 1.0 (+https://api.slack.com/robots)',
+  'Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)',
+}
 
--- wrk's own GET request for /CODE, built around the code.
+-- Bot requests this thread sent; done() reports the sum, which the database check compares with kurz's bots.
+bot_requests = 0
+
+-- A GET /CODE request with the given headers, split around the code, in a fixed header order.
+local function template(headers)
+  local lines = { 'GET /CODE HTTP/1.1', 'Host: ' .. wrk.headers['Host'] }
+  for _, header in ipairs(headers) do
+    if header[2] then lines[#lines + 1] = header[1] .. ': ' .. header[2] end
+  end
+  local head, tail = (table.concat(lines, '\r\n') .. '\r\n\r\n'):match('^(.-)CODE(.*)$')
+  return { head, tail }
+end
+
+local people, bots
+
+-- Built on first use: wrk sets the Host header after the script loads.
+local function build_templates()
+  people, bots = {}, {}
+  for _, browser in ipairs(BROWSERS) do
+    for _, referrer in ipairs(REFERRERS) do
+      people[#people + 1] = template({
+        { 'User-Agent', browser[1] },
+        { 'Accept', 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8' },
+        { 'Accept-Language', browser[2] },
+        { 'Accept-Encoding', 'gzip, deflate, br, zstd' },
+        { 'Referer', referrer },
+      })
+    end
+  end
+  for _, agent in ipairs(BOTS) do
+    bots[#bots + 1] = template({ { 'User-Agent', agent }, { 'Accept', '*/*' } })
+  end
+end
+
+local function request_from(templates, code)
+  local t = templates[math.random(#templates)]
+  return t[1] .. code .. t[2]
+end
+
+-- GET /CODE as a person's browser sends it, with one of a few browsers and referrers.
 function redirect_request(code)
-  if not get_head then get_head, get_tail = wrk.format('GET', '/CODE'):match('^(.-)CODE(.*)$') end
-  return get_head .. code .. get_tail
+  if not people then build_templates() end
+  return request_from(people, code)
+end
+
+-- GET /CODE as a link preview or crawler sends it.
+function bot_redirect_request(code)
+  if not bots then build_templates() end
+  bot_requests = bot_requests + 1
+  return request_from(bots, code)
 end
 
 local create_headers = { ['Content-Type'] = 'application/json' }
@@ -66,17 +128,19 @@ end
 
 function done(summary, latency)
   local counts = {}
+  local bot_total = 0
   for _, thread in ipairs(threads) do
     for status, n in pairs(thread:get('statuses')) do counts[status] = (counts[status] or 0) + n end
+    bot_total = bot_total + thread:get('bot_requests')
   end
   local parts = {}
   for status, n in pairs(counts) do parts[#parts + 1] = string.format('"%d":%d', status, n) end
   local e = summary.errors
   io.write(string.format(
-    'WRK_RESULT {"durationUs":%d,"requests":%d,"bytes":%d,' ..
+    'WRK_RESULT {"durationUs":%d,"requests":%d,"bytes":%d,"botRequests":%d,' ..
       '"errors":{"connect":%d,"read":%d,"write":%d,"status":%d,"timeout":%d},' ..
       '"latencyUs":{"mean":%.1f,"p50":%d,"p90":%d,"p99":%d,"p999":%d,"max":%d},"statuses":{%s}}\n',
-    summary.duration, summary.requests, summary.bytes,
+    summary.duration, summary.requests, summary.bytes, bot_total,
     e.connect, e.read, e.write, e.status, e.timeout,
     latency.mean, latency:percentile(50), latency:percentile(90), latency:percentile(99), latency:percentile(99.9),
     latency.max, table.concat(parts, ',')))

@@ -1,7 +1,10 @@
--- 95% GET /CODE over the codes in a file, 5% creates of new URLs. Args: CODES_FILE PREFIX KEY
+-- 95% GET /CODE over the codes in a file (1 in 10 of them from a bot), 5% creates of new URLs.
+-- Args: CODES_FILE PREFIX KEY
 dofile(debug.getinfo(1, 'S').source:match('^@(.*/)') .. 'common.lua')
 
 local CREATE_SHARE = 0.05
+-- Link previews and crawlers: kurz counts them apart from people, in every rollup.
+local BOT_SHARE = 0.1
 local random_code, prefix
 local counter = 0
 
@@ -17,5 +20,6 @@ function request()
     counter = counter + 1
     return create_request(prefix, counter)
   end
+  if math.random() < BOT_SHARE then return bot_redirect_request(random_code()) end
   return redirect_request(random_code())
 end

@@ -1,4 +1,4 @@
--- GET /CODE, codes drawn uniformly from a file. Args: CODES_FILE
+-- GET /CODE from a browser, codes drawn uniformly from a file. Args: CODES_FILE
 dofile(debug.getinfo(1, 'S').source:match('^@(.*/)') .. 'common.lua')
 
 local random_code
