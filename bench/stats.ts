@@ -462,7 +462,7 @@ function queryPlans(db: Database, linkId: number, now: number): Record<string, s
     ['LINK_DIMENSIONS', [linkId, ...period]],
     ['LINK_DIMENSION_DAYS', [linkId, ...period]],
     ['DAY_TOTALS', fortnight],
-    ['TOP_LINKS', [...fortnight, 10]],
+    ['TOP_LINKS', [{ from: fortnight[0], to: fortnight[1], limit: 10, days: 14 }]],
     ['INSTANCE_TOTALS', []],
     ['LINKS_CREATED_PER_DAY', fortnight],
   ];

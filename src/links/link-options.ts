@@ -1,6 +1,7 @@
 import type { RedirectStatus } from '../config.ts';
 import { AppError } from '../errors.ts';
 import type { LinkOptions } from './link.ts';
+import { timeOf } from './times.ts';
 
 /** The API's names of everything a link takes besides `url` and `alias`. */
 export const OPTION_FIELDS = [
@@ -67,9 +68,9 @@ export function parseTags(value: unknown): string[] {
 export function parseTime(field: string, value: unknown): Date {
   if (typeof value !== 'string' || !RFC3339.test(value.trim()))
     throw invalid(field, 'must be an RFC 3339 time with an offset, like 2026-12-31T23:59:59Z');
-  const ms = Date.parse(value.trim().replace(' ', 'T'));
-  if (Number.isNaN(ms)) throw invalid(field, `is not a real time: ${JSON.stringify(value)}`);
-  return new Date(ms);
+  const time = timeOf(value.trim());
+  if (!time) throw invalid(field, `is not a real time: ${JSON.stringify(value)}`);
+  return new Date(time.ms);
 }
 
 function flag(field: string, value: unknown): boolean {

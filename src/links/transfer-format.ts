@@ -5,6 +5,7 @@ import type { LinkRecord } from './link.ts';
 import { parseOptions } from './link-options.ts';
 import type { NumberedRecord } from './transfer.ts';
 import { checkAlias } from './alias-rules.ts';
+import { timeOf } from './times.ts';
 
 export type TransferFormat = 'csv' | 'ndjson';
 export const FORMATS: readonly TransferFormat[] = ['csv', 'ndjson'];
@@ -143,8 +144,8 @@ function toRecord(row: Record<string, unknown>, line: number, reserved: Readonly
   const time = (field: string, optional: boolean): Date | null => {
     const value = row[field];
     if (value === null || value === undefined) return optional ? null : fail(field, 'is missing');
-    const ms = typeof value === 'string' && /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/.test(value) ? Date.parse(value) : Number.NaN;
-    return Number.isNaN(ms) ? fail(field, `must be an ISO 8601 UTC time, got ${JSON.stringify(value)}`) : new Date(ms);
+    const read = typeof value === 'string' && /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/.test(value) ? timeOf(value) : undefined;
+    return read ? new Date(read.ms) : fail(field, `must be an ISO 8601 UTC time, got ${JSON.stringify(value)}`);
   };
   const claimedVisits = row['claimedVisits'] ?? 0;
   if (typeof claimedVisits !== 'number' || !Number.isSafeInteger(claimedVisits) || claimedVisits < 0)

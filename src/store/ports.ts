@@ -96,7 +96,7 @@ export interface VisitStore {
   linkDimensions(linkId: number, from: Date, to: Date): Promise<DimensionCount[]>;
   /** Every link's visits per day in [from, to), oldest first. */
   dayTotals(from: Date, to: Date): Promise<VisitTally[]>;
-  /** The `limit` links with the most human visits in [from, to). */
+  /** The `limit` links with the most human visits in [from, to), both the start of a UTC day. */
   topLinks(from: Date, to: Date, limit: number): Promise<LinkTally[]>;
   /** Live links and all-time human visits. */
   totals(): Promise<{ links: number; humans: number }>;

@@ -1,41 +1,18 @@
 import { AppError } from '../errors.ts';
 import { single } from '../links/list-query.ts';
-import type { TransferFormat } from '../links/transfer-format.ts';
+import { FORMATS, type TransferFormat } from '../links/transfer-format.ts';
+import { timeOf } from '../links/times.ts';
 import { DASHBOARD_DAYS, MAX_DASHBOARD_DAYS, type StatsPeriod } from './stats.ts';
 
 const GRANULARITIES = ['hour', 'day'] as const;
 const EXPORTS = ['links', 'visits'] as const;
-const FORMATS = ['csv', 'ndjson'] as const;
 
-const TIME = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(?:\.(\d{1,3}))?)?(Z|[+-]\d{2}:?\d{2})?)?$/;
-
-/**
- * A time as a query gives it: an ISO 8601 date (UTC midnight) or date and time; without an offset the
- * time is UTC, whatever the machine's time zone. A day or hour that does not exist is refused, not rolled
- * over. Throws AppError('invalid') naming `name`.
- */
+/** A time as a query gives it: an ISO 8601 date (UTC midnight) or date and time (UTC without an offset). Throws AppError('invalid') naming `name`. */
 export function parseTime(text: string, name: string): Date {
-  const invalid = () =>
-    new AppError('invalid', `${name} must be an ISO 8601 date or date and time, such as 2026-11-23 or 2026-11-23T14:00:00Z`, name);
-  const m = TIME.exec(text);
-  if (!m) throw invalid();
-  const [, y, mo, d, h = '0', mi = '0', sec = '0', ms = '0', offset = 'Z'] = m;
-  const utc = Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(sec), Number(ms.padEnd(3, '0')));
-  const check = new Date(utc);
-  if (
-    check.getUTCFullYear() !== Number(y) ||
-    check.getUTCMonth() !== Number(mo) - 1 ||
-    check.getUTCDate() !== Number(d) ||
-    check.getUTCHours() !== Number(h) ||
-    check.getUTCMinutes() !== Number(mi) ||
-    check.getUTCSeconds() !== Number(sec)
-  )
-    throw invalid();
-  if (offset === 'Z') return check;
-  const sign = offset.startsWith('-') ? -1 : 1;
-  const [oh, om] = [Number(offset.slice(1, 3)), Number(offset.slice(-2))];
-  if (oh > 23 || om > 59) throw invalid();
-  return new Date(utc - sign * (oh * 60 + om) * 60_000);
+  const time = timeOf(text);
+  if (!time)
+    throw new AppError('invalid', `${name} must be an ISO 8601 date or date and time, such as 2026-11-23 or 2026-11-23T14:00:00Z`, name);
+  return new Date(time.ms);
 }
 
 /** `from`, `to` and `granularity` (hour|day, default day) of a link's stats. Throws AppError('invalid'). */

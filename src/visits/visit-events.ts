@@ -54,16 +54,8 @@ export class VisitLog {
 
   append(events: VisitEvents): void {
     for (let i = 0; i < events.length; i++) {
-      const f = i * WIDTH;
-      const { strings, fields } = events;
-      this.record(
-        events.linkIds[i]!,
-        events.times[i]!,
-        strings[fields[f]!]!,
-        strings[fields[f + 1]!]!,
-        strings[fields[f + 2]!]!,
-        strings[fields[f + 3]!]!,
-      );
+      const { client, userAgent, referrer, language } = stringsOf(events, i);
+      this.record(events.linkIds[i]!, events.times[i]!, client, userAgent, referrer, language);
     }
   }
 

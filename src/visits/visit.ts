@@ -10,10 +10,16 @@ export interface VisitCount {
  * One followed redirect, classified: what the database may hold of it. No client address and no user
  * agent: `visitor` is a hash that cannot be turned back into either, and only for humans.
  */
-export interface Visit {
+export interface Visit extends VisitDetails {
   linkId: number;
   /** Milliseconds since the epoch. */
   at: number;
+  /** Hash of (client, user agent, link, the day's salt); null for bots. */
+  visitor: Buffer | null;
+}
+
+/** What a visit says of its visitor once classified; every field null when unknown. */
+export interface VisitDetails {
   /** The bot's name, for bots, crawlers, preview fetchers and probes; null for a person. */
   bot: string | null;
   referrer: string | null;
@@ -22,8 +28,6 @@ export interface Visit {
   device: string | null;
   country: string | null;
   language: string | null;
-  /** Hash of (client, user agent, link, the day's salt); null for bots. */
-  visitor: Buffer | null;
 }
 
 /** The breakdowns kept per link and hour, in the order the stats list them. */
@@ -77,17 +81,10 @@ export interface LinkTally {
 }
 
 /** A raw visit as the export writes it. */
-export interface StoredVisit {
+export interface StoredVisit extends VisitDetails {
   id: number;
   at: Date;
   code: string;
-  bot: string | null;
-  referrer: string | null;
-  browser: string | null;
-  os: string | null;
-  device: string | null;
-  country: string | null;
-  language: string | null;
 }
 
 export const HOUR = 3_600_000;

@@ -63,6 +63,7 @@ const INVALID_OPTIONS: Array<[string, Record<string, unknown>, string, RegExp]> 
   ['expiry in the past', { expiresAt: '2025-01-01T00:00:00Z' }, 'expiresAt', /in the future/],
   ['expiry without offset', { expiresAt: '2026-12-01T00:00:00' }, 'expiresAt', /RFC 3339/],
   ['expiry not a date', { expiresAt: 'tomorrow' }, 'expiresAt', /RFC 3339/],
+  ['expiry on a day that does not exist', { expiresAt: '2026-02-30T00:00:00Z' }, 'expiresAt', /not a real time/],
   ['max visits 0', { maxVisits: 0 }, 'maxVisits', /whole number from 1/],
   ['max visits fractional', { maxVisits: 1.5 }, 'maxVisits', /whole number/],
   ['max visits as text', { maxVisits: '3' }, 'maxVisits', /whole number/],

@@ -139,11 +139,22 @@ export const LINK_DIMENSION_DAYS = `SELECT dimension, value, sum(count) AS count
 /** Every link's visits per day in [from, to). */
 export const DAY_TOTALS = `SELECT day AS t, humans, bots, uniques FROM visit_totals WHERE day >= ? AND day < ? ORDER BY day`;
 
-/** The links with the most human visits in [from, to). */
-export const TOP_LINKS = `SELECT code, url, title, top.humans, top.bots, top.uniques FROM (
-    SELECT link_id, sum(humans) AS humans, sum(bots) AS bots, sum(uniques) AS uniques FROM visit_days
-    WHERE day >= ? AND day < ? GROUP BY link_id HAVING sum(humans) > 0 ORDER BY humans DESC, link_id LIMIT ?
-  ) AS top JOIN links ON links.id = top.link_id ORDER BY top.humans DESC, links.id`;
+/**
+ * The `limit` links with the most human visits in [from, to) (`days` long), exactly, without grouping every
+ * row of the period: the sums of the last day's top links give a bar B, and a link whose sum reaches B
+ * has at least B/days on some day, so only links with such a day are summed (primary-key lookups).
+ */
+export const TOP_LINKS = `WITH RECURSIVE
+  days(day) AS (SELECT @from UNION ALL SELECT day + 86400000 FROM days WHERE day + 86400000 < @to),
+  seed AS (SELECT link_id FROM visit_days WHERE day = (SELECT max(day) FROM visit_days WHERE day >= @from AND day < @to)
+    ORDER BY humans DESC LIMIT @limit),
+  seed_sums AS (SELECT sum(humans) AS humans FROM visit_days WHERE day IN days AND link_id IN seed GROUP BY link_id),
+  bar AS (SELECT CASE WHEN count(*) < @limit THEN 1 ELSE min(humans) END AS humans FROM seed_sums),
+  candidates AS (SELECT DISTINCT link_id FROM visit_days WHERE day >= @from AND day < @to AND humans * @days >= (SELECT humans FROM bar)),
+  top AS (SELECT link_id, sum(humans) AS humans, sum(bots) AS bots, sum(uniques) AS uniques FROM visit_days
+    WHERE day IN days AND link_id IN candidates GROUP BY link_id HAVING sum(humans) > 0 ORDER BY humans DESC, link_id LIMIT @limit)
+  SELECT code, url, title, top.humans, top.bots, top.uniques FROM top JOIN links ON links.id = top.link_id
+  ORDER BY top.humans DESC, links.id`;
 
 /** Links created per day in [from, to) (index links_by_created). */
 export const LINKS_CREATED_PER_DAY = `SELECT created_at - created_at % 86400000 AS t, count(*) AS count FROM links

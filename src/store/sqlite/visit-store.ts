@@ -1,7 +1,7 @@
 import type { Database } from 'better-sqlite3';
 import type { VisitBatch } from '../../visits/rollup.ts';
 import type { DimensionCount, LinkTally, StoredVisit, VisitTally } from '../../visits/visit.ts';
-import { dayOf, DIMENSIONS, hourOf, type Dimension } from '../../visits/visit.ts';
+import { DAY, dayOf, DIMENSIONS, hourOf, type Dimension } from '../../visits/visit.ts';
 import type { VisitStore } from '../ports.ts';
 import { outsideTransaction } from './outside-transaction.ts';
 import * as q from './queries.ts';
@@ -38,7 +38,7 @@ export function createSqliteVisitStore(db: Database): SqliteVisitStore {
     q.LINK_DIMENSION_DAYS,
   );
   const dayTotals = db.prepare<[number, number], VisitTally>(q.DAY_TOTALS);
-  const topLinks = db.prepare<[number, number, number], LinkTally>(q.TOP_LINKS);
+  const topLinks = db.prepare<[{ from: number; to: number; limit: number; days: number }], LinkTally>(q.TOP_LINKS);
   const totals = db.prepare<[], { links: number; humans: number }>(q.INSTANCE_TOTALS);
   const createdPerDay = db.prepare<[number, number], { t: number; count: number }>(q.LINKS_CREATED_PER_DAY);
   const visitsPage = db.prepare<[number, number, number, number], VisitRow>(q.VISITS_PAGE);
@@ -104,7 +104,8 @@ export function createSqliteVisitStore(db: Database): SqliteVisitStore {
 
     dayTotals: async (from, to) => dayTotals.all(from.getTime(), to.getTime()),
 
-    topLinks: async (from, to, limit) => topLinks.all(from.getTime(), to.getTime(), limit),
+    topLinks: async (from, to, limit) =>
+      topLinks.all({ from: from.getTime(), to: to.getTime(), limit, days: Math.ceil((to.getTime() - from.getTime()) / DAY) }),
 
     totals: async () => totals.get() ?? { links: 0, humans: 0 },
 

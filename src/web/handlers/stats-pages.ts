@@ -15,7 +15,8 @@ const TABLES: ReadonlyArray<[keyof LinkStats & string, string]> = [
 ];
 
 /** Charts take ms points; the stats give dates. */
-const points = (series: LinkStats['series']) => series.map((p) => ({ t: p.t.getTime(), humans: p.humans, bots: p.bots }));
+const points = (series: ReadonlyArray<{ t: Date; humans: number; bots: number }>) =>
+  series.map((p) => ({ t: p.t.getTime(), humans: p.humans, bots: p.bots }));
 
 /** Each entry with its share of `total`, as the tables show it. */
 function shares(entries: readonly Entry[], total: number) {
@@ -69,7 +70,7 @@ export function dashboardFigures(stats: InstanceStats) {
       id: 'dashboard-days',
       title: `Human visits per day, last ${stats.days.length} days (UTC)`,
       granularity: 'day',
-      points: stats.days.map((d) => ({ t: d.t.getTime(), humans: d.humans, bots: d.bots })),
+      points: points(stats.days),
     }),
     rows: stats.days.map((d) => ({ ...d, day: d.t.toISOString().slice(0, 10), today: d === stats.days.at(-1) })).reverse(),
   };

@@ -1,0 +1,62 @@
+import { join } from 'node:path';
+import test from 'ava';
+import { openDatabase } from '../../src/store/sqlite/database.ts';
+import { createSqliteVisitStore } from '../../src/store/sqlite/visit-store.ts';
+import { rollUp } from '../../src/visits/rollup.ts';
+import { DAY, type Visit } from '../../src/visits/visit.ts';
+import { tempDir } from '../helpers.ts';
+
+const START = Date.UTC(2026, 0, 1);
+
+/** A small random generator with a fixed seed, so a failure can be replayed. */
+function seeded(seed: number): () => number {
+  let x = seed;
+  return () => (x = (x * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
+}
+
+for (const seed of [1, 2, 3]) {
+  test(`the top links are exactly those of a plain sum over every day (seed ${seed})`, async (t) => {
+    const db = openDatabase(join(tempDir(t), 'k.db'));
+    t.teardown(() => db.close());
+    const insert = db.prepare('INSERT INTO links (id, code, url, created_at, updated_at) VALUES (?, ?, ?, 0, 0)');
+    for (let id = 1; id <= 60; id++) insert.run(id, `c${id}`, `https://example.com/${id}`);
+    const random = seeded(seed);
+    const visits: Visit[] = [];
+    // Some links are busy on one day only, some a little every day: the bar must not lose either.
+    for (let i = 0; i < 6000; i++) {
+      const linkId = 1 + Math.floor(random() ** 2 * 60);
+      const day = random() < 0.2 ? 13 : Math.floor(random() * 14);
+      const bot = random() < 0.1 ? 'Slack' : null;
+      visits.push({
+        linkId,
+        at: START + day * DAY + 1000,
+        bot,
+        referrer: null,
+        browser: null,
+        os: null,
+        device: null,
+        country: null,
+        language: null,
+        visitor: null,
+      });
+    }
+    const store = createSqliteVisitStore(db);
+    await store.addVisits(rollUp(visits, false));
+    for (const days of [1, 3, 14, 30]) {
+      const to = START + 14 * DAY;
+      const from = to - days * DAY;
+      const plain = db
+        .prepare(
+          `SELECT code, sum(humans) AS humans FROM visit_days JOIN links ON links.id = link_id WHERE day >= ? AND day < ?
+           GROUP BY link_id HAVING sum(humans) > 0 ORDER BY sum(humans) DESC, link_id LIMIT 10`,
+        )
+        .all(from, to);
+      const top = await store.topLinks(new Date(from), new Date(to), 10);
+      t.deepEqual(
+        top.map((l) => ({ code: l.code, humans: l.humans })),
+        plain,
+        `${days} days`,
+      );
+    }
+  });
+}
