@@ -37,6 +37,9 @@ export interface MeasuredRun extends WrkResult {
   /** The server's CPU time over the run, in % of its one core. */
   cpuPercent: number;
   rssKiB: number;
+  /** The same of its child processes (kurz's background writer). */
+  childCpuPercent: number;
+  childRssKiB: number;
 }
 
 export interface ServerResult {
@@ -50,6 +53,9 @@ export interface ServerResult {
   cpuPercent: number;
   /** After the last run. */
   rssKiB: number;
+  /** Of the child processes (kurz's background writer): median CPU, and the largest memory after a run. */
+  childCpuPercent: number;
+  childRssKiB: number;
   /** Every run, warm-up included. */
   statuses: Record<string, number>;
   /** Statuses outside the scenario's expected ones, and socket errors, over every run. */
@@ -73,6 +79,8 @@ export interface ScenarioResult {
   baseline: ServerResult;
   /** kurz requests/s over the baseline's. */
   ratio: number;
+  /** Seconds kurz took to exit after SIGTERM: writing the visits it still held. */
+  kurzStopSeconds: number;
   /** kurz's database after it stopped, and its WAL just before. */
   dbBytes: number;
   walBytes: number;
@@ -123,6 +131,7 @@ export async function runScenario(scenario: Scenario, setup: Setup): Promise<Sce
   const problems: string[] = [];
   const servers: ServerProcess[] = [];
   let measurement: Measurement;
+  let kurzStopSeconds = Number.NaN;
   try {
     const kurz = await startKurz(scenario, setup, db);
     servers.push(kurz);
@@ -133,6 +142,7 @@ export async function runScenario(scenario: Scenario, setup: Setup): Promise<Sce
   } finally {
     const stops = await Promise.allSettled(servers.map((server) => server.stop()));
     for (const stop of stops) if (stop.status === 'rejected') problems.push((stop.reason as Error).message);
+    if (stops[0]?.status === 'fulfilled') kurzStopSeconds = stops[0].value;
   }
 
   const { all, measured, connections, pacing, uncounted } = measurement;
@@ -168,6 +178,7 @@ export async function runScenario(scenario: Scenario, setup: Setup): Promise<Sce
     kurz,
     baseline,
     ratio: kurz.requestsPerSecond / baseline.requestsPerSecond,
+    kurzStopSeconds,
     dbBytes,
     walBytes: measurement.walBytes,
     pacing,
@@ -210,9 +221,17 @@ async function measure(scenario: Scenario, setup: Setup, servers: Record<Side, S
     for (const side of order) {
       const server = servers[side];
       const cpuBefore = server.cpuSeconds();
+      const childCpuBefore = server.childCpuSeconds();
       const result = await run(side, profile.seconds);
-      const cpuPercent = ((server.cpuSeconds() - cpuBefore) / result.seconds) * 100;
-      measured[side].push({ ...result, round, cpuPercent, rssKiB: server.rssKiB() });
+      const percent = (seconds: number): number => (seconds / result.seconds) * 100;
+      measured[side].push({
+        ...result,
+        round,
+        cpuPercent: percent(server.cpuSeconds() - cpuBefore),
+        rssKiB: server.rssKiB(),
+        childCpuPercent: percent(server.childCpuSeconds() - childCpuBefore),
+        childRssKiB: server.childRssKiB(),
+      });
     }
   }
   return { all, measured, connections, pacing, uncounted, walBytes: 0 };
@@ -293,6 +312,8 @@ function summarise(scenario: Scenario, all: WrkResult[], runs: MeasuredRun[]): S
     p999: median(runs.map((r) => r.latency.p999)),
     cpuPercent: median(runs.map((r) => r.cpuPercent)),
     rssKiB: runs.at(-1)?.rssKiB ?? Number.NaN,
+    childCpuPercent: median(runs.map((r) => r.childCpuPercent)),
+    childRssKiB: Math.max(...runs.map((r) => r.childRssKiB)),
     statuses,
     unexpected,
     botRequests: all.reduce((sum, run) => sum + run.botRequests, 0),

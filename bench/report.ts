@@ -62,7 +62,10 @@ function toMarkdown(report: Report): string {
       `records and classifies people's visits; bots only where a scenario says so. The baseline is a bare node:http server: 302 from a Map of the same codes ` +
       `with kurz's headers, 404 with a small problem+json body, and for creates it parses the JSON and answers 201 without ` +
       `storing anything on disk. Latencies in ms. "unexpected": statuses other than the scenario's expected ones (302; ` +
-      `201 for creates; 404 in the scan), and socket errors, over every run of either server.`,
+      `201 for creates; 404 in the scan), and socket errors, over every run of either server. "writer": kurz's background process, which classifies and writes ` +
+      `the visits at the lowest priority (nice 19) on kurz's core: its CPU during kurz's runs and its largest ` +
+      `memory. "kurz stop": from SIGTERM to exit at the end of the scenario, which includes writing the visits the ` +
+      `writer could not get to while kurz was saturated.`,
     '',
   );
 
@@ -82,6 +85,9 @@ function toMarkdown(report: Report): string {
         'unexpected',
         'kurz CPU',
         'kurz RSS',
+        'writer CPU',
+        'writer RSS',
+        'kurz stop',
         'DB size',
       ],
       report.scenarios.map((s) => [
@@ -97,6 +103,9 @@ function toMarkdown(report: Report): string {
         unexpected(s.kurz.unexpected, s.baseline.unexpected),
         `${s.kurz.cpuPercent.toFixed(0)}%`,
         mib(s.kurz.rssKiB * 1024),
+        `${s.kurz.childCpuPercent.toFixed(0)}%`,
+        mib(s.kurz.childRssKiB * 1024),
+        `${s.kurzStopSeconds.toFixed(1)} s`,
         mib(s.dbBytes),
       ]),
     ),

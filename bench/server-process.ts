@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { closeSync, openSync, readFileSync } from 'node:fs';
+import { closeSync, openSync, readdirSync, readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { exited, spawnTracked } from './children.ts';
 
@@ -23,14 +23,22 @@ export interface ServerProcess {
   rssKiB(): number;
   /** CPU time used so far, user + system, in seconds. */
   cpuSeconds(): number;
+  /** The same of its child processes (kurz's background writer), summed; 0 when it has none. */
+  childRssKiB(): number;
+  childCpuSeconds(): number;
   /** Lines the server logged at level error so far (kurz logs `TIME error message …`). */
   errorLines(): string[];
-  /** SIGTERM, then SIGKILL if it has not exited within the grace period. Rejects unless it exited with 0. */
-  stop(): Promise<void>;
+  /**
+   * SIGTERM, then SIGKILL if it has not exited within the grace period; resolves to the seconds it took to
+   * exit. Rejects unless it exited with 0.
+   */
+  stop(): Promise<number>;
 }
 
 const READY_TIMEOUT_MS = 60_000;
-const STOP_GRACE_MS = 15_000;
+// kurz writes the visits its background writer still holds before it exits: after a saturating run, a
+// backlog that the writer (niced behind the server on the same core) had no time for.
+const STOP_GRACE_MS = 180_000;
 // Both kurz and the baseline print "… is running: open http://127.0.0.1:PORT/" once they listen.
 const READY = /is running: open (http:\/\/[^/\s]+)\//;
 const CLOCK_TICKS = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }));
@@ -64,33 +72,41 @@ export async function startServer(options: ServerOptions): Promise<ServerProcess
   }
 
   const pid = child.pid!;
-  const proc = (file: string): string => {
+  const read = (id: number, file: string): string => {
     try {
-      return readFileSync(`/proc/${pid}/${file}`, 'utf8');
+      return readFileSync(`/proc/${id}/${file}`, 'utf8');
     } catch {
       throw failure('is gone: it exited or was killed during the run');
     }
   };
+  const rss = (id: number): number => Number(/^VmRSS:\s+(\d+) kB/m.exec(read(id, 'status'))?.[1]);
+  const cpu = (id: number): number => {
+    // The fields after the ")" that ends the command name; utime and stime are the 12th and 13th.
+    const fields = read(id, 'stat').split(')').at(-1)!.trim().split(' ');
+    return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+  };
+  const children = (): number[] =>
+    readdirSync(`/proc/${pid}/task`).flatMap((task) => read(pid, `task/${task}/children`).split(' ').filter(Boolean).map(Number));
   return {
     name: options.name,
     pid,
     url,
-    rssKiB: () => Number(/^VmRSS:\s+(\d+) kB/m.exec(proc('status'))?.[1]),
-    cpuSeconds() {
-      // The fields after the ")" that ends the command name; utime and stime are the 12th and 13th.
-      const fields = proc('stat').split(')').at(-1)!.trim().split(' ');
-      return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
-    },
+    rssKiB: () => rss(pid),
+    cpuSeconds: () => cpu(pid),
+    childRssKiB: () => children().reduce((sum, id) => sum + rss(id), 0),
+    childCpuSeconds: () => children().reduce((sum, id) => sum + cpu(id), 0),
     errorLines: () =>
       readFileSync(options.logFile, 'utf8')
         .split('\n')
         .filter((line) => /^\S+ error /.test(line)),
     async stop() {
+      const started = performance.now();
       child.kill('SIGTERM');
       const force = setTimeout(() => child.kill('SIGKILL'), STOP_GRACE_MS);
       await exit;
       clearTimeout(force);
       if (code !== 0) throw failure(`stopped with exit code ${code}`);
+      return (performance.now() - started) / 1000;
     },
   };
 }

@@ -60,8 +60,7 @@ export function rollUp(visits: readonly Visit[], keepRaw: boolean): VisitBatch {
     for (const dimension of DIMENSIONS) {
       const value = valueIn(visit, dimension);
       if (value === undefined) continue;
-      count(dimensions, visit.linkId, hour, dimension, value);
-      count(dimensionDays, visit.linkId, day, dimension, value);
+      count(dimensions, visit.linkId, hour, dimension, value, 1);
     }
     if (visit.bot !== null) continue;
     addCount(links, visit.linkId, 1, visit.at);
@@ -72,6 +71,8 @@ export function rollUp(visits: readonly Visit[], keepRaw: boolean): VisitBatch {
       else if (hour < seen.hour) seen.hour = hour;
     }
   }
+  // A day's breakdowns are its hours' summed (fewer sums than visits to key).
+  for (const sum of dimensions.values()) count(dimensionDays, sum.linkId, dayOf(sum.hour), sum.dimension, sum.value, sum.count);
   return {
     visits: keepRaw ? [...visits] : [],
     hours: [...hours.values()],
@@ -84,11 +85,11 @@ export function rollUp(visits: readonly Visit[], keepRaw: boolean): VisitBatch {
   };
 }
 
-function count(sums: Map<string, DimensionSum>, linkId: number, hour: number, dimension: Dimension, value: string): void {
+function count(sums: Map<string, DimensionSum>, linkId: number, hour: number, dimension: Dimension, value: string, n: number): void {
   const key = `${linkId} ${hour} ${dimension} ${value}`;
   const sum = sums.get(key);
-  if (sum) sum.count++;
-  else sums.set(key, { linkId, hour, dimension, value, count: 1 });
+  if (sum) sum.count += n;
+  else sums.set(key, { linkId, hour, dimension, value, count: n });
 }
 
 function add(sums: Map<string, VisitSum>, linkId: number, t: number, bot: boolean): void {

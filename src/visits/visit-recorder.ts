@@ -5,10 +5,13 @@ import { primaryLanguage, referrerHost, type ClientKind } from './classify.ts';
 import type { CountryOf } from './geo.ts';
 import { rollUp } from './rollup.ts';
 import { DAY, dayOf, type Visit } from './visit.ts';
-import { stringsOf, type VisitEvents } from './visit-events.ts';
+import { NO_EVENTS, stringsOf, VisitLog, type VisitEvents } from './visit-events.ts';
 
-/** Visits written per transaction: a flush under load is several, one per turn of the event loop. */
-const CHUNK = 2000;
+/**
+ * Visits written per transaction, one per turn of the event loop: about 10 ms of work, so the server's
+ * own writes never wait long for the lock.
+ */
+const CHUNK = 500;
 
 /** How long a failed write waits before it is tried again (a busy database is not hammered). */
 const RETRY_MS = 1000;
@@ -30,9 +33,9 @@ export interface VisitRecorderOptions {
 }
 
 export interface VisitRecorder {
-  /** Classifies a flush of events at once and queues it to be written; never throws. */
+  /** Queues a flush of events to be classified and written; never throws. */
   add(events: VisitEvents): void;
-  /** Visits classified and not yet written. */
+  /** Visits added and not yet written. */
   readonly pending: number;
   /** Resolves once everything added so far is written, or has failed and waits for its retry. */
   idle(): Promise<void>;
@@ -53,26 +56,34 @@ export function createVisitRecorder(options: VisitRecorderOptions): VisitRecorde
   const { store, classify, countryOf, now, log } = options;
   const salts = dailySalts(options.random);
   const chunkSize = options.chunk ?? CHUNK;
-  let queue: Visit[] = [];
+  /** Flushes of events waiting for the next pass: a backlog stays in this compact form until it is written. */
+  let waiting: VisitEvents[] = [];
+  let waitingVisits = 0;
+  /** The events being written, the order they are written in (by link), and how many are written. */
+  let pass: VisitEvents = NO_EVENTS;
+  let order = new Uint32Array(0);
+  let passWritten = 0;
   let writing: Promise<void> | undefined;
   let retry: NodeJS.Timeout | undefined;
 
-  function classified(events: VisitEvents): Visit[] {
-    // Each distinct string of the batch is looked at once.
+  /** Events order[from…to) as what the database may hold. */
+  function classified(events: VisitEvents, from: number, to: number): Visit[] {
+    // Each distinct string of the chunk is looked at once.
     const kinds = new Map<string, ClientKind>();
     const referrers = new Map<string, string | null>();
     const languages = new Map<string, string | null>();
     const countries = new Map<string, string | null>();
     const at = now();
-    const visits: Visit[] = new Array<Visit>(events.length);
-    for (let i = 0; i < events.length; i++) {
+    const visits: Visit[] = new Array<Visit>(to - from);
+    for (let k = from; k < to; k++) {
+      const i = order[k]!;
       const { client, userAgent, referrer, language } = stringsOf(events, i);
       const linkId = events.linkIds[i]!;
       const time = events.times[i]!;
       let kind = kinds.get(userAgent);
       if (!kind) kinds.set(userAgent, (kind = classify(userAgent)));
       if (kind.bot !== null) {
-        visits[i] = {
+        visits[k - from] = {
           linkId,
           at: time,
           bot: kind.bot,
@@ -89,7 +100,7 @@ export function createVisitRecorder(options: VisitRecorderOptions): VisitRecorde
       if (!referrers.has(referrer)) referrers.set(referrer, referrerHost(referrer));
       if (!languages.has(language)) languages.set(language, primaryLanguage(language));
       if (!countries.has(client)) countries.set(client, countryOf(client));
-      visits[i] = {
+      visits[k - from] = {
         linkId,
         at: time,
         bot: null,
@@ -105,23 +116,51 @@ export function createVisitRecorder(options: VisitRecorderOptions): VisitRecorde
     return visits;
   }
 
+  /** Starts a pass over everything waiting. */
+  function nextPass(): void {
+    if (waiting.length === 1) pass = waiting[0]!;
+    else {
+      const merged = new VisitLog();
+      for (const events of waiting) merged.append(events);
+      pass = merged.take();
+    }
+    waiting = [];
+    waitingVisits = 0;
+    const { linkIds } = pass;
+    order = Uint32Array.from({ length: pass.length }, (_, i) => i).sort((a, b) => linkIds[a]! - linkIds[b]! || a - b);
+    passWritten = 0;
+  }
+
+  /**
+   * Writes what waits a pass at a time. A pass takes every waiting event in link order (time order within
+   * a link), so each chunk covers a range of links: the rollups are keyed by link first, and a pass
+   * rewrites each of their pages about once instead of once per chunk, and a link's visits in a pass add
+   * up to fewer rows. Every chunk is still one transaction holding its visits' raw rows and all their
+   * rollups. Events are classified a chunk at a time, so a backlog is held as compact events.
+   */
   async function writeAll(): Promise<void> {
-    while (queue.length > 0) {
-      const chunk = queue.slice(0, chunkSize);
+    for (;;) {
+      if (passWritten === pass.length) {
+        if (waiting.length === 0) return;
+        nextPass();
+      }
+      const end = Math.min(passWritten + chunkSize, pass.length);
       try {
-        await store.addVisits(rollUp(chunk, options.retentionDays > 0));
+        await store.addVisits(rollUp(classified(pass, passWritten, end), options.retentionDays > 0));
       } catch (err) {
-        log.error('could not write visits; will retry', { visits: queue.length, err });
+        log.error('could not write visits; will retry', { visits: pending(), err });
         retry ??= setTimeout(() => {
           retry = undefined;
           write();
         }, RETRY_MS).unref();
         return;
       }
-      queue = queue.slice(chunk.length);
-      if (queue.length > 0) await new Promise((resolve) => setImmediate(resolve));
+      passWritten = end;
+      await new Promise((resolve) => setImmediate(resolve));
     }
   }
+
+  const pending = (): number => pass.length - passWritten + waitingVisits;
 
   const retentionCutoff = (): Date => new Date(now() - options.retentionDays * DAY);
 
@@ -134,13 +173,13 @@ export function createVisitRecorder(options: VisitRecorderOptions): VisitRecorde
   return {
     add(events) {
       if (events.length === 0) return;
-      const visits = classified(events);
-      queue = queue.length === 0 ? visits : queue.concat(visits);
+      waiting.push(events);
+      waitingVisits += events.length;
       if (retry === undefined) write();
     },
 
     get pending() {
-      return queue.length;
+      return pending();
     },
 
     async idle() {

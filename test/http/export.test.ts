@@ -44,7 +44,7 @@ function storedVisits(k: TestKurz, from = 0, to = 8.64e15): VisitRow[] {
   const rows = k.db
     .prepare(
       `SELECT at, code, bot, referrer, browser, os, device, country, language FROM visits JOIN links ON links.id = visits.link_id
-       WHERE at >= ? AND at < ? ORDER BY visits.id`,
+       WHERE at >= ? AND at < ? ORDER BY at, visits.id`,
     )
     .all(from, to) as Array<Omit<VisitRow, 'at'> & { at: number }>;
   return rows.map((r) => ({ ...r, at: new Date(r.at).toISOString() }));

@@ -60,3 +60,42 @@ for (const seed of [1, 2, 3]) {
     }
   });
 }
+
+test('raw visits read back oldest first, whatever order they were written in, and every one once', async (t) => {
+  const db = openDatabase(join(tempDir(t), 'k.db'));
+  t.teardown(() => db.close());
+  const insert = db.prepare('INSERT INTO links (id, code, url, created_at, updated_at) VALUES (?, ?, ?, 0, 0)');
+  for (let id = 1; id <= 5; id++) insert.run(id, `c${id}`, `https://example.com/${id}`);
+  const random = seeded(7);
+  // Written as the recorder writes a pass: by link, so ids do not follow time. Some share a millisecond,
+  // across the export's pages of 1000.
+  const visits: Visit[] = Array.from({ length: 2500 }, (_, i) => ({
+    linkId: 1 + (i % 5),
+    at: START + Math.floor(random() * 800),
+    bot: null,
+    referrer: null,
+    browser: null,
+    os: null,
+    device: null,
+    country: null,
+    language: null,
+    visitor: null,
+  })).sort((a, b) => a.linkId - b.linkId);
+  const store = createSqliteVisitStore(db);
+  await store.addVisits(rollUp(visits, true));
+  const read: Array<{ id: number; at: number }> = [];
+  for await (const v of store.allVisits(new Date(START), new Date(START + DAY))) read.push({ id: v.id, at: v.at.getTime() });
+  t.is(read.length, visits.length);
+  t.is(new Set(read.map((v) => v.id)).size, visits.length, 'no visit twice');
+  t.true(
+    read.every((v, i) => i === 0 || v.at > read[i - 1]!.at || (v.at === read[i - 1]!.at && v.id > read[i - 1]!.id)),
+    'in time order, ties by id',
+  );
+  const from = START + 200;
+  const to = START + 400;
+  const inRange: number[] = [];
+  for await (const v of store.allVisits(new Date(from), new Date(to))) inRange.push(v.at.getTime());
+  t.true(inRange.length > 0);
+  t.true(inRange.every((at) => at >= from && at < to));
+  t.is(inRange.length, visits.filter((v) => v.at >= from && v.at < to).length);
+});

@@ -1,5 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
+import { setPriority } from 'node:os';
 import sea from 'node:sea';
 import type { Database } from 'better-sqlite3';
 import type { Logger } from '../../log.ts';
@@ -19,11 +20,23 @@ const PRUNE_INTERVAL_MS = 3_600_000;
 /** SQLite's default: pages of WAL after which a commit checkpoints by itself. */
 const AUTO_CHECKPOINT_PAGES = 1000;
 
-/** How long the server waits for the child to write its last visits at shutdown. */
+/**
+ * How long the server waits at shutdown for the child to write some of its last visits: it waits as long
+ * as the child reports progress at least this often.
+ */
 const FINISH_TIMEOUT_MS = 10_000;
+
+/**
+ * The child's nice value: it runs behind the server, so a saturated server keeps its core and the visits
+ * wait (in the child's memory, as compact events) until there is time to write them.
+ */
+const CHILD_NICE = 19;
 
 /** Parent to child. Sent with the advanced (structured clone) serialization, so the columns stay binary. */
 type Message = { events: VisitEvents } | { finish: true };
+
+/** Child to parent, while it finishes: the visits it still has to write. */
+type Progress = { pending: number };
 
 export interface BackgroundWriter {
   /**
@@ -83,10 +96,18 @@ export function startBackgroundWriter(db: Database, flags: readonly string[], lo
       child.ref();
       const message: Message = { finish: true };
       child.send(message, () => undefined);
-      const timer = setTimeout(() => {
-        log.error('the background process did not finish in time; its last visits are lost', { pid: child.pid });
+      const giveUp = (): void => {
+        log.error('the background process stopped making progress; its last visits are lost', { pid: child.pid });
         child.kill('SIGKILL');
-      }, FINISH_TIMEOUT_MS);
+      };
+      const timer = setTimeout(giveUp, FINISH_TIMEOUT_MS);
+      let left = Number.POSITIVE_INFINITY;
+      child.on('message', ({ pending }: Progress) => {
+        if (pending >= left) return;
+        if (left === Number.POSITIVE_INFINITY && pending > 0) log.info('writing the last visits before stopping', { visits: pending });
+        left = pending;
+        timer.refresh();
+      });
       await exited;
       clearTimeout(timer);
     },
@@ -99,6 +120,7 @@ export function startBackgroundWriter(db: Database, flags: readonly string[], lo
  * then write the rest and close.
  */
 export function runBackgroundWriter(db: Database, recorder: VisitRecorder, log: Logger): Promise<void> {
+  setPriority(CHILD_NICE);
   const visits = new VisitBuffer({
     write: (events) => recorder.add(events),
     flushSize: Number.POSITIVE_INFINITY,
@@ -123,7 +145,14 @@ export function runBackgroundWriter(db: Database, recorder: VisitRecorder, log: 
       clearInterval(timer);
       clearInterval(pruning);
       visits.stop();
+      const progress = (): void => {
+        const report: Progress = { pending: recorder.pending };
+        if (process.connected) process.send?.(report);
+      };
+      progress();
+      const reporting = setInterval(progress, FINISH_TIMEOUT_MS / 4);
       await recorder.idle();
+      clearInterval(reporting);
       db.close();
       if (process.connected) process.disconnect();
       resolve();

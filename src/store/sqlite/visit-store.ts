@@ -1,6 +1,6 @@
 import type { Database } from 'better-sqlite3';
 import type { VisitBatch } from '../../visits/rollup.ts';
-import type { DimensionCount, LinkTally, StoredVisit, VisitTally } from '../../visits/visit.ts';
+import type { DimensionCount, LinkTally, StoredVisit, Visit, VisitTally } from '../../visits/visit.ts';
 import { DAY, dayOf, DIMENSIONS, hourOf, type Dimension } from '../../visits/visit.ts';
 import type { VisitStore } from '../ports.ts';
 import { outsideTransaction } from './outside-transaction.ts';
@@ -8,6 +8,9 @@ import * as q from './queries.ts';
 
 /** Raw visits read per query when they are exported. */
 const PAGE = 1000;
+
+/** Raw visits inserted per statement. */
+const INSERT_ROWS = 32;
 
 type VisitRow = Omit<StoredVisit, 'at'> & { at: number };
 
@@ -21,7 +24,8 @@ export interface SqliteVisitStore extends Omit<VisitStore, 'offload'> {
  * never changes meaning; new dimensions are appended).
  */
 export function createSqliteVisitStore(db: Database): SqliteVisitStore {
-  const insertVisit = db.prepare(q.INSERT_VISIT);
+  const insertVisit = db.prepare(q.insertVisits(1));
+  const insertVisitRows = db.prepare(q.insertVisits(INSERT_ROWS));
   const insertVisitor = db.prepare<[number, number, Buffer]>(q.INSERT_VISITOR);
   const addHour = db.prepare(q.ADD_VISIT_HOUR);
   const addDay = db.prepare(q.ADD_VISIT_DAY);
@@ -41,7 +45,7 @@ export function createSqliteVisitStore(db: Database): SqliteVisitStore {
   const topLinks = db.prepare<[{ from: number; to: number; limit: number; days: number }], LinkTally>(q.TOP_LINKS);
   const totals = db.prepare<[], { links: number; humans: number }>(q.INSTANCE_TOTALS);
   const createdPerDay = db.prepare<[number, number], { t: number; count: number }>(q.LINKS_CREATED_PER_DAY);
-  const visitsPage = db.prepare<[number, number, number, number], VisitRow>(q.VISITS_PAGE);
+  const visitsPage = db.prepare<[{ at: number; id: number; from: number; to: number; limit: number }], VisitRow>(q.VISITS_PAGE);
   const syncLess = db.prepare(q.SYNC_WITHOUT_WAITING);
   const syncDurable = db.prepare(q.SYNC_DURABLE);
 
@@ -59,8 +63,15 @@ export function createSqliteVisitStore(db: Database): SqliteVisitStore {
     for (const d of batch.dimensions) addDimension.run(d.linkId, d.hour, DIMENSIONS.indexOf(d.dimension), d.value, d.count);
     for (const d of batch.dimensionDays) addDimensionDay.run(d.linkId, d.hour, DIMENSIONS.indexOf(d.dimension), d.value, d.count);
     for (const c of batch.links) addLinkVisits.run(c);
-    for (const v of batch.visits) insertVisit.run(v);
+    insertRaw(batch.visits);
   });
+
+  /** Raw rows INSERT_ROWS per statement, the rest one by one. */
+  function insertRaw(visits: readonly Visit[]): void {
+    let i = 0;
+    for (; i + INSERT_ROWS <= visits.length; i += INSERT_ROWS) insertVisitRows.run(rawColumns(visits, i, i + INSERT_ROWS));
+    for (; i < visits.length; i++) insertVisit.run(rawColumns(visits, i, i + 1));
+  }
 
   const writes = new Set<Promise<void>>();
   /** Visits do not wait for the disk: a power cut may cost the last flushes, and nothing queues behind an fsync. */
@@ -112,11 +123,13 @@ export function createSqliteVisitStore(db: Database): SqliteVisitStore {
     linksCreatedPerDay: async (from, to) => createdPerDay.all(from.getTime(), to.getTime()),
 
     async *allVisits(from, to) {
-      for (let after = 0; ;) {
-        const rows = visitsPage.all(after, from.getTime(), to.getTime(), PAGE);
+      // Visits are written in link order within a flush: the export reads them by time.
+      for (let after = { at: Number.MIN_SAFE_INTEGER, id: 0 }; ;) {
+        const rows = visitsPage.all({ ...after, from: from.getTime(), to: to.getTime(), limit: PAGE });
         for (const row of rows) yield { ...row, at: new Date(row.at) };
         if (rows.length < PAGE) return;
-        after = rows.at(-1)!.id;
+        const last = rows.at(-1)!;
+        after = { at: last.at, id: last.id };
       }
     },
 
@@ -124,4 +137,14 @@ export function createSqliteVisitStore(db: Database): SqliteVisitStore {
       await Promise.allSettled([...writes]);
     },
   };
+}
+
+/** The columns of raw visits [from, to), in INSERT order, row after row. */
+function rawColumns(visits: readonly Visit[], from: number, to: number): unknown[] {
+  const values: unknown[] = [];
+  for (let i = from; i < to; i++) {
+    const v = visits[i]!;
+    values.push(v.linkId, v.at, v.bot, v.referrer, v.browser, v.os, v.device, v.country, v.language);
+  }
+  return values;
 }
