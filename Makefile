@@ -112,9 +112,10 @@ clean:
 # core 1, scenarios interleaved with the baseline. Results in bench/results/ (latest.md). Not part of `make test`.
 WRK := command -v wrk >/dev/null || (apt-get update && apt-get install -y wrk)
 
-.PHONY: bench bench-smoke bench-large bench-micro bench-stats
+.PHONY: bench bench-smoke bench-large bench-micro bench-stats bench-writer
 
-# About 10 minutes: seeds 10k, 100k and 1M links, then 3 rounds of 10 s per server and scenario.
+# About 20 minutes: seeds 10k, 100k and 1M links, then 3 rounds of 10 s per server and scenario (and kurz writing
+# the visits its background writer could not get to while saturated).
 # `make bench SCENARIOS="cold-redirect-1M create"` runs only those.
 bench: $(BUNDLE)
 	@$(WRK)
@@ -139,3 +140,8 @@ bench-micro: $(DEPS)
 # bench/results/stats-latest.md. `STATS_VISITS=1000000 make bench-stats` for a quick run.
 bench-stats: $(DEPS)
 	node bench/stats.ts
+
+# Visits/s the background writer's path sustains (recorder and SQLite, one core), for a hot set of links and
+# for visits spread over 100k: about a minute. Results in bench/results/writer-latest.md.
+bench-writer: $(DEPS)
+	node bench/writer.ts

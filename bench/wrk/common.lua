@@ -73,7 +73,7 @@ local function template(headers)
   return { head, tail }
 end
 
-local people, bots
+local people, bots, scanner
 
 -- Built on first use: wrk sets the Host header after the script loads.
 local function build_templates()
@@ -92,6 +92,9 @@ local function build_templates()
   for _, agent in ipairs(BOTS) do
     bots[#bots + 1] = template({ { 'User-Agent', agent }, { 'Accept', '*/*' } })
   end
+  -- A script trying codes: it passes for a browser, but asks for no HTML page (both servers answer the
+  -- 404 as problem+json). The one in a few million that hits a code counts as a person's visit.
+  scanner = { template({ { 'User-Agent', BROWSERS[1][1] }, { 'Accept', '*/*' } }) }
 end
 
 local function request_from(templates, code)
@@ -103,6 +106,12 @@ end
 function redirect_request(code)
   if not people then build_templates() end
   return request_from(people, code)
+end
+
+-- GET /CODE as a code scanner sends it.
+function scan_request(code)
+  if not scanner then build_templates() end
+  return request_from(scanner, code)
 end
 
 -- GET /CODE as a link preview or crawler sends it.

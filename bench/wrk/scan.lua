@@ -14,5 +14,5 @@ function request()
     local k = math.random(62)
     bytes[i] = ALPHABET:byte(k)
   end
-  return redirect_request(string.char(unpack(bytes)))
+  return scan_request(string.char(unpack(bytes)))
 end
