@@ -14,6 +14,11 @@ function seeded(seed: number): () => number {
   return () => (x = (x * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31;
 }
 
+/** A visit with no details: what these tests look at is the link, the time and whether it is a bot. */
+function bareVisit(linkId: number, at: number, bot: string | null = null): Visit {
+  return { linkId, at, bot, referrer: null, browser: null, os: null, device: null, country: null, language: null, visitor: null };
+}
+
 for (const seed of [1, 2, 3]) {
   test(`the top links are exactly those of a plain sum over every day (seed ${seed})`, async (t) => {
     const db = openDatabase(join(tempDir(t), 'k.db'));
@@ -27,18 +32,7 @@ for (const seed of [1, 2, 3]) {
       const linkId = 1 + Math.floor(random() ** 2 * 60);
       const day = random() < 0.2 ? 13 : Math.floor(random() * 14);
       const bot = random() < 0.1 ? 'Slack' : null;
-      visits.push({
-        linkId,
-        at: START + day * DAY + 1000,
-        bot,
-        referrer: null,
-        browser: null,
-        os: null,
-        device: null,
-        country: null,
-        language: null,
-        visitor: null,
-      });
+      visits.push(bareVisit(linkId, START + day * DAY + 1000, bot));
     }
     const store = createSqliteVisitStore(db);
     await store.addVisits(rollUp(visits, false));
@@ -69,18 +63,9 @@ test('raw visits read back oldest first, whatever order they were written in, an
   const random = seeded(7);
   // Written as the recorder writes a pass: by link, so ids do not follow time. Some share a millisecond,
   // across the export's pages of 1000.
-  const visits: Visit[] = Array.from({ length: 2500 }, (_, i) => ({
-    linkId: 1 + (i % 5),
-    at: START + Math.floor(random() * 800),
-    bot: null,
-    referrer: null,
-    browser: null,
-    os: null,
-    device: null,
-    country: null,
-    language: null,
-    visitor: null,
-  })).sort((a, b) => a.linkId - b.linkId);
+  const visits = Array.from({ length: 2500 }, (_, i) => bareVisit(1 + (i % 5), START + Math.floor(random() * 800))).sort(
+    (a, b) => a.linkId - b.linkId,
+  );
   const store = createSqliteVisitStore(db);
   await store.addVisits(rollUp(visits, true));
   const read: Array<{ id: number; at: number }> = [];
