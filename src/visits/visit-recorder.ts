@@ -58,7 +58,6 @@ export function createVisitRecorder(options: VisitRecorderOptions): VisitRecorde
   const chunkSize = options.chunk ?? CHUNK;
   /** Flushes of events waiting for the next pass: a backlog stays in this compact form until it is written. */
   let waiting: VisitEvents[] = [];
-  let waitingVisits = 0;
   /** The events being written, the order they are written in (by link), and how many are written. */
   let pass: VisitEvents = NO_EVENTS;
   let order = new Uint32Array(0);
@@ -125,7 +124,6 @@ export function createVisitRecorder(options: VisitRecorderOptions): VisitRecorde
       pass = merged.take();
     }
     waiting = [];
-    waitingVisits = 0;
     const { linkIds } = pass;
     order = Uint32Array.from({ length: pass.length }, (_, i) => i).sort((a, b) => linkIds[a]! - linkIds[b]! || a - b);
     passWritten = 0;
@@ -160,7 +158,7 @@ export function createVisitRecorder(options: VisitRecorderOptions): VisitRecorde
     }
   }
 
-  const pending = (): number => pass.length - passWritten + waitingVisits;
+  const pending = (): number => waiting.reduce((sum, events) => sum + events.length, pass.length - passWritten);
 
   const retentionCutoff = (): Date => new Date(now() - options.retentionDays * DAY);
 
@@ -174,7 +172,6 @@ export function createVisitRecorder(options: VisitRecorderOptions): VisitRecorde
     add(events) {
       if (events.length === 0) return;
       waiting.push(events);
-      waitingVisits += events.length;
       if (retry === undefined) write();
     },
 
