@@ -10,9 +10,10 @@ export default {
     },
     {
       name: 'sqlite-only-from-wiring',
-      comment: 'Only the composition roots (src/app.ts, src/cli/wiring.ts) may know the store is SQLite.',
+      comment:
+        'Only the composition roots (src/app.ts, src/cli/wiring.ts) and the backend choice (src/store/open.ts) may know the store is SQLite.',
       severity: 'error',
-      from: { path: '^src/', pathNot: '^src/(app[.]ts$|cli/wiring[.]ts$|store/sqlite/)' },
+      from: { path: '^src/', pathNot: '^src/(app[.]ts$|cli/wiring[.]ts$|store/open[.]ts$|store/sqlite/)' },
       to: { path: '^src/store/sqlite/' },
     },
   ],

@@ -27,7 +27,7 @@ BUNDLE := build/kurz.cjs
 
 help:
 	@echo "make run     install, build and start kurz on http://127.0.0.1:8080 (database ./data/kurz.db)"
-	@echo "make test    install, typecheck and run every test (installs Chromium for the browser tests if missing)"
+	@echo "make test    install, typecheck and run every test on SQLite, then the storage tests on PostgreSQL (installs Chromium and PostgreSQL if missing)"
 	@echo "make e2e     only the browser tests; screenshots in test/e2e/screenshots/"
 	@echo "make lint    tsc --noEmit, eslint, prettier --check, depcruise (no import cycles, SQLite store only from the wiring)"
 	@echo "make fmt     prettier --write"
@@ -75,9 +75,17 @@ NODE_FLAGS := $(shell grep -o "'--[^']*'" src/node-flags.ts | tr -d "'")
 run: $(BUNDLE)
 	node $(NODE_FLAGS) $(BUNDLE) serve
 
-test: $(BUNDLE) chromium
+# The tests that touch storage: `make test` runs them a second time, on PostgreSQL (the others run once).
+STORAGE_TESTS := "test/http/**/*.test.ts" "test/cli/**/*.test.ts" test/unit/link-store.test.ts test/unit/visit-store.test.ts \
+  test/unit/visit-recorder.test.ts
+
+# With a throwaway PostgreSQL server (test/support/with-postgres.ts, for both passes: the PostgreSQL store's
+# own tests are in the first): every test on SQLite, then STORAGE_TESTS with KURZ_TEST_BACKEND=postgres.
+# The second pass runs even when the first fails; the target fails if either does.
+test: $(BUNDLE) chromium postgresql
 	tsc -p .
-	ava
+	node test/support/with-postgres.ts -- bash -c 'status=0; ava || status=1; \
+	  KURZ_TEST_BACKEND=postgres ava $(STORAGE_TESTS) || status=1; exit $$status'
 
 # The browser tests alone (test/e2e/): Chromium drives the UI; screenshots land in test/e2e/screenshots/.
 e2e: $(DEPS) chromium
@@ -94,6 +102,19 @@ chromium:
 	  echo "installing Chromium for the browser tests (apt-get install chromium)"; \
 	  $$sudo apt-get update && $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y chromium && test -x $(CHROMIUM_BIN) || { \
 	    echo "make: could not install Chromium at $(CHROMIUM_BIN) with apt-get; install it by hand (Debian/Ubuntu: apt-get install chromium)" >&2; exit 1; }; }
+
+# The PostgreSQL pass of the tests starts its own server from Debian's postgresql package: installed with
+# apt-get when no /usr/lib/postgresql/VERSION/bin/postgres is there (as root, or with sudo).
+POSTGRES_BINS := /usr/lib/postgresql/*/bin/postgres
+.PHONY: postgresql
+postgresql:
+	@compgen -G '$(POSTGRES_BINS)' >/dev/null || { \
+	  if [ "$$(id -u)" = 0 ]; then sudo=; \
+	  elif command -v sudo >/dev/null; then sudo=sudo; \
+	  else echo "make: the PostgreSQL tests need its server ($(POSTGRES_BINS)); install it as root: apt-get install -y postgresql" >&2; exit 1; fi; \
+	  echo "installing PostgreSQL for the PostgreSQL tests (apt-get install postgresql)"; \
+	  $$sudo apt-get update && $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y postgresql && compgen -G '$(POSTGRES_BINS)' >/dev/null || { \
+	    echo "make: could not install PostgreSQL's server with apt-get; install it by hand (Debian/Ubuntu: apt-get install postgresql)" >&2; exit 1; }; }
 
 lint: $(DEPS)
 	tsc -p .
@@ -114,17 +135,21 @@ WRK := command -v wrk >/dev/null || (apt-get update && apt-get install -y wrk)
 
 .PHONY: bench bench-smoke bench-large bench-micro bench-stats bench-writer
 
+# The PostgreSQL scenarios run against a throwaway server (test/support/with-postgres.ts, fsync on) on kurz's
+# core 0; the bench itself may use both cores (it pins kurz and wrk).
+WITH_BENCH_POSTGRES := taskset -c 0 node test/support/with-postgres.ts --durable -- taskset -c 0,1
+
 # About 20 minutes: seeds 10k, 100k and 1M links, then 3 rounds of 10 s per server and scenario (and kurz writing
 # the visits its background writer could not get to while saturated).
 # `make bench SCENARIOS="cold-redirect-1M create"` runs only those.
-bench: $(BUNDLE)
+bench: $(BUNDLE) postgresql
 	@$(WRK)
-	node bench/run.ts full $(SCENARIOS)
+	$(WITH_BENCH_POSTGRES) node bench/run.ts full $(SCENARIOS)
 
 # CI-sized (10k links, one 2 s round, under 90 s); fails on missing numbers or unexpected errors, never on speed.
-bench-smoke: $(BUNDLE)
+bench-smoke: $(BUNDLE) postgresql
 	@$(WRK)
-	node bench/run.ts smoke
+	$(WITH_BENCH_POSTGRES) node bench/run.ts smoke
 
 # Hot redirects over 10M links: about 10 minutes, 8 of them seeding.
 bench-large: $(BUNDLE)

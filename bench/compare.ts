@@ -1,6 +1,8 @@
 import { closeSync, copyFileSync, existsSync, fsyncSync, openSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
+import { spawnSync } from 'node:child_process';
 import Sqlite from 'better-sqlite3';
+import pg from 'pg';
 import { NODE_FLAGS } from '../src/node-flags.ts';
 import { DIMENSIONS } from '../src/visits/visit.ts';
 import { cacheSizeOf, CONNECTIONS, type Profile, type Scenario } from './scenarios.ts';
@@ -30,6 +32,8 @@ export interface Setup {
   bundle: string;
   /** For a half-load scenario: the kurz requests/s it offers half of. */
   maxRequestsPerSecond?: number | undefined;
+  /** A PostgreSQL server's maintenance database (test/support/with-postgres.ts), for the PostgreSQL scenarios. */
+  postgresUrl?: string | undefined;
 }
 
 export interface MeasuredRun extends WrkResult {
@@ -72,6 +76,7 @@ export interface Pacing {
 export interface ScenarioResult {
   name: string;
   title: string;
+  variant?: Scenario['variant'];
   links: number;
   cacheSize: number;
   connections: number;
@@ -128,21 +133,25 @@ export async function runScenario(scenario: Scenario, setup: Setup): Promise<Sce
   const copy = openSync(db, 'r+');
   fsyncSync(copy);
   closeSync(copy);
+  const store = scenario.variant?.postgres ? await postgresCopy(scenario, setup, db) : sqliteFile(db);
   const problems: string[] = [];
   const servers: ServerProcess[] = [];
   let measurement: Measurement;
   let kurzStopSeconds = Number.NaN;
+  let done = false;
   try {
-    const kurz = await startKurz(scenario, setup, db);
+    const kurz = await startKurz(scenario, setup, store.env);
     servers.push(kurz);
     const baseline = await startBaseline(scenario, setup);
     servers.push(baseline);
     measurement = await measure(scenario, setup, { kurz, baseline });
+    done = true;
     measurement.walBytes = existsSync(`${db}-wal`) ? statSync(`${db}-wal`).size : 0;
   } finally {
     const stops = await Promise.allSettled(servers.map((server) => server.stop()));
     for (const stop of stops) if (stop.status === 'rejected') problems.push((stop.reason as Error).message);
     if (stops[0]?.status === 'fulfilled') kurzStopSeconds = stops[0].value;
+    if (!done) await store.drop();
   }
 
   const { all, measured, connections, pacing, uncounted } = measurement;
@@ -165,13 +174,15 @@ export async function runScenario(scenario: Scenario, setup: Setup): Promise<Sce
   }
   const errorLines = servers[0]?.errorLines() ?? [];
   if (errorLines.length > 0) problems.push(`kurz logged ${errorLines.length} errors, first: ${errorLines[0]}`);
-  const checks = checkDatabase(db, setup.seed.links, kurz, uncounted, problems);
-  const dbBytes = statSync(db).size;
+  const checks = checkDatabase(await store.read(), setup.seed.links, kurz, uncounted, problems);
+  const dbBytes = await store.bytes();
+  await store.drop();
   for (const file of [db, `${db}-wal`, `${db}-shm`]) rmSync(file, { force: true });
 
   return {
     name: scenario.name,
     title: scenario.title,
+    variant: scenario.variant,
     links: scenario.links,
     cacheSize: cacheSizeOf(scenario),
     connections,
@@ -254,22 +265,101 @@ function wrkArgs(scenario: Scenario, seed: Seed, prefix: string, target: number)
   }
 }
 
-function startKurz(scenario: Scenario, setup: Setup, db: string): Promise<ServerProcess> {
+function startKurz(scenario: Scenario, setup: Setup, storeEnv: Record<string, string>): Promise<ServerProcess> {
+  const workers = scenario.variant?.workers ?? 1;
   const env: Record<string, string> = {
     ...inheritedEnv(),
-    KURZ_DB: db,
+    ...storeEnv,
     KURZ_HOST: '127.0.0.1',
     KURZ_PORT: '0',
     KURZ_PUBLIC_URL: 'https://s.example.test',
     KURZ_CACHE_SIZE: String(cacheSizeOf(scenario)),
+    KURZ_WORKERS: String(workers),
   };
   return startServer({
     name: 'kurz',
     command: [process.execPath, ...NODE_FLAGS, setup.bundle, 'serve'],
     env,
-    core: KURZ_CORE,
+    // Workers get both cores, the one wrk runs on too: this machine has no third.
+    cores: workers > 1 ? `${KURZ_CORE},${WRK_CORE}` : String(KURZ_CORE),
     logFile: join(setup.dir, `${scenario.name}-kurz.log`),
   });
+}
+
+/** Where a scenario's kurz keeps its data: its environment, what the checks read, its size, and its removal. */
+interface Store {
+  env: Record<string, string>;
+  read(): Promise<Stored>;
+  bytes(): Promise<number>;
+  drop(): Promise<void>;
+}
+
+function sqliteFile(db: string): Store {
+  return {
+    env: { KURZ_DB: db },
+    read: async () => readStored((sql) => Promise.resolve(querySqlite(db, sql))),
+    bytes: async () => statSync(db).size,
+    drop: async () => undefined,
+  };
+}
+
+/**
+ * A fresh PostgreSQL database holding a copy of the seeded file, made by `kurz migrate` (PostgreSQL runs
+ * on kurz's core: its work is kurz's).
+ */
+async function postgresCopy(scenario: Scenario, setup: Setup, seeded: string): Promise<Store> {
+  if (!setup.postgresUrl) throw new Error('needs a PostgreSQL server: run it through make bench, which starts one');
+  const name = `bench_${scenario.name.replace(/\W/g, '_')}_${process.pid}`;
+  const url = new URL(setup.postgresUrl);
+  url.pathname = `/${name}`;
+  const admin = async <T>(work: (client: pg.Client) => Promise<T>): Promise<T> => {
+    const client = new pg.Client({ connectionString: setup.postgresUrl });
+    await client.connect();
+    try {
+      return await work(client);
+    } finally {
+      await client.end();
+    }
+  };
+  await admin((c) => c.query(`CREATE DATABASE ${name}`));
+  const migrated = spawnSync(process.execPath, [setup.bundle, 'migrate', '--db', seeded, '--to', url.href], {
+    encoding: 'utf8',
+    env: inheritedEnv(),
+  });
+  if (migrated.status !== 0) throw new Error(`kurz migrate failed: ${migrated.stderr}`);
+  let dropped = false;
+  return {
+    env: { KURZ_DATABASE_URL: url.href },
+    async read() {
+      const client = new pg.Client({ connectionString: url.href });
+      await client.connect();
+      try {
+        return await readStored(async (sql) => (await client.query(sql)).rows.map(numbers));
+      } finally {
+        await client.end();
+      }
+    },
+    bytes: () => admin(async (c) => Number((await c.query(`SELECT pg_database_size('${name}') AS n`)).rows[0].n)),
+    async drop() {
+      if (dropped) return;
+      dropped = true;
+      await admin((c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
+    },
+  };
+}
+
+/** A PostgreSQL row with its bigint and numeric columns (strings in pg) as numbers. */
+function numbers(row: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(row).map(([k, v]) => [k, typeof v === 'string' && /^-?\d+$/.test(v) ? Number(v) : v]));
+}
+
+function querySqlite(file: string, sql: string): Record<string, unknown>[] {
+  const db = new Sqlite(file, { readonly: true });
+  try {
+    return db.prepare(sql).all() as Record<string, unknown>[];
+  } finally {
+    db.close();
+  }
 }
 
 function startBaseline(scenario: Scenario, setup: Setup): Promise<ServerProcess> {
@@ -278,7 +368,7 @@ function startBaseline(scenario: Scenario, setup: Setup): Promise<ServerProcess>
     name: 'baseline',
     command: [process.execPath, ...heap, join(import.meta.dirname, 'baseline-server.ts'), setup.seed.codes],
     env: inheritedEnv(),
-    core: KURZ_CORE,
+    cores: String(KURZ_CORE),
     logFile: join(setup.dir, `${scenario.name}-baseline.log`),
   });
 }
@@ -342,8 +432,7 @@ interface Stored {
  * or up to `uncounted` fewer (sent, never answered). The link counts, the rollups, the breakdowns and
  * the raw rows must then agree with each other exactly: the background writer lost or doubled nothing.
  */
-function checkDatabase(file: string, seeded: number, kurz: ServerResult, uncounted: number, problems: string[]): string[] {
-  const stored = readStored(file);
+function checkDatabase(stored: Stored, seeded: number, kurz: ServerResult, uncounted: number, problems: string[]): string[] {
   const checks: string[] = [];
   const within = (line: string, actual: number, low: number, high: number): void => {
     if (actual >= low && actual <= high) checks.push(line);
@@ -401,33 +490,29 @@ function checkDatabase(file: string, seeded: number, kurz: ServerResult, uncount
   return checks;
 }
 
-function readStored(file: string): Stored {
-  const db = new Sqlite(file, { readonly: true });
-  try {
-    const one = <T>(sql: string): T => db.prepare(sql).get() as T;
-    const sums = (table: string): Stored['hours'] =>
-      one(`SELECT coalesce(sum(humans), 0) AS humans, coalesce(sum(bots), 0) AS bots, coalesce(sum(uniques), 0) AS uniques FROM ${table}`);
-    const byDimension = (table: string): Map<number, number> => {
-      const rows = db.prepare(`SELECT dimension, sum(count) AS count FROM ${table} GROUP BY dimension`).all() as {
-        dimension: number;
-        count: number;
-      }[];
-      return new Map(rows.map((r) => [r.dimension, r.count]));
-    };
-    return {
-      links: one<{ n: number }>('SELECT count(*) AS n FROM links').n,
-      counted: one<{ n: number }>('SELECT coalesce(sum(count), 0) AS n FROM link_visits').n,
-      hours: sums('visit_hours'),
-      days: sums('visit_days'),
-      totals: sums('visit_totals'),
-      raw: one('SELECT count(*) AS visits, count(bot) AS bots FROM visits'),
-      visitors: one<{ n: number }>('SELECT count(*) AS n FROM visitors').n,
-      dimensions: byDimension('visit_dimensions'),
-      dimensionDays: byDimension('visit_dimension_days'),
-    };
-  } finally {
-    db.close();
-  }
+/** The figures of kurz's database, through `query` (SQL both backends answer alike). */
+async function readStored(query: (sql: string) => Promise<Record<string, unknown>[]>): Promise<Stored> {
+  const one = async <T>(sql: string): Promise<T> => (await query(sql))[0] as T;
+  const sums = (table: string): Promise<Stored['hours']> =>
+    one(`SELECT coalesce(sum(humans), 0) AS humans, coalesce(sum(bots), 0) AS bots, coalesce(sum(uniques), 0) AS uniques FROM ${table}`);
+  const byDimension = async (table: string): Promise<Map<number, number>> => {
+    const rows = (await query(`SELECT dimension, sum(count) AS count FROM ${table} GROUP BY dimension`)) as {
+      dimension: number;
+      count: number;
+    }[];
+    return new Map(rows.map((r) => [r.dimension, r.count]));
+  };
+  return {
+    links: (await one<{ n: number }>('SELECT count(*) AS n FROM links')).n,
+    counted: (await one<{ n: number }>('SELECT coalesce(sum(count), 0) AS n FROM link_visits')).n,
+    hours: await sums('visit_hours'),
+    days: await sums('visit_days'),
+    totals: await sums('visit_totals'),
+    raw: await one('SELECT count(*) AS visits, count(bot) AS bots FROM visits'),
+    visitors: (await one<{ n: number }>('SELECT count(*) AS n FROM visitors')).n,
+    dimensions: await byDimension('visit_dimensions'),
+    dimensionDays: await byDimension('visit_dimension_days'),
+  };
 }
 
 function median(values: number[]): number {

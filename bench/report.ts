@@ -140,7 +140,37 @@ function toMarkdown(report: Report): string {
     );
   }
 
-  const scaling = report.scenarios.filter((s) => s.name.startsWith('hot-redirect-')).sort((a, b) => a.links - b.links);
+  const variants = report.scenarios.filter((s) => s.variant);
+  if (variants.length > 0) {
+    out.push('## Two workers, and PostgreSQL, against the single process on SQLite', '');
+    out.push(
+      'The same scenario against kurz run differently, each beside the single process on SQLite measured in this run. ' +
+        "Two workers get both cores, wrk's included: this machine has no third, so wrk takes its share from them. " +
+        "PostgreSQL runs on the same core as kurz (its work is kurz's), seeded by `kurz migrate` from the same file.",
+      '',
+    );
+    out.push(
+      table(
+        ['scenario', 'kurz req/s', 'single process, SQLite', 'ratio', 'p99', 'single p99', 'kurz CPU', 'kurz RSS (with children)'],
+        variants.map((s) => {
+          const single = report.scenarios.find((r) => r.name === s.variant?.of);
+          return [
+            s.title,
+            rate(s.kurz.requestsPerSecond),
+            single ? rate(single.kurz.requestsPerSecond) : '–',
+            single ? (s.kurz.requestsPerSecond / single.kurz.requestsPerSecond).toFixed(2) : '–',
+            ms(s.kurz.p99),
+            single ? ms(single.kurz.p99) : '–',
+            `${(s.kurz.cpuPercent + s.kurz.childCpuPercent).toFixed(0)}%`,
+            mib((s.kurz.rssKiB + s.kurz.childRssKiB) * 1024),
+          ];
+        }),
+      ),
+      '',
+    );
+  }
+
+  const scaling = report.scenarios.filter((s) => s.name.startsWith('hot-redirect-') && !s.variant).sort((a, b) => a.links - b.links);
   if (scaling.length > 0) {
     out.push('## Scaling: hot redirect by database size', '');
     out.push(

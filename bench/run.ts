@@ -55,6 +55,7 @@ try {
         seed: seeds.get(seedKey(scenario))!,
         bundle: BUNDLE,
         maxRequestsPerSecond: max,
+        postgresUrl: process.env['KURZ_TEST_POSTGRES_URL'],
       });
       scenarios.push(result);
       console.log(`  ${summary(result)}`);
@@ -131,7 +132,10 @@ function summary(r: ScenarioResult): string {
 function selected(full: Profile | undefined, names: string[]): Profile | undefined {
   if (!full || names.length === 0) return full;
   const wanted = new Set(names);
-  for (const s of full.scenarios) if (wanted.has(s.name) && s.halfLoadOf) wanted.add(s.halfLoadOf);
+  for (const s of full.scenarios) {
+    if (wanted.has(s.name) && s.halfLoadOf) wanted.add(s.halfLoadOf);
+    if (wanted.has(s.name) && s.variant) wanted.add(s.variant.of);
+  }
   const scenarios = full.scenarios.filter((s) => wanted.has(s.name));
   if (scenarios.length !== wanted.size) {
     console.error(`scenarios of ${full.name}: ${full.scenarios.map((s) => s.name).join(', ')}`);

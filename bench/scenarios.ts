@@ -33,6 +33,8 @@ export interface Scenario {
   scaling?: boolean;
   /** The seeded links carry options (bench/seed.ts --options): their redirects take the gated path. */
   options?: boolean;
+  /** kurz runs differently from the single process on SQLite; compared with the scenario `of`, which does. */
+  variant?: { of: string; workers?: number; postgres?: boolean };
 }
 
 export const CONNECTIONS = 50;
@@ -95,14 +97,27 @@ function mainScenarios(links: number, coldLinks: number): Scenario[] {
   ];
 }
 
+/** The hot redirects and creations again, with two workers and on PostgreSQL (beside the single process on SQLite). */
+function variants(links: number): Scenario[] {
+  const hotName = `hot-redirect-${count(links)}`;
+  const createBase = { title: 'create (links/s)', links, script: 'create.lua', codes: 'none', expected: [201] } as const;
+  const hotBase = { ...hot(links), scaling: false };
+  return [
+    { ...hotBase, name: `${hotName}-2-workers`, title: `${hotBase.title}, 2 workers`, variant: { of: hotName, workers: 2 } },
+    { ...createBase, name: 'create-2-workers', title: 'create (links/s), 2 workers', variant: { of: 'create', workers: 2 } },
+    { ...hotBase, name: `${hotName}-postgres`, title: `${hotBase.title}, PostgreSQL`, variant: { of: hotName, postgres: true } },
+    { ...createBase, name: 'create-postgres', title: 'create (links/s), PostgreSQL', variant: { of: 'create', postgres: true } },
+  ];
+}
+
 export const PROFILES: Record<ProfileName, Profile> = {
-  smoke: { name: 'smoke', seconds: 2, warmUpSeconds: 1, rounds: 1, scenarios: mainScenarios(10_000, 10_000) },
+  smoke: { name: 'smoke', seconds: 2, warmUpSeconds: 1, rounds: 1, scenarios: [...mainScenarios(10_000, 10_000), ...variants(10_000)] },
   full: {
     name: 'full',
     seconds: 10,
     warmUpSeconds: 3,
     rounds: 3,
-    scenarios: [...mainScenarios(100_000, 1_000_000), hot(10_000), hot(1_000_000)],
+    scenarios: [...mainScenarios(100_000, 1_000_000), ...variants(100_000), hot(10_000), hot(1_000_000)],
   },
   large: { name: 'large', seconds: 10, warmUpSeconds: 3, rounds: 3, scenarios: [hot(10_000_000)] },
 };

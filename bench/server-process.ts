@@ -6,10 +6,11 @@ import { exited, spawnTracked } from './children.ts';
 export interface ServerOptions {
   /** For messages: "kurz" or "baseline". */
   name: string;
-  /** The program and its arguments, run as `taskset -c CORE …`. */
+  /** The program and its arguments, run as `taskset -c CORES …`. */
   command: readonly string[];
   env: Record<string, string>;
-  core: number;
+  /** A taskset list: "0", or "0,1". */
+  cores: string;
   /** Receives the server's stdout and stderr. */
   logFile: string;
 }
@@ -23,7 +24,7 @@ export interface ServerProcess {
   rssKiB(): number;
   /** CPU time used so far, user + system, in seconds. */
   cpuSeconds(): number;
-  /** The same of its child processes (kurz's background writer), summed; 0 when it has none. */
+  /** The same of its child processes (kurz's background writer, its workers), summed; 0 when it has none. */
   childRssKiB(): number;
   childCpuSeconds(): number;
   /** Lines the server logged at level error so far (kurz logs `TIME error message …`). */
@@ -43,10 +44,10 @@ const STOP_GRACE_MS = 180_000;
 const READY = /is running: open (http:\/\/[^/\s]+)\//;
 const CLOCK_TICKS = Number(execFileSync('getconf', ['CLK_TCK'], { encoding: 'utf8' }));
 
-/** Starts a server pinned to one core and resolves once it listens. Rejects with its log if it fails to start. */
+/** Starts a server pinned to its cores and resolves once it listens. Rejects with its log if it fails to start. */
 export async function startServer(options: ServerOptions): Promise<ServerProcess> {
   const log = openSync(options.logFile, 'w');
-  const child = spawnTracked('taskset', ['-c', String(options.core), ...options.command], {
+  const child = spawnTracked('taskset', ['-c', options.cores, ...options.command], {
     env: options.env,
     stdio: ['ignore', log, log],
   });

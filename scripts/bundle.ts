@@ -14,7 +14,7 @@ await build({
   format: 'cjs',
   // From source, better-sqlite3 finds its addon next to its own files; in the executable it is handed the
   // addon object (src/store/native.ts), so its JavaScript can be bundled.
-  external: sea ? [] : ['better-sqlite3'],
+  external: sea ? ['pg-native'] : ['better-sqlite3', 'pg-native'],
   // src/assets.ts locates views/ from its own folder; in the bundle that folder is build/.
   define: { 'import.meta.dirname': '__dirname' },
   sourcemap: sea ? false : 'linked',

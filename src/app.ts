@@ -9,7 +9,8 @@ import { createPipeline, type Pipeline } from './http/pipeline.ts';
 import { createRenderer } from './http/respond.ts';
 import { createServices } from './services.ts';
 import type { Storage } from './store/ports.ts';
-import { openSqliteStorage } from './store/sqlite/storage.ts';
+import type { VisitEvents } from './visits/visit-events.ts';
+import { openStorage } from './store/open.ts';
 import { handleErrors } from './web/errors.ts';
 import { authenticate } from './web/middleware/authenticate.ts';
 import { createRouter } from './web/routes.ts';
@@ -17,12 +18,20 @@ import { createRouter } from './web/routes.ts';
 /** How often a server that writes its own visits deletes raw visits past the retention period. */
 const PRUNE_INTERVAL_MS = 3_600_000;
 
-/** How often a server looks for links that another process on the same database changed. */
-const CHANGE_POLL_MS = 1000;
+/**
+ * How often a server looks for links that another process on the same database changed (a worker, a CLI
+ * command, another node): the longest an edit takes to reach this process's cache, plus the read.
+ */
+const CHANGE_POLL_MS = 250;
 
 export interface AppOptions {
-  /** Write visits and checkpoints from a separate process (what `serve` does); off in tests. Default on. */
+  /** SQLite: write visits and checkpoints from a separate process (what `serve` does); off in tests. Default on. */
   backgroundWriter?: boolean;
+  /**
+   * Hands every flush of visits to another process instead (a worker to its primary, which writes and
+   * prunes them): false when it cannot, and this process writes them itself.
+   */
+  offloadVisits?: (events: VisitEvents, giveBack: (events: VisitEvents) => void) => boolean;
   /** Adapts the storage before the app uses it (tests: to take a capability away). */
   adaptStorage?: (storage: Storage) => Storage;
 }
@@ -48,11 +57,11 @@ export interface Kurz {
 export async function createApp(config: Config, deps: Deps, options: AppOptions = {}): Promise<Kurz> {
   const writerFlags = ['--visit-retention-days', String(config.visitRetentionDays)];
   if (config.geoipDatabase !== '') writerFlags.push('--geoip-database', config.geoipDatabase);
-  const opened = openSqliteStorage(config, {
-    log: deps.log,
-    backgroundWriter: (options.backgroundWriter ?? true) ? writerFlags : undefined,
-  });
-  const storage = options.adaptStorage?.(opened) ?? opened;
+  const writer = options.offloadVisits === undefined && (options.backgroundWriter ?? true);
+  const opened = await openStorage(config, { log: deps.log, backgroundWriter: writer ? writerFlags : undefined });
+  const relayed = options.offloadVisits;
+  const adapted = options.adaptStorage?.(opened) ?? opened;
+  const storage = relayed ? { ...adapted, visits: { ...adapted.visits, offload: relayed } } : adapted;
   let services: Services;
   try {
     services = await createServices(config, deps, storage);
@@ -81,11 +90,12 @@ export async function createApp(config: Config, deps: Deps, options: AppOptions 
   );
 
   services.visits.start();
-  // Without a background writer this process writes visits, so it prunes them too.
+  // The process that writes the visits prunes them: here, unless a background writer or a primary does.
   const prune = () => {
     services.recorder.prune().catch((err: unknown) => deps.log.error('could not prune visits', { err }));
   };
-  const pruning = options.backgroundWriter === false ? setInterval(prune, PRUNE_INTERVAL_MS).unref() : undefined;
+  const writesItsVisits = relayed === undefined && (config.databaseUrl !== '' || !writer);
+  const pruning = writesItsVisits ? setInterval(prune, PRUNE_INTERVAL_MS).unref() : undefined;
   const poll = setInterval(() => {
     services.changes.poll().catch((err: unknown) => deps.log.error('could not read the change log', { err }));
   }, CHANGE_POLL_MS).unref();

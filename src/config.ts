@@ -1,5 +1,5 @@
 import { readFileSync } from 'node:fs';
-import { homedir } from 'node:os';
+import { availableParallelism, homedir } from 'node:os';
 import { join } from 'node:path';
 import proxyaddr from 'proxy-addr';
 
@@ -12,6 +12,9 @@ export interface Config {
   readonly host: string;
   readonly port: number;
   readonly db: string;
+  readonly databaseUrl: string;
+  readonly idBlockSize: number;
+  readonly workers: number;
   readonly publicUrl: string;
   readonly codeLength: number;
   readonly codeMode: CodeMode;
@@ -46,6 +49,8 @@ interface Option {
   /** Turns a raw value (string from env/flags, string or number from the file) into the typed one. */
   parse: (raw: unknown) => Value;
   secret?: boolean;
+  /** Shows the value in the start-up log with its secret part masked. */
+  mask?: (value: string) => string;
   /** Durations are shown as durations in the start-up log, not as raw milliseconds. */
   duration?: boolean;
 }
@@ -61,6 +66,25 @@ export const OPTIONS: readonly Option[] = [
   { name: 'host', default: '127.0.0.1', parse: text(1), doc: 'Address to listen on' },
   { name: 'port', default: 8080, parse: integer(0, 65_535), doc: 'TCP port to listen on (0 = any free port)' },
   { name: 'db', default: './data/kurz.db', parse: text(1), doc: 'SQLite database file; its folder is created if missing' },
+  {
+    name: 'databaseUrl',
+    default: '',
+    parse: postgresUrl(),
+    mask: maskPassword,
+    doc: 'postgres://USER:PASSWORD@HOST:PORT/DATABASE: store everything in PostgreSQL instead of the SQLite file (empty = SQLite)',
+  },
+  {
+    name: 'idBlockSize',
+    default: 100,
+    parse: integer(1, 1_000_000),
+    doc: 'PostgreSQL only: link ids a node reserves at a time; the unused rest of a block is skipped when the node stops',
+  },
+  {
+    name: 'workers',
+    default: 1,
+    parse: workerCount(),
+    doc: 'Server processes sharing the port and the database: a number, or "auto" for one per core',
+  },
   {
     name: 'publicUrl',
     default: '',
@@ -277,7 +301,8 @@ function readConfigFile(path: string): Record<string, unknown> {
 export function describeConfig(config: Config): string {
   return OPTIONS.map((o) => {
     const value = config[o.name];
-    const shown = value === '' ? '(none)' : o.secret ? '***' : o.duration ? formatDuration(Number(value)) : value;
+    const shown =
+      value === '' ? '(none)' : o.secret ? '***' : o.mask ? o.mask(String(value)) : o.duration ? formatDuration(Number(value)) : value;
     return `${o.name}=${shown}`;
   }).join(' ');
 }
@@ -411,4 +436,31 @@ function baseUrl(): (raw: unknown) => string {
     if (url.search || url.hash || url.username || url.password) throw new Error('must not contain a query, fragment or credentials');
     return url.href.replace(/\/+$/, '');
   };
+}
+
+/** A PostgreSQL connection URL, or empty. */
+function postgresUrl(): (raw: unknown) => string {
+  return (raw) => {
+    if (typeof raw !== 'string') throw new Error(`must be a string, got ${JSON.stringify(raw)}`);
+    const s = raw.trim();
+    if (s === '') return '';
+    const url = URL.parse(s);
+    if (!url || (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:'))
+      throw new Error(`must be a URL like postgres://kurz:PASSWORD@db.example.com:5432/kurz, got ${JSON.stringify(maskPassword(s))}`);
+    return s;
+  };
+}
+
+/** A URL with its password, if any, shown as ***. */
+function maskPassword(value: string): string {
+  const url = URL.parse(value);
+  if (!url?.password) return value;
+  url.password = '***';
+  return url.href;
+}
+
+/** A number of processes, or "auto": one per core. */
+function workerCount(): (raw: unknown) => number {
+  const count = integer(1, 64);
+  return (raw) => (String(raw).trim() === 'auto' ? Math.min(64, availableParallelism()) : count(raw));
 }

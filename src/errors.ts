@@ -1,5 +1,5 @@
 export type ErrorCode =
-  'invalid' | 'not_found' | 'conflict' | 'gone' | 'unauthorized' | 'forbidden' | 'too_large' | 'rate_limited' | 'internal';
+  'invalid' | 'not_found' | 'conflict' | 'gone' | 'unauthorized' | 'forbidden' | 'too_large' | 'rate_limited' | 'internal' | 'unavailable';
 
 /** HTTP status for each kind of error: the single map the HTTP layer and the CLI's exit codes derive from. */
 export const STATUS: Readonly<Record<ErrorCode, number>> = {
@@ -12,6 +12,7 @@ export const STATUS: Readonly<Record<ErrorCode, number>> = {
   too_large: 413,
   rate_limited: 429,
   internal: 500,
+  unavailable: 503,
 };
 
 /** The one error type of the domain. `field` names the offending input, when there is one. */

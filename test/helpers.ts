@@ -1,15 +1,19 @@
 import { execFile, spawn } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type RequestListener } from 'node:http';
 import { once } from 'node:events';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import type { ExecutionContext } from 'ava';
+import test, { type ExecutionContext, type Implementation } from 'ava';
 import Sqlite, { type Database } from 'better-sqlite3';
+import pg from 'pg';
 import { createApp, type AppOptions, type Kurz } from '../src/app.ts';
 import { withServices } from '../src/cli/wiring.ts';
 import { loadConfig, type Config } from '../src/config.ts';
 import { memoryLogger } from '../src/log.ts';
+import { openStorage } from '../src/store/open.ts';
+import type { Storage } from '../src/store/ports.ts';
 
 /** A clock that only moves when told to. */
 export function fakeClock(start = Date.UTC(2026, 0, 15, 12, 0, 0)) {
@@ -54,10 +58,12 @@ export interface TestKurz {
   config: Config;
   clock: ReturnType<typeof fakeClock>;
   log: ReturnType<typeof memoryLogger>;
-  /** A second connection to kurz's database file, for what a test reads or plants behind kurz's back. */
-  db: Database;
+  /** Kurz's database, fresh for the test: its settings, and a connection of the test's own. */
+  database: TestDatabase;
+  /** `database.sql`: the rows of a query run behind kurz's back. */
+  sql: TestDatabase['sql'];
   /** Number of rows in the links table. */
-  linkCount(): number;
+  linkCount(): Promise<number>;
   /** An API key made for the test ("tests"); `postJson`, `get` and `request` send it. */
   key: string;
   /** POST a JSON body (a string is sent as is) to `path`, with the test's API key. */
@@ -79,25 +85,23 @@ export const BROWSER_UA = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (K
 export const ADMIN_PASSWORD = 'correct horse battery staple';
 
 /**
- * Starts the real app on a fresh SQLite file, listening on 127.0.0.1 on a free port, with a fake clock.
- * `settings` are config-file values overriding the test defaults. Everything is torn down after the test.
+ * Starts the real app on a fresh database of the test's backend, listening on 127.0.0.1 on a free port, with
+ * a fake clock. `settings` are config-file values overriding the test defaults. Everything is torn down after
+ * the test.
  */
 export async function startKurz(t: ExecutionContext, settings: Record<string, unknown> = {}, options: AppOptions = {}): Promise<TestKurz> {
-  const dir = tempDir(t);
-  const config = loadConfig({ file: { db: join(dir, 'kurz.db'), port: 0, publicUrl: 'https://kurz.test', ...settings } });
+  const database = await freshDatabase(t);
+  const config = loadConfig({ file: { ...database.settings, port: 0, publicUrl: 'https://kurz.test', ...settings } });
   const clock = fakeClock();
   const log = memoryLogger();
   let counter = 0;
   const random = (size: number) => Buffer.alloc(size, ++counter);
   const kurz = await createApp(config, { now: clock.now, random, log }, { backgroundWriter: false, ...options });
   t.teardown(() => kurz.close());
-  const db = new Sqlite(config.db);
-  t.teardown(() => db.close());
   const base = await listen(t, kurz.callback);
   kurz.listeningOn({ address: '127.0.0.1', family: 'IPv4', port: Number(new URL(base).port) });
   const key = (await kurz.services.access.createKey('tests')).secret;
   let passwordSet: Promise<void> | undefined;
-  const count = db.prepare<[], { n: number }>('SELECT count(*) AS n FROM links');
   const request = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
     fetch(base + path, {
       method,
@@ -116,9 +120,13 @@ export async function startKurz(t: ExecutionContext, settings: Record<string, un
     config,
     clock,
     log,
-    db,
+    database,
+    sql: database.sql,
     key,
-    linkCount: () => count.get()?.n ?? -1,
+    async linkCount() {
+      const [row] = await database.sql<{ n: number }>('SELECT count(*) AS n FROM links');
+      return row?.n ?? -1;
+    },
     postJson: (path, body) => request('POST', path, body),
     get: (path, headers = {}) => request('GET', path, undefined, headers),
     request,
@@ -268,8 +276,172 @@ export async function startServe(
   };
 }
 
-/** Makes an API key in the database file `db` (for a kurz started as its own process); returns the key. */
-export async function createKeyIn(db: string, name = 'tests'): Promise<string> {
-  const config = loadConfig({ file: { db } });
+/** Makes an API key in `database` (for a kurz started as its own process); returns the key. */
+export async function createKeyIn(database: TestDatabase, name = 'tests'): Promise<string> {
+  const config = loadConfig({ file: database.settings });
   return withServices(config, async (services) => (await services.access.createKey(name)).secret);
+}
+
+// --- the backend: one test matrix over SQLite and PostgreSQL ---
+// `make test` runs every test on SQLite, then the tests that touch storage again with
+// KURZ_TEST_BACKEND=postgres, on the throwaway server test/support/with-postgres.ts starts.
+
+export type Backend = 'sqlite' | 'postgres';
+
+/** The backend of this run: KURZ_TEST_BACKEND, SQLite unless told. */
+export const backend: Backend = backendOf(process.env['KURZ_TEST_BACKEND']);
+
+const POSTGRES_URL = process.env['KURZ_TEST_POSTGRES_URL'] ?? '';
+if (backend === 'postgres' && POSTGRES_URL === '') {
+  throw new Error(
+    'KURZ_TEST_BACKEND=postgres needs a server, but KURZ_TEST_POSTGRES_URL is not set: ' +
+      'run the tests through `node test/support/with-postgres.ts -- ava …` (make test does)',
+  );
+}
+
+/** A fresh, empty database of the test's backend; kurz makes its tables when it first opens it. */
+export interface TestDatabase {
+  /** The config-file setting naming it: { db } on SQLite, { databaseUrl } on PostgreSQL. */
+  settings: { db: string } | { databaseUrl: string };
+  /** The same for a kurz process's environment: KURZ_DB or KURZ_DATABASE_URL. */
+  env: Record<string, string>;
+  /** The same as command-line flags: --db FILE or --database-url URL. */
+  flags: [string, string];
+  /** The SQLite file ('' on PostgreSQL), for the tests of what only SQLite has. */
+  file: string;
+  /**
+   * Runs `query` on a connection of the test's own (to read or plant rows behind kurz's back) and resolves
+   * with its rows. `?` marks a parameter on both backends; integers come back as numbers, blobs as Buffers.
+   */
+  sql<T = Record<string, unknown>>(query: string, ...params: unknown[]): Promise<T[]>;
+  /** Inserts `rows` (objects with the same keys: the columns) into `table`, in one transaction. */
+  insert(table: string, rows: ReadonlyArray<Record<string, unknown>>): Promise<void>;
+}
+
+/**
+ * A fresh database for the test, removed when it ends (after a kurz started later has closed it). SQLite: a
+ * file in a new temp dir (`file`, a path inside it, if given); PostgreSQL: a database of a random name on the
+ * server of KURZ_TEST_POSTGRES_URL.
+ */
+export async function freshDatabase(t: ExecutionContext, options: { file?: string } = {}): Promise<TestDatabase> {
+  return backend === 'sqlite' ? sqliteDatabase(t, join(tempDir(t), options.file ?? 'kurz.db')) : postgresDatabase(t);
+}
+
+/** The storage kurz opens on a fresh database (closed when the test ends), and that database. */
+export async function freshStorage(t: ExecutionContext): Promise<{ storage: Storage; database: TestDatabase }> {
+  const database = await freshDatabase(t);
+  const storage = await openStorage(loadConfig({ file: database.settings }), { log: memoryLogger() });
+  t.teardown(() => storage.close());
+  return { storage, database };
+}
+
+/**
+ * A test of what only SQLite has (its file, WAL, PRAGMAs, backup, background writer): run on SQLite; in the
+ * PostgreSQL pass listed as skipped, the reason in its title.
+ */
+export function sqliteOnly(title: string, why: string, implementation: Implementation<[]>): void {
+  if (backend === 'sqlite') test(title, implementation);
+  else test.skip(`${title} [SQLite only: ${why}]`, implementation);
+}
+
+function sqliteDatabase(t: ExecutionContext, file: string): TestDatabase {
+  // Opened on first use: kurz, not the test, creates the file.
+  let connection: Database | undefined;
+  const db = () => (connection ??= new Sqlite(file));
+  t.teardown(() => connection?.close());
+  return {
+    settings: { db: file },
+    env: { KURZ_DB: file },
+    flags: ['--db', file],
+    file,
+    async sql<T>(query: string, ...params: unknown[]) {
+      const statement = db().prepare(query);
+      if (statement.reader) return statement.all(...params) as T[];
+      statement.run(...params);
+      return [];
+    },
+    async insert(table, rows) {
+      const sqlite = db();
+      sqlite.transaction(() => {
+        for (const [statement, params] of insertStatements(table, rows)) sqlite.prepare(statement).run(...params);
+      })();
+    },
+  };
+}
+
+/** pg's parsers, but BIGINT (times in ms, counts) and NUMERIC (sums) parsed as numbers, as SQLite gives them. */
+const numbersAsNumbers = {
+  getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+    oid === pg.types.builtins.INT8 || oid === pg.types.builtins.NUMERIC
+      ? Number
+      : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+};
+
+/** Connections to the test server's own database, for creating and dropping the tests' databases. */
+let postgresAdmin: pg.Pool | undefined;
+
+async function postgresDatabase(t: ExecutionContext): Promise<TestDatabase> {
+  postgresAdmin ??= new pg.Pool({ connectionString: POSTGRES_URL, max: 2, allowExitOnIdle: true });
+  const admin = postgresAdmin;
+  const name = `kurz_test_${randomBytes(8).toString('hex')}`;
+  await admin.query(`CREATE DATABASE ${name}`);
+  const url = new URL(POSTGRES_URL);
+  url.pathname = `/${name}`;
+  let connection: Promise<pg.Client> | undefined;
+  const client = () =>
+    (connection ??= (async () => {
+      const c = new pg.Client({ connectionString: url.href, types: numbersAsNumbers });
+      await c.connect();
+      return c;
+    })());
+  t.teardown(async () => {
+    if (connection) await (await connection).end();
+    await admin.query(`DROP DATABASE ${name} WITH (FORCE)`);
+  });
+  const sql = async <T>(query: string, ...params: unknown[]): Promise<T[]> =>
+    (await (await client()).query(numberedParameters(query), params)).rows as T[];
+  return {
+    settings: { databaseUrl: url.href },
+    env: { KURZ_DATABASE_URL: url.href },
+    flags: ['--database-url', url.href],
+    file: '',
+    sql,
+    async insert(table, rows) {
+      await sql('BEGIN');
+      try {
+        for (const [statement, params] of insertStatements(table, rows)) await sql(statement, ...params);
+        await sql('COMMIT');
+      } catch (err) {
+        await sql('ROLLBACK');
+        throw err;
+      }
+    },
+  };
+}
+
+/** Rows per INSERT statement: well within both backends' limits on parameters. */
+const INSERT_CHUNK = 500;
+
+/** Multi-row INSERTs of `rows` into `table`, each with its parameters. */
+function insertStatements(table: string, rows: ReadonlyArray<Record<string, unknown>>): Array<[string, unknown[]]> {
+  const columns = Object.keys(rows[0] ?? {});
+  const statements: Array<[string, unknown[]]> = [];
+  for (let at = 0; at < rows.length; at += INSERT_CHUNK) {
+    const chunk = rows.slice(at, at + INSERT_CHUNK);
+    const values = chunk.map(() => `(${columns.map(() => '?').join(', ')})`).join(', ');
+    statements.push([`INSERT INTO ${table} (${columns.join(', ')}) VALUES ${values}`, chunk.flatMap((row) => columns.map((c) => row[c]))]);
+  }
+  return statements;
+}
+
+/** `?` parameters as PostgreSQL's $1, $2, …; quoted strings and identifiers are left alone. */
+function numberedParameters(query: string): string {
+  let n = 0;
+  return query.replace(/'(?:[^']|'')*'|"(?:[^"]|"")*"|\?/g, (match) => (match === '?' ? `$${++n}` : match));
+}
+
+function backendOf(value: string | undefined): Backend {
+  if (value === undefined || value === '' || value === 'sqlite') return 'sqlite';
+  if (value === 'postgres') return 'postgres';
+  throw new Error(`KURZ_TEST_BACKEND must be sqlite or postgres, got ${JSON.stringify(value)}`);
 }

@@ -9,6 +9,9 @@ export const backup: Command = {
   flags: { force: { type: 'boolean', doc: 'replace FILE if it exists' } },
   positionals: [1, 1],
   async run({ values, positionals, config, out }) {
+    if (config.databaseUrl !== '') {
+      throw new CommandError('kurz backup copies the SQLite file; on PostgreSQL, back up with pg_dump (see the README)');
+    }
     const target = positionals[0] ?? '';
     if (existsSync(target) && !values['force']) throw new CommandError(`${target} exists; pass --force to replace it`);
     if (!existsSync(dirname(target) || '.')) throw new CommandError(`cannot write ${target}: folder ${dirname(target)} does not exist`);

@@ -10,6 +10,7 @@ import { exportLinks } from './export.ts';
 import { importLinks } from './import.ts';
 import { keys } from './keys.ts';
 import { list } from './list.ts';
+import { migrate } from './migrate.ts';
 import { prune } from './prune.ts';
 import { serve } from './serve.ts';
 import { stats } from './stats.ts';
@@ -29,6 +30,7 @@ const COMMANDS: Record<string, Command> = {
   backup,
   export: exportLinks,
   import: importLinks,
+  migrate,
   prune,
   version,
 };

@@ -1,59 +1,88 @@
+import cluster from 'node:cluster';
 import { existsSync, rmSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { once } from 'node:events';
 import { createApp } from '../app.ts';
-import { describeConfig } from '../config.ts';
-import { defaultDeps } from '../deps.ts';
+import { describeConfig, type Config } from '../config.ts';
+import { defaultDeps, type Deps } from '../deps.ts';
+import { portFromPrimary, relayVisitsToPrimary, superviseWorkers, tellPrimaryListening } from '../workers.ts';
 import type { Command } from './command.ts';
 
 /** How long shutdown waits for open requests before cutting connections. */
 const SHUTDOWN_GRACE_MS = 10_000;
 
 export const serve: Command = {
-  summary: 'Start the web server (the default command). Stops cleanly on SIGTERM/SIGINT.',
-  usage: 'serve [--host ADDR] [--port N] [--db FILE] [--public-url URL] [--config FILE]',
+  summary: 'Start the web server (the default command), in --workers processes. Stops cleanly on SIGTERM/SIGINT.',
+  usage: 'serve [--host ADDR] [--port N] [--db FILE | --database-url URL] [--workers N|auto] [--public-url URL] [--config FILE]',
   flags: {},
   positionals: [0, 0],
   async run({ config }) {
     const deps = defaultDeps();
-    deps.log.info('starting kurz', { config: describeConfig(config) });
-    const isNew = config.db !== ':memory:' && !existsSync(config.db);
-    const kurz = await createApp(config, deps);
-    const server = createServer({ keepAliveTimeout: 5_000 }, kurz.callback);
-    server.listen(config.port, config.host);
-    try {
-      await once(server, 'listening');
-    } catch (err) {
-      await kurz.close();
-      // A start that failed leaves no empty database behind, for the next attempt to mistake for a real one.
-      if (isNew) for (const suffix of ['', '-wal', '-shm']) rmSync(config.db + suffix, { force: true });
-      const reason = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
-      throw new Error(`cannot listen on ${config.host}:${config.port}: ${reason}`, { cause: err });
+    if (cluster.isWorker) {
+      await serveHttp(config, deps, true);
+      return undefined;
     }
-    const address = server.address();
-    if (typeof address === 'object' && address) kurz.listeningOn(address);
-    const port = typeof address === 'object' && address ? address.port : config.port;
-    deps.log.info('listening', { address: `${config.host}:${port}`, publicUrl: config.publicUrl });
-    const host = config.host.includes(':') ? `[${config.host}]` : config.host;
-    process.stdout.write(`kurz is running: open http://${host}:${port}/ (short links use ${config.publicUrl})\n`);
-
-    let stopping = false;
-    const stop = (signal: string): void => {
-      if (stopping) return;
-      stopping = true;
-      deps.log.info('shutting down', { signal });
-      const force = setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS).unref();
-      server.close(async () => {
-        clearTimeout(force);
-        // Writes whose clients hung up are still queued; they are written before the database closes, and
-        // the background writer writes the visits it holds.
-        await kurz.close();
-        deps.log.info('stopped; visits flushed and database closed');
-      });
-      server.closeIdleConnections();
-    };
-    process.once('SIGTERM', () => stop('SIGTERM'));
-    process.once('SIGINT', () => stop('SIGINT'));
+    deps.log.info('starting kurz', { config: describeConfig(config) });
+    if (config.workers > 1) {
+      const port = await superviseWorkers(config, deps);
+      announce(config, deps, port);
+      return undefined;
+    }
+    announce(config, deps, await serveHttp(config, deps, false));
     return undefined;
   },
 };
+
+/**
+ * Serves HTTP in this process until SIGTERM or SIGINT: the only server, or one of the primary's workers
+ * (which hands its visits to the primary and shares its port). Resolves with the port once listening.
+ */
+async function serveHttp(config: Config, deps: Deps, worker: boolean): Promise<number> {
+  const isNew = !worker && config.databaseUrl === '' && config.db !== ':memory:' && !existsSync(config.db);
+  const relay = worker ? relayVisitsToPrimary() : undefined;
+  const port = worker ? await portFromPrimary() : config.port;
+  const kurz = await createApp(config, deps, relay ? { offloadVisits: relay.offload } : {});
+  const server = createServer({ keepAliveTimeout: 5_000 }, kurz.callback);
+  // Workers each listen on the port (SO_REUSEPORT), which node:cluster then leaves to them.
+  server.listen({ port, host: config.host, reusePort: worker });
+  try {
+    await once(server, 'listening');
+  } catch (err) {
+    await kurz.close();
+    // A start that failed leaves no empty database behind, for the next attempt to mistake for a real one.
+    if (isNew) for (const suffix of ['', '-wal', '-shm']) rmSync(config.db + suffix, { force: true });
+    const reason = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
+    throw new Error(`cannot listen on ${config.host}:${port}: ${reason}`, { cause: err });
+  }
+  const address = server.address();
+  if (typeof address === 'object' && address) kurz.listeningOn(address);
+  const listening = typeof address === 'object' && address ? address.port : port;
+  if (worker) tellPrimaryListening(listening);
+
+  let stopping = false;
+  const stop = (signal: string): void => {
+    if (stopping) return;
+    stopping = true;
+    if (!worker) deps.log.info('shutting down', { signal });
+    const force = setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS).unref();
+    server.close(async () => {
+      clearTimeout(force);
+      // Writes whose clients hung up are still queued; they are written before the database closes, and
+      // the background writer (or the primary) writes the visits it holds.
+      await kurz.close();
+      await relay?.done();
+      if (!worker) deps.log.info('stopped; visits flushed and database closed');
+    });
+    server.closeIdleConnections();
+  };
+  // `on`, not `once`: a worker gets the signal from its terminal or systemd and again from its primary.
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+  return listening;
+}
+
+function announce(config: Config, deps: Deps, port: number): void {
+  deps.log.info('listening', { address: `${config.host}:${port}`, publicUrl: config.publicUrl, workers: config.workers });
+  const host = config.host.includes(':') ? `[${config.host}]` : config.host;
+  process.stdout.write(`kurz is running: open http://${host}:${port}/ (short links use ${config.publicUrl})\n`);
+}

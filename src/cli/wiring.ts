@@ -2,6 +2,8 @@ import type { Config } from '../config.ts';
 import type { Services } from '../context.ts';
 import { defaultDeps } from '../deps.ts';
 import { createServices, createVisitRecording } from '../services.ts';
+import { copyDatabase, type TableCount } from '../store/copy.ts';
+import { openStorage } from '../store/open.ts';
 import { openSqliteStorage, serveAsBackgroundWriter, type SqliteStorage } from '../store/sqlite/storage.ts';
 
 /** The hidden command `serve` starts its background writer with. */
@@ -14,17 +16,38 @@ export interface OpenOptions {
 
 /** Opens the database for a one-shot command, runs `work` on the services, and always closes it. */
 export async function withServices<T>(config: Config, work: (services: Services) => T | Promise<T>, options: OpenOptions = {}): Promise<T> {
-  return withStorage(config, options, async (storage) => work(await createServices(config, defaultDeps(), storage)));
+  const storage = await openStorage(config, { log: defaultDeps().log, mustExist: options.existing ?? false });
+  try {
+    return await work(await createServices(config, defaultDeps(), storage));
+  } finally {
+    await storage.close();
+  }
 }
 
 /** Copies the live database to `target` (online, consistent, integrity-checked); returns the pages copied. */
 export function backupDatabase(config: Config, target: string): Promise<number> {
-  return withStorage(config, { existing: true }, (storage) => storage.backup(target));
+  return withSqlite(config, { existing: true }, (storage) => storage.backup(target));
+}
+
+/**
+ * Copies the SQLite database of `config` into the empty PostgreSQL database at `url` (see copyDatabase);
+ * resolves with both sides' counts per table. Rejects when either cannot be opened or the target holds data.
+ */
+export async function migrateToPostgres(config: Config, url: string, progress: (table: string) => void): Promise<TableCount[]> {
+  return withSqlite(config, { existing: true }, async (source) => {
+    const { openPostgresStorage } = await import('../store/postgres/storage.ts');
+    const target = await openPostgresStorage({ ...config, databaseUrl: url }, { log: defaultDeps().log });
+    try {
+      return await copyDatabase(source, target, progress);
+    } finally {
+      await target.close();
+    }
+  });
 }
 
 /** The version of the SQLite library kurz runs on. */
 export function sqliteVersion(config: Config): Promise<string> {
-  return withStorage({ ...config, db: ':memory:' }, {}, (storage) => storage.sqliteVersion());
+  return withSqlite({ ...config, db: ':memory:' }, {}, (storage) => storage.sqliteVersion());
 }
 
 /** The background writer's process, started by `serve`. */
@@ -33,7 +56,7 @@ export function runBackgroundWriter(config: Config): Promise<void> {
   return serveAsBackgroundWriter(config, (store) => createVisitRecording(config, deps, store), deps.log);
 }
 
-async function withStorage<T>(config: Config, options: OpenOptions, work: (storage: SqliteStorage) => T | Promise<T>): Promise<T> {
+async function withSqlite<T>(config: Config, options: OpenOptions, work: (storage: SqliteStorage) => T | Promise<T>): Promise<T> {
   const storage = openSqliteStorage(config, { log: defaultDeps().log, mustExist: options.existing ?? false });
   try {
     return await work(storage);

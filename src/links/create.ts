@@ -41,14 +41,14 @@ export function linkCreation({ config, listening, now, random, links, codes, cac
 
   /** Inserts under a generated code; a code already taken by an alias costs that id, never a collision. */
   async function insertWithGeneratedCode(tx: LinkWriter, link: Omit<NewLink, 'code'>): Promise<Link> {
-    let id = await tx.nextLinkId();
-    for (let tries = 0; tries < MAX_CODE_TRIES; tries++, id++) {
+    for (let tries = 0; tries < MAX_CODE_TRIES; tries++) {
+      const id = await tx.takeLinkId();
       const code = codes.codeFor(id);
       // A generated code could spell one of kurz's own paths ("healthz" is 7 base62 characters): skip it.
       if (RESERVED_PATHS.has(code.toLowerCase())) continue;
       if ((await tx.insertLink({ ...link, code }, id)) !== undefined) return newLink(id, { ...link, code });
     }
-    throw new Error(`no free code after ${MAX_CODE_TRIES} ids starting at ${id - MAX_CODE_TRIES}`);
+    throw new Error(`no free code after ${MAX_CODE_TRIES} ids`);
   }
 
   async function insertWithAlias(tx: LinkWriter, link: NewLink): Promise<Link> {

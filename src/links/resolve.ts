@@ -10,6 +10,9 @@ export interface ResolveDeps {
 /** Change-log entries kept behind the newest one, for processes that poll less often. */
 const CHANGES_KEPT = 10_000;
 
+/** Entries below the newest seen that are still looked for, in case they commit after it. */
+const LATE_ENTRIES = 64;
+
 export type LinkResolver = ReturnType<typeof linkResolver>;
 
 /** The redirect's lookup: the cache first, answered synchronously, then the store. */
@@ -38,16 +41,29 @@ export function linkResolver({ links, cache }: ResolveDeps) {
 
 /**
  * Follows the store's change log, dropping from this process's cache the codes that any process (a CLI
- * command, another worker) edited or deleted. `poll` from one timer; it holds where it has read up to.
+ * command, another worker or node) edited or deleted. `poll` from one timer; it holds where it has read up to.
+ * Entries are numbered when written but may commit out of order (PostgreSQL's sequences, several nodes):
+ * each poll reads again the last LATE_ENTRIES below the newest one seen, for those that committed late.
  */
 export async function followChanges({ links, cache }: ResolveDeps): Promise<{ poll(): Promise<void> }> {
   let seen = await links.lastChange();
+  /** Entries within LATE_ENTRIES of `seen` already applied. */
+  const applied = new Set<number>();
+  // A backend that pushes changes makes them immediate; the poll still catches what a lost connection missed.
+  links.onChange?.((code) => cache.forget(code));
   return {
     async poll() {
-      const changes = await links.changesAfter(seen);
-      if (changes.length === 0) return;
-      for (const c of changes) cache.forget(c.code);
-      seen = changes.at(-1)?.seq ?? seen;
+      const changes = await links.changesAfter(Math.max(0, seen - LATE_ENTRIES));
+      let fresh = false;
+      for (const c of changes) {
+        if (c.seq <= seen - LATE_ENTRIES || applied.has(c.seq)) continue;
+        cache.forget(c.code);
+        applied.add(c.seq);
+        fresh = true;
+      }
+      if (!fresh) return;
+      seen = Math.max(seen, ...changes.map((c) => c.seq));
+      for (const seq of applied) if (seq <= seen - LATE_ENTRIES) applied.delete(seq);
       await links.forgetChangesUpTo(seen - CHANGES_KEPT);
     },
   };

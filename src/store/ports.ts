@@ -49,12 +49,20 @@ export interface LinkStore {
   /** Links edited or deleted, by any process, after `seq`. */
   changesAfter(seq: number): Promise<LinkChange[]>;
   forgetChangesUpTo(seq: number): Promise<void>;
+  /**
+   * Calls `listener` with each code any process edits or deletes, as it happens, when the backend can push
+   * them (PostgreSQL's LISTEN/NOTIFY); the change log stays the fallback for what a lost connection missed.
+   */
+  onChange?(listener: (code: string) => void): void;
 }
 
 /** What a write transaction can do; reads inside it see its own writes. */
 export interface LinkWriter {
-  /** The id the next link will get. */
-  nextLinkId(): Promise<number>;
+  /**
+   * Takes an id for a new link: each call gives one no link has had. An id taken but not inserted (its
+   * code was taken) is skipped; ids need not be consecutive.
+   */
+  takeLinkId(): Promise<number>;
   linkByCode(code: string): Promise<Link | undefined>;
   /** The newest live deduplicable link with this URL hash created at or after `since`. */
   linkByUrlHash(urlHash: Buffer, since: Date): Promise<Link | undefined>;

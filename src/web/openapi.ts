@@ -414,8 +414,11 @@ const SCHEMAS: Record<string, Schema> = {
   Health: {
     type: 'object',
     additionalProperties: false,
-    required: ['status'],
-    properties: { status: { enum: ['ok', 'database unreachable'] } },
+    required: ['status', 'database'],
+    properties: {
+      status: { enum: ['ok', 'database unreachable'] },
+      database: { enum: ['sqlite', 'postgres'], description: 'The backend: the SQLite file, or PostgreSQL (databaseUrl)' },
+    },
   },
   OpenApi: {
     type: 'object',

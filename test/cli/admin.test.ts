@@ -1,16 +1,15 @@
-import { join } from 'node:path';
 import test, { type ExecutionContext } from 'ava';
-import { loginAs, runCli, startServe, tempDir } from '../helpers.ts';
+import { freshDatabase, loginAs, runCli, startServe } from '../helpers.ts';
 
-function kurzOn(t: ExecutionContext) {
-  const env = { KURZ_DB: join(tempDir(t), 'kurz.db'), KURZ_PUBLIC_URL: 'https://s.example' };
+async function kurzOn(t: ExecutionContext) {
+  const env = { ...(await freshDatabase(t)).env, KURZ_PUBLIC_URL: 'https://s.example' };
   return Object.assign((args: string[], input?: string) => runCli(args, env, { input }), { env });
 }
 
 const PASSWORD = 'a new admin password';
 
 test('admin password takes the first line of standard input; then that password logs in and no other does', async (t) => {
-  const kurz = kurzOn(t);
+  const kurz = await kurzOn(t);
   const changed = await kurz(['admin', 'password'], `${PASSWORD}\r\nignored second line\n`);
   t.deepEqual(changed, { code: 0, stdout: 'admin password changed; every login session was ended\n', stderr: '' });
   const server = await startServe(t, kurz.env);
@@ -21,7 +20,7 @@ test('admin password takes the first line of standard input; then that password 
 });
 
 test('admin password ends every login session, also of a running server', async (t) => {
-  const kurz = kurzOn(t);
+  const kurz = await kurzOn(t);
   t.is((await kurz(['admin', 'password'], `${PASSWORD}\n`)).code, 0);
   const server = await startServe(t, kurz.env);
   const cookie = await loginAs(server.url, 'admin', PASSWORD);
@@ -38,13 +37,13 @@ const REFUSED: Array<[string, string]> = [
 ];
 for (const [input, message] of REFUSED) {
   test(`admin password refuses ${JSON.stringify(input)} with exit 1, printing no password`, async (t) => {
-    const kurz = kurzOn(t);
+    const kurz = await kurzOn(t);
     t.deepEqual(await kurz(['admin', 'password'], input), { code: 1, stdout: '', stderr: message });
   });
 }
 
 test('a refused password leaves the old one in place', async (t) => {
-  const kurz = kurzOn(t);
+  const kurz = await kurzOn(t);
   t.is((await kurz(['admin', 'password'], `${PASSWORD}\n`)).code, 0);
   t.is((await kurz(['admin', 'password'], 'short\n')).code, 1);
   const server = await startServe(t, kurz.env);

@@ -2,16 +2,16 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import test, { type ExecutionContext } from 'ava';
 import { VERSION } from '../../src/version.ts';
-import { runCli, tempDir } from '../helpers.ts';
+import { freshDatabase, runCli, sqliteOnly, tempDir } from '../helpers.ts';
 
 /** A fresh database; returns a runner bound to it. */
-function kurzOn(t: ExecutionContext) {
-  const env = { KURZ_DB: join(tempDir(t), 'kurz.db'), KURZ_PUBLIC_URL: 'https://s.example' };
+async function kurzOn(t: ExecutionContext) {
+  const env = { ...(await freshDatabase(t)).env, KURZ_PUBLIC_URL: 'https://s.example' };
   return (...args: string[]) => runCli(args, env);
 }
 
 test('create prints the short URL; the same URL again prints the same one; --json has the details', async (t) => {
-  const kurz = kurzOn(t);
+  const kurz = await kurzOn(t);
   const first = await kurz('create', 'https://example.com/cli');
   t.is(first.code, 0);
   t.regex(first.stdout, /^https:\/\/s\.example\/[0-9a-zA-Z]{6}\n$/);
@@ -23,7 +23,7 @@ test('create prints the short URL; the same URL again prints the same one; --jso
 });
 
 test('create refuses bad input with exit code 1 and one clear line', async (t) => {
-  const kurz = kurzOn(t);
+  const kurz = await kurzOn(t);
   t.deepEqual(await kurz('create', 'javascript:alert(1)'), {
     code: 1,
     stdout: '',
@@ -61,7 +61,7 @@ const USAGE: Array<[string[], RegExp]> = [
 ];
 for (const [args, message] of USAGE) {
   test(`usage error: kurz ${args.join(' ')} exits 2`, async (t) => {
-    const result = await kurzOn(t)(...args);
+    const result = await (await kurzOn(t))(...args);
     t.is(result.code, 2);
     t.regex(result.stderr, message);
     t.false(result.stderr.includes('    at '), 'no stack trace');
@@ -69,7 +69,7 @@ for (const [args, message] of USAGE) {
 }
 
 test('every command has --help, exiting 0', async (t) => {
-  const kurz = kurzOn(t);
+  const kurz = await kurzOn(t);
   const help = await kurz('help');
   t.is(help.code, 0);
   const names = [...help.stdout.matchAll(/^ {2}([a-z]+) {2,}/gm)].map((m) => m[1] ?? '');
@@ -85,6 +85,7 @@ test('every command has --help, exiting 0', async (t) => {
     'backup',
     'export',
     'import',
+    'migrate',
     'prune',
     'version',
   ]);
@@ -96,7 +97,7 @@ test('every command has --help, exiting 0', async (t) => {
 });
 
 test('list shows newest first, searches code and URL, limits, and prints JSON', async (t) => {
-  const kurz = kurzOn(t);
+  const kurz = await kurzOn(t);
   await kurz('create', 'https://example.com/alpha', '--alias', 'first');
   await kurz('create', 'https://example.com/beta_100%', '--alias', 'second');
   await kurz('create', 'https://other.example/gamma', '--alias', 'third');
@@ -124,7 +125,7 @@ test('list shows newest first, searches code and URL, limits, and prints JSON', 
 });
 
 test('stats shows a link; an unknown code exits 1', async (t) => {
-  const kurz = kurzOn(t);
+  const kurz = await kurzOn(t);
   await kurz('create', 'https://example.com/s', '--alias', 'st');
   const text = await kurz('stats', 'st');
   t.regex(
@@ -137,7 +138,7 @@ test('stats shows a link; an unknown code exits 1', async (t) => {
 });
 
 test('delete keeps the code reserved; deleting again is harmless; an unknown code exits 1', async (t) => {
-  const kurz = kurzOn(t);
+  const kurz = await kurzOn(t);
   await kurz('create', 'https://example.com/d', '--alias', 'gone');
   t.is((await kurz('delete', 'gone')).stdout, 'deleted gone\n');
   t.is((await kurz('delete', 'gone')).stdout, 'gone was already deleted\n');
@@ -149,7 +150,7 @@ test('delete keeps the code reserved; deleting again is harmless; an unknown cod
 });
 
 test('version names kurz, Node and SQLite', async (t) => {
-  const result = await kurzOn(t)('version', '--json');
+  const result = await (await kurzOn(t))('version', '--json');
   const versions = JSON.parse(result.stdout) as { kurz: string; node: string; sqlite: string };
   t.is(versions.kurz, VERSION);
   t.regex(versions.node, /^24\./);
@@ -168,21 +169,25 @@ const ON_EXISTING: string[][] = [
   ['backup', 'copy.db'],
 ];
 for (const args of ON_EXISTING) {
-  test(`${args.slice(0, 2).join(' ')} on a database path that does not exist says so, exits 1 and creates nothing`, async (t) => {
-    const dir = tempDir(t);
-    const db = join(dir, 'typo', 'kurz.db');
-    const result = await runCli(args, { KURZ_DB: db }, { cwd: dir });
-    t.is(result.code, 1);
-    t.is(result.stderr, `kurz: there is no database at ${db}; check --db (or KURZ_DB)\n`);
-    t.false(existsSync(db));
-    t.false(existsSync(join(dir, 'copy.db')));
-  });
+  sqliteOnly(
+    `${args.slice(0, 2).join(' ')} on a database path that does not exist says so, exits 1 and creates nothing`,
+    'a missing file; kurz never creates a PostgreSQL database',
+    async (t) => {
+      const dir = tempDir(t);
+      const db = join(dir, 'typo', 'kurz.db');
+      const result = await runCli(args, { KURZ_DB: db }, { cwd: dir });
+      t.is(result.code, 1);
+      t.is(result.stderr, `kurz: there is no database at ${db}; check --db (or KURZ_DB)\n`);
+      t.false(existsSync(db));
+      t.false(existsSync(join(dir, 'copy.db')));
+    },
+  );
 }
 
 test('configuration flags may come before the command', async (t) => {
-  const db = join(tempDir(t), 'k.db');
-  t.is((await runCli(['--db', db, 'create', 'https://example.com/first', '--alias', 'first'], {})).code, 0);
-  const listed = await runCli(['--db', db, '--public-url', 'https://s.example', 'list', '--json'], {});
+  const db = (await freshDatabase(t)).flags;
+  t.is((await runCli([...db, 'create', 'https://example.com/first', '--alias', 'first'], {})).code, 0);
+  const listed = await runCli([...db, '--public-url', 'https://s.example', 'list', '--json'], {});
   t.is(listed.code, 0);
   t.deepEqual(
     (JSON.parse(listed.stdout) as Array<{ shortUrl: string }>).map((l) => l.shortUrl),
@@ -191,7 +196,7 @@ test('configuration flags may come before the command', async (t) => {
 });
 
 test('prune takes durations in the units of every setting (500ms, 1s, 10m, 12h, 30d)', async (t) => {
-  const kurz = kurzOn(t);
+  const kurz = await kurzOn(t);
   await kurz('create', 'https://example.com/p', '--alias', 'p');
   for (const age of ['500ms', '1s', '10m', '12h', '30d']) {
     const result = await kurz('prune', '--unvisited-for', age, '--dry-run', '--json');

@@ -1,9 +1,8 @@
-import { join } from 'node:path';
 import test, { type ExecutionContext } from 'ava';
-import { runCli, startServe, tempDir } from '../helpers.ts';
+import { freshDatabase, runCli, startServe } from '../helpers.ts';
 
-function kurzOn(t: ExecutionContext) {
-  const env = { KURZ_DB: join(tempDir(t), 'kurz.db'), KURZ_PUBLIC_URL: 'https://s.example' };
+async function kurzOn(t: ExecutionContext) {
+  const env = { ...(await freshDatabase(t)).env, KURZ_PUBLIC_URL: 'https://s.example' };
   return Object.assign((...args: string[]) => runCli(args, env), { env });
 }
 
@@ -16,7 +15,7 @@ interface ListedKey {
 }
 
 test('keys create prints the key alone; keys list shows its name and prefix, never the key', async (t) => {
-  const kurz = kurzOn(t);
+  const kurz = await kurzOn(t);
   const created = await kurz('keys', 'create', '--name', 'deploy bot');
   t.is(created.code, 0);
   t.regex(created.stdout, /^kurz_[\w-]{43}\n$/);
@@ -41,7 +40,7 @@ test('keys create prints the key alone; keys list shows its name and prefix, nev
 });
 
 test('keys create refuses a bad or taken name with exit 1', async (t) => {
-  const kurz = kurzOn(t);
+  const kurz = await kurzOn(t);
   t.is((await kurz('keys', 'create', '--name', 'ci')).code, 0);
   t.deepEqual(await kurz('keys', 'create', '--name', 'ci'), {
     code: 1,
@@ -52,7 +51,7 @@ test('keys create refuses a bad or taken name with exit 1', async (t) => {
 });
 
 test('a created key works as "Authorization: Bearer"; once revoked it does not, and revoking again exits 1', async (t) => {
-  const kurz = kurzOn(t);
+  const kurz = await kurzOn(t);
   const key = (await kurz('keys', 'create', '--name', 'ci')).stdout.trim();
   const server = await startServe(t, kurz.env);
   const create = (bearer: string) =>

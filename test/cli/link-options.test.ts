@@ -2,11 +2,11 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import test, { type ExecutionContext } from 'ava';
 import type { LinkJson } from '../../src/links/link-json.ts';
-import { runCli, tempDir } from '../helpers.ts';
+import { freshDatabase, runCli, tempDir } from '../helpers.ts';
 
-function kurzOn(t: ExecutionContext) {
+async function kurzOn(t: ExecutionContext) {
   const dir = tempDir(t);
-  const env = { KURZ_DB: join(dir, 'kurz.db'), KURZ_PUBLIC_URL: 'https://s.example' };
+  const env = { ...(await freshDatabase(t)).env, KURZ_PUBLIC_URL: 'https://s.example' };
   return Object.assign((args: string[], input?: string) => runCli(args, env, { input }), { env, dir });
 }
 
@@ -32,7 +32,7 @@ const EVERY_OPTION = [
 ];
 
 test('create takes every option as a flag and --json shows them', async (t) => {
-  const kurz = kurzOn(t);
+  const kurz = await kurzOn(t);
   const result = await kurz(['create', 'https://example.com/launch', '--alias', 'launch', ...EVERY_OPTION, '--json']);
   t.is(result.code, 0);
   t.like(JSON.parse(result.stdout) as LinkJson, {
@@ -52,7 +52,7 @@ test('create takes every option as a flag and --json shows them', async (t) => {
 });
 
 test('create --password-stdin reads the password from the first line of standard input', async (t) => {
-  const kurz = kurzOn(t);
+  const kurz = await kurzOn(t);
   const result = await kurz(['create', 'https://example.com/secret', '--password-stdin', '--json'], 'from stdin\n');
   t.is(result.code, 0);
   t.true((JSON.parse(result.stdout) as LinkJson).passwordProtected);
@@ -64,7 +64,7 @@ test('create --password-stdin reads the password from the first line of standard
 });
 
 test('a link created with options is never deduplicated; a bare URL still is', async (t) => {
-  const kurz = kurzOn(t);
+  const kurz = await kurzOn(t);
   const first = (await kurz(['create', 'https://example.com/same', '--title', 'One'])).stdout;
   const second = (await kurz(['create', 'https://example.com/same', '--title', 'One'])).stdout;
   const bare = (await kurz(['create', 'https://example.com/same'])).stdout;
@@ -87,7 +87,7 @@ const INVALID_CREATE: Array<[string[], string]> = [
 ];
 for (const [flags, message] of INVALID_CREATE) {
   test(`create ${flags.join(' ').slice(0, 30)} exits 1: ${message.slice(0, 30)}…`, async (t) => {
-    const kurz = kurzOn(t);
+    const kurz = await kurzOn(t);
     t.deepEqual(await kurz(['create', 'https://example.com/x', ...flags]), { code: 1, stdout: '', stderr: `kurz: ${message}\n` });
   });
 }
@@ -114,7 +114,7 @@ const EDITS: Array<[string[], Partial<LinkJson>]> = [
 ];
 for (const [flags, expected] of EDITS) {
   test(`edit ${flags.join(' ')} changes only that`, async (t) => {
-    const kurz = kurzOn(t);
+    const kurz = await kurzOn(t);
     const before = JSON.parse(
       (await kurz(['create', 'https://example.com/e', '--alias', 'e', ...EVERY_OPTION, '--json'])).stdout,
     ) as LinkJson;
@@ -127,7 +127,7 @@ for (const [flags, expected] of EDITS) {
 }
 
 test('edit --password and --password-stdin protect a link that had no password', async (t) => {
-  const kurz = kurzOn(t);
+  const kurz = await kurzOn(t);
   await kurz(['create', 'https://example.com/p', '--alias', 'p']);
   const protect = await kurz(['edit', 'p', '--password-stdin', '--json'], 'from stdin\n');
   t.true((JSON.parse(protect.stdout) as LinkJson).passwordProtected);
@@ -136,7 +136,7 @@ test('edit --password and --password-stdin protect a link that had no password',
 });
 
 test('edit prints the link in a few lines', async (t) => {
-  const kurz = kurzOn(t);
+  const kurz = await kurzOn(t);
   await kurz(['create', 'https://example.com/t', '--alias', 't']);
   const result = await kurz(['edit', 't', '--title', 'Shown', '--tags', 'x,y', '--max-visits', '3', '--disable']);
   t.deepEqual(result, {
@@ -158,7 +158,7 @@ test('edit prints the link in a few lines', async (t) => {
 });
 
 test('edit of an unknown code, a deleted link or with an invalid value exits 1 with the reason', async (t) => {
-  const kurz = kurzOn(t);
+  const kurz = await kurzOn(t);
   await kurz(['create', 'https://example.com/d', '--alias', 'd']);
   await kurz(['create', 'https://example.com/k', '--alias', 'k']);
   await kurz(['delete', 'd']);
@@ -192,7 +192,7 @@ const CONTRADICTIONS: string[][] = [
 ];
 for (const flags of CONTRADICTIONS) {
   test(`edit ${flags.filter((f) => f.startsWith('--')).join(' ')} contradict each other: exit 2`, async (t) => {
-    const kurz = kurzOn(t);
+    const kurz = await kurzOn(t);
     const created = JSON.parse((await kurz(['create', 'https://example.com/c', '--alias', 'c', '--json'])).stdout) as LinkJson;
     const result = await kurz(['edit', 'c', ...flags]);
     t.is(result.code, 2);
@@ -203,7 +203,7 @@ for (const flags of CONTRADICTIONS) {
 }
 
 test('list filters by --tag, sorts by --sort visits, and shows titles and tags', async (t) => {
-  const kurz = kurzOn(t);
+  const kurz = await kurzOn(t);
   const record = (code: string, visitCount: number) => ({
     code,
     url: `https://example.com/${code}`,
@@ -242,7 +242,7 @@ test('list filters by --tag, sorts by --sort visits, and shows titles and tags',
 });
 
 test('edit --default-forward-query hands the choice back to the instance setting', async (t) => {
-  const kurz = kurzOn(t);
+  const kurz = await kurzOn(t);
   await kurz(['create', 'https://example.com/q', '--alias', 'q', '--no-forward-query']);
   const edited = await kurz(['edit', 'q', '--default-forward-query', '--json'], undefined);
   t.is(edited.code, 0, edited.stderr);

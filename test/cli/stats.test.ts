@@ -34,7 +34,7 @@ async function visited(t: ExecutionContext) {
   await follow(k, 'cli', { 'user-agent': SLACKBOT });
   await follow(k, 'cli', { 'user-agent': 'curl/8.5.0' });
   await k.flushVisits();
-  const env = { KURZ_DB: k.config.db, KURZ_PUBLIC_URL: 'https://s.example' };
+  const env = { ...k.database.env, KURZ_PUBLIC_URL: 'https://s.example' };
   return { k, kurz: (...args: string[]) => runCli(args, env), env };
 }
 
@@ -117,13 +117,12 @@ for (const [flags, stderr] of BAD_STATS) {
 }
 
 /** The raw visits kept, as an export shows them, oldest first. */
-function storedVisits(k: TestKurz, from = 0): Array<Record<string, unknown>> {
-  const rows = k.db
-    .prepare(
-      `SELECT at, code, bot, referrer, browser, os, device, country, language FROM visits JOIN links ON links.id = visits.link_id
-       WHERE at >= ? ORDER BY visits.id`,
-    )
-    .all(from) as Array<{ at: number }>;
+async function storedVisits(k: TestKurz, from = 0): Promise<Array<Record<string, unknown>>> {
+  const rows = await k.sql<{ at: number }>(
+    `SELECT at, code, bot, referrer, browser, os, device, country, language FROM visits JOIN links ON links.id = visits.link_id
+     WHERE at >= ? ORDER BY visits.id`,
+    from,
+  );
   return rows.map((r) => ({ ...r, at: new Date(r.at).toISOString() }));
 }
 
@@ -138,13 +137,13 @@ test('export --visits --format ndjson writes the raw visits stored, and --from p
   const { k, kurz } = await visited(t);
   const all = await kurz('export', '--visits', '--format', 'ndjson');
   t.is(all.code, 0, all.stderr);
-  const stored = storedVisits(k);
+  const stored = await storedVisits(k);
   t.is(stored.length, 7);
   t.deepEqual(ndjson(all.stdout), stored);
   t.deepEqual(Object.keys(ndjson(all.stdout)[0]!), [...VISIT_COLUMNS]);
 
   const later = await kurz('export', '--visits', '--format', 'ndjson', '--from', '2026-01-15T13:00:00Z');
-  t.deepEqual(ndjson(later.stdout), storedVisits(k, Date.UTC(2026, 0, 15, 13)));
+  t.deepEqual(ndjson(later.stdout), await storedVisits(k, Date.UTC(2026, 0, 15, 13)));
   t.is(ndjson(later.stdout).length, 4);
 
   const csv = await kurz('export', '--visits');
@@ -177,34 +176,36 @@ test('prune --dry-run counts the raw visits past visitRetentionDays; prune delet
   const k = await startKurz(t);
   const res = await k.postJson('/api/v1/links', { url: 'https://example.com/old', alias: 'old' });
   t.is(res.status, 201);
-  const env = { KURZ_DB: k.config.db };
+  const env = k.database.env;
   const kurz = (...args: string[]) => runCli(args, env);
   // The CLI runs on the real clock: plant visits relative to it.
   const now = Date.now();
-  const plant = k.db.prepare(`INSERT INTO visits (link_id, at, bot) SELECT id, ?, NULL FROM links WHERE code = 'old'`);
-  for (const ago of [200, 200, 100, 10, 0]) plant.run(now - ago * DAY);
-  const hour = k.db.prepare('INSERT INTO visit_hours (link_id, hour, humans, bots, uniques) VALUES (1, ?, 2, 0, 1)');
-  hour.run(now - 200 * DAY - ((now - 200 * DAY) % HOUR));
+  for (const ago of [200, 200, 100, 10, 0])
+    await k.sql(`INSERT INTO visits (link_id, at, bot) VALUES ((SELECT id FROM links WHERE code = 'old'), ?, NULL)`, now - ago * DAY);
+  await k.sql(
+    'INSERT INTO visit_hours (link_id, hour, humans, bots, uniques) VALUES (1, ?, 2, 0, 1)',
+    now - 200 * DAY - ((now - 200 * DAY) % HOUR),
+  );
   const oldDay = now - 200 * DAY - ((now - 200 * DAY) % DAY);
   const today = now - (now % DAY);
-  const addVisitor = k.db.prepare('INSERT INTO visitors (day, link_id, hash) VALUES (?, 1, ?)');
-  addVisitor.run(oldDay, Buffer.from('0102030405060708', 'hex'));
-  addVisitor.run(today, Buffer.from('1112131415161718', 'hex'));
-  const count = () => k.db.prepare('SELECT count(*) FROM visits').pluck().get() as number;
-  const hours = k.db.prepare('SELECT * FROM visit_hours').all();
+  const addVisitor = (day: number, hash: Buffer) => k.sql('INSERT INTO visitors (day, link_id, hash) VALUES (?, 1, ?)', day, hash);
+  await addVisitor(oldDay, Buffer.from('0102030405060708', 'hex'));
+  await addVisitor(today, Buffer.from('1112131415161718', 'hex'));
+  const count = async () => (await k.sql<{ n: number }>('SELECT count(*) AS n FROM visits'))[0]?.n;
+  const hours = await k.sql('SELECT * FROM visit_hours');
 
   t.deepEqual(await kurz('prune', '--dry-run'), { code: 0, stdout: 'would delete 3 raw visits older than 90 days\n', stderr: '' });
   const dryJson = await kurz('prune', '--dry-run', '--json');
   t.deepEqual(JSON.parse(dryJson.stdout), { dryRun: true, visits: 3, links: [] });
-  t.is(count(), 5, 'a dry run deletes nothing');
+  t.is(await count(), 5, 'a dry run deletes nothing');
 
   t.deepEqual(await kurz('prune'), { code: 0, stdout: 'deleted 3 raw visits older than 90 days\n', stderr: '' });
-  t.deepEqual(k.db.prepare('SELECT at FROM visits ORDER BY at').pluck().all(), [now - 10 * DAY, now]);
-  t.deepEqual(k.db.prepare('SELECT * FROM visit_hours').all(), hours, 'the rollups stay');
-  t.deepEqual(k.db.prepare('SELECT day FROM visitors').pluck().all(), [today], "only recent days' visitor hashes stay");
+  t.deepEqual(await k.sql('SELECT at FROM visits ORDER BY at'), [{ at: now - 10 * DAY }, { at: now }]);
+  t.deepEqual(await k.sql('SELECT * FROM visit_hours'), hours, 'the rollups stay');
+  t.deepEqual(await k.sql('SELECT day FROM visitors'), [{ day: today }], "only recent days' visitor hashes stay");
 
   const shorter = await runCli(['prune', '--json'], { ...env, KURZ_VISIT_RETENTION_DAYS: '5' });
   t.deepEqual(JSON.parse(shorter.stdout), { dryRun: false, visits: 1, links: [] });
   t.deepEqual(await kurz('prune'), { code: 0, stdout: 'deleted 0 raw visits older than 90 days\n', stderr: '' });
-  t.is(count(), 1);
+  t.is(await count(), 1);
 });

@@ -2,11 +2,12 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Sqlite from 'better-sqlite3';
 import test, { type ExecutionContext } from 'ava';
-import { runCli, startServe, tempDir } from '../helpers.ts';
+import { backend, freshDatabase, runCli, sqliteOnly, startServe, tempDir } from '../helpers.ts';
 
-function kurzOn(t: ExecutionContext, dir = tempDir(t), name = 'kurz.db') {
-  const env = { KURZ_DB: join(dir, name), KURZ_PUBLIC_URL: 'https://s.example' };
-  return Object.assign((...args: string[]) => runCli(args, env), { env, dir });
+/** A CLI runner on a fresh database, and a folder for its files. */
+async function kurzOn(t: ExecutionContext) {
+  const env = { ...(await freshDatabase(t)).env, KURZ_PUBLIC_URL: 'https://s.example' };
+  return Object.assign((...args: string[]) => runCli(args, env), { env, dir: tempDir(t) });
 }
 
 const OLD = {
@@ -22,7 +23,7 @@ const OLD = {
 
 /** A database with generated, alias, visited, deleted and spreadsheet-hostile links. */
 async function seeded(t: ExecutionContext) {
-  const kurz = kurzOn(t);
+  const kurz = await kurzOn(t);
   await kurz('create', 'https://example.com/plain');
   await kurz('create', 'https://example.com/q?a=1&b="two",three', '--alias', 'quoted');
   await kurz('create', 'https://example.com/formula', '--alias=-12');
@@ -41,7 +42,7 @@ for (const format of ['csv', 'ndjson']) {
     const file = join(source.dir, `links.${format}`);
     writeFileSync(file, exported.stdout);
 
-    const target = kurzOn(t, tempDir(t));
+    const target = await kurzOn(t);
     const imported = await target('import', file, '--format', format);
     t.is(imported.stdout, 'imported 5 links, skipped 0 already present\n');
     t.is((await target('export', '--format', format)).stdout, exported.stdout);
@@ -70,7 +71,7 @@ test('CSV export is safe to open in a spreadsheet and still reads back exactly',
 });
 
 test('import is all or nothing: one conflicting code imports none', async (t) => {
-  const kurz = kurzOn(t);
+  const kurz = await kurzOn(t);
   await kurz('create', 'https://example.com/mine', '--alias', 'clash');
   const file = join(kurz.dir, 'in.ndjson');
   writeFileSync(
@@ -120,7 +121,7 @@ const BAD_FILES: Array<[string, string, RegExp]> = [
 ];
 for (const [name, content, message] of BAD_FILES) {
   test(`import refuses ${name} with ${String(message).slice(1, 40)}…, storing nothing`, async (t) => {
-    const kurz = kurzOn(t);
+    const kurz = await kurzOn(t);
     await kurz('create', 'https://example.com/kept', '--alias', 'kept');
     const file = join(kurz.dir, name);
     writeFileSync(file, content);
@@ -135,7 +136,7 @@ for (const [name, content, message] of BAD_FILES) {
 }
 
 test('import errors name the line of the file, also for a conflict after blank lines and a CSV header', async (t) => {
-  const kurz = kurzOn(t);
+  const kurz = await kurzOn(t);
   await kurz('create', 'https://example.com/mine', '--alias', 'clash');
   const file = join(kurz.dir, 'in.csv');
   const row = (code: string, url: string) => `${code},${url},true,2025-01-01T00:00:00.000Z,2025-01-01T00:00:00.000Z,0,,`;
@@ -155,7 +156,7 @@ test('import errors name the line of the file, also for a conflict after blank l
 });
 
 test('import of a missing file names it', async (t) => {
-  const kurz = kurzOn(t);
+  const kurz = await kurzOn(t);
   t.deepEqual(await kurz('import', join(kurz.dir, 'nope.csv')), {
     code: 1,
     stdout: '',
@@ -183,38 +184,53 @@ test('prune --dry-run lists links unvisited for that long; prune deletes them an
   t.is((await fetch(`${server.url}/quoted`, { redirect: 'manual' })).status, 302, 'recent links are kept');
 });
 
-test('backup while kurz serves gives a consistent copy that opens and holds the links', async (t) => {
-  const kurz = kurzOn(t);
-  const key = (await kurz('keys', 'create', '--name', 'backup test')).stdout.trim();
-  const server = await startServe(t, kurz.env);
-  for (let i = 0; i < 50; i++) {
-    await fetch(`${server.url}/api/v1/links`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
-      body: JSON.stringify({ url: `https://example.com/${i}` }),
-    });
-  }
+(backend === 'postgres' ? test : test.skip)('on PostgreSQL, backup refuses and names pg_dump', async (t) => {
+  const kurz = await kurzOn(t);
   const file = join(kurz.dir, 'backup.db');
-  const result = await kurz('backup', file);
-  t.is(result.code, 0);
-  t.regex(result.stdout, /^backed up \d+ pages to /);
-  const copy = new Sqlite(file, { readonly: true });
-  t.teardown(() => copy.close());
-  t.is(copy.pragma('integrity_check', { simple: true }), 'ok');
-  t.is(copy.prepare('SELECT count(*) FROM links').pluck().get(), 50);
-  t.false(existsSync(`${file}-wal`), 'the copy is a single self-contained file');
-
-  const refused = await kurz('backup', file);
-  t.deepEqual(refused, { code: 1, stdout: '', stderr: `kurz: ${file} exists; pass --force to replace it\n` });
-  const before = readFileSync(file);
-  t.is((await kurz('backup', file, '--force')).code, 0);
-  t.true(readFileSync(file).length >= before.length);
-  t.is((await kurz('backup', join(kurz.dir, 'no', 'such', 'dir.db'))).code, 1);
+  t.deepEqual(await kurz('backup', file), {
+    code: 1,
+    stdout: '',
+    stderr: 'kurz: kurz backup copies the SQLite file; on PostgreSQL, back up with pg_dump (see the README)\n',
+  });
+  t.false(existsSync(file));
 });
+
+sqliteOnly(
+  'backup while kurz serves gives a consistent copy that opens and holds the links',
+  'backup copies the SQLite file',
+  async (t) => {
+    const kurz = await kurzOn(t);
+    const key = (await kurz('keys', 'create', '--name', 'backup test')).stdout.trim();
+    const server = await startServe(t, kurz.env);
+    for (let i = 0; i < 50; i++) {
+      await fetch(`${server.url}/api/v1/links`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', authorization: `Bearer ${key}` },
+        body: JSON.stringify({ url: `https://example.com/${i}` }),
+      });
+    }
+    const file = join(kurz.dir, 'backup.db');
+    const result = await kurz('backup', file);
+    t.is(result.code, 0);
+    t.regex(result.stdout, /^backed up \d+ pages to /);
+    const copy = new Sqlite(file, { readonly: true });
+    t.teardown(() => copy.close());
+    t.is(copy.pragma('integrity_check', { simple: true }), 'ok');
+    t.is(copy.prepare('SELECT count(*) FROM links').pluck().get(), 50);
+    t.false(existsSync(`${file}-wal`), 'the copy is a single self-contained file');
+
+    const refused = await kurz('backup', file);
+    t.deepEqual(refused, { code: 1, stdout: '', stderr: `kurz: ${file} exists; pass --force to replace it\n` });
+    const before = readFileSync(file);
+    t.is((await kurz('backup', file, '--force')).code, 0);
+    t.true(readFileSync(file).length >= before.length);
+    t.is((await kurz('backup', join(kurz.dir, 'no', 'such', 'dir.db'))).code, 1);
+  },
+);
 
 /** Links with every option: a password link, a disabled one, and a used-up, expired one imported with its counts. */
 async function withOptions(t: ExecutionContext) {
-  const kurz = kurzOn(t);
+  const kurz = await kurzOn(t);
   const locked = await runCli(
     [
       'create',
@@ -269,7 +285,7 @@ for (const format of ['csv', 'ndjson']) {
     const file = join(source.dir, `links.${format}`);
     writeFileSync(file, exported.stdout);
 
-    const target = kurzOn(t, tempDir(t));
+    const target = await kurzOn(t);
     t.is((await target('import', file)).stdout, 'imported 3 links, skipped 0 already present\n');
     t.is((await target('export', '--format', format)).stdout, exported.stdout);
     const shown = JSON.parse((await target('stats', 'locked', '--json')).stdout) as Record<string, unknown>;
@@ -306,7 +322,7 @@ for (const format of ['csv', 'ndjson']) {
 }
 
 test('an export from before link options imports with the defaults, and its bare links are dedupe targets again', async (t) => {
-  const kurz = kurzOn(t);
+  const kurz = await kurzOn(t);
   const now = new Date().toISOString();
   const file = join(kurz.dir, 'old.csv');
   writeFileSync(
@@ -335,7 +351,7 @@ test('an export from before link options imports with the defaults, and its bare
 });
 
 test('an imported link with options is no dedupe target', async (t) => {
-  const kurz = kurzOn(t);
+  const kurz = await kurzOn(t);
   const now = new Date().toISOString();
   const file = join(kurz.dir, 'in.ndjson');
   const record = { ...OLD, isAlias: false, createdAt: now, updatedAt: now, lastVisitAt: null, visitCount: 0 };

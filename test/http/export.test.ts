@@ -40,13 +40,13 @@ async function follow(k: TestKurz, code: string, headers: Record<string, string>
 }
 
 /** The raw visits kept, as the export should show them, oldest first. */
-function storedVisits(k: TestKurz, from = 0, to = 8.64e15): VisitRow[] {
-  const rows = k.db
-    .prepare(
-      `SELECT at, code, bot, referrer, browser, os, device, country, language FROM visits JOIN links ON links.id = visits.link_id
-       WHERE at >= ? AND at < ? ORDER BY at, visits.id`,
-    )
-    .all(from, to) as Array<Omit<VisitRow, 'at'> & { at: number }>;
+async function storedVisits(k: TestKurz, from = 0, to = 8.64e15): Promise<VisitRow[]> {
+  const rows = await k.sql<Omit<VisitRow, 'at'> & { at: number }>(
+    `SELECT at, code, bot, referrer, browser, os, device, country, language FROM visits JOIN links ON links.id = visits.link_id
+     WHERE at >= ? AND at < ? ORDER BY at, visits.id`,
+    from,
+    to,
+  );
   return rows.map((r) => ({ ...r, at: new Date(r.at).toISOString() }));
 }
 
@@ -72,7 +72,7 @@ async function withVisits(t: ExecutionContext): Promise<TestKurz> {
 test('the visit export in CSV is streamed as an attachment and matches the visits stored, cell by cell', async (t) => {
   const k = await withVisits(t);
   // A bot name cannot start with "@" from a real user agent; planted, to see it defused too.
-  k.db.prepare(`INSERT INTO visits (link_id, at, bot) SELECT id, ?, '@SUM(A1)' FROM links WHERE code = 'first'`).run(k.clock.now());
+  await k.sql(`INSERT INTO visits (link_id, at, bot) VALUES ((SELECT id FROM links WHERE code = 'first'), ?, '@SUM(A1)')`, k.clock.now());
   const res = await rawGet(k, '/api/v1/export?what=visits&format=csv');
   t.is(res.status, 200);
   t.is(res.headers['transfer-encoding'], 'chunked');
@@ -81,7 +81,7 @@ test('the visit export in CSV is streamed as an attachment and matches the visit
   t.is(res.headers['content-disposition'], 'attachment; filename="kurz-visits.csv"');
   t.is(res.headers['cache-control'], 'no-store');
 
-  const stored = storedVisits(k);
+  const stored = await storedVisits(k);
   t.is(stored.length, 6);
   t.deepEqual(
     stored.map((v) => v.referrer),
@@ -112,7 +112,7 @@ test('the visit export in NDJSON matches the visits stored, row by row', async (
   t.is(res.headers['content-disposition'], 'attachment; filename="kurz-visits.ndjson"');
   t.true(res.body.endsWith('\n'));
   const lines = res.body.trimEnd().split('\n');
-  const stored = storedVisits(k);
+  const stored = await storedVisits(k);
   t.is(lines.length, stored.length);
   t.deepEqual(
     lines.map((l) => JSON.parse(l) as VisitRow),
@@ -135,11 +135,11 @@ test('from and to pick the visits of a period: from included, to not', async (t)
           .split('\n')
           .map((l) => JSON.parse(l) as VisitRow);
   };
-  t.deepEqual(await period('from=2026-01-15T13:00:00Z'), storedVisits(k, start + HOUR));
+  t.deepEqual(await period('from=2026-01-15T13:00:00Z'), await storedVisits(k, start + HOUR));
   t.is((await period('from=2026-01-15T13:00:00Z')).length, 3);
-  t.deepEqual(await period('to=2026-01-15T13:00:00Z'), storedVisits(k, 0, start + HOUR));
+  t.deepEqual(await period('to=2026-01-15T13:00:00Z'), await storedVisits(k, 0, start + HOUR));
   t.is((await period('to=2026-01-15T13:00:00Z')).length, 2);
-  t.deepEqual(await period('from=2026-01-15T13:00:00Z&to=2026-01-15T14:00:00Z'), storedVisits(k, start + HOUR, start + 2 * HOUR));
+  t.deepEqual(await period('from=2026-01-15T13:00:00Z&to=2026-01-15T14:00:00Z'), await storedVisits(k, start + HOUR, start + 2 * HOUR));
   t.deepEqual(await period('from=2026-01-16'), []);
   const csv = await rawGet(k, '/api/v1/export?what=visits&from=2026-01-16');
   t.is(csv.body, `${COLUMNS.join(',')}\n`, 'an empty CSV export is its header');
@@ -148,10 +148,11 @@ test('from and to pick the visits of a period: from included, to not', async (t)
 test('an export of more visits than one page reads them all, in order', async (t) => {
   const k = await startKurz(t);
   await create(k, { url: 'https://example.com/many', alias: 'many' });
-  const plant = k.db.prepare(`INSERT INTO visits (link_id, at, browser) SELECT id, ?, ? FROM links WHERE code = 'many'`);
-  k.db.transaction(() => {
-    for (let i = 0; i < 2500; i++) plant.run(Date.UTC(2026, 0, 1) + i * 1000, `b${i}`);
-  })();
+  const [many] = await k.sql<{ id: number }>("SELECT id FROM links WHERE code = 'many'");
+  await k.database.insert(
+    'visits',
+    Array.from({ length: 2500 }, (_, i) => ({ link_id: many?.id, at: Date.UTC(2026, 0, 1) + i * 1000, browser: `b${i}` })),
+  );
   const res = await rawGet(k, '/api/v1/export?what=visits&format=ndjson');
   const rows = res.body
     .trimEnd()
@@ -172,7 +173,7 @@ for (const format of ['csv', 'ndjson'] as const) {
     t.is(res.status, 200);
     t.is(res.headers['transfer-encoding'], 'chunked');
     t.is(res.headers['content-disposition'], `attachment; filename="kurz-links.${format}"`);
-    const cli = await runCli(['export', '--format', format], { KURZ_DB: k.config.db });
+    const cli = await runCli(['export', '--format', format], k.database.env);
     t.is(cli.code, 0, cli.stderr);
     t.is(res.body, cli.stdout);
     t.true(res.body.includes('third'));

@@ -364,7 +364,7 @@ test('without trusted proxies, Forwarded and X-Forwarded-For are ignored: the cl
   const code = await create(k, { url: 'https://example.com/spoofed' });
   for (const headers of SPOOFS) t.is(await follow(k, code, headers), 302);
   await k.flushVisits();
-  t.deepEqual(k.db.prepare('SELECT country FROM visits ORDER BY id').pluck().all(), ['AU', 'AU', 'AU']);
+  t.deepEqual(await k.sql('SELECT country FROM visits ORDER BY id'), [{ country: 'AU' }, { country: 'AU' }, { country: 'AU' }]);
   const stats = await linkStats(k, code);
   t.deepEqual(stats.countries, [{ name: 'AU', count: 3 }]);
   t.is(stats.visits.uniqueVisitors, 1, 'one client, one browser');
@@ -388,7 +388,7 @@ test('behind a trusted proxy, the client comes from Forwarded (preferred) or X-F
   const code = await create(k, { url: 'https://example.com/proxied' });
   for (const [, headers] of FORWARDED) t.is(await follow(k, code, headers), 302);
   await k.flushVisits();
-  const countries = k.db.prepare('SELECT country FROM visits ORDER BY id').pluck().all() as Array<string | null>;
+  const countries = (await k.sql<{ country: string | null }>('SELECT country FROM visits ORDER BY id')).map((v) => v.country);
   t.is(countries.length, FORWARDED.length);
   for (const [i, [name, , country]] of FORWARDED.entries()) t.is(countries[i], country, name);
   const stats = await linkStats(k, code);

@@ -1,15 +1,15 @@
 import test from 'ava';
-import { startKurz, waitFor } from '../helpers.ts';
+import { backend, startKurz, waitFor } from '../helpers.ts';
 
 test('GET /healthz is 200 while the database answers, 503 when it does not', async (t) => {
   const k = await startKurz(t);
   const res = await k.get('/healthz');
   t.is(res.status, 200);
-  t.deepEqual(await res.json(), { status: 'ok' });
+  t.deepEqual(await res.json(), { status: 'ok', database: backend });
   await k.kurz.storage.close();
   const down = await k.get('/healthz');
   t.is(down.status, 503);
-  t.deepEqual(await down.json(), { status: 'database unreachable' });
+  t.deepEqual(await down.json(), { status: 'database unreachable', database: backend });
 });
 
 test('/favicon.ico is an icon and /robots.txt keeps crawlers out, neither touching the links', async (t) => {

@@ -1,4 +1,5 @@
 import { writeFileSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import test from 'ava';
 import { ConfigError, describeConfig, envName, flagName, loadConfig, OPTIONS } from '../../src/config.ts';
@@ -133,4 +134,26 @@ test('trustedProxies takes addresses and CIDR ranges, and names a bad one', (t) 
   t.throws(() => loadConfig({ env: { KURZ_TRUSTED_PROXIES: '10.0.0.0/8,proxy.example' } }), {
     message: /^trustedProxies \(environment variable KURZ_TRUSTED_PROXIES\): invalid IP address: proxy\.example/,
   });
+});
+
+test('databaseUrl takes a postgres:// URL, logged with its password masked, and names anything else', (t) => {
+  const config = loadConfig({ env: { KURZ_DATABASE_URL: 'postgres://kurz:s3cret@db.example.com:5432/kurz' } });
+  t.is(config.databaseUrl, 'postgres://kurz:s3cret@db.example.com:5432/kurz');
+  const line = describeConfig(config);
+  t.regex(line, /databaseUrl=postgres:\/\/kurz:\*\*\*@db\.example\.com:5432\/kurz/);
+  t.false(line.includes('s3cret'));
+  t.is(loadConfig({ flags: { 'database-url': 'postgresql://localhost/kurz' } }).databaseUrl, 'postgresql://localhost/kurz');
+  const wrong = t.throws(() => loadConfig({ env: { KURZ_DATABASE_URL: 'mysql://u:pw@host/db' } }), { instanceOf: ConfigError });
+  t.regex(wrong.message, /^databaseUrl \(environment variable KURZ_DATABASE_URL\): must be a URL like postgres:/);
+  t.false(wrong.message.includes(':pw@'), 'the password is masked in the error too');
+});
+
+test('workers is a count or "auto" (one per core); idBlockSize a positive count', (t) => {
+  t.is(loadConfig({}).workers, 1);
+  t.is(loadConfig({ flags: { workers: '3' } }).workers, 3);
+  t.is(loadConfig({ env: { KURZ_WORKERS: 'auto' } }).workers, availableParallelism());
+  t.throws(() => loadConfig({ flags: { workers: '0' } }), { message: /^workers \(flag --workers\): must be between 1 and 64, got 0/ });
+  t.throws(() => loadConfig({ flags: { workers: 'many' } }), { message: /^workers \(flag --workers\): must be a whole number/ });
+  t.is(loadConfig({}).idBlockSize, 100);
+  t.throws(() => loadConfig({ env: { KURZ_ID_BLOCK_SIZE: '0' } }), { message: /^idBlockSize .*between 1 and 1000000/ });
 });

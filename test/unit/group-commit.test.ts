@@ -2,7 +2,7 @@ import test from 'ava';
 import { AppError } from '../../src/errors.ts';
 import type { CreatedLink, CreateLinkInput } from '../../src/links/create.ts';
 import { DEFAULT_OPTIONS } from '../../src/links/link.ts';
-import { createGroupCommit } from '../../src/store/sqlite/group-commit.ts';
+import { createGroupCommit } from '../../src/store/group-commit.ts';
 import { waitFor } from '../helpers.ts';
 
 function created(url: string): CreatedLink {

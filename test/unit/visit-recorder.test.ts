@@ -1,8 +1,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import test, { type ExecutionContext } from 'ava';
-import { openDatabase } from '../../src/store/sqlite/database.ts';
-import { createSqliteVisitStore } from '../../src/store/sqlite/visit-store.ts';
+import Sqlite from 'better-sqlite3';
 import type { VisitStore } from '../../src/store/ports.ts';
 import { classifyUserAgent } from '../../src/visits/classify.ts';
 import { noCountry, openCountryDatabase, type CountryOf } from '../../src/visits/geo.ts';
@@ -10,7 +9,7 @@ import { DAY, dayOf, DIMENSIONS, HOUR, hourOf } from '../../src/visits/visit.ts'
 import { VisitLog } from '../../src/visits/visit-events.ts';
 import { createVisitRecorder, dailySalts, visitorHash } from '../../src/visits/visit-recorder.ts';
 import { memoryLogger } from '../../src/log.ts';
-import { BROWSER_UA, fakeClock, runCli, startKurz, tempDir, waitFor } from '../helpers.ts';
+import { BROWSER_UA, fakeClock, freshDatabase, freshStorage, runCli, sqliteOnly, startKurz, tempDir, waitFor } from '../helpers.ts';
 import { buildCountryMmdb } from '../support/mmdb.ts';
 
 const SLACKBOT = 'Slackbot-LinkExpanding 1.0 (+https://api.slack.com/robots)';
@@ -29,19 +28,20 @@ interface Setup {
   store?: (store: VisitStore) => VisitStore;
 }
 
-/** A recorder on a fresh SQLite file with links 1, 2 and 3, a fake clock and counting randomness. */
-function recorderOn(t: ExecutionContext, setup: Setup = {}) {
-  const path = join(tempDir(t), 'kurz.db');
-  const db = openDatabase(path);
-  t.teardown(() => {
-    if (db.open) db.close();
-  });
-  const insertLink = db.prepare('INSERT INTO links (code, url, created_at, updated_at) VALUES (?, ?, 0, 0)');
-  for (const code of ['a', 'b', 'c']) insertLink.run(code, `https://example.com/${code}`);
+/** A recorder on a fresh database with links 1, 2 and 3, a fake clock and counting randomness. */
+async function recorderOn(t: ExecutionContext, setup: Setup = {}) {
+  const { storage, database } = await freshStorage(t);
+  for (const [i, code] of ['a', 'b', 'c'].entries())
+    await database.sql(
+      'INSERT INTO links (id, code, url, created_at, updated_at) VALUES (?, ?, ?, 0, 0)',
+      i + 1,
+      code,
+      `https://example.com/${code}`,
+    );
   const clock = fakeClock();
   const log = memoryLogger();
   let counter = 0;
-  const store: VisitStore = { ...createSqliteVisitStore(db), offload: () => false };
+  const store: VisitStore = { ...storage.visits, offload: () => false };
   const recorder = createVisitRecorder({
     store: setup.store?.(store) ?? store,
     classify: classifyUserAgent,
@@ -60,24 +60,21 @@ function recorderOn(t: ExecutionContext, setup: Setup = {}) {
     recorder.add(visits.take());
     await recorder.idle();
   };
-  const all = <T>(sql: string, ...params: unknown[]) => db.prepare(sql).all(...params) as T[];
-  const one = (sql: string, ...params: unknown[]) =>
-    db
-      .prepare(sql)
-      .pluck()
-      .get(...params) as number;
-  return { path, db, clock, log, recorder, record, all, one };
+  const all = <T>(sql: string, ...params: unknown[]) => database.sql<T>(sql, ...params);
+  /** The first column of the first row. */
+  const one = async (sql: string, ...params: unknown[]) => Object.values((await database.sql(sql, ...params))[0] ?? {})[0] as number;
+  return { database, storage, clock, log, recorder, record, all, one };
 }
 
 test('a browser is stored as browser, OS, device, referrer host and language; a bot as its name only', async (t) => {
-  const r = recorderOn(t);
+  const r = await recorderOn(t);
   const now = r.clock.now();
   await r.record([
     [1, now, '192.0.2.1', BROWSER_UA, 'https://www.news.example/story?id=7', 'de-CH,de;q=0.9,en;q=0.8'],
     [1, now + 1, '192.0.2.2', IPHONE, '', 'fr'],
     [1, now + 2, '192.0.2.3', SLACKBOT, 'https://slack.example/', 'en'],
   ]);
-  t.deepEqual(r.all('SELECT link_id, at, bot, referrer, browser, os, device, country, language FROM visits ORDER BY at'), [
+  t.deepEqual(await r.all('SELECT link_id, at, bot, referrer, browser, os, device, country, language FROM visits ORDER BY at'), [
     {
       link_id: 1,
       at: now,
@@ -92,41 +89,41 @@ test('a browser is stored as browser, OS, device, referrer host and language; a 
     { link_id: 1, at: now + 1, bot: null, referrer: null, browser: 'Safari', os: 'iOS', device: 'mobile', country: null, language: 'fr' },
     { link_id: 1, at: now + 2, bot: 'Slack', referrer: null, browser: null, os: null, device: null, country: null, language: null },
   ]);
-  t.is(r.one('SELECT count(*) FROM visitors'), 2, 'a visitor hash for each person, none for the bot');
+  t.is(await r.one('SELECT count(*) FROM visitors'), 2, 'a visitor hash for each person, none for the bot');
   t.deepEqual(
-    r.all('SELECT link_id, count, last_at FROM link_visits'),
+    await r.all('SELECT link_id, count, last_at FROM link_visits'),
     [{ link_id: 1, count: 2, last_at: now + 1 }],
     'link_visits counts humans only',
   );
-  t.deepEqual(r.all('SELECT link_id, hour, humans, bots, uniques FROM visit_hours'), [
+  t.deepEqual(await r.all('SELECT link_id, hour, humans, bots, uniques FROM visit_hours'), [
     { link_id: 1, hour: hourOf(now), humans: 2, bots: 1, uniques: 2 },
   ]);
-  t.deepEqual(r.all('SELECT value, count FROM visit_dimensions WHERE dimension = ?', DIMENSIONS.indexOf('bots')), [
+  t.deepEqual(await r.all('SELECT value, count FROM visit_dimensions WHERE dimension = ?', DIMENSIONS.indexOf('bots')), [
     { value: 'Slack', count: 1 },
   ]);
 });
 
 test('only bots visiting a link leave its all-time count alone', async (t) => {
-  const r = recorderOn(t);
+  const r = await recorderOn(t);
   const now = r.clock.now();
   await r.record([
     [2, now, '192.0.2.3', SLACKBOT],
     [2, now, '192.0.2.3', 'curl/8.5.0'],
     [2, now, '192.0.2.3', ''],
   ]);
-  t.is(r.one('SELECT count(*) FROM link_visits'), 0);
-  t.is(r.one('SELECT count(*) FROM visitors'), 0);
-  t.deepEqual(r.all('SELECT humans, bots, uniques FROM visit_days'), [{ humans: 0, bots: 3, uniques: 0 }]);
+  t.is(await r.one('SELECT count(*) FROM link_visits'), 0);
+  t.is(await r.one('SELECT count(*) FROM visitors'), 0);
+  t.deepEqual(await r.all('SELECT humans, bots, uniques FROM visit_days'), [{ humans: 0, bots: 3, uniques: 0 }]);
   t.deepEqual(
-    r
-      .all<{ value: string }>('SELECT value FROM visit_dimensions WHERE dimension = ? ORDER BY value', DIMENSIONS.indexOf('bots'))
-      .map((v) => v.value),
+    (
+      await r.all<{ value: string }>('SELECT value FROM visit_dimensions WHERE dimension = ? ORDER BY value', DIMENSIONS.indexOf('bots'))
+    ).map((v) => v.value),
     ['No user agent', 'Slack', 'curl'],
   );
 });
 
 test('a visitor is counted once per link and day; the next day again, under a hash that differs', async (t) => {
-  const r = recorderOn(t);
+  const r = await recorderOn(t);
   const day1 = r.clock.now();
   const uniques = (link: number, day: number) =>
     r.one('SELECT coalesce(sum(uniques), 0) FROM visit_days WHERE link_id = ? AND day = ?', link, dayOf(day));
@@ -137,10 +134,10 @@ test('a visitor is counted once per link and day; the next day again, under a ha
   ]);
   // A later flush of the same day, the same person: not new.
   await r.record([[1, day1 + 2 * HOUR, '192.0.2.1', BROWSER_UA]]);
-  t.is(uniques(1, day1), 1, 'the same client and browser on one link and day');
-  t.is(uniques(2, day1), 1, 'counted on each link');
+  t.is(await uniques(1, day1), 1, 'the same client and browser on one link and day');
+  t.is(await uniques(2, day1), 1, 'counted on each link');
   t.deepEqual(
-    r.all('SELECT hour, humans, uniques FROM visit_hours WHERE link_id = 1 ORDER BY hour'),
+    await r.all('SELECT hour, humans, uniques FROM visit_hours WHERE link_id = 1 ORDER BY hour'),
     [
       { hour: hourOf(day1), humans: 1, uniques: 1 },
       { hour: hourOf(day1 + HOUR), humans: 1, uniques: 0 },
@@ -152,9 +149,11 @@ test('a visitor is counted once per link and day; the next day again, under a ha
     [1, day1 + 3 * HOUR, '192.0.2.2', BROWSER_UA],
     [1, day1 + 3 * HOUR, '192.0.2.1', FIREFOX],
   ]);
-  t.is(uniques(1, day1), 3, 'another address, or another browser, is another visitor');
+  t.is(await uniques(1, day1), 3, 'another address, or another browser, is another visitor');
 
-  const day1Hashes = r.all<{ hash: Buffer }>('SELECT hash FROM visitors WHERE day = ?', dayOf(day1)).map((v) => v.hash.toString('hex'));
+  const day1Hashes = (await r.all<{ hash: Buffer }>('SELECT hash FROM visitors WHERE day = ?', dayOf(day1))).map((v) =>
+    v.hash.toString('hex'),
+  );
   t.is(new Set(day1Hashes).size, 4, 'three visitors of link 1 and one of link 2, each its own hash');
   t.true(day1Hashes.every((h) => h.length === 16));
 
@@ -165,8 +164,8 @@ test('a visitor is counted once per link and day; the next day again, under a ha
     [1, midnight - 1000, '192.0.2.1', BROWSER_UA],
     [1, midnight - 500, '192.0.2.3', BROWSER_UA],
   ]);
-  t.is(uniques(1, day1), 4, 'one new visitor, one known');
-  t.is(r.one('SELECT humans FROM visit_days WHERE link_id = 1 AND day = ?', dayOf(day1)), 7);
+  t.is(await uniques(1, day1), 4, 'one new visitor, one known');
+  t.is(await r.one('SELECT humans FROM visit_days WHERE link_id = 1 AND day = ?', dayOf(day1)), 7);
 
   r.clock.advance(12 * HOUR);
   const day2 = r.clock.now();
@@ -174,8 +173,10 @@ test('a visitor is counted once per link and day; the next day again, under a ha
     [1, day2, '192.0.2.1', BROWSER_UA],
     [1, day2 + 1, '192.0.2.1', BROWSER_UA],
   ]);
-  t.is(uniques(1, day2), 1, 'the next UTC day, counted again');
-  const day2Hashes = r.all<{ hash: Buffer }>('SELECT hash FROM visitors WHERE day = ?', dayOf(day2)).map((v) => v.hash.toString('hex'));
+  t.is(await uniques(1, day2), 1, 'the next UTC day, counted again');
+  const day2Hashes = (await r.all<{ hash: Buffer }>('SELECT hash FROM visitors WHERE day = ?', dayOf(day2))).map((v) =>
+    v.hash.toString('hex'),
+  );
   t.is(day2Hashes.length, 1);
   t.false(day1Hashes.includes(day2Hashes[0]!), "a new day's salt: the hash cannot be matched with yesterday's");
 });
@@ -226,7 +227,7 @@ function lcg(seed: number): (n: number) => number {
 }
 
 test('the rollups agree with the raw visits, over many flushes, hours and days', async (t) => {
-  const r = recorderOn(t, { chunk: 64 });
+  const r = await recorderOn(t, { chunk: 64 });
   const pick = lcg(7);
   const agents = [BROWSER_UA, IPHONE, FIREFOX, SLACKBOT, 'Twitterbot/1.0', 'curl/8.5.0', ''];
   const referrers = [
@@ -256,32 +257,33 @@ test('the rollups agree with the raw visits, over many flushes, hours and days',
     }
     await r.record(events);
   }
-  t.is(r.one('SELECT count(*) FROM visits'), 800);
-  t.true(r.one('SELECT count(DISTINCT at / 86400000) FROM visits') >= 3, 'the visits span days');
+  t.is(await r.one('SELECT count(*) FROM visits'), 800);
+  t.true((await r.one('SELECT count(DISTINCT at / 86400000) FROM visits')) >= 3, 'the visits span days');
 
   const hours = 'SELECT link_id, hour, humans, bots FROM visit_hours ORDER BY link_id, hour';
-  const rawHours = `SELECT link_id, at - at % 3600000 AS hour, sum(bot IS NULL) AS humans, sum(bot IS NOT NULL) AS bots
+  const rawHours = `SELECT link_id, at - at % 3600000 AS hour, sum(CASE WHEN bot IS NULL THEN 1 ELSE 0 END) AS humans,
+    sum(CASE WHEN bot IS NULL THEN 0 ELSE 1 END) AS bots
     FROM visits GROUP BY 1, 2 ORDER BY 1, 2`;
-  t.deepEqual(r.all(hours), r.all(rawHours), 'visit_hours: humans and bots per link and hour');
+  t.deepEqual(await r.all(hours), await r.all(rawHours), 'visit_hours: humans and bots per link and hour');
 
   const days = 'SELECT day, link_id, humans, bots, uniques FROM visit_days ORDER BY day, link_id';
   const hoursPerDay = `SELECT hour - hour % 86400000 AS day, link_id, sum(humans) AS humans, sum(bots) AS bots, sum(uniques) AS uniques
     FROM visit_hours GROUP BY 1, 2 ORDER BY 1, 2`;
-  t.deepEqual(r.all(days), r.all(hoursPerDay), 'visit_days: visit_hours summed per day');
+  t.deepEqual(await r.all(days), await r.all(hoursPerDay), 'visit_days: visit_hours summed per day');
   const daysSummed = `SELECT day, sum(humans) AS humans, sum(bots) AS bots, sum(uniques) AS uniques FROM visit_days GROUP BY 1 ORDER BY 1`;
   t.deepEqual(
-    r.all('SELECT day, humans, bots, uniques FROM visit_totals ORDER BY day'),
-    r.all(daysSummed),
+    await r.all('SELECT day, humans, bots, uniques FROM visit_totals ORDER BY day'),
+    await r.all(daysSummed),
     'visit_totals: visit_days summed',
   );
 
   const visitorsPerDay = 'SELECT day, link_id, count(*) AS uniques FROM visitors GROUP BY 1, 2 ORDER BY 1, 2';
   t.deepEqual(
-    r.all(visitorsPerDay),
-    r.all('SELECT day, link_id, uniques FROM visit_days WHERE uniques > 0 ORDER BY 1, 2'),
+    await r.all(visitorsPerDay),
+    await r.all('SELECT day, link_id, uniques FROM visit_days WHERE uniques > 0 ORDER BY 1, 2'),
     'one visitor hash per unique visitor',
   );
-  t.is(r.one('SELECT sum(uniques) FROM visit_days'), people.size, 'unique visitors: distinct client and browser per link and day');
+  t.is(await r.one('SELECT sum(uniques) FROM visit_days'), people.size, 'unique visitors: distinct client and browser per link and day');
 
   const columns: Record<string, string> = {
     referrers: 'referrer',
@@ -298,28 +300,28 @@ test('the rollups agree with the raw visits, over many flushes, hours and days',
     ),
     `SELECT link_id, at - at % 3600000, ${DIMENSIONS.indexOf('bots')}, bot, count(*) FROM visits WHERE bot IS NOT NULL GROUP BY 1, 2, 4`,
   ].join(' UNION ALL ');
-  const expected = r.all(`SELECT * FROM (${rawDimensions}) ORDER BY link_id, hour, dimension, value`);
+  const expected = await r.all(`SELECT * FROM (${rawDimensions}) AS raw ORDER BY link_id, hour, dimension, value`);
   t.true(expected.length > 100);
   t.deepEqual(
-    r.all('SELECT link_id, hour, dimension, value, count FROM visit_dimensions ORDER BY link_id, hour, dimension, value'),
+    await r.all('SELECT link_id, hour, dimension, value, count FROM visit_dimensions ORDER BY link_id, hour, dimension, value'),
     expected,
   );
   t.deepEqual(
-    r.all('SELECT link_id, day, dimension, value, count FROM visit_dimension_days ORDER BY link_id, day, dimension, value'),
-    r.all(`SELECT link_id, hour - hour % 86400000 AS day, dimension, value, sum(count) AS count FROM visit_dimensions
+    await r.all('SELECT link_id, day, dimension, value, count FROM visit_dimension_days ORDER BY link_id, day, dimension, value'),
+    await r.all(`SELECT link_id, hour - hour % 86400000 AS day, dimension, value, sum(count) AS count FROM visit_dimensions
       GROUP BY 1, 2, 3, 4 ORDER BY 1, 2, 3, 4`),
     'visit_dimension_days: visit_dimensions summed per day',
   );
 
   t.deepEqual(
-    r.all('SELECT link_id, count, last_at FROM link_visits ORDER BY link_id'),
-    r.all('SELECT link_id, count(*) AS count, max(at) AS last_at FROM visits WHERE bot IS NULL GROUP BY link_id ORDER BY link_id'),
+    await r.all('SELECT link_id, count, last_at FROM link_visits ORDER BY link_id'),
+    await r.all('SELECT link_id, count(*) AS count, max(at) AS last_at FROM visits WHERE bot IS NULL GROUP BY link_id ORDER BY link_id'),
     'link_visits: human visits and the latest',
   );
 });
 
 test('prune() deletes raw visits past the retention period and old visitor hashes; the rollups stay', async (t) => {
-  const r = recorderOn(t, { retentionDays: 30 });
+  const r = await recorderOn(t, { retentionDays: 30 });
   const now = r.clock.now();
   // Written as they happened, each with the clock of its day.
   const times = [now - 40 * DAY, now - 31 * DAY, now - 29 * DAY, now - 2 * DAY, now - DAY, now];
@@ -332,25 +334,25 @@ test('prune() deletes raw visits past the retention period and old visitor hashe
     ]);
   }
   t.is(r.clock.now(), now);
-  const rollups = () => ({
-    hours: r.all('SELECT * FROM visit_hours ORDER BY link_id, hour'),
-    days: r.all('SELECT * FROM visit_days ORDER BY day, link_id'),
-    dimensions: r.all('SELECT * FROM visit_dimensions ORDER BY link_id, hour, dimension, value'),
-    links: r.all('SELECT * FROM link_visits'),
+  const rollups = async () => ({
+    hours: await r.all('SELECT * FROM visit_hours ORDER BY link_id, hour'),
+    days: await r.all('SELECT * FROM visit_days ORDER BY day, link_id'),
+    dimensions: await r.all('SELECT * FROM visit_dimensions ORDER BY link_id, hour, dimension, value'),
+    links: await r.all('SELECT * FROM link_visits'),
   });
-  const before = rollups();
+  const before = await rollups();
   t.is(before.hours.length, 12);
   t.is(await r.recorder.expired(), 4, 'two flushes of two visits are past 30 days');
-  t.is(r.one('SELECT count(*) FROM visits'), 12, 'expired() deletes nothing');
+  t.is(await r.one('SELECT count(*) FROM visits'), 12, 'expired() deletes nothing');
 
   t.is(await r.recorder.prune(), 4);
   t.deepEqual(
-    r.all<{ at: number }>('SELECT DISTINCT at FROM visits ORDER BY at').map((v) => v.at),
+    (await r.all<{ at: number }>('SELECT DISTINCT at FROM visits ORDER BY at')).map((v) => v.at),
     times.slice(2),
   );
-  t.deepEqual(rollups(), before, 'the rollups are untouched');
+  t.deepEqual(await rollups(), before, 'the rollups are untouched');
   t.deepEqual(
-    r.all<{ day: number }>('SELECT day FROM visitors ORDER BY day').map((v) => v.day),
+    (await r.all<{ day: number }>('SELECT day FROM visitors ORDER BY day')).map((v) => v.day),
     [dayOf(now - DAY), dayOf(now)],
     "only today's and yesterday's visitor hashes are kept",
   );
@@ -359,35 +361,35 @@ test('prune() deletes raw visits past the retention period and old visitor hashe
 });
 
 test('prune() deletes more raw visits than one batch holds', async (t) => {
-  const r = recorderOn(t, { retentionDays: 1 });
+  const r = await recorderOn(t, { retentionDays: 1 });
   const old = r.clock.now() - 10 * DAY;
-  const plant = r.db.prepare('INSERT INTO visits (link_id, at, bot) VALUES (1, ?, NULL)');
-  r.db.transaction(() => {
-    for (let i = 0; i < 12_001; i++) plant.run(old + i);
-  })();
-  plant.run(r.clock.now());
+  await r.database.insert(
+    'visits',
+    Array.from({ length: 12_001 }, (_, i) => ({ link_id: 1, at: old + i, bot: null })),
+  );
+  await r.database.sql('INSERT INTO visits (link_id, at, bot) VALUES (1, ?, NULL)', r.clock.now());
   t.is(await r.recorder.expired(), 12_001);
   t.is(await r.recorder.prune(), 12_001);
-  t.is(r.one('SELECT count(*) FROM visits'), 1);
+  t.is(await r.one('SELECT count(*) FROM visits'), 1);
 });
 
 test('with visitRetentionDays 0 no raw visit is written, only the rollups', async (t) => {
-  const r = recorderOn(t, { retentionDays: 0 });
+  const r = await recorderOn(t, { retentionDays: 0 });
   const now = r.clock.now();
   await r.record([
     [1, now, '192.0.2.1', BROWSER_UA, 'https://news.example/'],
     [1, now, '192.0.2.2', SLACKBOT],
   ]);
-  t.is(r.one('SELECT count(*) FROM visits'), 0);
-  t.deepEqual(r.all('SELECT humans, bots, uniques FROM visit_hours'), [{ humans: 1, bots: 1, uniques: 1 }]);
-  t.is(r.one('SELECT count FROM visit_dimensions WHERE value = ?', 'news.example'), 1);
-  t.is(r.one('SELECT count FROM link_visits WHERE link_id = 1'), 1);
+  t.is(await r.one('SELECT count(*) FROM visits'), 0);
+  t.deepEqual(await r.all('SELECT humans, bots, uniques FROM visit_hours'), [{ humans: 1, bots: 1, uniques: 1 }]);
+  t.is(await r.one('SELECT count FROM visit_dimensions WHERE value = ?', 'news.example'), 1);
+  t.is(await r.one('SELECT count FROM link_visits WHERE link_id = 1'), 1);
 });
 
 test('a write that fails is tried again: nothing is lost and nothing is written twice', async (t) => {
   let calls = 0;
   let failures = 0;
-  const r = recorderOn(t, {
+  const r = await recorderOn(t, {
     chunk: 2,
     store: (store) => ({
       ...store,
@@ -411,17 +413,17 @@ test('a write that fails is tried again: nothing is lost and nothing is written 
   await r.record([[3, now + 10, '192.0.2.9', BROWSER_UA]]);
   await waitFor(() => r.recorder.pending === 0);
   await r.recorder.idle();
-  t.is(r.one('SELECT count(*) FROM visits'), 6);
+  t.is(await r.one('SELECT count(*) FROM visits'), 6);
   t.deepEqual(
-    r.all<{ at: number }>('SELECT at FROM visits ORDER BY at').map((v) => v.at),
+    (await r.all<{ at: number }>('SELECT at FROM visits ORDER BY at')).map((v) => v.at),
     [0, 1, 2, 3, 4, 10].map((i) => now + i),
   );
-  t.deepEqual(r.all('SELECT link_id, humans, bots, uniques FROM visit_hours ORDER BY link_id'), [
+  t.deepEqual(await r.all('SELECT link_id, humans, bots, uniques FROM visit_hours ORDER BY link_id'), [
     { link_id: 1, humans: 2, bots: 1, uniques: 2 },
     { link_id: 2, humans: 2, bots: 0, uniques: 2 },
     { link_id: 3, humans: 1, bots: 0, uniques: 1 },
   ]);
-  t.deepEqual(r.all('SELECT link_id, count FROM link_visits ORDER BY link_id'), [
+  t.deepEqual(await r.all('SELECT link_id, count FROM link_visits ORDER BY link_id'), [
     { link_id: 1, count: 2 },
     { link_id: 2, count: 2 },
     { link_id: 3, count: 1 },
@@ -438,8 +440,9 @@ function spellings(text: string): Buffer[] {
   return [Buffer.from(text, 'latin1'), le, be];
 }
 
-test('no client address, user agent or referrer path reaches the database file or its WAL', async (t) => {
-  const r = recorderOn(t);
+sqliteOnly('no client address, user agent or referrer path reaches the database file or its WAL', 'scans the SQLite file', async (t) => {
+  const r = await recorderOn(t);
+  const path = r.database.file;
   const person = 'Mozilla/5.0 (X11; Linux x86_64; rv:133.0; Kurzwelle-7731) Gecko/20100101 Firefox/133.0';
   const robot = 'Mozilla/5.0 (compatible; KurzProbe/2.0; +https://probe.example/bot-7731)';
   const addresses = ['203.0.113.77', '2001:db8::beef', '::ffff:198.51.100.23'];
@@ -451,7 +454,7 @@ test('no client address, user agent or referrer path reaches the database file o
   }
   await r.record(events);
   t.deepEqual(
-    r.all('SELECT DISTINCT bot, browser, referrer FROM visits ORDER BY bot'),
+    await r.all('SELECT DISTINCT bot, browser, referrer FROM visits ORDER BY bot'),
     [
       { bot: null, browser: 'Firefox', referrer: 'news.example' },
       { bot: 'KurzProbe', browser: null, referrer: null },
@@ -467,7 +470,7 @@ test('no client address, user agent or referrer path reaches the database file o
   needles.push(['2001:db8::beef as 16 bytes', Buffer.from(`20010db8${'0'.repeat(20)}beef`, 'hex')]);
 
   const scan = (when: string) => {
-    const files = [r.path, `${r.path}-wal`].filter((f) => existsSync(f));
+    const files = [path, `${path}-wal`].filter((f) => existsSync(f));
     const contents = files.map((f) => readFileSync(f));
     t.true(
       contents.some((c) => c.length > 0),
@@ -478,10 +481,12 @@ test('no client address, user agent or referrer path reaches the database file o
     }
   };
   scan('before the checkpoint');
-  r.db.pragma('wal_checkpoint(TRUNCATE)');
-  r.db.close();
+  const checkpoint = new Sqlite(path);
+  checkpoint.pragma('wal_checkpoint(TRUNCATE)');
+  checkpoint.close();
+  await r.storage.close();
   scan('after the checkpoint');
-  t.true(readFileSync(r.path).includes(Buffer.from('news.example')), 'the scan reads the rows that were written');
+  t.true(readFileSync(path).includes(Buffer.from('news.example')), 'the scan reads the rows that were written');
 });
 
 test('a visit from an address in a mapped network gets its country; others none', async (t) => {
@@ -493,7 +498,7 @@ test('a visit from an address in a mapped network gets its country; others none'
       { network: '2001:db8::/32', country: 'JP' },
     ]),
   );
-  const r = recorderOn(t, { countryOf: openCountryDatabase(path) });
+  const r = await recorderOn(t, { countryOf: openCountryDatabase(path) });
   const now = r.clock.now();
   await r.record([
     [1, now, '203.0.113.77', BROWSER_UA],
@@ -503,14 +508,17 @@ test('a visit from an address in a mapped network gets its country; others none'
     [1, now + 4, '203.0.113.79', SLACKBOT],
   ]);
   t.deepEqual(
-    r.all<{ country: string | null }>('SELECT country FROM visits ORDER BY at').map((v) => v.country),
+    (await r.all<{ country: string | null }>('SELECT country FROM visits ORDER BY at')).map((v) => v.country),
     ['NL', 'NL', 'JP', null, null],
   );
-  t.deepEqual(r.all('SELECT value, count FROM visit_dimensions WHERE dimension = ? ORDER BY value', DIMENSIONS.indexOf('countries')), [
-    { value: '', count: 1 },
-    { value: 'JP', count: 1 },
-    { value: 'NL', count: 2 },
-  ]);
+  t.deepEqual(
+    await r.all('SELECT value, count FROM visit_dimensions WHERE dimension = ? ORDER BY value', DIMENSIONS.indexOf('countries')),
+    [
+      { value: '', count: 1 },
+      { value: 'JP', count: 1 },
+      { value: 'NL', count: 2 },
+    ],
+  );
 });
 
 test('a configured country database that cannot be read stops the app, naming the file', async (t) => {
@@ -525,7 +533,7 @@ test('a configured country database that cannot be read stops the app, naming th
 test('kurz serve with a country database that cannot be read exits, naming the file', async (t) => {
   const dir = tempDir(t);
   const missing = join(dir, 'missing.mmdb');
-  const result = await runCli(['serve'], { KURZ_DB: join(dir, 'kurz.db'), KURZ_PORT: '0', KURZ_GEOIP_DATABASE: missing });
+  const result = await runCli(['serve'], { ...(await freshDatabase(t)).env, KURZ_PORT: '0', KURZ_GEOIP_DATABASE: missing });
   t.is(result.code, 1);
   t.true(result.stderr.includes(`cannot read the country database ${missing}`), result.stderr);
   t.false(result.stderr.includes('    at '), 'no stack trace');

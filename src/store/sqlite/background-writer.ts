@@ -162,6 +162,8 @@ export function runBackgroundWriter(db: Database, recorder: VisitRecorder, log: 
       else void finish();
     });
     process.once('disconnect', () => void finish());
-    process.once('SIGTERM', () => void finish());
+    // Ctrl-C in a terminal and systemd's stop reach the whole process group, this child too.
+    process.on('SIGTERM', () => void finish());
+    process.on('SIGINT', () => void finish());
   });
 }

@@ -5,6 +5,9 @@ import { ensureDir } from '../../ensure-dir.ts';
 import { migrate } from './migrations.ts';
 import { SYNC_DURABLE } from './queries.ts';
 
+/** How long a statement waits for a lock another process holds (link writes wait on timers instead). */
+export const BUSY_TIMEOUT_MS = 5000;
+
 /** "kurz" in ASCII: marks a SQLite file as ours, so kurz refuses to write into someone else's database. */
 export const APPLICATION_ID = 0x6b75727a;
 
@@ -42,7 +45,7 @@ export function openDatabase(path: string, options: OpenOptions = {}): Database 
     throw new Error(`cannot open the database ${path}: ${reason}`, { cause: err });
   }
   try {
-    db.pragma('busy_timeout = 5000');
+    db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
     db.pragma(`cache_size = -${PAGE_CACHE_KIB}`);
     db.pragma('journal_mode = WAL');
     db.exec(SYNC_DURABLE);

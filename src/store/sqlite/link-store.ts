@@ -1,10 +1,12 @@
 import { closeSync, fdatasync, openSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import type { Database } from 'better-sqlite3';
 import type { RedirectStatus } from '../../config.ts';
 import type { Link, LinkChange, LinkEdit, LinkOptions, LinkQuery, LinkRecord, NewLink, Target } from '../../links/link.ts';
 import type { LinkStore, LinkWriter } from '../ports.ts';
-import { createGroupCommit } from './group-commit.ts';
+import { createGroupCommit } from '../group-commit.ts';
+import { BUSY_TIMEOUT_MS } from './database.ts';
 import * as q from './queries.ts';
 
 /** A link as SQLite returns it: 0/1 for flags, milliseconds for times, tags as a JSON array. */
@@ -46,6 +48,9 @@ type ListParams = { search: string | null; tag: string | null; limit: number; be
 
 /** Links read per query when all of them are exported. */
 const PAGE = 1000;
+
+/** How long a write waits for another process to release the write lock before it fails. */
+const WRITE_LOCK_WAIT_MS = 5000;
 
 export interface SqliteLinkStore extends LinkStore {
   /** Resolves once every write handed over so far is committed and synced. */
@@ -103,8 +108,15 @@ export function createSqliteLinkStore(db: Database): SqliteLinkStore {
     for (const tag of tags) insertTag.run(id, tag);
   }
 
+  /** The last id takeLinkId gave in the current transaction (0 at its start). */
+  let taken = 0;
+
   const writer: LinkWriter = {
-    nextLinkId: async () => (lastLinkId.get()?.seq ?? 0) + 1,
+    async takeLinkId() {
+      // Under the write lock: the sequence is what inserts committed and made in this transaction.
+      taken = Math.max(taken, lastLinkId.get()?.seq ?? 0) + 1;
+      return taken;
+    },
     linkByCode: async (code) => toLink(linkByCode.get(code)),
     async linkByUrlHash(urlHash, since) {
       const ids = linkIdsByUrlHash.all(urlHash, since.getTime());
@@ -144,9 +156,9 @@ export function createSqliteLinkStore(db: Database): SqliteLinkStore {
   /** One transaction for a batch of jobs, each in a savepoint; commits without waiting for the disk. */
   async function commitJobs(jobs: Job[]): Promise<unknown[]> {
     const results: unknown[] = [];
-    syncLess.run();
+    await beginWithoutSync();
     try {
-      begin.run();
+      taken = 0;
       for (const job of jobs) {
         savepoint.run();
         try {
@@ -165,6 +177,29 @@ export function createSqliteLinkStore(db: Database): SqliteLinkStore {
       syncDurable.run();
     }
     return results;
+  }
+
+  /**
+   * BEGIN IMMEDIATE in synchronous=NORMAL (the caller restores FULL after COMMIT), waiting on timers while
+   * another process (a worker, the background writer, a CLI command) holds the write lock: SQLite's own busy
+   * wait would stop this process's event loop, and its redirects, for as long.
+   */
+  async function beginWithoutSync(): Promise<void> {
+    const deadline = Date.now() + WRITE_LOCK_WAIT_MS;
+    for (let wait = 1; ; wait = Math.min(2 * wait, 20)) {
+      syncLess.run();
+      db.pragma('busy_timeout = 0');
+      try {
+        begin.run();
+        return;
+      } catch (err) {
+        syncDurable.run();
+        if ((err as { code?: string }).code !== 'SQLITE_BUSY' || Date.now() > deadline) throw err;
+      } finally {
+        db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+      }
+      await sleep(wait);
+    }
   }
 
   let wal: number | undefined;

@@ -230,3 +230,11 @@ export const RELEASE = `RELEASE job`;
 export const ROLLBACK_TO = `ROLLBACK TO job`;
 
 export const SQLITE_VERSION = `SELECT sqlite_version()`;
+
+// Copying a whole database (kurz migrate): the table and column names come from COPIED_TABLES, never from input.
+
+/** Every row of `table`, in rowid (or primary key) order. */
+export const allRows = (table: string, columns: readonly string[]): string =>
+  `SELECT ${columns.map((c) => `"${c}"`).join(', ')} FROM ${table}`;
+
+export const countRows = (table: string): string => `SELECT count(*) FROM ${table}`;

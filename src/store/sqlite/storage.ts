@@ -1,6 +1,7 @@
 import type { Config } from '../../config.ts';
 import type { Logger } from '../../log.ts';
 import type { VisitRecorder } from '../../visits/visit-recorder.ts';
+import { COPIED_TABLES, type CopySource } from '../copy.ts';
 import type { Storage, VisitStore } from '../ports.ts';
 import { createSqliteAccessStore } from './access-store.ts';
 import { backupDatabase } from './backup.ts';
@@ -26,7 +27,7 @@ export interface SqliteOptions {
 }
 
 /** The SQLite backend, with what only it can do. */
-export interface SqliteStorage extends Storage {
+export interface SqliteStorage extends Storage, CopySource {
   /** Copies the live database to `target` (see backupDatabase); returns the pages copied. */
   backup(target: string): Promise<number>;
   sqliteVersion(): string;
@@ -55,6 +56,24 @@ export function openSqliteStorage(config: Pick<Config, 'db' | 'cacheDir'>, optio
     access: createSqliteAccessStore(db),
     backup: (target) => backupDatabase(db, target, nativeBinding),
     sqliteVersion: () => db.prepare<[], string>(q.SQLITE_VERSION).pluck().get() ?? '',
+    *chunksOf(table, columns, size) {
+      let chunk: unknown[][] = [];
+      for (const row of db
+        .prepare(q.allRows(copiedTable(table), columns))
+        .raw()
+        .iterate() as IterableIterator<unknown[]>) {
+        chunk.push(row);
+        if (chunk.length < size) continue;
+        yield chunk;
+        chunk = [];
+      }
+      if (chunk.length > 0) yield chunk;
+    },
+    countRows: async (table) =>
+      db
+        .prepare<[], number>(q.countRows(copiedTable(table)))
+        .pluck()
+        .get() ?? 0,
     close() {
       closed ??= (async () => {
         await links.idle();
@@ -66,6 +85,12 @@ export function openSqliteStorage(config: Pick<Config, 'db' | 'cacheDir'>, optio
       return closed;
     },
   };
+}
+
+/** `table`, if it is one of kurz's copied tables (the name goes into SQL). */
+function copiedTable(table: string): string {
+  if (!COPIED_TABLES.some((t) => t.name === table)) throw new Error(`${table} is not one of kurz's tables`);
+  return table;
 }
 
 /**

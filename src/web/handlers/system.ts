@@ -22,7 +22,8 @@ export function systemHandlers(web: WebServices) {
     async checkHealth(ctx: Context): Promise<void> {
       const ok = await web.isDatabaseReachable().catch(() => false);
       ctx.res.setHeader('Cache-Control', 'no-store');
-      sendJson(ctx.res, ok ? 200 : 503, { status: ok ? 'ok' : 'database unreachable' });
+      const database = web.config.databaseUrl === '' ? 'sqlite' : 'postgres';
+      sendJson(ctx.res, ok ? 200 : 503, { status: ok ? 'ok' : 'database unreachable', database });
     },
 
     showFavicon(ctx: Context): void {

@@ -2,27 +2,26 @@ import { randomBytes } from 'node:crypto';
 import { readdirSync, readlinkSync } from 'node:fs';
 import { join } from 'node:path';
 import test from 'ava';
-import type { Database } from 'better-sqlite3';
 import { RedirectCache } from '../../src/cache/redirect-cache.ts';
 import { createCodeGenerator, type CodeGenerator } from '../../src/codes/code-generator.ts';
 import { loadConfig } from '../../src/config.ts';
 import { linkCreation, type CreateLinkInput } from '../../src/links/create.ts';
 import { DEFAULT_OPTIONS } from '../../src/links/link.ts';
+import type { LinkStore } from '../../src/store/ports.ts';
 import { openDatabase } from '../../src/store/sqlite/database.ts';
 import { createSqliteLinkStore } from '../../src/store/sqlite/link-store.ts';
 import { createSqliteVisitStore } from '../../src/store/sqlite/visit-store.ts';
 import type { VisitBatch } from '../../src/visits/rollup.ts';
 import type { VisitCount } from '../../src/visits/visit.ts';
-import { tempDir } from '../helpers.ts';
+import { freshStorage, sqliteOnly, tempDir } from '../helpers.ts';
 
 /** A flush that only adds to links' all-time counts. */
 function linkVisits(...links: VisitCount[]): VisitBatch {
   return { visits: [], hours: [], days: [], totals: [], dimensions: [], dimensionDays: [], visitors: [], links };
 }
 
-/** Link creation on `db` with a fixed clock and a small cache. */
-function serviceOn(db: Database, codes: CodeGenerator, settings: Record<string, unknown> = {}) {
-  const links = createSqliteLinkStore(db);
+/** Link creation on `links` with a fixed clock and a small cache. */
+function serviceOn(links: LinkStore, codes: CodeGenerator, settings: Record<string, unknown> = {}) {
   const creation = linkCreation({
     config: loadConfig({ file: { publicUrl: 'https://s.example', ...settings } }),
     now: () => 1000,
@@ -39,8 +38,7 @@ function serviceOn(db: Database, codes: CodeGenerator, settings: Record<string, 
 }
 
 test('a generated code that spells a reserved path is skipped, and its id never used', async (t) => {
-  const db = openDatabase(join(tempDir(t), 'k.db'));
-  t.teardown(() => db.close());
+  const { storage } = await freshStorage(t);
   const spelled: Record<number, string> = { 1: 'HealthZ', 2: 'abc123' };
   const codeFor = (id: number): string => spelled[id] ?? `code${id}`;
   const codes: CodeGenerator = {
@@ -48,14 +46,14 @@ test('a generated code that spells a reserved path is skipped, and its id never 
     codesFor: (first, count) => Array.from({ length: count }, (_, k) => codeFor(first + k)),
     idFor: () => undefined,
   };
-  const links = serviceOn(db, codes, { dedupeWindow: 'off' });
+  const links = serviceOn(storage.links, codes, { dedupeWindow: 'off' });
   const first = await links.createLink({ url: 'https://example.com/1' });
   t.is(first.link.code, 'abc123');
   t.is(first.link.id, 2);
   t.is((await links.createLink({ url: 'https://example.com/2' })).link.id, 3);
 });
 
-test('visit counts are written without a disk sync, and links keep their full sync afterwards', async (t) => {
+sqliteOnly('visit counts are written without a disk sync, and links keep their full sync afterwards', 'PRAGMA synchronous', async (t) => {
   const db = openDatabase(join(tempDir(t), 'k.db'));
   t.teardown(() => db.close());
   const store = createSqliteLinkStore(db);
@@ -80,9 +78,8 @@ test('visit counts are written without a disk sync, and links keep their full sy
 });
 
 test('the dedupe probe finds the newest live link with the URL hash in the window, with its visits', async (t) => {
-  const db = openDatabase(join(tempDir(t), 'k.db'));
-  t.teardown(() => db.close());
-  const store = createSqliteLinkStore(db);
+  const { storage, database } = await freshStorage(t);
+  const store = storage.links;
   const urlHash = Buffer.alloc(32, 7);
   const insert = async (code: string, now: number) =>
     (await store.write((tx) =>
@@ -94,8 +91,8 @@ test('the dedupe probe finds the newest live link with the URL hash in the windo
   const older = await insert('older', 100);
   const newer = await insert('newer', 200);
   await insert('other', 300);
-  db.prepare('UPDATE links SET url_hash = ? WHERE code = ?').run(Buffer.alloc(32, 8), 'other');
-  await createSqliteVisitStore(db).addVisits(linkVisits({ id: newer, count: 4, lastVisitAt: 250 }));
+  await database.sql('UPDATE links SET url_hash = ? WHERE code = ?', Buffer.alloc(32, 8), 'other');
+  await storage.visits.addVisits(linkVisits({ id: newer, count: 4, lastVisitAt: 250 }));
   const probe = (hash: Buffer, since: number) => store.write((tx) => tx.linkByUrlHash(hash, new Date(since)));
 
   t.like(await probe(urlHash, 0), { id: newer, code: 'newer', visitCount: 4, lastVisitAt: new Date(250) });
@@ -107,10 +104,9 @@ test('the dedupe probe finds the newest live link with the URL hash in the windo
 });
 
 test('a batch of creations gives each generated link the code of its id, around aliases, dedupe hits and refusals', async (t) => {
-  const db = openDatabase(join(tempDir(t), 'k.db'));
-  t.teardown(() => db.close());
+  const { storage, database } = await freshStorage(t);
   const codes = createCodeGenerator({ mode: 'obfuscated', length: 6, key: randomBytes(32), offset: 0 });
-  const links = serviceOn(db, codes);
+  const links = serviceOn(storage.links, codes);
   await links.createLink({ url: 'https://example.com/first' });
   const settled = await links.createLinks([
     { url: 'https://example.com/a' },
@@ -129,14 +125,11 @@ test('a batch of creations gives each generated link the code of its id, around 
     results.map((r) => (r instanceof Error ? 'refused' : r.created ? r.link.id : `same as ${r.link.id}`)),
     [2, 3, 'same as 1', 'refused', 4, 'same as 2', 5],
   );
-  const stored = db.prepare('SELECT id, code FROM links WHERE url_hash IS NOT NULL ORDER BY id').all() as Array<{
-    id: number;
-    code: string;
-  }>;
+  const stored = await database.sql<{ id: number; code: string }>('SELECT id, code FROM links WHERE url_hash IS NOT NULL ORDER BY id');
   for (const { id, code } of stored) t.is(code, codes.codeFor(id));
 });
 
-test('a write keeps the WAL open for its sync, across a checkpoint that empties it, until close', async (t) => {
+sqliteOnly('a write keeps the WAL open for its sync, across a checkpoint that empties it, until close', 'the WAL file', async (t) => {
   const path = join(tempDir(t), 'k.db');
   const db = openDatabase(path);
   t.teardown(() => db.open && db.close());

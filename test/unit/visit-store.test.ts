@@ -1,10 +1,7 @@
-import { join } from 'node:path';
 import test from 'ava';
-import { openDatabase } from '../../src/store/sqlite/database.ts';
-import { createSqliteVisitStore } from '../../src/store/sqlite/visit-store.ts';
 import { rollUp } from '../../src/visits/rollup.ts';
 import { DAY, type Visit } from '../../src/visits/visit.ts';
-import { tempDir } from '../helpers.ts';
+import { freshStorage } from '../helpers.ts';
 
 const START = Date.UTC(2026, 0, 1);
 
@@ -21,10 +18,17 @@ function bareVisit(linkId: number, at: number, bot: string | null = null): Visit
 
 for (const seed of [1, 2, 3]) {
   test(`the top links are exactly those of a plain sum over every day (seed ${seed})`, async (t) => {
-    const db = openDatabase(join(tempDir(t), 'k.db'));
-    t.teardown(() => db.close());
-    const insert = db.prepare('INSERT INTO links (id, code, url, created_at, updated_at) VALUES (?, ?, ?, 0, 0)');
-    for (let id = 1; id <= 60; id++) insert.run(id, `c${id}`, `https://example.com/${id}`);
+    const { storage, database } = await freshStorage(t);
+    await database.insert(
+      'links',
+      Array.from({ length: 60 }, (_, i) => ({
+        id: i + 1,
+        code: `c${i + 1}`,
+        url: `https://example.com/${i + 1}`,
+        created_at: 0,
+        updated_at: 0,
+      })),
+    );
     const random = seeded(seed);
     const visits: Visit[] = [];
     // Some links are busy on one day only, some a little every day: the bar must not lose either.
@@ -34,17 +38,17 @@ for (const seed of [1, 2, 3]) {
       const bot = random() < 0.1 ? 'Slack' : null;
       visits.push(bareVisit(linkId, START + day * DAY + 1000, bot));
     }
-    const store = createSqliteVisitStore(db);
+    const store = storage.visits;
     await store.addVisits(rollUp(visits, false));
     for (const days of [1, 3, 14, 30]) {
       const to = START + 14 * DAY;
       const from = to - days * DAY;
-      const plain = db
-        .prepare(
-          `SELECT code, sum(humans) AS humans FROM visit_days JOIN links ON links.id = link_id WHERE day >= ? AND day < ?
-           GROUP BY link_id HAVING sum(humans) > 0 ORDER BY sum(humans) DESC, link_id LIMIT 10`,
-        )
-        .all(from, to);
+      const plain = await database.sql(
+        `SELECT code, sum(humans) AS humans FROM visit_days JOIN links ON links.id = link_id WHERE day >= ? AND day < ?
+         GROUP BY link_id, code HAVING sum(humans) > 0 ORDER BY sum(humans) DESC, link_id LIMIT 10`,
+        from,
+        to,
+      );
       const top = await store.topLinks(new Date(from), new Date(to), 10);
       t.deepEqual(
         top.map((l) => ({ code: l.code, humans: l.humans })),
@@ -56,17 +60,24 @@ for (const seed of [1, 2, 3]) {
 }
 
 test('raw visits read back oldest first, whatever order they were written in, and every one once', async (t) => {
-  const db = openDatabase(join(tempDir(t), 'k.db'));
-  t.teardown(() => db.close());
-  const insert = db.prepare('INSERT INTO links (id, code, url, created_at, updated_at) VALUES (?, ?, ?, 0, 0)');
-  for (let id = 1; id <= 5; id++) insert.run(id, `c${id}`, `https://example.com/${id}`);
+  const { storage, database } = await freshStorage(t);
+  await database.insert(
+    'links',
+    Array.from({ length: 5 }, (_, i) => ({
+      id: i + 1,
+      code: `c${i + 1}`,
+      url: `https://example.com/${i + 1}`,
+      created_at: 0,
+      updated_at: 0,
+    })),
+  );
   const random = seeded(7);
   // Written as the recorder writes a pass: by link, so ids do not follow time. Some share a millisecond,
   // across the export's pages of 1000.
   const visits = Array.from({ length: 2500 }, (_, i) => bareVisit(1 + (i % 5), START + Math.floor(random() * 800))).sort(
     (a, b) => a.linkId - b.linkId,
   );
-  const store = createSqliteVisitStore(db);
+  const store = storage.visits;
   await store.addVisits(rollUp(visits, true));
   const read: Array<{ id: number; at: number }> = [];
   for await (const v of store.allVisits(new Date(START), new Date(START + DAY))) read.push({ id: v.id, at: v.at.getTime() });

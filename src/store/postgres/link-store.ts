@@ -1,0 +1,301 @@
+import type { RedirectStatus } from '../../config.ts';
+import type { Link, LinkChange, LinkOptions, LinkQuery, NewLink, Target } from '../../links/link.ts';
+import { createGroupCommit } from '../group-commit.ts';
+import type { LinkStore, LinkWriter } from '../ports.ts';
+import type { Database, Querier } from './database.ts';
+import * as q from './queries.ts';
+
+/** A link as PostgreSQL returns it: 0/1 for flags, milliseconds for times, tags already an array. */
+interface LinkRow {
+  id: number;
+  code: string;
+  url: string;
+  createdAt: number;
+  updatedAt: number;
+  visitCount: number;
+  lastVisitAt: number | null;
+  deletedAt: number | null;
+  isAlias: number;
+  title: string | null;
+  note: string | null;
+  tags: string[];
+  expiresAt: number | null;
+  maxVisits: number | null;
+  claimedVisits: number;
+  passwordHash: string | null;
+  redirectStatus: number | null;
+  forwardQuery: number | null;
+  enabled: number;
+}
+
+interface TargetRow {
+  id: number;
+  url: string;
+  deleted: boolean;
+  enabled: number;
+  expiresAt: number | null;
+  maxVisits: number | null;
+  locked: boolean;
+  redirectStatus: number | null;
+  forwardQuery: number | null;
+}
+
+/** Links read per query when all of them are exported. */
+const PAGE = 1000;
+
+/** Times a job that lost a deadlock to another node runs again in its savepoint before it fails. */
+const JOB_ATTEMPTS = 3;
+
+export interface PostgresLinkStore extends LinkStore {
+  /** Resolves once every write handed over so far is committed (or refused). */
+  idle(): Promise<void>;
+}
+
+type Job = (tx: LinkWriter) => Promise<unknown>;
+
+/**
+ * The link store on a PostgreSQL pool. Reads run on any connection; writes go through a group commit: the
+ * writes of one turn of the event loop share one transaction on one connection, each in its own savepoint.
+ * Link ids come from blocks of `idBlockSize` this node reserves, so nodes never wait on each other for one.
+ */
+export function createPostgresLinkStore(db: Database, idBlockSize: number): PostgresLinkStore {
+  let nextId = 0;
+  let endId = 0;
+  let reserving: Promise<void> | undefined;
+
+  async function reserveIds(): Promise<void> {
+    const { rows } = await db.query<{ first: number }>(q.RESERVE_LINK_IDS, [idBlockSize]);
+    nextId = rows[0]!.first;
+    endId = nextId + idBlockSize;
+  }
+
+  async function takeLinkId(): Promise<number> {
+    while (nextId >= endId) {
+      reserving ??= reserveIds().finally(() => (reserving = undefined));
+      await reserving;
+    }
+    return nextId++;
+  }
+
+  /** Gives back the id last taken, unused: an insert whose code was taken then costs no id, as in SQLite. */
+  function giveBackLinkId(id: number): void {
+    if (id === nextId - 1) nextId = id;
+  }
+
+  async function setTags(tx: Querier, id: number, tags: readonly string[]): Promise<void> {
+    if (tags.length > 0) await tx.query(q.INSERT_TAGS, [id, tags]);
+  }
+
+  /**
+   * Inserts with the id `params` start with (one taken here when `own`) and returns it; undefined when
+   * the code is taken.
+   */
+  async function insert(tx: Querier, sql: string, params: unknown[], tags: readonly string[], own: boolean): Promise<number | undefined> {
+    const { rows } = await tx.query<{ id: number }>(sql, params);
+    const id = rows[0]?.id;
+    if (id !== undefined) await setTags(tx, id, tags);
+    else if (own) giveBackLinkId(params[0] as number);
+    return id;
+  }
+
+  function writerOn(tx: Querier): LinkWriter {
+    return {
+      takeLinkId,
+      linkByCode: async (code) => toLink((await tx.query<LinkRow>(q.LINK_BY_CODE_FOR_UPDATE, [code])).rows[0]),
+      async linkByUrlHash(urlHash, since) {
+        await tx.query(q.LOCK_URL_HASH, [urlHash.readInt32BE(0)]);
+        const id = (await tx.query<{ id: number | null }>(q.LINK_ID_BY_URL_HASH, [urlHash, since.getTime()])).rows[0]?.id;
+        return id == null ? undefined : toLink((await tx.query<LinkRow>(q.LINK_BY_ID, [id])).rows[0]);
+      },
+      async insertLink(link: NewLink, id) {
+        return insert(tx, q.INSERT_LINK, [id ?? (await takeLinkId()), ...newLinkParams(link, link.urlHash)], link.tags, id === null);
+      },
+      async importLink(record, urlHash) {
+        const params = [
+          await takeLinkId(),
+          ...newLinkParams(record, urlHash),
+          record.updatedAt.getTime(),
+          record.deletedAt?.getTime() ?? null,
+          record.claimedVisits,
+        ];
+        const id = await insert(tx, q.IMPORT_LINK, params, record.tags, true);
+        if (id !== undefined && record.visitCount > 0) {
+          await tx.query(q.ADD_LINK_VISITS, [[id], [record.visitCount], [(record.lastVisitAt ?? record.createdAt).getTime()]]);
+        }
+        return id;
+      },
+      async updateLink(link, edit, urlHash, at) {
+        const merged = { ...link, ...edit };
+        const params = [link.id, merged.url, urlHash, ...optionParams(merged), at.getTime()];
+        if ((await tx.query(q.UPDATE_LINK, params)).rowCount === 0) return false;
+        if (edit.tags !== undefined) {
+          await tx.query(q.DELETE_TAGS, [link.id]);
+          await setTags(tx, link.id, edit.tags);
+        }
+        return true;
+      },
+      deleteLink: async (id, at) => (await tx.query(q.DELETE_LINK, [id, at.getTime()])).rowCount === 1,
+      unvisitedSince: async (cutoff) => (await tx.query<LinkRow>(q.UNVISITED_LINKS, [cutoff.getTime()])).rows.map((row) => toLink(row)!),
+    };
+  }
+
+  /** Runs a job in its own savepoint: undone alone if it fails, run again if it lost a deadlock. */
+  async function runJob(tx: Querier, job: Job): Promise<unknown> {
+    for (let attempt = 1; ; attempt++) {
+      await tx.query(q.SAVEPOINT);
+      try {
+        const result = await job(writerOn(tx));
+        await tx.query(q.RELEASE);
+        return result;
+      } catch (err) {
+        await tx.query(q.ROLLBACK_TO);
+        await tx.query(q.RELEASE);
+        const code = (err as { code?: unknown } | undefined)?.code;
+        if ((code === '40P01' || code === '40001') && attempt < JOB_ATTEMPTS) continue;
+        return err instanceof Error ? err : new Error(String(err));
+      }
+    }
+  }
+
+  const writes = createGroupCommit<Job, unknown>(
+    (jobs) =>
+      db.transaction(async (tx) => {
+        const results: unknown[] = [];
+        for (const job of jobs) results.push(await runJob(tx, job));
+        return results;
+      }),
+    // A PostgreSQL COMMIT returns once the commit is durable: nothing is left to wait for.
+    async () => undefined,
+  );
+
+  const listeners = new Set<(code: string) => void>();
+
+  return {
+    linkByCode: async (code) => toLink((await db.query<LinkRow>(q.LINK_BY_CODE, [code])).rows[0]),
+
+    async targetByCode(code) {
+      const row = (await db.query<TargetRow>(q.TARGET_BY_CODE, [code])).rows[0];
+      return row && toTarget(row);
+    },
+
+    async listLinks(query: LinkQuery) {
+      const search = query.search ? `%${query.search.replace(/[\\%_]/g, (c) => '\\' + c)}%` : null;
+      const params: unknown[] = [
+        search,
+        query.tag ?? null,
+        query.includeDeleted ?? false,
+        query.after?.id ?? Number.MAX_SAFE_INTEGER,
+        query.limit,
+      ];
+      const sql = query.sort === 'visits' ? q.LIST_LINKS_BY_VISITS : q.LIST_LINKS_BY_CREATED;
+      if (query.sort === 'visits') params.push(query.after?.visits ?? Number.MAX_SAFE_INTEGER);
+      return (await db.query<LinkRow>(sql, params)).rows.map((row) => toLink(row)!);
+    },
+
+    tagCounts: async () => (await db.query<{ tag: string; count: number }>(q.TAG_COUNTS)).rows,
+
+    claimVisit: async (id) => (await db.query(q.CLAIM_VISIT, [id])).rowCount === 1,
+
+    hasVisitsLeft: async (id) => (await db.query<{ left: boolean }>(q.HAS_VISITS_LEFT, [id])).rows[0]?.left === true,
+
+    async *allLinks() {
+      for (let after = 0; ;) {
+        const { rows } = await db.query<LinkRow>(q.ALL_LINKS_PAGE, [after, PAGE]);
+        for (const row of rows) yield toLink(row)!;
+        if (rows.length < PAGE) return;
+        after = rows.at(-1)!.id;
+      }
+    },
+
+    write: <T>(work: (tx: LinkWriter) => Promise<T>) => writes.run(work) as Promise<T>,
+
+    lastChange: async () => (await db.query<{ seq: number }>(q.LAST_CHANGE)).rows[0]?.seq ?? 0,
+
+    changesAfter: async (seq) => (await db.query<LinkChange>(q.CHANGES_AFTER, [seq])).rows,
+
+    forgetChangesUpTo: async (seq) => void (await db.query(q.FORGET_CHANGES_BEFORE, [seq])),
+
+    onChange(listener) {
+      if (listeners.size === 0) {
+        db.listen(q.LISTEN_LINK_CHANGES, (code) => {
+          for (const l of listeners) l(code);
+        });
+      }
+      listeners.add(listener);
+    },
+
+    async idle() {
+      await writes.idle();
+    },
+  };
+}
+
+function toLink(row: LinkRow | undefined): Link | undefined {
+  if (!row) return undefined;
+  return {
+    id: row.id,
+    code: row.code,
+    url: row.url,
+    createdAt: new Date(row.createdAt),
+    updatedAt: new Date(row.updatedAt),
+    visitCount: row.visitCount,
+    lastVisitAt: row.lastVisitAt === null ? null : new Date(row.lastVisitAt),
+    deletedAt: row.deletedAt === null ? null : new Date(row.deletedAt),
+    isAlias: row.isAlias === 1,
+    title: row.title,
+    note: row.note,
+    tags: row.tags,
+    expiresAt: row.expiresAt === null ? null : new Date(row.expiresAt),
+    maxVisits: row.maxVisits,
+    claimedVisits: row.claimedVisits,
+    passwordHash: row.passwordHash,
+    redirectStatus: row.redirectStatus as RedirectStatus | null,
+    forwardQuery: row.forwardQuery === null ? null : row.forwardQuery === 1,
+    enabled: row.enabled === 1,
+  };
+}
+
+/** An ordinary link (enabled, no condition, no option) has no gate: the redirect then checks nothing more. */
+function toTarget(row: TargetRow): Target {
+  const plain =
+    row.enabled === 1 &&
+    row.expiresAt === null &&
+    row.maxVisits === null &&
+    !row.locked &&
+    row.redirectStatus === null &&
+    row.forwardQuery === null;
+  return {
+    id: row.id,
+    url: row.url,
+    deleted: row.deleted,
+    gate: plain
+      ? null
+      : {
+          enabled: row.enabled === 1,
+          expiresAt: row.expiresAt,
+          maxVisits: row.maxVisits,
+          locked: row.locked,
+          redirectStatus: row.redirectStatus as RedirectStatus | null,
+          forwardQuery: row.forwardQuery === null ? null : row.forwardQuery === 1,
+        },
+  };
+}
+
+/** The option columns in UPDATE_LINK's order, from $4: title to enabled. */
+function optionParams(o: LinkOptions & { passwordHash: string | null }): unknown[] {
+  return [
+    o.title,
+    o.note,
+    o.expiresAt?.getTime() ?? null,
+    o.maxVisits,
+    o.passwordHash,
+    o.redirectStatus,
+    o.forwardQuery === null ? null : o.forwardQuery ? 1 : 0,
+    o.enabled ? 1 : 0,
+  ];
+}
+
+/** The columns of a new link after its id, in INSERT_LINK's order: code to enabled. */
+function newLinkParams(link: Omit<NewLink, 'urlHash'>, urlHash: Buffer | null): unknown[] {
+  return [link.code, link.url, urlHash, link.isAlias ? 1 : 0, link.createdAt.getTime(), ...optionParams(link)];
+}

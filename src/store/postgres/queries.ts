@@ -1,0 +1,340 @@
+/** Every SQL statement the PostgreSQL backend runs, by name. Parameters are positional ($1, $2, …). */
+
+/** "kurz" in ASCII: the advisory lock key under which migrations run, and the class of kurz's two-key locks. */
+export const KURZ_LOCK = 0x6b75727a;
+
+/** The channel the links_changed trigger notifies with each edited or deleted code. */
+export const LINK_CHANGES_CHANNEL = 'kurz_link_changes';
+
+// Connection and transactions.
+
+export const PING = `SELECT 1 AS ok`;
+
+export const SERVER_VERSION = `SELECT current_setting('server_version') AS version`;
+
+export const BEGIN = `BEGIN`;
+
+export const COMMIT = `COMMIT`;
+
+export const ROLLBACK = `ROLLBACK`;
+
+/** Each job of a group commit runs in its own savepoint, so one that fails is undone alone. */
+export const SAVEPOINT = `SAVEPOINT job`;
+
+export const RELEASE = `RELEASE job`;
+
+export const ROLLBACK_TO = `ROLLBACK TO job`;
+
+export const LISTEN_LINK_CHANGES = `LISTEN ${LINK_CHANGES_CHANNEL}`;
+
+// Schema and migrations.
+
+export const LOCK_MIGRATIONS = `SELECT pg_advisory_lock(${KURZ_LOCK})`;
+
+export const UNLOCK_MIGRATIONS = `SELECT pg_advisory_unlock(${KURZ_LOCK})`;
+
+export const HAS_SCHEMA_TABLE = `SELECT to_regclass('kurz_schema') IS NOT NULL AS present`;
+
+/** Tables, views and sequences in the schema kurz would create its tables in. */
+export const OBJECTS_IN_SCHEMA = `SELECT count(*) AS count FROM pg_class
+  WHERE relnamespace = (SELECT oid FROM pg_namespace WHERE nspname = current_schema()) AND relkind IN ('r', 'p', 'v', 'm', 'f', 'S')`;
+
+export const CREATE_SCHEMA_TABLE = `CREATE TABLE kurz_schema (version integer NOT NULL); INSERT INTO kurz_schema (version) VALUES (0)`;
+
+export const SCHEMA_VERSION = `SELECT version FROM kurz_schema`;
+
+export const SET_SCHEMA_VERSION = `UPDATE kurz_schema SET version = $1`;
+
+// Links.
+
+/** A link with its visit counts and tags (a JSON array, sorted bytewise as SQLite sorts): select from LINKS. */
+const LINK_COLUMNS = `links.id, code, url, is_alias AS "isAlias", created_at AS "createdAt", updated_at AS "updatedAt",
+  coalesce(v.count, 0) AS "visitCount", v.last_at AS "lastVisitAt", deleted_at AS "deletedAt", title, note,
+  (SELECT coalesce(json_agg(tag ORDER BY tag COLLATE "C"), '[]'::json) FROM link_tags WHERE link_id = links.id) AS tags,
+  expires_at AS "expiresAt", max_visits AS "maxVisits", claimed_visits AS "claimedVisits", password_hash AS "passwordHash",
+  redirect_status AS "redirectStatus", forward_query AS "forwardQuery", enabled`;
+
+const LINKS = `links LEFT JOIN link_visits AS v ON v.link_id = links.id`;
+
+export const LINK_BY_CODE = `SELECT ${LINK_COLUMNS} FROM ${LINKS} WHERE code = $1`;
+
+/** Inside a write: locks the row, so edits of one link from several nodes take turns. */
+export const LINK_BY_CODE_FOR_UPDATE = `${LINK_BY_CODE} FOR UPDATE OF links`;
+
+/** The redirect's lookup: the target and what the redirect cache holds of the link's options. */
+export const TARGET_BY_CODE = `SELECT id, url, deleted_at IS NOT NULL AS deleted, enabled, expires_at AS "expiresAt",
+  max_visits AS "maxVisits", password_hash IS NOT NULL AS locked, redirect_status AS "redirectStatus", forward_query AS "forwardQuery"
+  FROM links WHERE code = $1`;
+
+export const LINK_BY_ID = `SELECT ${LINK_COLUMNS} FROM ${LINKS} WHERE links.id = $1`;
+
+/** Serialises the dedupe probes of one URL hash (its first four bytes, $1) across nodes until the transaction ends. */
+export const LOCK_URL_HASH = `SELECT pg_advisory_xact_lock(${KURZ_LOCK}, $1)`;
+
+/** The dedupe probe: the newest live deduplicable link with this URL hash created at or after the cut-off. */
+export const LINK_ID_BY_URL_HASH = `SELECT max(id) AS id FROM links WHERE url_hash = $1 AND created_at >= $2 AND deleted_at IS NULL`;
+
+/**
+ * The filter of both list orders: $1 is a LIKE pattern matched, ignoring case as SQLite's LIKE does,
+ * against code, URL, title and note; $2 a tag; $3 whether deleted links are included.
+ */
+const LIST_FILTER = `($1::text IS NULL OR code ILIKE $1 ESCAPE '\\' OR url ILIKE $1 ESCAPE '\\'
+      OR title ILIKE $1 ESCAPE '\\' OR note ILIKE $1 ESCAPE '\\')
+    AND ($2::text IS NULL OR links.id IN (SELECT link_id FROM link_tags WHERE tag = $2))
+    AND ($3::boolean OR deleted_at IS NULL)`;
+
+/** Newest first, paged by id ($4), $5 at a time. */
+export const LIST_LINKS_BY_CREATED = `SELECT ${LINK_COLUMNS} FROM ${LINKS}
+  WHERE links.id < $4 AND ${LIST_FILTER}
+  ORDER BY links.id DESC LIMIT $5`;
+
+/** Most visited first, then newest; paged by (visits $6, id $4), $5 at a time. */
+export const LIST_LINKS_BY_VISITS = `SELECT ${LINK_COLUMNS} FROM ${LINKS}
+  WHERE (coalesce(v.count, 0) < $6 OR (coalesce(v.count, 0) = $6 AND links.id < $4)) AND ${LIST_FILTER}
+  ORDER BY coalesce(v.count, 0) DESC, links.id DESC LIMIT $5`;
+
+/** Tags of live links, most used first. */
+export const TAG_COUNTS = `SELECT tag, count(*) AS count FROM link_tags JOIN links ON links.id = link_tags.link_id
+  WHERE deleted_at IS NULL GROUP BY tag ORDER BY count DESC, tag COLLATE "C"`;
+
+export const DELETE_TAGS = `DELETE FROM link_tags WHERE link_id = $1`;
+
+export const INSERT_TAGS = `INSERT INTO link_tags (link_id, tag) SELECT $1::bigint, unnest($2::text[]) ON CONFLICT DO NOTHING`;
+
+/** Sets every editable column; the caller merges the edit into the stored link first. */
+export const UPDATE_LINK = `UPDATE links SET url = $2, url_hash = $3, title = $4, note = $5, expires_at = $6, max_visits = $7,
+  password_hash = $8, redirect_status = $9, forward_query = $10, enabled = $11, updated_at = $12
+  WHERE id = $1 AND deleted_at IS NULL`;
+
+/** Takes one of a limited link's visits; no row changes once they are used up. */
+export const CLAIM_VISIT = `UPDATE links SET claimed_visits = claimed_visits + 1
+  WHERE id = $1 AND deleted_at IS NULL AND max_visits IS NOT NULL AND claimed_visits < max_visits RETURNING id`;
+
+export const HAS_VISITS_LEFT = `SELECT claimed_visits < max_visits AS "left" FROM links
+  WHERE id = $1 AND deleted_at IS NULL AND max_visits IS NOT NULL`;
+
+/** One page of every link, oldest first, after the id $1, $2 at a time. */
+export const ALL_LINKS_PAGE = `SELECT ${LINK_COLUMNS} FROM ${LINKS} WHERE links.id > $1 ORDER BY links.id LIMIT $2`;
+
+/** Live links whose last visit (or creation, if never visited) is before the cut-off. */
+export const UNVISITED_LINKS = `SELECT ${LINK_COLUMNS} FROM ${LINKS}
+  WHERE deleted_at IS NULL AND coalesce(v.last_at, created_at) < $1 ORDER BY links.id`;
+
+export const DELETE_LINK = `UPDATE links SET deleted_at = $2, updated_at = $2 WHERE id = $1 AND deleted_at IS NULL`;
+
+/** The columns every insert sets, from $1 (the id) to $14. */
+const NEW_LINK_COLUMNS = `id, code, url, url_hash, is_alias, created_at, title, note, expires_at, max_visits, password_hash,
+  redirect_status, forward_query, enabled`;
+
+const NEW_LINK_VALUES = `$1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14`;
+
+/** No row comes back when the code is taken. */
+export const INSERT_LINK = `INSERT INTO links (${NEW_LINK_COLUMNS}, updated_at) VALUES (${NEW_LINK_VALUES}, $6)
+  ON CONFLICT (code) DO NOTHING RETURNING id`;
+
+export const IMPORT_LINK = `INSERT INTO links (${NEW_LINK_COLUMNS}, updated_at, deleted_at, claimed_visits)
+  VALUES (${NEW_LINK_VALUES}, $15, $16, $17) ON CONFLICT (code) DO NOTHING RETURNING id`;
+
+/**
+ * Reserves $1 link ids for this node: run on its own, never inside a write transaction, so that nodes
+ * never wait for each other's transactions to get ids.
+ */
+export const RESERVE_LINK_IDS = `UPDATE kurz_ids SET next_id = next_id + $1 WHERE name = 'links' RETURNING next_id - $1 AS first`;
+
+export const LAST_CHANGE = `SELECT coalesce(max(seq), 0) AS seq FROM link_changes`;
+
+export const CHANGES_AFTER = `SELECT seq, code FROM link_changes WHERE seq > $1 ORDER BY seq`;
+
+export const FORGET_CHANGES_BEFORE = `DELETE FROM link_changes WHERE seq <= $1`;
+
+// Visits: raw rows and the rollups a flush adds to. Rows go as arrays, one per column; each upsert sorts
+// its rows by primary key, so that two nodes flushing at once lock rows in one order and cannot deadlock.
+
+/** A link's all-time human visits and last visit. */
+export const ADD_LINK_VISITS = `INSERT INTO link_visits (link_id, count, last_at)
+  SELECT link_id, sum(count), max(last_at) FROM unnest($1::bigint[], $2::bigint[], $3::bigint[]) AS r(link_id, count, last_at)
+  GROUP BY link_id ORDER BY link_id
+  ON CONFLICT (link_id) DO UPDATE SET count = link_visits.count + excluded.count, last_at = greatest(link_visits.last_at, excluded.last_at)`;
+
+/** The visitor hashes new for their link and day come back; one seen before is not unique. */
+export const INSERT_VISITORS = `INSERT INTO visitors (day, link_id, hash)
+  SELECT DISTINCT day, link_id, hash FROM unnest($1::bigint[], $2::bigint[], $3::bytea[]) AS r(day, link_id, hash)
+  ORDER BY day, link_id, hash
+  ON CONFLICT DO NOTHING RETURNING day, link_id AS "linkId", hash`;
+
+export const ADD_VISIT_HOURS = `INSERT INTO visit_hours (link_id, hour, humans, bots, uniques)
+  SELECT link_id, hour, sum(humans), sum(bots), sum(uniques)
+  FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::bigint[], $5::bigint[]) AS r(link_id, hour, humans, bots, uniques)
+  GROUP BY link_id, hour ORDER BY link_id, hour
+  ON CONFLICT (link_id, hour) DO UPDATE SET humans = visit_hours.humans + excluded.humans, bots = visit_hours.bots + excluded.bots,
+  uniques = visit_hours.uniques + excluded.uniques`;
+
+export const ADD_VISIT_DAYS = `INSERT INTO visit_days (day, link_id, humans, bots, uniques)
+  SELECT day, link_id, sum(humans), sum(bots), sum(uniques)
+  FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::bigint[], $5::bigint[]) AS r(day, link_id, humans, bots, uniques)
+  GROUP BY day, link_id ORDER BY day, link_id
+  ON CONFLICT (day, link_id) DO UPDATE SET humans = visit_days.humans + excluded.humans, bots = visit_days.bots + excluded.bots,
+  uniques = visit_days.uniques + excluded.uniques`;
+
+export const ADD_VISIT_TOTALS = `INSERT INTO visit_totals (day, humans, bots, uniques)
+  SELECT day, sum(humans), sum(bots), sum(uniques)
+  FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::bigint[]) AS r(day, humans, bots, uniques)
+  GROUP BY day ORDER BY day
+  ON CONFLICT (day) DO UPDATE SET humans = visit_totals.humans + excluded.humans, bots = visit_totals.bots + excluded.bots,
+  uniques = visit_totals.uniques + excluded.uniques`;
+
+export const ADD_VISIT_DIMENSIONS = `INSERT INTO visit_dimensions (link_id, hour, dimension, value, count)
+  SELECT link_id, hour, dimension, value, sum(count)
+  FROM unnest($1::bigint[], $2::bigint[], $3::integer[], $4::text[], $5::bigint[]) AS r(link_id, hour, dimension, value, count)
+  GROUP BY link_id, hour, dimension, value ORDER BY link_id, hour, dimension, value
+  ON CONFLICT (link_id, hour, dimension, value) DO UPDATE SET count = visit_dimensions.count + excluded.count`;
+
+export const ADD_VISIT_DIMENSION_DAYS = `INSERT INTO visit_dimension_days (link_id, day, dimension, value, count)
+  SELECT link_id, day, dimension, value, sum(count)
+  FROM unnest($1::bigint[], $2::bigint[], $3::integer[], $4::text[], $5::bigint[]) AS r(link_id, day, dimension, value, count)
+  GROUP BY link_id, day, dimension, value ORDER BY link_id, day, dimension, value
+  ON CONFLICT (link_id, day, dimension, value) DO UPDATE SET count = visit_dimension_days.count + excluded.count`;
+
+/** Raw visits, in the order given. */
+export const INSERT_VISITS = `INSERT INTO visits (link_id, at, bot, referrer, browser, os, device, country, language)
+  SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[])`;
+
+/** The oldest raw visits before the cut-off, $2 at a time (index visits_by_at). */
+export const DELETE_VISITS_BEFORE = `DELETE FROM visits WHERE id IN (SELECT id FROM visits WHERE at < $1 ORDER BY at LIMIT $2)`;
+
+export const COUNT_VISITS_BEFORE = `SELECT count(*) AS count FROM visits WHERE at < $1`;
+
+export const DELETE_VISITORS_BEFORE = `DELETE FROM visitors WHERE day < $1`;
+
+/** One link's hours in [$2, $3). */
+export const LINK_HOURS = `SELECT hour AS t, humans, bots, uniques FROM visit_hours WHERE link_id = $1 AND hour >= $2 AND hour < $3 ORDER BY hour`;
+
+/** One link's breakdowns in [$2, $3), summed. */
+export const LINK_DIMENSIONS = `SELECT dimension, value, sum(count) AS count FROM visit_dimensions
+  WHERE link_id = $1 AND hour >= $2 AND hour < $3 GROUP BY dimension, value`;
+
+/** One link's breakdowns over whole days in [$2, $3), summed. */
+export const LINK_DIMENSION_DAYS = `SELECT dimension, value, sum(count) AS count FROM visit_dimension_days
+  WHERE link_id = $1 AND day >= $2 AND day < $3 GROUP BY dimension, value`;
+
+/** Every link's visits per day in [$1, $2). */
+export const DAY_TOTALS = `SELECT day AS t, humans, bots, uniques FROM visit_totals WHERE day >= $1 AND day < $2 ORDER BY day`;
+
+/**
+ * The $3 links with the most human visits in [$1, $2) ($4 days long), exactly, without grouping every row
+ * of the period: the sums of the last day's top links give a bar B, and a link whose sum reaches B has at
+ * least B/days on some day, so only links with such a day are summed (primary-key lookups).
+ */
+export const TOP_LINKS = `WITH RECURSIVE
+  days(day) AS (SELECT $1::bigint UNION ALL SELECT day + 86400000 FROM days WHERE day + 86400000 < $2::bigint),
+  seed AS (SELECT link_id FROM visit_days WHERE day = (SELECT max(day) FROM visit_days WHERE day >= $1 AND day < $2)
+    ORDER BY humans DESC LIMIT $3),
+  seed_sums AS (SELECT sum(humans) AS humans FROM visit_days
+    WHERE day IN (SELECT day FROM days) AND link_id IN (SELECT link_id FROM seed) GROUP BY link_id),
+  bar AS (SELECT CASE WHEN count(*) < $3 THEN 1 ELSE min(humans) END AS humans FROM seed_sums),
+  candidates AS (SELECT DISTINCT link_id FROM visit_days
+    WHERE day >= $1 AND day < $2 AND humans * $4::bigint >= (SELECT humans FROM bar)),
+  top AS (SELECT link_id, sum(humans) AS humans, sum(bots) AS bots, sum(uniques) AS uniques FROM visit_days
+    WHERE day IN (SELECT day FROM days) AND link_id IN (SELECT link_id FROM candidates)
+    GROUP BY link_id HAVING sum(humans) > 0 ORDER BY humans DESC, link_id LIMIT $3)
+  SELECT code, url, title, top.humans, top.bots, top.uniques FROM top JOIN links ON links.id = top.link_id
+  ORDER BY top.humans DESC, links.id`;
+
+/** Links created per day in [$1, $2) (index links_by_created). */
+export const LINKS_CREATED_PER_DAY = `SELECT created_at - created_at % 86400000 AS t, count(*) AS count FROM links
+  WHERE created_at >= $1 AND created_at < $2 GROUP BY t ORDER BY t`;
+
+/** All-time figures of the instance. */
+export const INSTANCE_TOTALS = `SELECT (SELECT count(*) FROM links WHERE deleted_at IS NULL) AS links,
+  (SELECT coalesce(sum(count), 0) FROM link_visits) AS humans`;
+
+/** Raw visits in [$3, $4) after (at $1, id $2), in time order, $5 at a time (index visits_by_at). */
+export const VISITS_PAGE = `SELECT visits.id, at, code, bot, referrer, browser, os, device, country, language
+  FROM visits JOIN links ON links.id = visits.link_id
+  WHERE (at, visits.id) > ($1, $2) AND at >= $3 AND at < $4 ORDER BY at, visits.id LIMIT $5`;
+
+// Settings.
+
+export const SETTING = `SELECT value FROM settings WHERE key = $1`;
+
+export const INSERT_SETTING_IF_MISSING = `INSERT INTO settings (key, value) VALUES ($1, $2) ON CONFLICT (key) DO NOTHING`;
+
+export const SET_SETTING = `INSERT INTO settings (key, value) VALUES ($1, $2) ON CONFLICT (key) DO UPDATE SET value = excluded.value`;
+
+// Sessions and API keys: rows are found by the SHA-256 of the secret the client holds.
+
+export const INSERT_SESSION = `INSERT INTO sessions (id_hash, "user", created_at, seen_at) VALUES ($1, $2, $3, $4)`;
+
+export const SESSION_BY_ID_HASH = `SELECT id_hash AS "idHash", "user", created_at AS "createdAt", seen_at AS "seenAt"
+  FROM sessions WHERE id_hash = $1`;
+
+export const TOUCH_SESSION = `UPDATE sessions SET seen_at = $2 WHERE id_hash = $1`;
+
+export const DELETE_SESSION = `DELETE FROM sessions WHERE id_hash = $1`;
+
+/** Sessions idle since $1 or begun before $2. */
+export const DELETE_EXPIRED_SESSIONS = `DELETE FROM sessions WHERE seen_at < $1 OR created_at < $2`;
+
+export const DELETE_ALL_SESSIONS = `DELETE FROM sessions`;
+
+const KEY_COLUMNS = `id, name, prefix, created_at AS "createdAt", last_used_at AS "lastUsedAt", revoked_at AS "revokedAt"`;
+
+/**
+ * No row comes back when a live key has the name (or the hash is known). Checked before the insert too, so
+ * that a refused key costs no id (as in SQLite); ON CONFLICT covers two inserts racing.
+ */
+export const INSERT_KEY = `INSERT INTO api_keys (name, prefix, key_hash, created_at) SELECT $1, $2, $3, $4::bigint
+  WHERE NOT EXISTS (SELECT 1 FROM api_keys WHERE (name = $1 AND revoked_at IS NULL) OR key_hash = $3)
+  ON CONFLICT DO NOTHING RETURNING ${KEY_COLUMNS}`;
+
+export const KEY_BY_HASH = `SELECT ${KEY_COLUMNS} FROM api_keys WHERE key_hash = $1`;
+
+/** Live keys first, by name; then revoked ones, newest revocation first. */
+export const LIST_KEYS = `SELECT ${KEY_COLUMNS} FROM api_keys ORDER BY revoked_at IS NOT NULL, revoked_at DESC, name COLLATE "C"`;
+
+export const REVOKE_KEY = `UPDATE api_keys SET revoked_at = $2 WHERE name = $1 AND revoked_at IS NULL`;
+
+export const TOUCH_KEY = `UPDATE api_keys SET last_used_at = $2 WHERE id = $1`;
+
+// kurz migrate: copying a SQLite database's rows into these tables.
+
+/** kurz's tables that hold data, which `importRows` may fill; names from this list alone go into SQL. */
+export const DATA_TABLES = [
+  'links',
+  'link_tags',
+  'link_visits',
+  'link_changes',
+  'settings',
+  'sessions',
+  'api_keys',
+  'visits',
+  'visit_hours',
+  'visit_dimensions',
+  'visit_dimension_days',
+  'visit_totals',
+  'visit_days',
+  'visitors',
+] as const;
+
+export type DataTable = (typeof DATA_TABLES)[number];
+
+export const TABLE_COLUMNS = `SELECT column_name AS name FROM information_schema.columns
+  WHERE table_schema = current_schema() AND table_name = $1`;
+
+/** `rows` rows of `columns` into `table`: both checked by the caller against the schema. */
+export const importRows = (table: DataTable, columns: readonly string[], rows: number): string => {
+  const values = Array.from({ length: rows }, (_, r) => `(${columns.map((_, c) => `$${r * columns.length + c + 1}`).join(', ')})`);
+  return `INSERT INTO ${table} (${columns.map((c) => `"${c}"`).join(', ')}) VALUES ${values.join(', ')}`;
+};
+
+export const countRows = (table: DataTable): string => `SELECT count(*) AS count FROM ${table}`;
+
+/** True when no data table holds a row. */
+export const IS_EMPTY = `SELECT ${DATA_TABLES.map((t) => `NOT EXISTS (SELECT 1 FROM ${t})`).join(' AND ')} AS empty`;
+
+/** Moves id reservation and every identity column past the rows imported. */
+export const FINISH_IMPORT = `
+  UPDATE kurz_ids SET next_id = greatest(next_id, (SELECT coalesce(max(id), 0) + 1 FROM links)) WHERE name = 'links';
+  SELECT setval(pg_get_serial_sequence('visits', 'id'), (SELECT coalesce(max(id), 0) + 1 FROM visits), false);
+  SELECT setval(pg_get_serial_sequence('api_keys', 'id'), (SELECT coalesce(max(id), 0) + 1 FROM api_keys), false);
+  SELECT setval(pg_get_serial_sequence('link_changes', 'seq'), (SELECT coalesce(max(seq), 0) + 1 FROM link_changes), false)`;

@@ -1,0 +1,82 @@
+import type { Config } from '../../config.ts';
+import type { Logger } from '../../log.ts';
+import type { Storage } from '../ports.ts';
+import { createPostgresAccessStore } from './access-store.ts';
+import { openDatabase, type Database } from './database.ts';
+import { createPostgresLinkStore } from './link-store.ts';
+import * as q from './queries.ts';
+import { createPostgresSettingsStore } from './settings-store.ts';
+import { createPostgresVisitStore } from './visit-store.ts';
+
+/** Parameters in one INSERT of imported rows: PostgreSQL takes at most 65,535. */
+const IMPORT_PARAMS = 30_000;
+
+/** The PostgreSQL backend, with what only it can do. */
+export interface PostgresStorage extends Storage {
+  /** Inserts rows into one of kurz's tables as they are (kurz migrate). */
+  importRows(table: string, columns: readonly string[], rows: readonly unknown[][]): Promise<void>;
+  /** After importRows: moves id reservation (kurz_ids) and every serial/identity past the imported ids. */
+  finishImport(): Promise<void>;
+  /** Rows in one of kurz's tables (importRows's verification). */
+  countRows(table: string): Promise<number>;
+  /** True when none of kurz's tables holds a row (settings included). */
+  isEmpty(): Promise<boolean>;
+  /** PostgreSQL's version string. */
+  serverVersion(): Promise<string>;
+}
+
+/** Connects, migrates, builds the stores. Rejects with a clear message (the URL's password masked) when it cannot connect. */
+export async function openPostgresStorage(
+  config: Pick<Config, 'databaseUrl' | 'idBlockSize'>,
+  options: { log: Logger },
+): Promise<PostgresStorage> {
+  const db = await openDatabase(config.databaseUrl, options.log);
+  const links = createPostgresLinkStore(db, config.idBlockSize);
+  const visits = createPostgresVisitStore(db);
+  let closed: Promise<void> | undefined;
+  return {
+    links,
+    visits,
+    settings: createPostgresSettingsStore(db),
+    access: createPostgresAccessStore(db),
+    importRows: async (table, columns, rows) => importRows(db, dataTable(table), columns, rows),
+    finishImport: async () => void (await db.query(q.FINISH_IMPORT)),
+    countRows: async (table) => (await db.query<{ count: number }>(q.countRows(dataTable(table)))).rows[0]?.count ?? 0,
+    isEmpty: async () => (await db.query<{ empty: boolean }>(q.IS_EMPTY)).rows[0]?.empty === true,
+    serverVersion: async () => (await db.query<{ version: string }>(q.SERVER_VERSION)).rows[0]?.version ?? '',
+    close() {
+      closed ??= (async () => {
+        await links.idle();
+        await visits.idle();
+        await db.close();
+      })();
+      return closed;
+    },
+  };
+}
+
+/** `table` if it is one of kurz's data tables; table names go into SQL, so no other is accepted. */
+function dataTable(table: string): q.DataTable {
+  const found = q.DATA_TABLES.find((t) => t === table);
+  if (!found) throw new Error(`"${table}" is not one of kurz's tables (${q.DATA_TABLES.join(', ')})`);
+  return found;
+}
+
+/** Inserts `rows` in one transaction, as many per statement as the parameter limit allows. */
+async function importRows(db: Database, table: q.DataTable, columns: readonly string[], rows: readonly unknown[][]): Promise<void> {
+  const known = new Set((await db.query<{ name: string }>(q.TABLE_COLUMNS, [table])).rows.map((r) => r.name));
+  const unknown = columns.filter((c) => !known.has(c));
+  if (columns.length === 0 || unknown.length > 0) {
+    throw new Error(`cannot import into ${table}: ${columns.length === 0 ? 'no columns given' : `no column ${unknown.join(', ')}`}`);
+  }
+  const perStatement = Math.max(1, Math.floor(IMPORT_PARAMS / columns.length));
+  await db.transaction(async (tx) => {
+    for (let i = 0; i < rows.length; i += perStatement) {
+      const chunk = rows.slice(i, i + perStatement);
+      await tx.query(
+        q.importRows(table, columns, chunk.length),
+        chunk.flatMap((row) => columns.map((_, c) => row[c] ?? null)),
+      );
+    }
+  });
+}

@@ -1,0 +1,139 @@
+import type { VisitBatch } from '../../visits/rollup.ts';
+import type { DimensionCount, LinkTally, StoredVisit, VisitTally } from '../../visits/visit.ts';
+import { DAY, dayOf, DIMENSIONS, hourOf, type Dimension } from '../../visits/visit.ts';
+import type { VisitStore } from '../ports.ts';
+import type { Database, Querier } from './database.ts';
+import * as q from './queries.ts';
+
+/** Raw visits read per query when they are exported. */
+const PAGE = 1000;
+
+type VisitRow = Omit<StoredVisit, 'at'> & { at: number };
+
+export interface PostgresVisitStore extends VisitStore {
+  /** Resolves once every visit write handed over so far is committed (or failed). */
+  idle(): Promise<void>;
+}
+
+/**
+ * Visits on a PostgreSQL pool, written by the process that recorded them (there is no background writer).
+ * Rollups only ever add, so nodes flushing at once never overwrite each other. Dimensions are stored as
+ * their index in DIMENSIONS (a shipped index never changes meaning; new dimensions are appended).
+ */
+export function createPostgresVisitStore(db: Database): PostgresVisitStore {
+  const writes = new Set<Promise<unknown>>();
+  function track<T>(written: Promise<T>): Promise<T> {
+    writes.add(written);
+    void written.finally(() => writes.delete(written)).catch(() => undefined);
+    return written;
+  }
+
+  async function writeBatch(tx: Querier, batch: VisitBatch): Promise<void> {
+    // A visitor new for its link and day is one unique visitor, in the hour and on the day it was seen.
+    const uniques = new Map<string, number>();
+    if (batch.visitors.length > 0) {
+      const hours = new Map(batch.visitors.map((v) => [`${v.linkId} ${v.day} ${v.hash.toString('hex')}`, v.hour]));
+      const { rows } = await tx.query<{ day: number; linkId: number; hash: Buffer }>(
+        q.INSERT_VISITORS,
+        columns(batch.visitors, (v) => [v.day, v.linkId, v.hash]),
+      );
+      for (const v of rows) {
+        const hour = hours.get(`${v.linkId} ${v.day} ${v.hash.toString('hex')}`);
+        for (const key of [`h ${v.linkId} ${hour}`, `d ${v.linkId} ${v.day}`, `d 0 ${v.day}`])
+          uniques.set(key, (uniques.get(key) ?? 0) + 1);
+      }
+    }
+    const upsert = async <T>(sql: string, rows: readonly T[], row: (r: T) => unknown[]): Promise<void> => {
+      if (rows.length > 0) await tx.query(sql, columns(rows, row));
+    };
+    await upsert(q.ADD_VISIT_HOURS, batch.hours, (h) => [h.linkId, h.t, h.humans, h.bots, uniques.get(`h ${h.linkId} ${h.t}`) ?? 0]);
+    await upsert(q.ADD_VISIT_DAYS, batch.days, (d) => [d.t, d.linkId, d.humans, d.bots, uniques.get(`d ${d.linkId} ${d.t}`) ?? 0]);
+    await upsert(q.ADD_VISIT_TOTALS, batch.totals, (d) => [d.t, d.humans, d.bots, uniques.get(`d 0 ${d.t}`) ?? 0]);
+    await upsert(q.ADD_VISIT_DIMENSIONS, batch.dimensions, (d) => [d.linkId, d.hour, DIMENSIONS.indexOf(d.dimension), d.value, d.count]);
+    await upsert(q.ADD_VISIT_DIMENSION_DAYS, batch.dimensionDays, (d) => [
+      d.linkId,
+      d.hour,
+      DIMENSIONS.indexOf(d.dimension),
+      d.value,
+      d.count,
+    ]);
+    await upsert(q.ADD_LINK_VISITS, batch.links, (c) => [c.id, c.count, c.lastVisitAt]);
+    await upsert(q.INSERT_VISITS, batch.visits, (v) => [
+      v.linkId,
+      v.at,
+      v.bot,
+      v.referrer,
+      v.browser,
+      v.os,
+      v.device,
+      v.country,
+      v.language,
+    ]);
+  }
+
+  return {
+    offload: () => false,
+
+    addVisits: (batch) => track(db.transaction((tx) => writeBatch(tx, batch))),
+
+    async pruneVisits(before, visitorDaysBefore, limit) {
+      return track(
+        (async () => {
+          const deleted = (await db.query(q.DELETE_VISITS_BEFORE, [before.getTime(), limit])).rowCount ?? 0;
+          await db.query(q.DELETE_VISITORS_BEFORE, [visitorDaysBefore.getTime()]);
+          return deleted;
+        })(),
+      );
+    },
+
+    countVisitsBefore: async (before) => (await db.query<{ count: number }>(q.COUNT_VISITS_BEFORE, [before.getTime()])).rows[0]?.count ?? 0,
+
+    linkHours: async (linkId, from, to) => (await db.query<VisitTally>(q.LINK_HOURS, [linkId, from.getTime(), to.getTime()])).rows,
+
+    async linkDimensions(linkId, from, to) {
+      // Whole days read the daily rollup: 24 times fewer rows.
+      const byDay = from.getTime() === dayOf(from.getTime()) && to.getTime() === dayOf(to.getTime());
+      const { rows } = await db.query<{ dimension: number; value: string; count: number }>(
+        byDay ? q.LINK_DIMENSION_DAYS : q.LINK_DIMENSIONS,
+        [linkId, hourOf(from.getTime()), to.getTime()],
+      );
+      return rows.map((row): DimensionCount => ({ dimension: DIMENSIONS[row.dimension] as Dimension, value: row.value, count: row.count }));
+    },
+
+    dayTotals: async (from, to) => (await db.query<VisitTally>(q.DAY_TOTALS, [from.getTime(), to.getTime()])).rows,
+
+    async topLinks(from, to, limit) {
+      const days = Math.ceil((to.getTime() - from.getTime()) / DAY);
+      return (await db.query<LinkTally>(q.TOP_LINKS, [from.getTime(), to.getTime(), limit, days])).rows;
+    },
+
+    totals: async () => (await db.query<{ links: number; humans: number }>(q.INSTANCE_TOTALS)).rows[0] ?? { links: 0, humans: 0 },
+
+    linksCreatedPerDay: async (from, to) =>
+      (await db.query<{ t: number; count: number }>(q.LINKS_CREATED_PER_DAY, [from.getTime(), to.getTime()])).rows,
+
+    async *allVisits(from, to) {
+      // Visits are written in link order within a flush: the export reads them by time.
+      for (let after = { at: Number.MIN_SAFE_INTEGER, id: 0 }; ;) {
+        const { rows } = await db.query<VisitRow>(q.VISITS_PAGE, [after.at, after.id, from.getTime(), to.getTime(), PAGE]);
+        for (const row of rows) yield { ...row, at: new Date(row.at) };
+        if (rows.length < PAGE) return;
+        const last = rows.at(-1)!;
+        after = { at: last.at, id: last.id };
+      }
+    },
+
+    async idle() {
+      await Promise.allSettled([...writes]);
+    },
+  };
+}
+
+/** Rows as one array per column: a whole rollup goes in one statement (unnest), whatever its size. */
+function columns<T>(rows: readonly T[], row: (r: T) => unknown[]): unknown[][] {
+  const out: unknown[][] = [];
+  for (const r of rows) {
+    row(r).forEach((value, i) => (out[i] ??= []).push(value));
+  }
+  return out;
+}

@@ -1,0 +1,176 @@
+import cluster, { type Worker } from 'node:cluster';
+import { once } from 'node:events';
+import sea from 'node:sea';
+import { createApp } from './app.ts';
+import type { Config } from './config.ts';
+import type { Deps } from './deps.ts';
+import type { VisitEvents } from './visits/visit-events.ts';
+
+/**
+ * A worker's messages to its primary: ready to listen, listening (node:cluster does not report a socket
+ * a worker opens with SO_REUSEPORT), or a flush of its visits for the primary to write.
+ */
+type WorkerMessage = { ready: true } | { listening: number } | { visits: VisitEvents };
+
+/** The primary's message to a new worker: the port to listen on (the first worker's, when the setting is 0). */
+interface ListenMessage {
+  listen: number;
+}
+
+/** Waits before restarting a worker that died, by how many died in a row soon after starting. */
+const RESTART_DELAYS_MS = [0, 1000, 5000, 30_000];
+
+/** A worker that lived this long before dying is restarted at once: it was not crash-looping. */
+const STABLE_MS = 30_000;
+
+/** How long the primary waits for its workers to stop before killing them (theirs is 10 s, then the visits). */
+const WORKERS_STOP_MS = 60_000;
+
+/**
+ * `serve --workers N`: this process is the primary. It opens the database (migrations, the first admin
+ * password, and on SQLite the one background writer), forks N workers with node:cluster, each listening on
+ * the same port with SO_REUSEPORT (the kernel spreads connections over them, and resets those queued at a
+ * worker that dies), writes the visits they hand it, restarts a worker that dies, and on SIGTERM or SIGINT
+ * stops the workers, then writes the last visits and closes. Resolves with the port once every worker
+ * listens; rejects (everything stopped) if one cannot start.
+ */
+export async function superviseWorkers(config: Config, deps: Deps): Promise<number> {
+  const kurz = await createApp(config, deps);
+  cluster.setupPrimary({ serialization: 'advanced', ...sameCommandLine() });
+  let stopping = false;
+  let diedSoon = 0;
+  let port = config.port;
+  const started = new Map<Worker, number>();
+
+  const fork = (): Worker => {
+    const worker = cluster.fork();
+    started.set(worker, Date.now());
+    worker.on('message', (message: WorkerMessage) => {
+      if ('visits' in message) kurz.services.visits.addEvents(message.visits);
+      else if ('ready' in message) worker.send({ listen: port } satisfies ListenMessage);
+      else worker.emit('kurz:listening', message.listening);
+    });
+    return worker;
+  };
+
+  const first: Worker[] = [];
+  try {
+    // The first worker picks the port when the setting is 0; the others join it.
+    first.push(fork());
+    port = await allListening(first);
+    for (let i = 1; i < config.workers; i++) first.push(fork());
+    await allListening(first.slice(1));
+  } catch (err) {
+    stopping = true;
+    await stopWorkers([...started.keys()]);
+    await kurz.close();
+    throw err;
+  }
+  deps.log.info('workers started', { workers: config.workers, pids: first.map((w) => w.process.pid).join(',') });
+
+  cluster.on('exit', (worker, code, signal) => {
+    const at = started.get(worker) ?? 0;
+    started.delete(worker);
+    if (stopping) return;
+    diedSoon = Date.now() - at < STABLE_MS ? diedSoon + 1 : 0;
+    const delay = RESTART_DELAYS_MS[Math.min(diedSoon, RESTART_DELAYS_MS.length - 1)] ?? 0;
+    deps.log.error('a worker died; starting another', { pid: worker.process.pid, code, signal, inMs: delay });
+    setTimeout(() => {
+      if (stopping) return;
+      const next = fork();
+      next.once('kurz:listening', () => deps.log.info('worker started', { pid: next.process.pid }));
+    }, delay);
+  });
+
+  const stop = (signal: string): void => {
+    if (stopping) return;
+    stopping = true;
+    deps.log.info('shutting down', { signal, workers: started.size });
+    void (async () => {
+      await stopWorkers([...started.keys()]);
+      // The visits the workers handed over are written (by the background writer, on SQLite) before it closes.
+      await kurz.close();
+      deps.log.info('stopped; visits flushed and database closed');
+    })();
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
+  return port;
+}
+
+/** A worker's side: the port its primary tells it to listen on. */
+export async function portFromPrimary(): Promise<number> {
+  const answer = once(process, 'message') as Promise<[ListenMessage]>;
+  process.send?.({ ready: true } satisfies WorkerMessage);
+  return (await answer)[0].listen;
+}
+
+/** A worker's side: tells the primary it listens, on `port`. */
+export function tellPrimaryListening(port: number): void {
+  process.send?.({ listening: port } satisfies WorkerMessage);
+}
+
+/**
+ * A worker's side: hands each flush of visits to the primary over IPC (false once the primary is gone:
+ * the worker then writes them itself). `done` waits for the sends in flight, then lets go of the channel
+ * so the worker can exit.
+ */
+export function relayVisitsToPrimary(): {
+  offload: (events: VisitEvents, giveBack: (events: VisitEvents) => void) => boolean;
+  done(): Promise<void>;
+} {
+  let inFlight = 0;
+  let drained: (() => void) | undefined;
+  return {
+    offload(events, giveBack) {
+      if (!process.connected || !process.send) return false;
+      inFlight++;
+      const message: WorkerMessage = { visits: events };
+      process.send(message, undefined, {}, (err) => {
+        inFlight--;
+        if (err) giveBack(events);
+        if (inFlight === 0) drained?.();
+      });
+      return true;
+    },
+    async done() {
+      if (inFlight > 0) await new Promise<void>((resolve) => (drained = resolve));
+      if (process.connected) process.disconnect();
+    },
+  };
+}
+
+/**
+ * Workers run this program with this command line. node:cluster runs `node [NODE_OPTIONS] [script] ARGS`;
+ * the executable has no script (its runtime puts its own path in the script's place, so the first argument
+ * goes where the script would) and embeds its Node options (it would take them for its own flags).
+ */
+function sameCommandLine(): { exec?: string; args?: string[]; execArgv?: string[] } {
+  if (!sea.isSea()) return {};
+  const [first = 'serve', ...rest] = process.argv.slice(2);
+  return { exec: first, args: rest, execArgv: [] };
+}
+
+/** The port, once every worker listens; rejects if one exits first (its error is in the log). */
+function allListening(workers: readonly Worker[]): Promise<number> {
+  return new Promise((resolve, reject) => {
+    let listening = 0;
+    for (const worker of workers) {
+      worker.once('kurz:listening', (port: number) => {
+        if (++listening === workers.length) resolve(port);
+      });
+      worker.once('exit', (code, signal) => reject(new Error(`a worker could not start (exit code ${code}, signal ${signal})`)));
+    }
+  });
+}
+
+/** SIGTERM to each worker; waits for them to exit, killing those that take longer than WORKERS_STOP_MS. */
+async function stopWorkers(workers: Worker[]): Promise<void> {
+  const exits = workers.filter((w) => !w.isDead()).map((w) => once(w, 'exit'));
+  for (const worker of workers) if (!worker.isDead()) worker.process.kill('SIGTERM');
+  const killer = setTimeout(() => {
+    for (const worker of workers) if (!worker.isDead()) worker.process.kill('SIGKILL');
+  }, WORKERS_STOP_MS);
+  await Promise.all(exits);
+  clearTimeout(killer);
+}
