@@ -1,23 +1,7 @@
-import type { ApiKey, Session } from '../../auth/identity.ts';
 import type { AccessStore } from '../ports.ts';
+import { toKey, toSession, type KeyRow, type SessionRow } from '../rows.ts';
 import type { Database } from './database.ts';
 import * as q from './queries.ts';
-
-interface SessionRow {
-  idHash: string;
-  user: string;
-  createdAt: number;
-  seenAt: number;
-}
-
-interface KeyRow {
-  id: number;
-  name: string;
-  prefix: string;
-  createdAt: number;
-  lastUsedAt: number | null;
-  revokedAt: number | null;
-}
 
 /** Sessions and API keys, each write its own transaction. */
 export function createPostgresAccessStore(db: Database): AccessStore {
@@ -38,21 +22,4 @@ export function createPostgresAccessStore(db: Database): AccessStore {
     revokeKey: async (name, at) => (await run(q.REVOKE_KEY, [name, at.getTime()])) === 1,
     touchKey: async (id, at) => void (await run(q.TOUCH_KEY, [id, at.getTime()])),
   };
-}
-
-function toSession(row: SessionRow | undefined): Session | undefined {
-  return row && { idHash: row.idHash, user: row.user, createdAt: new Date(row.createdAt), seenAt: new Date(row.seenAt) };
-}
-
-function toKey(row: KeyRow | undefined): ApiKey | undefined {
-  return (
-    row && {
-      id: row.id,
-      name: row.name,
-      prefix: row.prefix,
-      createdAt: new Date(row.createdAt),
-      lastUsedAt: row.lastUsedAt === null ? null : new Date(row.lastUsedAt),
-      revokedAt: row.revokedAt === null ? null : new Date(row.revokedAt),
-    }
-  );
 }

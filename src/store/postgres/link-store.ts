@@ -1,44 +1,9 @@
-import type { RedirectStatus } from '../../config.ts';
-import type { Link, LinkChange, LinkOptions, LinkQuery, NewLink, Target } from '../../links/link.ts';
+import type { LinkChange, LinkOptions, LinkQuery, NewLink } from '../../links/link.ts';
 import { createGroupCommit } from '../group-commit.ts';
 import type { LinkStore, LinkWriter } from '../ports.ts';
+import { toLink, toTarget, type LinkRow, type TargetRow } from '../rows.ts';
 import type { Database, Querier } from './database.ts';
 import * as q from './queries.ts';
-
-/** A link as PostgreSQL returns it: 0/1 for flags, milliseconds for times, tags already an array. */
-interface LinkRow {
-  id: number;
-  code: string;
-  url: string;
-  createdAt: number;
-  updatedAt: number;
-  visitCount: number;
-  lastVisitAt: number | null;
-  deletedAt: number | null;
-  isAlias: number;
-  title: string | null;
-  note: string | null;
-  tags: string[];
-  expiresAt: number | null;
-  maxVisits: number | null;
-  claimedVisits: number;
-  passwordHash: string | null;
-  redirectStatus: number | null;
-  forwardQuery: number | null;
-  enabled: number;
-}
-
-interface TargetRow {
-  id: number;
-  url: string;
-  deleted: boolean;
-  enabled: number;
-  expiresAt: number | null;
-  maxVisits: number | null;
-  locked: boolean;
-  redirectStatus: number | null;
-  forwardQuery: number | null;
-}
 
 /** Links read per query when all of them are exported. */
 const PAGE = 1000;
@@ -227,57 +192,6 @@ export function createPostgresLinkStore(db: Database, idBlockSize: number): Post
     async idle() {
       await writes.idle();
     },
-  };
-}
-
-function toLink(row: LinkRow | undefined): Link | undefined {
-  if (!row) return undefined;
-  return {
-    id: row.id,
-    code: row.code,
-    url: row.url,
-    createdAt: new Date(row.createdAt),
-    updatedAt: new Date(row.updatedAt),
-    visitCount: row.visitCount,
-    lastVisitAt: row.lastVisitAt === null ? null : new Date(row.lastVisitAt),
-    deletedAt: row.deletedAt === null ? null : new Date(row.deletedAt),
-    isAlias: row.isAlias === 1,
-    title: row.title,
-    note: row.note,
-    tags: row.tags,
-    expiresAt: row.expiresAt === null ? null : new Date(row.expiresAt),
-    maxVisits: row.maxVisits,
-    claimedVisits: row.claimedVisits,
-    passwordHash: row.passwordHash,
-    redirectStatus: row.redirectStatus as RedirectStatus | null,
-    forwardQuery: row.forwardQuery === null ? null : row.forwardQuery === 1,
-    enabled: row.enabled === 1,
-  };
-}
-
-/** An ordinary link (enabled, no condition, no option) has no gate: the redirect then checks nothing more. */
-function toTarget(row: TargetRow): Target {
-  const plain =
-    row.enabled === 1 &&
-    row.expiresAt === null &&
-    row.maxVisits === null &&
-    !row.locked &&
-    row.redirectStatus === null &&
-    row.forwardQuery === null;
-  return {
-    id: row.id,
-    url: row.url,
-    deleted: row.deleted,
-    gate: plain
-      ? null
-      : {
-          enabled: row.enabled === 1,
-          expiresAt: row.expiresAt,
-          maxVisits: row.maxVisits,
-          locked: row.locked,
-          redirectStatus: row.redirectStatus as RedirectStatus | null,
-          forwardQuery: row.forwardQuery === null ? null : row.forwardQuery === 1,
-        },
   };
 }
 

@@ -47,10 +47,10 @@ export const SET_SCHEMA_VERSION = `UPDATE kurz_schema SET version = $1`;
 
 // Links.
 
-/** A link with its visit counts and tags (a JSON array, sorted bytewise as SQLite sorts): select from LINKS. */
+/** A link with its visit counts and tags (a JSON array as text, sorted bytewise as SQLite sorts): select from LINKS. */
 const LINK_COLUMNS = `links.id, code, url, is_alias AS "isAlias", created_at AS "createdAt", updated_at AS "updatedAt",
   coalesce(v.count, 0) AS "visitCount", v.last_at AS "lastVisitAt", deleted_at AS "deletedAt", title, note,
-  (SELECT coalesce(json_agg(tag ORDER BY tag COLLATE "C"), '[]'::json) FROM link_tags WHERE link_id = links.id) AS tags,
+  (SELECT coalesce(json_agg(tag ORDER BY tag COLLATE "C"), '[]'::json)::text FROM link_tags WHERE link_id = links.id) AS tags,
   expires_at AS "expiresAt", max_visits AS "maxVisits", claimed_visits AS "claimedVisits", password_hash AS "passwordHash",
   redirect_status AS "redirectStatus", forward_query AS "forwardQuery", enabled`;
 
@@ -62,8 +62,8 @@ export const LINK_BY_CODE = `SELECT ${LINK_COLUMNS} FROM ${LINKS} WHERE code = $
 export const LINK_BY_CODE_FOR_UPDATE = `${LINK_BY_CODE} FOR UPDATE OF links`;
 
 /** The redirect's lookup: the target and what the redirect cache holds of the link's options. */
-export const TARGET_BY_CODE = `SELECT id, url, deleted_at IS NOT NULL AS deleted, enabled, expires_at AS "expiresAt",
-  max_visits AS "maxVisits", password_hash IS NOT NULL AS locked, redirect_status AS "redirectStatus", forward_query AS "forwardQuery"
+export const TARGET_BY_CODE = `SELECT id, url, (deleted_at IS NOT NULL)::int AS deleted, enabled, expires_at AS "expiresAt",
+  max_visits AS "maxVisits", (password_hash IS NOT NULL)::int AS locked, redirect_status AS "redirectStatus", forward_query AS "forwardQuery"
   FROM links WHERE code = $1`;
 
 export const LINK_BY_ID = `SELECT ${LINK_COLUMNS} FROM ${LINKS} WHERE links.id = $1`;

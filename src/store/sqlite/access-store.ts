@@ -1,24 +1,8 @@
 import type { Database } from 'better-sqlite3';
-import type { ApiKey, Session } from '../../auth/identity.ts';
 import type { AccessStore } from '../ports.ts';
+import { toKey, toSession, type KeyRow, type SessionRow } from '../rows.ts';
 import * as q from './queries.ts';
 import { outsideTransaction } from './outside-transaction.ts';
-
-interface SessionRow {
-  idHash: string;
-  user: string;
-  createdAt: number;
-  seenAt: number;
-}
-
-interface KeyRow {
-  id: number;
-  name: string;
-  prefix: string;
-  createdAt: number;
-  lastUsedAt: number | null;
-  revokedAt: number | null;
-}
 
 /** Sessions and API keys on the connection's default durability (synchronous = FULL). */
 export function createSqliteAccessStore(db: Database): AccessStore {
@@ -60,21 +44,4 @@ export function createSqliteAccessStore(db: Database): AccessStore {
     revokeKey: (name, at) => write(() => revokeKey.run(at.getTime(), name).changes === 1),
     touchKey: (id, at) => write(() => void touchKey.run(at.getTime(), id)),
   };
-}
-
-function toSession(row: SessionRow | undefined): Session | undefined {
-  return row && { idHash: row.idHash, user: row.user, createdAt: new Date(row.createdAt), seenAt: new Date(row.seenAt) };
-}
-
-function toKey(row: KeyRow | undefined): ApiKey | undefined {
-  return (
-    row && {
-      id: row.id,
-      name: row.name,
-      prefix: row.prefix,
-      createdAt: new Date(row.createdAt),
-      lastUsedAt: row.lastUsedAt === null ? null : new Date(row.lastUsedAt),
-      revokedAt: row.revokedAt === null ? null : new Date(row.revokedAt),
-    }
-  );
 }

@@ -2,47 +2,12 @@ import { closeSync, fdatasync, openSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import type { Database } from 'better-sqlite3';
-import type { RedirectStatus } from '../../config.ts';
 import type { Link, LinkChange, LinkEdit, LinkOptions, LinkQuery, LinkRecord, NewLink, Target } from '../../links/link.ts';
+import { toLink, toTarget, type LinkRow, type TargetRow } from '../rows.ts';
 import type { LinkStore, LinkWriter } from '../ports.ts';
 import { createGroupCommit } from '../group-commit.ts';
 import { BUSY_TIMEOUT_MS } from './database.ts';
 import * as q from './queries.ts';
-
-/** A link as SQLite returns it: 0/1 for flags, milliseconds for times, tags as a JSON array. */
-interface LinkRow {
-  id: number;
-  code: string;
-  url: string;
-  createdAt: number;
-  updatedAt: number;
-  visitCount: number;
-  lastVisitAt: number | null;
-  deletedAt: number | null;
-  isAlias: number;
-  title: string | null;
-  note: string | null;
-  tags: string;
-  expiresAt: number | null;
-  maxVisits: number | null;
-  claimedVisits: number;
-  passwordHash: string | null;
-  redirectStatus: number | null;
-  forwardQuery: number | null;
-  enabled: number;
-}
-
-interface TargetRow {
-  id: number;
-  url: string;
-  deleted: number;
-  enabled: number;
-  expiresAt: number | null;
-  maxVisits: number | null;
-  locked: number;
-  redirectStatus: number | null;
-  forwardQuery: number | null;
-}
 
 type ListParams = { search: string | null; tag: string | null; limit: number; before: number; visits: number; includeDeleted: number };
 
@@ -272,57 +237,6 @@ export function createSqliteLinkStore(db: Database): SqliteLinkStore {
 }
 
 const syncFile = promisify(fdatasync);
-
-function toLink(row: LinkRow | undefined): Link | undefined {
-  if (!row) return undefined;
-  return {
-    id: row.id,
-    code: row.code,
-    url: row.url,
-    createdAt: new Date(row.createdAt),
-    updatedAt: new Date(row.updatedAt),
-    visitCount: row.visitCount,
-    lastVisitAt: row.lastVisitAt === null ? null : new Date(row.lastVisitAt),
-    deletedAt: row.deletedAt === null ? null : new Date(row.deletedAt),
-    isAlias: row.isAlias === 1,
-    title: row.title,
-    note: row.note,
-    tags: JSON.parse(row.tags) as string[],
-    expiresAt: row.expiresAt === null ? null : new Date(row.expiresAt),
-    maxVisits: row.maxVisits,
-    claimedVisits: row.claimedVisits,
-    passwordHash: row.passwordHash,
-    redirectStatus: row.redirectStatus as RedirectStatus | null,
-    forwardQuery: row.forwardQuery === null ? null : row.forwardQuery === 1,
-    enabled: row.enabled === 1,
-  };
-}
-
-/** An ordinary link (enabled, no condition, no option) has no gate: the redirect then checks nothing more. */
-function toTarget(row: TargetRow): Target {
-  const plain =
-    row.enabled === 1 &&
-    row.expiresAt === null &&
-    row.maxVisits === null &&
-    row.locked === 0 &&
-    row.redirectStatus === null &&
-    row.forwardQuery === null;
-  return {
-    id: row.id,
-    url: row.url,
-    deleted: row.deleted === 1,
-    gate: plain
-      ? null
-      : {
-          enabled: row.enabled === 1,
-          expiresAt: row.expiresAt,
-          maxVisits: row.maxVisits,
-          locked: row.locked === 1,
-          redirectStatus: row.redirectStatus as RedirectStatus | null,
-          forwardQuery: row.forwardQuery === null ? null : row.forwardQuery === 1,
-        },
-  };
-}
 
 /** The option columns as SQLite stores them. */
 function optionParams(o: LinkOptions & { passwordHash: string | null }) {

@@ -1,0 +1,128 @@
+import type { ApiKey, Session } from '../auth/identity.ts';
+import type { RedirectStatus } from '../config.ts';
+import type { Link, Target } from '../links/link.ts';
+
+// Rows as both backends return them (the same columns and encodings, so that kurz migrate copies them as
+// they are): 0/1 for flags, milliseconds for times, tags as a JSON array. Each store turns them into the
+// domain's types here, and nowhere else.
+
+/** A link with its visit counts and its tags (a JSON array, sorted). */
+export interface LinkRow {
+  id: number;
+  code: string;
+  url: string;
+  createdAt: number;
+  updatedAt: number;
+  visitCount: number;
+  lastVisitAt: number | null;
+  deletedAt: number | null;
+  isAlias: number;
+  title: string | null;
+  note: string | null;
+  tags: string;
+  expiresAt: number | null;
+  maxVisits: number | null;
+  claimedVisits: number;
+  passwordHash: string | null;
+  redirectStatus: number | null;
+  forwardQuery: number | null;
+  enabled: number;
+}
+
+/** What the redirect cache holds of a link. */
+export interface TargetRow {
+  id: number;
+  url: string;
+  deleted: number;
+  enabled: number;
+  expiresAt: number | null;
+  maxVisits: number | null;
+  locked: number;
+  redirectStatus: number | null;
+  forwardQuery: number | null;
+}
+
+/** The link of a row, or undefined for none. */
+export function toLink(row: LinkRow | undefined): Link | undefined {
+  if (!row) return undefined;
+  return {
+    id: row.id,
+    code: row.code,
+    url: row.url,
+    createdAt: new Date(row.createdAt),
+    updatedAt: new Date(row.updatedAt),
+    visitCount: row.visitCount,
+    lastVisitAt: row.lastVisitAt === null ? null : new Date(row.lastVisitAt),
+    deletedAt: row.deletedAt === null ? null : new Date(row.deletedAt),
+    isAlias: row.isAlias === 1,
+    title: row.title,
+    note: row.note,
+    tags: JSON.parse(row.tags) as string[],
+    expiresAt: row.expiresAt === null ? null : new Date(row.expiresAt),
+    maxVisits: row.maxVisits,
+    claimedVisits: row.claimedVisits,
+    passwordHash: row.passwordHash,
+    redirectStatus: row.redirectStatus as RedirectStatus | null,
+    forwardQuery: row.forwardQuery === null ? null : row.forwardQuery === 1,
+    enabled: row.enabled === 1,
+  };
+}
+
+/** An ordinary link (enabled, no condition, no option) has no gate: the redirect then checks nothing more. */
+export function toTarget(row: TargetRow): Target {
+  const plain =
+    row.enabled === 1 &&
+    row.expiresAt === null &&
+    row.maxVisits === null &&
+    row.locked === 0 &&
+    row.redirectStatus === null &&
+    row.forwardQuery === null;
+  return {
+    id: row.id,
+    url: row.url,
+    deleted: row.deleted === 1,
+    gate: plain
+      ? null
+      : {
+          enabled: row.enabled === 1,
+          expiresAt: row.expiresAt,
+          maxVisits: row.maxVisits,
+          locked: row.locked === 1,
+          redirectStatus: row.redirectStatus as RedirectStatus | null,
+          forwardQuery: row.forwardQuery === null ? null : row.forwardQuery === 1,
+        },
+  };
+}
+
+export interface SessionRow {
+  idHash: string;
+  user: string;
+  createdAt: number;
+  seenAt: number;
+}
+
+export interface KeyRow {
+  id: number;
+  name: string;
+  prefix: string;
+  createdAt: number;
+  lastUsedAt: number | null;
+  revokedAt: number | null;
+}
+
+export function toSession(row: SessionRow | undefined): Session | undefined {
+  return row && { idHash: row.idHash, user: row.user, createdAt: new Date(row.createdAt), seenAt: new Date(row.seenAt) };
+}
+
+export function toKey(row: KeyRow | undefined): ApiKey | undefined {
+  return (
+    row && {
+      id: row.id,
+      name: row.name,
+      prefix: row.prefix,
+      createdAt: new Date(row.createdAt),
+      lastUsedAt: row.lastUsedAt === null ? null : new Date(row.lastUsedAt),
+      revokedAt: row.revokedAt === null ? null : new Date(row.revokedAt),
+    }
+  );
+}
