@@ -64,7 +64,7 @@ function toMarkdown(report: Report): string {
       `storing anything on disk. Latencies in ms. "unexpected": statuses other than the scenario's expected ones (302; ` +
       `201 for creates; 404 in the scan), and socket errors, over every run of either server. "writer": kurz's background process, which classifies and writes ` +
       `the visits at the lowest priority (nice 19) on kurz's core: its CPU during kurz's runs and its largest ` +
-      `memory. "kurz stop": from SIGTERM to exit at the end of the scenario, which includes writing the visits the ` +
+      `memory (with two workers, the workers and the writer together; "kurz" is then the primary alone). "kurz stop": from SIGTERM to exit at the end of the scenario, which includes writing the visits the ` +
       `writer could not get to while kurz was saturated.`,
     '',
   );
