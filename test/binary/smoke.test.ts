@@ -119,3 +119,21 @@ test('the SQLite addon is unpacked once per content hash; an unusable cache fold
   t.is(blocked.code, 1);
   t.regex(blocked.stderr, /cannot unpack the SQLite addon into the cache directory .*not-a-dir\/cache \(ENOTDIR\)/);
 });
+
+test('the executable runs as a primary with two workers, and stops them all on SIGTERM', async (t) => {
+  const kurz = installed(t);
+  const key = (await kurz.run(['keys', 'create', '--name', 'smoke'])).stdout.trim();
+  const server = await startServe(t, { ...kurz.env, KURZ_WORKERS: '2' }, { binary: kurz.binary, cwd: kurz.dir });
+  const pids = (/workers started workers=2 pids=(\d+),(\d+)/.exec(server.output().stderr) ?? []).slice(1).map(Number);
+  t.is(pids.length, 2);
+  const created = await fetch(`${server.url}/api/v1/links`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}`, 'content-type': 'application/json' },
+    body: JSON.stringify({ url: 'https://example.com/from-a-worker' }),
+  });
+  t.is(created.status, 201);
+  const { code } = (await created.json()) as { code: string };
+  t.is((await fetch(`${server.url}/${code}`, { redirect: 'manual' })).headers.get('location'), 'https://example.com/from-a-worker');
+  t.is(await server.stop(), 0);
+  for (const pid of pids) t.throws(() => process.kill(pid, 0), undefined, `worker ${pid} is gone`);
+});
