@@ -1,5 +1,8 @@
+import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage } from 'node:http';
+import bourne from '@hapi/bourne';
 import coBody from 'co-body';
+import getRawBody from 'raw-body';
 import typeis from 'type-is';
 import { AppError } from '../errors.ts';
 import { httpError } from './problems.ts';
@@ -14,10 +17,13 @@ const TYPEIS_NAMES: Record<BodyType, string> = { json: 'json', form: 'urlencoded
 
 const MEDIA_TYPES: Record<BodyType, string> = { json: 'application/json', form: 'application/x-www-form-urlencoded' };
 
+/** JSON texts that are an object or an array (RFC 8259 whitespace first). */
+const OBJECT_OR_ARRAY = /^[ \t\n\r]*[[{]/;
+
 /**
  * The one body reader: a JSON or form body of at most 64 KiB, UTF-8, of one of the `accepted` types.
- * Every failure is a precise 4xx: 400 for an empty or malformed body, 413 over the limit, 415 for another
- * media type.
+ * Every failure is a precise 4xx: 400 for an empty, malformed or not UTF-8 JSON body, 413 over the
+ * limit, 415 for another media type or a compressed JSON body.
  */
 export async function readBody(req: IncomingMessage, accepted: readonly BodyType[]): Promise<unknown> {
   if (!typeis.hasBody(req) || req.headers['content-length'] === '0') throw new AppError('invalid', 'the request body is empty');
@@ -26,11 +32,14 @@ export async function readBody(req: IncomingMessage, accepted: readonly BodyType
     const wanted = accepted.map((t) => MEDIA_TYPES[t]).join(' or ');
     throw httpError(415, `send the request body as ${accepted.includes('json') ? 'JSON' : 'a form'} with Content-Type: ${wanted}`);
   }
+  const encoding = req.headers['content-encoding'] ?? 'identity';
+  if (type === 'json' && encoding !== 'identity') {
+    throw httpError(415, `send the request body uncompressed (Content-Encoding: ${encoding} is not accepted)`);
+  }
   try {
-    return type === 'json'
-      ? await coBody.json(req, { limit: LIMIT, strict: true, encoding: 'utf-8' })
-      : await coBody.form(req, { limit: LIMIT, encoding: 'utf-8' });
+    return type === 'json' ? await readJson(req) : await coBody.form(req, { limit: LIMIT, encoding: 'utf-8' });
   } catch (err) {
+    if (err instanceof AppError) throw err;
     const e = err as Error & { status?: number };
     if (e.status === 413) throw new AppError('too_large', `request body is larger than ${LIMIT_KIB} KiB`);
     throw new AppError(
@@ -38,6 +47,20 @@ export async function readBody(req: IncomingMessage, accepted: readonly BodyType
       type === 'json' ? `request body is not valid JSON: ${e.message}` : `request body could not be read: ${e.message}`,
     );
   }
+}
+
+/**
+ * A JSON object or array, its bytes checked as UTF-8 before they are decoded (a decoder would turn bad
+ * bytes into U+FFFD silently) and parsed refusing `__proto__` keys.
+ */
+async function readJson(req: IncomingMessage): Promise<unknown> {
+  const length = req.headers['content-length'];
+  const bytes = await getRawBody(req, { limit: LIMIT, ...(length === undefined ? {} : { length: Number(length) }) });
+  if (!isUtf8(bytes)) throw new AppError('invalid', 'request body is not valid UTF-8');
+  const text = bytes.toString('utf8');
+  if (text === '') return {};
+  if (!OBJECT_OR_ARRAY.test(text)) throw new SyntaxError('invalid JSON, only supports object and array');
+  return bourne.parse(text, { protoAction: 'error' });
 }
 
 /** Refuses a parsed body that is not a JSON object or has a field not in `fields`. */

@@ -48,6 +48,10 @@ const WILDCARD = new BlockList();
 WILDCARD.addAddress('0.0.0.0', 'ipv4');
 WILDCARD.addAddress('::', 'ipv6');
 
+/** C0 control characters and DEL. */
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u001f\u007f]/;
+
 /**
  * Validates a submitted target and returns its normalised form (WHATWG serialisation: lower-case
  * scheme and host, IDN as punycode, default port dropped). Throws AppError('invalid', …, 'url').
@@ -58,6 +62,12 @@ export function normaliseUrl(input: unknown, rules: UrlRules): string {
   const trimmed = input.trim();
   if (trimmed === '') throw invalid('url is required');
   if (trimmed.length > rules.maxLength) throw invalid(`url is longer than ${rules.maxLength} characters`);
+  // The URL parser drops tabs and line breaks inside silently: what would be stored is not what was sent.
+  const control = CONTROL.exec(trimmed);
+  if (control)
+    throw invalid(
+      `url must not contain control characters (found U+${control[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')})`,
+    );
   const url = URL.parse(trimmed);
   if (!url) {
     throw invalid(

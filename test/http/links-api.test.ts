@@ -1,3 +1,4 @@
+import { gzipSync } from 'node:zlib';
 import test from 'ava';
 import { BROWSER_ACCEPT, startKurz, waitFor } from '../helpers.ts';
 
@@ -251,4 +252,38 @@ test('every creation has one owner: JSON, browsers, query strings and other medi
     { route: 'POST /api/v1/links', status: 400, count: 3 },
     { route: 'POST /api/v1/links', status: 415, count: 1 },
   ]);
+});
+
+test('a JSON body that is not valid UTF-8 is a 400 naming that, and stores nothing', async (t) => {
+  const k = await startKurz(t);
+  // "https://example.com/" then a lone continuation byte and an overlong "/" inside the string.
+  const bytes = Buffer.concat([Buffer.from('{"url": "https://example.com/'), Buffer.from([0x80, 0xc0, 0xaf]), Buffer.from('"}')]);
+  const res = await fetch(`${k.base}/api/v1/links`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${k.key}`, 'content-type': 'application/json' },
+    body: bytes,
+  });
+  t.is(res.status, 400);
+  t.like(await res.json(), { code: 'invalid', detail: 'request body is not valid UTF-8' });
+  t.is(await k.linkCount(), 0);
+});
+
+test('a target with a line break inside is refused, not stored without it', async (t) => {
+  const k = await startKurz(t);
+  const res = await k.postJson('/api/v1/links', { url: 'https://example.com/a\r\nSet-Cookie: x=1' });
+  t.is(res.status, 400);
+  t.like(await res.json(), { field: 'url', detail: 'url must not contain control characters (found U+000D)' });
+  t.is(await k.linkCount(), 0);
+});
+
+test('a compressed JSON body is a 415 asking for it uncompressed', async (t) => {
+  const k = await startKurz(t);
+  const res = await fetch(`${k.base}/api/v1/links`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${k.key}`, 'content-type': 'application/json', 'content-encoding': 'gzip' },
+    body: gzipSync(JSON.stringify({ url: 'https://example.com/zipped' })),
+  });
+  t.is(res.status, 415);
+  t.like(await res.json(), { detail: 'send the request body uncompressed (Content-Encoding: gzip is not accepted)' });
+  t.is(await k.linkCount(), 0);
 });

@@ -47,6 +47,13 @@ const INVALID: Array<[unknown, RegExp]> = [
   ['ftp://example.com/file', /not ftp$/],
   ['file:///etc/passwd', /not file$/],
   ['https://user@example.com/', /user name or password/],
+  // The URL parser would drop a tab or line break inside silently: what was stored would not be what was sent.
+  ['https://exa\r\nmple.com/', /^url must not contain control characters \(found U\+000D\)$/],
+  ['https://example.com/a\nb', /^url must not contain control characters \(found U\+000A\)$/],
+  ['https://example.com/a\tb', /^url must not contain control characters \(found U\+0009\)$/],
+  ['https://example.com/\u0000', /^url must not contain control characters \(found U\+0000\)$/],
+  ['https://example.com/\u007f', /^url must not contain control characters \(found U\+007F\)$/],
+  ['java\nscript:alert(1)', /^url must not contain control characters/],
   ['https://example.com/' + 'x'.repeat(100), /longer than 100 characters$/],
   ['https://example.com/' + 'é'.repeat(30), /longer than 100 characters once normalised/],
 ];
