@@ -13,7 +13,7 @@ export default {
       comment:
         'Only the composition roots (src/app.ts, src/cli/wiring.ts) and the backend choice (src/store/open.ts) may know the store is SQLite.',
       severity: 'error',
-      from: { path: '^src/', pathNot: '^src/(app[.]ts$|cli/wiring[.]ts$|store/open[.]ts$|store/sqlite/)' },
+      from: { path: '^src/', pathNot: '^src/(cli/wiring[.]ts$|store/open[.]ts$|store/sqlite/)' },
       to: { path: '^src/store/sqlite/' },
     },
   ],

@@ -299,12 +299,15 @@ function readConfigFile(path: string): Record<string, unknown> {
 
 /** One line per option for the start-up log, secrets masked. */
 export function describeConfig(config: Config): string {
-  return OPTIONS.map((o) => {
-    const value = config[o.name];
-    const shown =
-      value === '' ? '(none)' : o.secret ? '***' : o.mask ? o.mask(String(value)) : o.duration ? formatDuration(Number(value)) : value;
-    return `${o.name}=${shown}`;
-  }).join(' ');
+  return OPTIONS.map((o) => `${o.name}=${shown(o, config[o.name])}`).join(' ');
+}
+
+/** One value as the start-up log shows it. */
+function shown(option: Option, value: Value): Value {
+  if (value === '') return '(none)';
+  if (option.secret) return '***';
+  if (option.mask) return option.mask(String(value));
+  return option.duration ? formatDuration(Number(value)) : value;
 }
 
 function formatDuration(ms: number): string {

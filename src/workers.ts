@@ -42,24 +42,30 @@ export async function superviseWorkers(config: Config, deps: Deps): Promise<numb
   let port = config.port;
   const started = new Map<Worker, number>();
 
-  const fork = (): Worker => {
+  /** A new worker, and its port once it listens (rejected if it exits first; its error is in the log). */
+  const fork = (): { worker: Worker; listening: Promise<number> } => {
     const worker = cluster.fork();
     started.set(worker, Date.now());
-    worker.on('message', (message: WorkerMessage) => {
-      if ('visits' in message) kurz.services.visits.addEvents(message.visits);
-      else if ('ready' in message) worker.send({ listen: port } satisfies ListenMessage);
-      else worker.emit('kurz:listening', message.listening);
+    const listening = new Promise<number>((resolve, reject) => {
+      worker.on('message', (message: WorkerMessage) => {
+        if ('visits' in message) kurz.services.visits.addEvents(message.visits);
+        else if ('ready' in message) worker.send({ listen: port } satisfies ListenMessage);
+        else resolve(message.listening);
+      });
+      worker.once('exit', (code, signal) => reject(new Error(`a worker could not start (exit code ${code}, signal ${signal})`)));
     });
-    return worker;
+    return { worker, listening };
   };
 
   const first: Worker[] = [];
   try {
     // The first worker picks the port when the setting is 0; the others join it.
-    first.push(fork());
-    port = await allListening(first);
-    for (let i = 1; i < config.workers; i++) first.push(fork());
-    await allListening(first.slice(1));
+    const one = fork();
+    first.push(one.worker);
+    port = await one.listening;
+    const others = Array.from({ length: config.workers - 1 }, fork);
+    first.push(...others.map((o) => o.worker));
+    await Promise.all(others.map((o) => o.listening));
   } catch (err) {
     stopping = true;
     await stopWorkers([...started.keys()]);
@@ -78,7 +84,10 @@ export async function superviseWorkers(config: Config, deps: Deps): Promise<numb
     setTimeout(() => {
       if (stopping) return;
       const next = fork();
-      next.once('kurz:listening', () => deps.log.info('worker started', { pid: next.process.pid }));
+      next.listening.then(
+        () => deps.log.info('worker started', { pid: next.worker.process.pid }),
+        () => undefined, // its exit is logged and handled above
+      );
     }, delay);
   });
 
@@ -149,19 +158,6 @@ function sameCommandLine(): { exec?: string; args?: string[]; execArgv?: string[
   if (!sea.isSea()) return {};
   const [first = 'serve', ...rest] = process.argv.slice(2);
   return { exec: first, args: rest, execArgv: [] };
-}
-
-/** The port, once every worker listens; rejects if one exits first (its error is in the log). */
-function allListening(workers: readonly Worker[]): Promise<number> {
-  return new Promise((resolve, reject) => {
-    let listening = 0;
-    for (const worker of workers) {
-      worker.once('kurz:listening', (port: number) => {
-        if (++listening === workers.length) resolve(port);
-      });
-      worker.once('exit', (code, signal) => reject(new Error(`a worker could not start (exit code ${code}, signal ${signal})`)));
-    }
-  });
 }
 
 /** SIGTERM to each worker; waits for them to exit, killing those that take longer than WORKERS_STOP_MS. */
