@@ -28,6 +28,7 @@ BUNDLE := build/kurz.cjs
 help:
 	@echo "make run     install, build and start kurz on http://127.0.0.1:8080 (database ./data/kurz.db)"
 	@echo "make test    install, typecheck and run every test on SQLite, then the storage tests on PostgreSQL (installs Chromium and PostgreSQL if missing)"
+	@echo "make test-reliability  crash, fault, abuse and slow-client tests and a 1-minute soak (about N minutes)"
 	@echo "make e2e     only the browser tests; screenshots in test/e2e/screenshots/"
 	@echo "make lint    tsc --noEmit, eslint, prettier --check, depcruise (no import cycles, SQLite store only from the wiring)"
 	@echo "make fmt     prettier --write"
@@ -86,6 +87,13 @@ test: $(BUNDLE) chromium postgresql
 	tsc -p .
 	node test/support/with-postgres.ts -- bash -c 'status=0; ava || status=1; \
 	  KURZ_TEST_BACKEND=postgres ava $(STORAGE_TESTS) || status=1; exit $$status'
+
+# The long-running tests (test/reliability/, one file at a time): crashes, faults, abuse, slow clients and
+# a one-minute soak, on 127.0.0.1 only; each prints its figures. `.ci/run` runs it after `make test`.
+.PHONY: test-reliability
+test-reliability: $(BUNDLE)
+	tsc -p .
+	ava --config ava.reliability.config.js
 
 # The browser tests alone (test/e2e/): Chromium drives the UI; screenshots land in test/e2e/screenshots/.
 e2e: $(DEPS) chromium
