@@ -90,6 +90,9 @@ sqliteOnly(
       'the copy holds nothing the live database does not',
     );
 
+    const checked = await runCli(['check', file], {});
+    t.is(checked.code, 0, checked.stdout + checked.stderr);
+
     // The copy serves: a second kurz on a copy of it redirects every one of those links.
     const served = join(dir, 'restored.db');
     copyFileSync(file, served);
