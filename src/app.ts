@@ -10,6 +10,7 @@ import { createRenderer } from './http/respond.ts';
 import { createServices } from './services.ts';
 import type { Storage } from './store/ports.ts';
 import type { VisitEvents } from './visits/visit-events.ts';
+import { scheduleBackups } from './scheduled-backups.ts';
 import { openStorage } from './store/open.ts';
 import { handleErrors } from './web/errors.ts';
 import { authenticate } from './web/middleware/authenticate.ts';
@@ -51,8 +52,9 @@ export interface Kurz {
 
 /**
  * The composition root: opens the storage named in `config`, builds the use cases, the edge and Koa
- * behind it, and starts the visit timer, the change-log poll and (unless told not to) the background
- * writer. Never listens. Rejects if the database cannot be opened or migrated.
+ * behind it, and starts the visit timer, the change-log poll, (unless told not to) the background
+ * writer and (unless a worker) the scheduled backups. Never listens. Rejects if the database cannot be
+ * opened or migrated.
  */
 export async function createApp(config: Config, deps: Deps, options: AppOptions = {}): Promise<Kurz> {
   const writerFlags = ['--visit-retention-days', String(config.visitRetentionDays)];
@@ -99,6 +101,8 @@ export async function createApp(config: Config, deps: Deps, options: AppOptions 
   const poll = setInterval(() => {
     services.changes.poll().catch((err: unknown) => deps.log.error('could not read the change log', { err }));
   }, CHANGE_POLL_MS).unref();
+  // One process backs the file up: this one, unless it is a worker (its primary does).
+  const backups = relayed === undefined ? scheduleBackups(config, deps) : undefined;
 
   let closed: Promise<void> | undefined;
   return {
@@ -115,6 +119,7 @@ export async function createApp(config: Config, deps: Deps, options: AppOptions 
       closed ??= (async () => {
         clearInterval(poll);
         clearInterval(pruning);
+        await backups?.stop();
         await firstPassword;
         services.visits.stop();
         await services.recorder.idle();

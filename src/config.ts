@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { availableParallelism, homedir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 import proxyaddr from 'proxy-addr';
 
 export type CodeMode = 'obfuscated' | 'sequential';
@@ -38,6 +38,9 @@ export interface Config {
   readonly denyDomains: string;
   readonly visitRetentionDays: number;
   readonly geoipDatabase: string;
+  readonly backupInterval: number;
+  readonly backupKeep: number;
+  readonly backupDir: string;
 }
 
 type Value = string | number | boolean;
@@ -208,6 +211,25 @@ export const OPTIONS: readonly Option[] = [
     parse: text(),
     doc: 'A MaxMind-format country database (.mmdb: GeoLite2, DB-IP, IPinfo) for visit countries; empty = no countries',
   },
+  {
+    name: 'backupInterval',
+    default: 'off',
+    parse: duration(1000, Number.POSITIVE_INFINITY, { off: 0 }),
+    duration: true,
+    doc: 'SQLite: the server writes a backup of the database into backupDir this often (e.g. 6h); "off" = never',
+  },
+  {
+    name: 'backupKeep',
+    default: 7,
+    parse: integer(1, 100_000),
+    doc: 'Scheduled backups kept in backupDir; after each one, the oldest beyond this many are deleted',
+  },
+  {
+    name: 'backupDir',
+    default: '',
+    parse: text(),
+    doc: 'Folder of the scheduled backups; empty = "backups" beside the database file',
+  },
 ];
 
 /** `publicUrl` -> `KURZ_PUBLIC_URL`. */
@@ -269,6 +291,10 @@ export function loadConfig(sources: ConfigSources = {}): Config {
   if (values['cacheDir'] === '') {
     const base = env['XDG_CACHE_HOME'] || join(env['HOME'] || homedir(), '.cache');
     values['cacheDir'] = join(base, 'kurz');
+  }
+  if (values['backupDir'] === '') values['backupDir'] = join(dirname(String(values['db'])), 'backups');
+  if (values['databaseUrl'] !== '' && values['backupInterval'] !== 0) {
+    throw new ConfigError('backupInterval: scheduled backups copy the SQLite file; on PostgreSQL, back up with pg_dump (see the README)');
   }
   if (values['publicUrl'] === '') {
     const host = String(values['host']);

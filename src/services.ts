@@ -1,6 +1,6 @@
 import { accessControl } from './auth/access.ts';
 import { RedirectCache } from './cache/redirect-cache.ts';
-import { createCodeGenerator } from './codes/code-generator.ts';
+import { CODE_KEY_SETTING, createCodeGenerator } from './codes/code-generator.ts';
 import { readingAhead } from './codes/read-ahead.ts';
 import type { Config } from './config.ts';
 import type { Services } from './context.ts';
@@ -16,9 +16,6 @@ import { noCountry, openCountryDatabase } from './visits/geo.ts';
 import { visitStats } from './visits/stats.ts';
 import { VisitBuffer } from './visits/visit-buffer.ts';
 import { createVisitRecorder, type VisitRecorder } from './visits/visit-recorder.ts';
-
-/** Key of the setting that holds the FF1 key, generated at first start. */
-const CODE_KEY = 'code_key';
 
 /** Codes computed together when a creation needs one: about what a busy turn of the event loop creates. */
 const CODES_AHEAD = 64;
@@ -44,7 +41,7 @@ export function createVisitRecording(config: Config, deps: Deps, store: VisitSto
 
 /** Builds the use cases on `storage`. Rejects if the storage cannot be read. */
 export async function createServices(config: Config, deps: Deps, storage: Storage): Promise<Services> {
-  const key = Buffer.from(await storage.settings.settingOrInit(CODE_KEY, () => deps.random(32).toString('hex')), 'hex');
+  const key = Buffer.from(await storage.settings.settingOrInit(CODE_KEY_SETTING, () => deps.random(32).toString('hex')), 'hex');
   const codes = readingAhead(
     createCodeGenerator({ mode: config.codeMode, length: config.codeLength, key, offset: config.codeOffset }),
     CODES_AHEAD,

@@ -3,8 +3,11 @@ import { loadConfig, OPTIONS, flagName, parseDuration, type Config } from '../co
 
 export type Env = Record<string, string | undefined>;
 
-/** Exit codes: 0 success, 1 failure at run time (not found, conflict…), 2 bad usage or configuration. */
-export const EXIT = { ok: 0, failed: 1, usage: 2 } as const;
+/**
+ * Exit codes: 0 success, 1 failure at run time (not found, conflict…), 2 bad usage or configuration,
+ * 3 `kurz check` found problems in the database.
+ */
+export const EXIT = { ok: 0, failed: 1, usage: 2, problems: 3 } as const;
 
 /** A command line that cannot be understood; printed with a usage hint, exit 2. */
 export class UsageError extends Error {}

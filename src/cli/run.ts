@@ -2,6 +2,7 @@ import { ConfigError, OPTIONS, flagName } from '../config.ts';
 import { AppError } from '../errors.ts';
 import { admin } from './admin.ts';
 import { backup } from './backup.ts';
+import { check } from './check.ts';
 import { CommandError, EXIT, UsageError, commandHelp, runCommand, type Command, type Env } from './command.ts';
 import { create } from './create.ts';
 import { remove } from './delete.ts';
@@ -28,6 +29,7 @@ const COMMANDS: Record<string, Command> = {
   keys,
   admin,
   backup,
+  check,
   export: exportLinks,
   import: importLinks,
   migrate,

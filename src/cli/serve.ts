@@ -1,7 +1,8 @@
 import cluster from 'node:cluster';
 import { existsSync, rmSync } from 'node:fs';
-import { createServer } from 'node:http';
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import { once } from 'node:events';
+import { Server } from 'node:net';
 import { createApp } from '../app.ts';
 import { describeConfig, type Config } from '../config.ts';
 import { defaultDeps, type Deps } from '../deps.ts';
@@ -10,6 +11,9 @@ import type { Command } from './command.ts';
 
 /** How long shutdown waits for open requests before cutting connections. */
 const SHUTDOWN_GRACE_MS = 10_000;
+
+/** At shutdown, a keep-alive connection without a request for this long is closed. */
+const SHUTDOWN_IDLE_MS = 1000;
 
 export const serve: Command = {
   summary: 'Start the web server (the default command), in --workers processes. Stops cleanly on SIGTERM/SIGINT.',
@@ -64,8 +68,16 @@ async function serveHttp(config: Config, deps: Deps, worker: boolean): Promise<n
     if (stopping) return;
     stopping = true;
     if (!worker) deps.log.info('shutting down', { signal });
+    // Every request read from now on is answered with `Connection: close`; a connection between requests
+    // is closed once it has been idle for SHUTDOWN_IDLE_MS, one still busy after the grace is cut.
+    server.prependListener('request', closeAfterAnswer);
+    server.keepAliveTimeout = SHUTDOWN_IDLE_MS;
+    const idle = setTimeout(() => server.closeIdleConnections(), SHUTDOWN_IDLE_MS).unref();
     const force = setTimeout(() => server.closeAllConnections(), SHUTDOWN_GRACE_MS).unref();
-    server.close(async () => {
+    // net.Server's close only stops accepting: http.Server's would also drop the connections that look
+    // idle at once, resetting requests their clients have sent and the server has not read yet.
+    Server.prototype.close.call(server, async () => {
+      clearTimeout(idle);
       clearTimeout(force);
       // Writes whose clients hung up are still queued; they are written before the database closes, and
       // the background writer (or the primary) writes the visits it holds.
@@ -73,12 +85,16 @@ async function serveHttp(config: Config, deps: Deps, worker: boolean): Promise<n
       await relay?.done();
       if (!worker) deps.log.info('stopped; visits flushed and database closed');
     });
-    server.closeIdleConnections();
   };
   // `on`, not `once`: a worker gets the signal from its terminal or systemd and again from its primary.
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
   return listening;
+}
+
+/** Makes this answer the connection's last. */
+function closeAfterAnswer(_req: IncomingMessage, res: ServerResponse): void {
+  res.shouldKeepAlive = false;
 }
 
 function announce(config: Config, deps: Deps, port: number): void {

@@ -3,7 +3,10 @@ import type { Services } from '../context.ts';
 import { defaultDeps } from '../deps.ts';
 import { createServices, createVisitRecording } from '../services.ts';
 import { copyDatabase, type TableCount } from '../store/copy.ts';
+import { checkInvariants, totalsOf, type CheckReport } from '../store/invariants.ts';
 import { openStorage } from '../store/open.ts';
+import { checkSqliteFile } from '../store/sqlite/check.ts';
+import { loadNativeBinding } from '../store/sqlite/native-addon.ts';
 import { openSqliteStorage, serveAsBackgroundWriter, type SqliteStorage } from '../store/sqlite/storage.ts';
 
 /** The hidden command `serve` starts its background writer with. */
@@ -27,6 +30,24 @@ export async function withServices<T>(config: Config, work: (services: Services)
 /** Copies the live database to `target` (online, consistent, integrity-checked); returns the pages copied. */
 export function backupDatabase(config: Config, target: string): Promise<number> {
   return withSqlite(config, { existing: true }, (storage) => storage.backup(target));
+}
+
+/**
+ * Checks the SQLite file `file` (or else the database `config` names) with checkSqliteFile; on PostgreSQL,
+ * kurz's invariants in one read-only snapshot (the server's own integrity is PostgreSQL's to check).
+ * Rejects when the database cannot be reached or there is no such file.
+ */
+export async function checkDatabase(config: Config, options: { file?: string | undefined; quick: boolean }): Promise<CheckReport> {
+  if (options.file !== undefined || config.databaseUrl === '') {
+    return checkSqliteFile(options.file ?? config.db, { quick: options.quick, nativeBinding: loadNativeBinding(config.cacheDir) });
+  }
+  const { openPostgresStorage } = await import('../store/postgres/storage.ts');
+  const storage = await openPostgresStorage(config, { log: defaultDeps().log });
+  try {
+    return await storage.inSnapshot(async (query) => ({ outcomes: await checkInvariants(query), totals: await totalsOf(query) }));
+  } finally {
+    await storage.close();
+  }
 }
 
 /**

@@ -27,6 +27,9 @@ export const MIN_CODE_LENGTH = 4;
 export const MAX_CODE_LENGTH = 10;
 export const CODE_KEY_BYTES = 32;
 
+/** Key of the setting that holds the FF1 key (hex), generated at first start. */
+export const CODE_KEY_SETTING = 'code_key';
+
 // The ids served by codes of one length: [first, first + 62^length).
 interface Band {
   readonly length: number;

@@ -83,6 +83,7 @@ test('every command has --help, exiting 0', async (t) => {
     'keys',
     'admin',
     'backup',
+    'check',
     'export',
     'import',
     'migrate',

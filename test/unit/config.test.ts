@@ -157,3 +157,22 @@ test('workers is a count or "auto" (one per core); idBlockSize a positive count'
   t.is(loadConfig({}).idBlockSize, 100);
   t.throws(() => loadConfig({ env: { KURZ_ID_BLOCK_SIZE: '0' } }), { message: /^idBlockSize .*between 1 and 1000000/ });
 });
+
+test('scheduled backups: off by default, an interval of 1s or more, a count to keep, a folder beside the database', (t) => {
+  t.like(loadConfig({ env: { KURZ_DB: '/srv/kurz/kurz.db' } }), { backupInterval: 0, backupKeep: 7, backupDir: '/srv/kurz/backups' });
+  t.like(loadConfig({ env: { KURZ_BACKUP_INTERVAL: '6h', KURZ_BACKUP_KEEP: '30', KURZ_BACKUP_DIR: '/var/backups/kurz' } }), {
+    backupInterval: 6 * 3_600_000,
+    backupKeep: 30,
+    backupDir: '/var/backups/kurz',
+  });
+  t.regex(describeConfig(loadConfig({ env: { KURZ_BACKUP_INTERVAL: '6h' } })), /backupInterval=6h backupKeep=7 backupDir=data\/backups/);
+  t.regex(describeConfig(loadConfig({})), /backupInterval=off/);
+  t.throws(() => loadConfig({ env: { KURZ_BACKUP_INTERVAL: '500ms' } }), {
+    message: /^backupInterval .*between 1000ms and 36500d, got 500ms/,
+  });
+  t.throws(() => loadConfig({ env: { KURZ_BACKUP_KEEP: '0' } }), { message: /^backupKeep .*between 1 and 100000, got 0/ });
+  t.throws(() => loadConfig({ env: { KURZ_BACKUP_INTERVAL: '6h', KURZ_DATABASE_URL: 'postgres://kurz@db.example.com/kurz' } }), {
+    instanceOf: ConfigError,
+    message: 'backupInterval: scheduled backups copy the SQLite file; on PostgreSQL, back up with pg_dump (see the README)',
+  });
+});

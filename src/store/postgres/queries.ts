@@ -12,6 +12,9 @@ export const PING = `SELECT 1 AS ok`;
 
 export const SERVER_VERSION = `SELECT current_setting('server_version') AS version`;
 
+/** First statement of a transaction that only reads, all of it from one snapshot (kurz check). */
+export const READ_ONLY_SNAPSHOT = `SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY`;
+
 export const BEGIN = `BEGIN`;
 
 export const COMMIT = `COMMIT`;

@@ -1,5 +1,6 @@
 import type { Config } from '../../config.ts';
 import type { Logger } from '../../log.ts';
+import type { Query } from '../invariants.ts';
 import type { Storage } from '../ports.ts';
 import { createPostgresAccessStore } from './access-store.ts';
 import { openDatabase, type Database } from './database.ts';
@@ -23,6 +24,8 @@ export interface PostgresStorage extends Storage {
   isEmpty(): Promise<boolean>;
   /** PostgreSQL's version string. */
   serverVersion(): Promise<string>;
+  /** Runs `work`, whose statements only read, in one transaction that sees one snapshot of the database. */
+  inSnapshot<T>(work: (query: Query) => Promise<T>): Promise<T>;
 }
 
 /** Connects, migrates, builds the stores. Rejects with a clear message (the URL's password masked) when it cannot connect. */
@@ -44,6 +47,11 @@ export async function openPostgresStorage(
     countRows: async (table) => (await db.query<{ count: number }>(q.countRows(dataTable(table)))).rows[0]?.count ?? 0,
     isEmpty: async () => (await db.query<{ empty: boolean }>(q.IS_EMPTY)).rows[0]?.empty === true,
     serverVersion: async () => (await db.query<{ version: string }>(q.SERVER_VERSION)).rows[0]?.version ?? '',
+    inSnapshot: (work) =>
+      db.transaction(async (tx) => {
+        await tx.query(q.READ_ONLY_SNAPSHOT);
+        return work(async (sql) => (await tx.query(sql)).rows);
+      }),
     close() {
       closed ??= (async () => {
         await links.idle();

@@ -2,6 +2,9 @@ import { renameSync, rmSync } from 'node:fs';
 import type { Database } from 'better-sqlite3';
 import { openDatabase } from './database.ts';
 
+/** More pages than a database can have: sqlite3_backup_step copies what there is. */
+const ALL_PAGES = 0x7fffffff;
+
 /**
  * Copies the live database `db` to `target` with SQLite's online backup (consistent while others write),
  * next to the target under a temporary name, checks the copy's integrity, then renames it into place.
@@ -10,7 +13,9 @@ import { openDatabase } from './database.ts';
 export async function backupDatabase(db: Database, target: string, nativeBinding: object | undefined): Promise<number> {
   const temp = `${target}.partial-${process.pid}`;
   try {
-    const { totalPages } = await db.backup(temp);
+    // All pages in one step, in one read transaction: copied step by step, the backup would start again
+    // after every commit of another process, and never end under steady writes.
+    const { totalPages } = await db.backup(temp, { progress: () => ALL_PAGES });
     const copy = openDatabase(temp, { nativeBinding });
     try {
       const check = copy.pragma('quick_check', { simple: true });
