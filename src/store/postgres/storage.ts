@@ -44,6 +44,7 @@ export async function openPostgresStorage(
     countRows: async (table) => (await db.query<{ count: number }>(q.countRows(dataTable(table)))).rows[0]?.count ?? 0,
     isEmpty: async () => (await db.query<{ empty: boolean }>(q.IS_EMPTY)).rows[0]?.empty === true,
     serverVersion: async () => (await db.query<{ version: string }>(q.SERVER_VERSION)).rows[0]?.version ?? '',
+    problem: async () => ((await db.ping()) ? undefined : 'database unreachable'),
     close() {
       closed ??= (async () => {
         await links.idle();
