@@ -1,4 +1,4 @@
-import { accessSync, constants, existsSync, statfsSync } from 'node:fs';
+import { accessSync, chmodSync, constants, existsSync, statfsSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Database } from 'better-sqlite3';
 import { AppError } from '../../errors.ts';
@@ -158,9 +158,15 @@ export function faultOf(err: unknown, file: string): WriteFault | undefined {
 function fileFault(file: string): WriteFault | undefined {
   if (file === ':memory:' || file === '') return undefined;
   const folder = dirname(file);
+  const uid = process.getuid?.();
   for (const path of [file, `${file}-wal`, folder]) {
     try {
-      if (path === folder || existsSync(path)) accessSync(path, constants.W_OK);
+      if (path !== folder && !existsSync(path)) continue;
+      accessSync(path, constants.W_OK);
+      // access() misses a file system ext4 made read-only after a disk error; giving one of our files the
+      // mode it has does not (it changes nothing else).
+      const { mode, uid: owner } = statSync(path);
+      if (path !== folder && (uid === 0 || uid === owner)) chmodSync(path, mode & 0o7777);
     } catch (err) {
       const code = (err as NodeJS.ErrnoException).code;
       if (code === 'EROFS' || code === 'EPERM' || code === 'EACCES') return 'read-only';
