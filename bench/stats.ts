@@ -12,10 +12,12 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Database } from 'better-sqlite3';
 import type { Link } from '../src/links/link.ts';
+import { createLogger } from '../src/log.ts';
 import { openDatabase } from '../src/store/sqlite/database.ts';
 import { createSqliteLinkStore } from '../src/store/sqlite/link-store.ts';
 import * as q from '../src/store/sqlite/queries.ts';
 import { createSqliteVisitStore, type SqliteVisitStore } from '../src/store/sqlite/visit-store.ts';
+import { watchWrites } from '../src/store/sqlite/write-health.ts';
 import { rollUp } from '../src/visits/rollup.ts';
 import { visitStats, type VisitStats } from '../src/visits/stats.ts';
 import { DAY, dayOf, HOUR, hourOf, type Visit } from '../src/visits/visit.ts';
@@ -122,7 +124,7 @@ async function seed(path: string, options: typeof settings): Promise<SeedResult>
   insertLinks(db, options.links, now);
   const linkSeconds = (performance.now() - started) / 1000;
 
-  const store = createSqliteVisitStore(db);
+  const store = createSqliteVisitStore(db, watchWrites(db, createLogger(process.stderr)));
   const generator = visitGenerator(options.links, options.visits, now);
   // Where the time goes: making the visits is the bench's, rolling up and writing is kurz's.
   const spent = { making: 0, rollUp: 0, addVisits: 0 };
@@ -325,7 +327,7 @@ async function measure(path: string, runs: number): Promise<Report> {
   let now = 0;
   const open = (): { db: Database; store: SqliteVisitStore; stats: VisitStats } => {
     const db = openDatabase(path, { mustExist: true });
-    const store = createSqliteVisitStore(db);
+    const store = createSqliteVisitStore(db, watchWrites(db, createLogger(process.stderr)));
     return { db, store, stats: visitStats({ visits: { ...store, offload: () => false }, now: () => now }) };
   };
   console.log(`\nreading ${path}`);
@@ -407,7 +409,7 @@ async function pickLinks(db: Database): Promise<Picked[]> {
     .all();
   if (ranked.length === 0) throw new Error('the database has no visited links');
   const codeOf = db.prepare<[number], string>('SELECT code FROM links WHERE id = ?').pluck();
-  const store = createSqliteLinkStore(db);
+  const store = createSqliteLinkStore(db, watchWrites(db, createLogger(process.stderr)));
   try {
     const picks = [
       ['top', ranked[0]!],

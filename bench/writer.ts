@@ -12,6 +12,7 @@ import { parseArgs } from 'node:util';
 import { createLogger } from '../src/log.ts';
 import { openDatabase } from '../src/store/sqlite/database.ts';
 import { createSqliteVisitStore } from '../src/store/sqlite/visit-store.ts';
+import { watchWrites } from '../src/store/sqlite/write-health.ts';
 import { cachedClassifier } from '../src/visits/classify.ts';
 import { noCountry } from '../src/visits/geo.ts';
 import { VisitLog } from '../src/visits/visit-events.ts';
@@ -76,7 +77,7 @@ async function measure(spread: 'hot' | 'uniform'): Promise<{ visitsPerSecond: nu
   db.transaction(() => {
     for (let id = 1; id <= links; id++) insert.run(id, `s${id.toString(36)}`, `https://www.example.com/articles/${id}`);
   })();
-  const store = createSqliteVisitStore(db);
+  const store = createSqliteVisitStore(db, watchWrites(db, createLogger(process.stderr)));
   const recorder = createVisitRecorder({
     store: { ...store, offload: () => false },
     classify: cachedClassifier(1000),

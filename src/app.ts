@@ -4,6 +4,7 @@ import Koa from 'koa';
 import type { Config } from './config.ts';
 import type { Services, WebServices } from './context.ts';
 import type { Deps } from './deps.ts';
+import { isUnavailable } from './errors.ts';
 import { createEdge } from './edge/edge.ts';
 import { createPipeline, type Pipeline } from './http/pipeline.ts';
 import { createRenderer } from './http/respond.ts';
@@ -92,14 +93,18 @@ export async function createApp(config: Config, deps: Deps, options: AppOptions 
   );
 
   services.visits.start();
+  // The store logs when the database becomes unavailable and when it is back: the timers need not, each time.
+  const logUnlessUnavailable = (message: string) => (err: unknown) => {
+    if (!isUnavailable(err)) deps.log.error(message, { err });
+  };
   // The process that writes the visits prunes them: here, unless a background writer or a primary does.
   const prune = () => {
-    services.recorder.prune().catch((err: unknown) => deps.log.error('could not prune visits', { err }));
+    services.recorder.prune().catch(logUnlessUnavailable('could not prune visits'));
   };
   const writesItsVisits = relayed === undefined && (config.databaseUrl !== '' || !writer);
   const pruning = writesItsVisits ? setInterval(prune, PRUNE_INTERVAL_MS).unref() : undefined;
   const poll = setInterval(() => {
-    services.changes.poll().catch((err: unknown) => deps.log.error('could not read the change log', { err }));
+    services.changes.poll().catch(logUnlessUnavailable('could not read the change log'));
   }, CHANGE_POLL_MS).unref();
   // One process backs the file up: this one, unless it is a worker (its primary does).
   const backups = relayed === undefined ? scheduleBackups(config, deps) : undefined;
@@ -123,6 +128,8 @@ export async function createApp(config: Config, deps: Deps, options: AppOptions 
         await firstPassword;
         services.visits.stop();
         await services.recorder.idle();
+        const lost = services.recorder.pending;
+        if (lost > 0) deps.log.error('stopping with visits the database did not take; they are lost', { visits: lost });
         await storage.close();
       })();
       return closed;

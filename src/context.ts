@@ -33,7 +33,8 @@ export interface Services {
   recorder: VisitRecorder;
   stats: VisitStats;
   shortUrl(code: string): string;
-  isDatabaseReachable(): Promise<boolean>;
+  /** What keeps the database from serving ('disk full', 'database unreachable', …); undefined when nothing does. */
+  databaseProblem(): Promise<string | undefined>;
 }
 
 /** What the edge and the Koa handlers add to the services. */

@@ -36,3 +36,11 @@ export function rateLimited(message: string, ms: number): AppError {
   const seconds = Math.max(1, Math.ceil(ms / 1000));
   return new AppError('rate_limited', `${message}; try again in ${seconds} s`, undefined, seconds);
 }
+
+/**
+ * True for the 503 of a database that cannot be reached or written: its store logs when that starts and
+ * when it ends, so whoever meets it again need not.
+ */
+export function isUnavailable(err: unknown): boolean {
+  return err instanceof AppError && err.code === 'unavailable';
+}

@@ -74,6 +74,6 @@ export async function createServices(config: Config, deps: Deps, storage: Storag
     recorder,
     stats: visitStats({ visits: storage.visits, now }),
     shortUrl: (code) => `${config.publicUrl}/${code}`,
-    isDatabaseReachable: () => storage.settings.isReachable(),
+    databaseProblem: () => storage.problem(),
   };
 }

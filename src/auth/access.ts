@@ -1,7 +1,7 @@
 import { createHmac, hash, timingSafeEqual } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import type { Config } from '../config.ts';
-import { AppError, rateLimited } from '../errors.ts';
+import { AppError, isUnavailable, rateLimited } from '../errors.ts';
 import type { AccessStore, SettingsStore } from '../store/ports.ts';
 import type { ApiKey, Session } from './identity.ts';
 import { hashPassword, passwordProblem, verifyPassword } from './passwords.ts';
@@ -116,7 +116,7 @@ export async function accessControl({ config, now, random, store, settings }: Ac
       }
       if (at - session.seenAt.getTime() >= TOUCH_EVERY) {
         session.seenAt = new Date(at);
-        await store.touchSession(session.idHash, session.seenAt);
+        await store.touchSession(session.idHash, session.seenAt).catch(unlessUnavailable);
       }
       return session;
     },
@@ -174,9 +174,17 @@ export async function accessControl({ config, now, random, store, settings }: Ac
       const at = now();
       if (at - (keyTouched.get(key.id) ?? 0) >= TOUCH_EVERY) {
         keyTouched.set(key.id, at);
-        await store.touchKey(key.id, new Date(at));
+        await store.touchKey(key.id, new Date(at)).catch(unlessUnavailable);
       }
       return key;
     },
   };
+}
+
+/**
+ * Lets a touch (a session's or a key's last use) fail quietly while the database cannot be written: the
+ * request goes on, and the next touch records the use. Any other failure is thrown on.
+ */
+function unlessUnavailable(err: unknown): void {
+  if (!isUnavailable(err)) throw err;
 }

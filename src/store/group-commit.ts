@@ -1,3 +1,5 @@
+import { AppError } from '../errors.ts';
+
 /** Most jobs committed in one transaction; more wait for the next one. */
 const MAX_BATCH = 1000;
 
@@ -59,8 +61,9 @@ export function createGroupCommit<I, R>(
       try {
         await synced();
       } catch (err) {
-        // Committed but perhaps not on disk: no job of the batch may be reported as stored.
-        const failed = new Error('could not sync the database to disk', { cause: err });
+        // Committed but perhaps not on disk: no job of the batch may be reported as stored. A sync the store
+        // already turned into a client's error (a full disk: AppError 'unavailable') is passed on as it is.
+        const failed = err instanceof AppError ? err : new Error('could not sync the database to disk', { cause: err });
         batch.forEach((w, i) => w.reject(results[i] instanceof Error ? results[i] : failed));
         return;
       }

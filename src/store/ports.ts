@@ -13,6 +13,11 @@ export interface Storage {
   visits: VisitStore;
   settings: SettingsStore;
   access: AccessStore;
+  /**
+   * What keeps the database from serving kurz now, as /healthz names it ('database unreachable', 'disk
+   * full', 'read-only', 'locked by another program', 'I/O error'); undefined when nothing does. Never rejects.
+   */
+  problem(): Promise<string | undefined>;
   /** Writes what the store still holds (visits in a background writer) and lets go of the database. */
   close(): Promise<void>;
 }
@@ -121,8 +126,6 @@ export interface SettingsStore {
   setting(key: string): Promise<string | undefined>;
   /** Stores `value` under `key`, durably, replacing any value. */
   setSetting(key: string, value: string): Promise<void>;
-  /** True when the database answers a query. */
-  isReachable(): Promise<boolean>;
 }
 
 /** Login sessions and API keys, found by the SHA-256 (hex) of the secret the client holds. */

@@ -1,4 +1,5 @@
 import { createHash } from 'node:crypto';
+import { isUnavailable } from '../errors.ts';
 import type { Logger } from '../log.ts';
 import type { VisitStore } from '../store/ports.ts';
 import { primaryLanguage, referrerHost, type ClientKind } from './classify.ts';
@@ -19,6 +20,13 @@ const RETRY_MS = 1000;
 /** Raw visits deleted per statement when pruning, so no single transaction grows large. */
 const PRUNE_BATCH = 5000;
 
+/**
+ * Visits kept in memory while writes fail (a full disk, a lock held by another program), as compact events
+ * (README, Operations). Beyond it newer visits are dropped, and counted in the log, rather than memory
+ * grow without bound for as long as the fault lasts.
+ */
+const MAX_WAITING_WHILE_FAILING = 1_000_000;
+
 export interface VisitRecorderOptions {
   store: VisitStore;
   /** Classifies a user agent (cached). */
@@ -30,6 +38,8 @@ export interface VisitRecorderOptions {
   random: (size: number) => Buffer;
   log: Logger;
   chunk?: number;
+  /** MAX_WAITING_WHILE_FAILING unless given (tests). */
+  maxWaitingWhileFailing?: number;
 }
 
 export interface VisitRecorder {
@@ -50,12 +60,13 @@ export interface VisitRecorder {
  * browser, an OS, a device or a bot name; the client address a country and, with the user agent, the link
  * and the day's salt, a visitor hash. Neither the address nor the user agent goes further than this.
  * Writes the classified visits and their rollups a chunk per transaction; a chunk that fails is kept and
- * tried again.
+ * tried again every second, with everything added meanwhile, up to MAX_WAITING_WHILE_FAILING visits.
  */
 export function createVisitRecorder(options: VisitRecorderOptions): VisitRecorder {
   const { store, classify, countryOf, now, log } = options;
   const salts = dailySalts(options.random);
   const chunkSize = options.chunk ?? CHUNK;
+  const maxWaiting = options.maxWaitingWhileFailing ?? MAX_WAITING_WHILE_FAILING;
   /** Flushes of events waiting for the next pass: a backlog stays in this compact form until it is written. */
   let waiting: VisitEvents[] = [];
   /** The events being written, the order they are written in (by link), and how many are written. */
@@ -64,6 +75,10 @@ export function createVisitRecorder(options: VisitRecorderOptions): VisitRecorde
   let passWritten = 0;
   let writing: Promise<void> | undefined;
   let retry: NodeJS.Timeout | undefined;
+  /** Since a write failed and until one succeeds: its failure is logged once, and so is its end. */
+  let failing = false;
+  /** Visits dropped since writes began to fail, because too many waited. */
+  let dropped = 0;
 
   /** Events order[from…to) as what the database may hold. */
   function classified(events: VisitEvents, from: number, to: number): Visit[] {
@@ -146,7 +161,11 @@ export function createVisitRecorder(options: VisitRecorderOptions): VisitRecorde
       try {
         await store.addVisits(rollUp(classified(pass, passWritten, end), options.retentionDays > 0));
       } catch (err) {
-        log.error('could not write visits; will retry', { visits: pending(), err });
+        // A database that cannot be written was logged by its store, with the cause.
+        const reason = isUnavailable(err) ? (err as Error).message : err;
+        if (!failing)
+          log.error('could not write visits; will retry every second, keeping them in memory', { visits: pending(), err: reason });
+        failing = true;
         retry ??= setTimeout(() => {
           retry = undefined;
           write();
@@ -154,6 +173,11 @@ export function createVisitRecorder(options: VisitRecorderOptions): VisitRecorde
         return;
       }
       passWritten = end;
+      if (failing) {
+        log.info('visits are written again', { waiting: pending(), dropped });
+        failing = false;
+        dropped = 0;
+      }
       await new Promise((resolve) => setImmediate(resolve));
     }
   }
@@ -171,6 +195,12 @@ export function createVisitRecorder(options: VisitRecorderOptions): VisitRecorde
   return {
     add(events) {
       if (events.length === 0) return;
+      if (failing && pending() + events.length > maxWaiting) {
+        if (dropped === 0)
+          log.error('too many visits wait for the database; dropping new ones until it takes writes again', { visits: pending() });
+        dropped += events.length;
+        return;
+      }
       waiting.push(events);
       if (retry === undefined) write();
     },

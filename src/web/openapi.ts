@@ -416,8 +416,13 @@ const SCHEMAS: Record<string, Schema> = {
     additionalProperties: false,
     required: ['status', 'database'],
     properties: {
-      status: { enum: ['ok', 'database unreachable'] },
+      status: { enum: ['ok', 'unhealthy'] },
       database: { enum: ['sqlite', 'postgres'], description: 'The backend: the SQLite file, or PostgreSQL (databaseUrl)' },
+      problem: {
+        enum: ['database unreachable', 'disk full', 'read-only', 'locked by another program', 'I/O error'],
+        description:
+          'When unhealthy, what is wrong: PostgreSQL cannot be reached; or writes to the SQLite file failed (a full disk, a file or file system that became read-only, the write lock held by another program past the 5 s wait, an I/O error) and the cause is not gone yet',
+      },
     },
   },
   OpenApi: {
@@ -428,6 +433,11 @@ const SCHEMAS: Record<string, Schema> = {
   },
 };
 
+/** Why any call may answer 503: the database, not the request. */
+const UNAVAILABLE =
+  'The database cannot be reached (PostgreSQL) or written (SQLite: a full disk, a read-only file, the write lock held by another ' +
+  'program past the 5 s wait); nothing was stored (unless `detail` says the disk sync failed); try again later. /healthz says what is wrong';
+
 const RESPONSES: Record<string, Response> = {
   Invalid: { description: 'The request is invalid; `field` names the input at fault', content: PROBLEM },
   Unauthorized: { description: 'No API key or session, or an unknown or revoked key', content: PROBLEM },
@@ -435,6 +445,7 @@ const RESPONSES: Record<string, Response> = {
   Gone: { description: 'The link was deleted', content: PROBLEM },
   TooLarge: { description: 'The body is larger than 64 KiB', content: PROBLEM },
   UnsupportedType: { description: 'The body is not JSON', content: PROBLEM },
+  Unavailable: { description: UNAVAILABLE, content: PROBLEM },
 };
 
 const PARAMETERS: Record<string, Parameter> = {
@@ -455,11 +466,16 @@ const LIST_PARAMETERS: Parameter[] = [
   { name: 'cursor', in: 'query', description: "The previous page's nextCursor (same sort)", schema: { type: 'string' } },
 ];
 
-const linksApi = (operation: Omit<Operation, 'tags'>): Operation => ({ tags: ['links'], ...operation });
+const linksApi = (operation: Omit<Operation, 'tags'>): Operation => ({
+  tags: ['links'],
+  ...operation,
+  responses: { ...operation.responses, '503': response('Unavailable') },
+});
 const pages = (operation: Omit<Operation, 'tags' | 'security'>, security = PUBLIC): Operation => ({
   tags: ['pages'],
   security,
   ...operation,
+  responses: { ...operation.responses, '503': page(UNAVAILABLE) },
 });
 const NOT_LOGGED_IN = pageOrProblem('No session');
 const FORM_REFUSED = page('The form expired or came from elsewhere (CSRF)');
@@ -509,6 +525,7 @@ const REDIRECT: Omit<Operation, 'operationId'> = {
     '401': { description: 'A password link, to a program: POST the password to /links/{code}/unlock', content: PROBLEM },
     '404': pageOrProblem('No link has this code'),
     '410': pageOrProblem('The link was deleted, is disabled, has expired or has used up its visits'),
+    '503': pageOrProblem(`A link with a visit limit, or one not in the cache on PostgreSQL: ${UNAVAILABLE}`),
   },
 };
 
@@ -975,12 +992,12 @@ export const OPENAPI: OpenApiDocument = {
     '/healthz': {
       get: {
         operationId: 'checkHealth',
-        summary: 'Whether kurz and its database answer',
+        summary: 'Whether kurz and its database answer and take writes',
         tags: ['system'],
         security: PUBLIC,
         responses: {
           '200': { description: 'Healthy', content: json(schema('Health')) },
-          '503': { description: 'The database does not answer', content: json(schema('Health')) },
+          '503': { description: 'The database does not answer, or cannot be written: `problem` says why', content: json(schema('Health')) },
         },
       },
     },

@@ -29,7 +29,7 @@ outageTest(
     t.like(await refused.json(), { code: 'unavailable', detail: 'the database is unreachable; try again in a moment' });
     const health = await k.get('/healthz');
     t.is(health.status, 503);
-    t.deepEqual(await health.json(), { status: 'database unreachable', database: 'postgres' });
+    t.deepEqual(await health.json(), { status: 'unhealthy', database: 'postgres', problem: 'database unreachable' });
     t.true(k.log.lines.some((l) => l.includes('the database is unreachable; retrying')));
 
     await proxy.start();

@@ -9,7 +9,7 @@ test('GET /healthz is 200 while the database answers, 503 when it does not', asy
   await k.kurz.storage.close();
   const down = await k.get('/healthz');
   t.is(down.status, 503);
-  t.deepEqual(await down.json(), { status: 'database unreachable', database: backend });
+  t.deepEqual(await down.json(), { status: 'unhealthy', database: backend, problem: 'database unreachable' });
 });
 
 test('/favicon.ico is an icon and /robots.txt keeps crawlers out, neither touching the links', async (t) => {

@@ -11,6 +11,8 @@ import type { LinkStore } from '../../src/store/ports.ts';
 import { openDatabase } from '../../src/store/sqlite/database.ts';
 import { createSqliteLinkStore } from '../../src/store/sqlite/link-store.ts';
 import { createSqliteVisitStore } from '../../src/store/sqlite/visit-store.ts';
+import { watchWrites } from '../../src/store/sqlite/write-health.ts';
+import { memoryLogger } from '../../src/log.ts';
 import type { VisitBatch } from '../../src/visits/rollup.ts';
 import type { VisitCount } from '../../src/visits/visit.ts';
 import { freshStorage, sqliteOnly, tempDir } from '../helpers.ts';
@@ -56,7 +58,8 @@ test('a generated code that spells a reserved path is skipped, and its id never 
 sqliteOnly('visit counts are written without a disk sync, and links keep their full sync afterwards', 'PRAGMA synchronous', async (t) => {
   const db = openDatabase(join(tempDir(t), 'k.db'));
   t.teardown(() => db.close());
-  const store = createSqliteLinkStore(db);
+  const health = watchWrites(db, memoryLogger());
+  const store = createSqliteLinkStore(db, health);
   const id =
     (await store.write((tx) =>
       tx.insertLink(
@@ -72,7 +75,7 @@ sqliteOnly('visit counts are written without a disk sync, and links keep their f
         null,
       ),
     )) ?? 0;
-  await createSqliteVisitStore(db).addVisits(linkVisits({ id, count: 3, lastVisitAt: 50 }));
+  await createSqliteVisitStore(db, health).addVisits(linkVisits({ id, count: 3, lastVisitAt: 50 }));
   t.is((await store.linkByCode('v'))?.visitCount, 3);
   t.is(db.pragma('synchronous', { simple: true }), 2, 'FULL again');
 });
@@ -133,7 +136,7 @@ sqliteOnly('a write keeps the WAL open for its sync, across a checkpoint that em
   const path = join(tempDir(t), 'k.db');
   const db = openDatabase(path);
   t.teardown(() => db.open && db.close());
-  const store = createSqliteLinkStore(db);
+  const store = createSqliteLinkStore(db, watchWrites(db, memoryLogger()));
   // SQLite holds one descriptor of the WAL itself; the store's sync the second.
   const walDescriptors = (): number =>
     readdirSync('/proc/self/fd').filter((fd) => {

@@ -16,6 +16,7 @@ import { openDatabase } from '../../src/store/sqlite/database.ts';
 import { createSqliteLinkStore } from '../../src/store/sqlite/link-store.ts';
 import { createSqliteSettingsStore } from '../../src/store/sqlite/settings-store.ts';
 import { createSqliteVisitStore } from '../../src/store/sqlite/visit-store.ts';
+import { watchWrites } from '../../src/store/sqlite/write-health.ts';
 import { rollUp } from '../../src/visits/rollup.ts';
 import { proxyTo } from '../support/tcp-proxy.ts';
 import { DAY, HOUR, type Visit } from '../../src/visits/visit.ts';
@@ -93,12 +94,14 @@ function visit(linkId: number, at: number, fields: Partial<Visit> = {}): Visit {
 function sqliteStorage(t: ExecutionContext): Omit<Storage, 'close'> {
   const db = openDatabase(join(tempDir(t), 'k.db'));
   t.teardown(() => db.close());
-  const visits = createSqliteVisitStore(db);
+  const health = watchWrites(db, memoryLogger());
+  const visits = createSqliteVisitStore(db, health);
   return {
-    links: createSqliteLinkStore(db),
+    links: createSqliteLinkStore(db, health),
     visits: { ...visits, offload: () => false },
-    settings: createSqliteSettingsStore(db),
-    access: createSqliteAccessStore(db),
+    settings: createSqliteSettingsStore(db, health),
+    access: createSqliteAccessStore(db, health),
+    problem: async () => health.fault,
   };
 }
 
@@ -209,8 +212,8 @@ async function script(storage: Omit<Storage, 'close'>): Promise<Record<string, u
     await settings.settingOrInit('k', () => 'second'),
     await settings.setSetting('k', 'third'),
     await settings.setting('k'),
-    await settings.isReachable(),
   ];
+  out['problem'] = await storage.problem();
 
   const session = { idHash: 'aa', user: 'admin', createdAt: new Date(10), seenAt: new Date(20) };
   await access.insertSession(session);
@@ -459,12 +462,12 @@ if (SERVER === undefined) {
       unavailable,
     );
     await t.throwsAsync(storage.visits.addVisits(rollUp([visit(1, START)], true)), unavailable);
-    t.false(await storage.settings.isReachable());
+    t.is(await storage.problem(), 'database unreachable');
     t.is(log.lines.filter((l) => l.includes('the database is unreachable')).length, 1, 'logged once');
 
     await proxy.start();
     await waitFor(() => log.lines.some((l) => l.includes('the database is reachable again')));
-    t.true(await storage.settings.isReachable());
+    t.is(await storage.problem(), undefined);
     t.like(await storage.links.linkByCode('kept'), { code: 'kept' });
   });
 

@@ -8,6 +8,7 @@ import { noCountry, openCountryDatabase, type CountryOf } from '../../src/visits
 import { DAY, dayOf, DIMENSIONS, HOUR, hourOf } from '../../src/visits/visit.ts';
 import { VisitLog } from '../../src/visits/visit-events.ts';
 import { createVisitRecorder, dailySalts, visitorHash } from '../../src/visits/visit-recorder.ts';
+import { AppError } from '../../src/errors.ts';
 import { memoryLogger } from '../../src/log.ts';
 import { BROWSER_UA, fakeClock, freshDatabase, freshStorage, runCli, sqliteOnly, startKurz, tempDir, waitFor } from '../helpers.ts';
 import { buildCountryMmdb } from '../support/mmdb.ts';
@@ -24,6 +25,7 @@ interface Setup {
   retentionDays?: number;
   countryOf?: CountryOf;
   chunk?: number;
+  maxWaitingWhileFailing?: number;
   /** Wraps the real store (to make it fail). */
   store?: (store: VisitStore) => VisitStore;
 }
@@ -51,6 +53,7 @@ async function recorderOn(t: ExecutionContext, setup: Setup = {}) {
     random: (size) => Buffer.alloc(size, ++counter),
     log,
     ...(setup.chunk === undefined ? {} : { chunk: setup.chunk }),
+    ...(setup.maxWaitingWhileFailing === undefined ? {} : { maxWaitingWhileFailing: setup.maxWaitingWhileFailing }),
   });
   /** Adds the events as one flush and waits until they are written. */
   const record = async (events: readonly Event[]): Promise<void> => {
@@ -384,6 +387,42 @@ test('with visitRetentionDays 0 no raw visit is written, only the rollups', asyn
   t.deepEqual(await r.all('SELECT humans, bots, uniques FROM visit_hours'), [{ humans: 1, bots: 1, uniques: 1 }]);
   t.is(await r.one('SELECT count FROM visit_dimensions WHERE value = ?', 'news.example'), 1);
   t.is(await r.one('SELECT count FROM link_visits WHERE link_id = 1'), 1);
+});
+
+test('while writes fail, visits wait up to a bound, newer ones beyond it are dropped and counted, and each is logged once', async (t) => {
+  let failing = true;
+  const r = await recorderOn(t, {
+    maxWaitingWhileFailing: 4,
+    store: (store) => ({
+      ...store,
+      addVisits: (batch) =>
+        failing ? Promise.reject(new AppError('unavailable', 'the database cannot be written: the disk is full')) : store.addVisits(batch),
+    }),
+  });
+  const now = r.clock.now();
+  const visit = (i: number): Event => [1, now + i, `192.0.2.${i}`, BROWSER_UA];
+  await r.record([visit(0), visit(1), visit(2)]);
+  await r.record([visit(3)]);
+  await r.record([visit(4), visit(5)]);
+  await r.record([visit(6)]);
+  t.is(r.recorder.pending, 4, 'the first four wait');
+  t.deepEqual(
+    r.log.lines.filter((l) => l.includes('could not write visits')).map((l) => l.replace(/^\S+ /, '')),
+    [
+      'error could not write visits; will retry every second, keeping them in memory visits=3 err="the database cannot be written: the disk is full"',
+    ],
+    'logged once, without the stack of an error the store has logged',
+  );
+  t.is(r.log.lines.filter((l) => l.includes('too many visits wait for the database')).length, 1);
+
+  failing = false;
+  await waitFor(() => r.recorder.pending === 0);
+  await r.recorder.idle();
+  t.deepEqual(
+    (await r.all<{ at: number }>('SELECT at FROM visits ORDER BY at')).map((v) => v.at - now),
+    [0, 1, 2, 3],
+  );
+  t.true(r.log.lines.some((l) => l.includes('visits are written again') && l.endsWith('dropped=3')));
 });
 
 test('a write that fails is tried again: nothing is lost and nothing is written twice', async (t) => {

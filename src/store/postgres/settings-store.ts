@@ -18,7 +18,5 @@ export function createPostgresSettingsStore(db: Database): SettingsStore {
     setting,
 
     setSetting: async (key, value) => void (await db.query(q.SET_SETTING, [key, value])),
-
-    isReachable: () => db.ping(),
   };
 }

@@ -52,6 +52,7 @@ export async function openPostgresStorage(
         await tx.query(q.READ_ONLY_SNAPSHOT);
         return work(async (sql) => (await tx.query(sql)).rows);
       }),
+    problem: async () => ((await db.ping()) ? undefined : 'database unreachable'),
     close() {
       closed ??= (async () => {
         await links.idle();

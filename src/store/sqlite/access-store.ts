@@ -3,9 +3,10 @@ import type { AccessStore } from '../ports.ts';
 import { toKey, toSession, type KeyRow, type SessionRow } from '../rows.ts';
 import * as q from './queries.ts';
 import { outsideTransaction } from './outside-transaction.ts';
+import type { WriteHealth } from './write-health.ts';
 
-/** Sessions and API keys on the connection's default durability (synchronous = FULL). */
-export function createSqliteAccessStore(db: Database): AccessStore {
+/** Sessions and API keys on the connection's default durability (synchronous = FULL); writes report to `health`. */
+export function createSqliteAccessStore(db: Database, health: WriteHealth): AccessStore {
   const insertSession = db.prepare(q.INSERT_SESSION);
   const sessionByIdHash = db.prepare<[string], SessionRow>(q.SESSION_BY_ID_HASH);
   const touchSession = db.prepare<[number, string]>(q.TOUCH_SESSION);
@@ -18,7 +19,7 @@ export function createSqliteAccessStore(db: Database): AccessStore {
   const listKeys = db.prepare<[], KeyRow>(q.LIST_KEYS);
   const revokeKey = db.prepare<[number, string]>(q.REVOKE_KEY);
   const touchKey = db.prepare<[number, number]>(q.TOUCH_KEY);
-  const write = <T>(work: () => T) => outsideTransaction(db, work);
+  const write = <T>(work: () => T) => outsideTransaction(db, health, work);
 
   return {
     insertSession: (s) =>

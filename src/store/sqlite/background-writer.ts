@@ -3,10 +3,12 @@ import { once } from 'node:events';
 import { setPriority } from 'node:os';
 import sea from 'node:sea';
 import type { Database } from 'better-sqlite3';
+import { isUnavailable } from '../../errors.ts';
 import type { Logger } from '../../log.ts';
 import { VisitBuffer } from '../../visits/visit-buffer.ts';
 import type { VisitEvents } from '../../visits/visit-events.ts';
 import type { VisitRecorder } from '../../visits/visit-recorder.ts';
+import type { WriteFault, WriteHealth } from './write-health.ts';
 
 /** The hidden command that runs the background writer in its own process. */
 export const BACKGROUND_WRITER_COMMAND = 'background';
@@ -35,8 +37,11 @@ const CHILD_NICE = 19;
 /** Parent to child. Sent with the advanced (structured clone) serialization, so the columns stay binary. */
 type Message = { events: VisitEvents } | { finish: true };
 
-/** Child to parent, while it finishes: the visits it still has to write. */
-type Progress = { pending: number };
+/**
+ * Child to parent: while it finishes, the visits it still has to write; and whenever it changes, the
+ * fault its writes fail with (null when they succeed again), for the server's /healthz.
+ */
+type Report = { pending: number } | { fault: WriteFault | null };
 
 export interface BackgroundWriter {
   /**
@@ -44,6 +49,8 @@ export interface BackgroundWriter {
    * itself). A send that fails afterwards hands the events to `giveBack`.
    */
   offload(events: VisitEvents, giveBack: (events: VisitEvents) => void): boolean;
+  /** The fault the child's writes (visits, checkpoints) fail with, as it last reported; undefined when none. */
+  readonly fault: WriteFault | undefined;
   /** Asks the child to write what it holds and waits for it to exit. */
   stop(): Promise<void>;
 }
@@ -67,13 +74,18 @@ export function startBackgroundWriter(db: Database, flags: readonly string[], lo
   });
   let stopping = false;
   let alive = true;
+  let fault: WriteFault | undefined;
   const exited = once(child, 'exit').catch(() => undefined);
   // Neither the child nor its IPC channel may keep the server alive while it serves.
   child.unref();
   child.channel?.unref();
   db.pragma('wal_autocheckpoint = 0');
+  child.on('message', (report: Report) => {
+    if ('fault' in report) fault = report.fault ?? undefined;
+  });
   child.on('exit', (code, signal) => {
     alive = false;
+    fault = undefined;
     if (stopping) return;
     db.pragma(`wal_autocheckpoint = ${AUTO_CHECKPOINT_PAGES}`);
     log.error('the background process stopped; writing visits and checkpointing inline again', { code, signal });
@@ -82,6 +94,9 @@ export function startBackgroundWriter(db: Database, flags: readonly string[], lo
   log.info('background process started', { pid: child.pid });
 
   return {
+    get fault() {
+      return fault;
+    },
     offload(events, giveBack) {
       if (!alive || !child.connected) return false;
       const message: Message = { events };
@@ -102,8 +117,9 @@ export function startBackgroundWriter(db: Database, flags: readonly string[], lo
       };
       const timer = setTimeout(giveUp, FINISH_TIMEOUT_MS);
       let left = Number.POSITIVE_INFINITY;
-      child.on('message', ({ pending }: Progress) => {
-        if (pending >= left) return;
+      child.on('message', (report: Report) => {
+        if (!('pending' in report) || report.pending >= left) return;
+        const { pending } = report;
         if (left === Number.POSITIVE_INFINITY && pending > 0) log.info('writing the last visits before stopping', { visits: pending });
         left = pending;
         timer.refresh();
@@ -114,12 +130,19 @@ export function startBackgroundWriter(db: Database, flags: readonly string[], lo
   };
 }
 
+/** The child's side: tells the server of a fault its writes fail with, or that they succeed again (undefined). */
+export function reportFault(fault: WriteFault | undefined): void {
+  const report: Report = { fault: fault ?? null };
+  if (process.connected) process.send?.(report);
+}
+
 /**
  * The child's side: buffer the events the server sends, hand them to `recorder` and checkpoint every
  * interval, prune every hour, until the server asks it to finish or goes away (its IPC channel closes);
- * then write the rest and close.
+ * then write the rest and close. A checkpoint that fails for a fault of the file tells `health` (a
+ * checkpoint with nothing to copy proves nothing, so one that succeeds does not end a fault).
  */
-export function runBackgroundWriter(db: Database, recorder: VisitRecorder, log: Logger): Promise<void> {
+export function runBackgroundWriter(db: Database, recorder: VisitRecorder, health: WriteHealth, log: Logger): Promise<void> {
   setPriority(CHILD_NICE);
   const visits = new VisitBuffer({
     write: (events) => recorder.add(events),
@@ -130,13 +153,20 @@ export function runBackgroundWriter(db: Database, recorder: VisitRecorder, log: 
   const prune = (): void => {
     recorder.prune().then(
       (deleted) => deleted > 0 && log.info('pruned raw visits past the retention period', { visits: deleted }),
-      (err: unknown) => log.error('could not prune visits', { err }),
+      (err: unknown) => isUnavailable(err) || log.error('could not prune visits', { err }),
     );
   };
   prune();
+  const checkpoint = (): void => {
+    try {
+      db.pragma('wal_checkpoint(PASSIVE)');
+    } catch (err) {
+      if (health.failed(err) === err) log.error('could not checkpoint the database', { err });
+    }
+  };
 
   return new Promise((resolve) => {
-    const timer = setInterval(() => db.pragma('wal_checkpoint(PASSIVE)'), BACKGROUND_INTERVAL_MS);
+    const timer = setInterval(checkpoint, BACKGROUND_INTERVAL_MS);
     const pruning = setInterval(prune, PRUNE_INTERVAL_MS);
     let finished = false;
     const finish = async (): Promise<void> => {
@@ -146,13 +176,15 @@ export function runBackgroundWriter(db: Database, recorder: VisitRecorder, log: 
       clearInterval(pruning);
       visits.stop();
       const progress = (): void => {
-        const report: Progress = { pending: recorder.pending };
+        const report: Report = { pending: recorder.pending };
         if (process.connected) process.send?.(report);
       };
       progress();
       const reporting = setInterval(progress, FINISH_TIMEOUT_MS / 4);
       await recorder.idle();
       clearInterval(reporting);
+      if (recorder.pending > 0) log.error('stopping with visits the database did not take; they are lost', { visits: recorder.pending });
+      health.close();
       db.close();
       if (process.connected) process.disconnect();
       resolve();

@@ -1,21 +1,19 @@
 import { closeSync, fdatasync, openSync } from 'node:fs';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import type { Database } from 'better-sqlite3';
+import { AppError } from '../../errors.ts';
 import type { Link, LinkChange, LinkEdit, LinkOptions, LinkQuery, LinkRecord, NewLink, Target } from '../../links/link.ts';
 import { toLink, toTarget, type LinkRow, type TargetRow } from '../rows.ts';
 import type { LinkStore, LinkWriter } from '../ports.ts';
 import { createGroupCommit } from '../group-commit.ts';
-import { BUSY_TIMEOUT_MS } from './database.ts';
+import { outsideTransaction, waitingForLock } from './outside-transaction.ts';
 import * as q from './queries.ts';
+import { faultOf, type WriteHealth } from './write-health.ts';
 
 type ListParams = { search: string | null; tag: string | null; limit: number; before: number; visits: number; includeDeleted: number };
 
 /** Links read per query when all of them are exported. */
 const PAGE = 1000;
-
-/** How long a write waits for another process to release the write lock before it fails. */
-const WRITE_LOCK_WAIT_MS = 5000;
 
 export interface SqliteLinkStore extends LinkStore {
   /** Resolves once every write handed over so far is committed and synced. */
@@ -28,9 +26,11 @@ type Job = (tx: LinkWriter) => Promise<unknown>;
 
 /**
  * The link store on one SQLite connection. Reads run at once; writes go through a group commit: the writes
- * of one turn of the event loop share one transaction and one disk sync, each in its own savepoint.
+ * of one turn of the event loop share one transaction and one disk sync, each in its own savepoint. A batch
+ * that fails for a fault of the file (disk full, read-only, locked past the wait) rejects every job with
+ * the 503 `health` makes of it, and stores none of them.
  */
-export function createSqliteLinkStore(db: Database): SqliteLinkStore {
+export function createSqliteLinkStore(db: Database, health: WriteHealth): SqliteLinkStore {
   const statement = <P extends unknown[], R = unknown>(sql: string) => db.prepare<P, R>(sql);
   const linkByCode = statement<[string], LinkRow>(q.LINK_BY_CODE);
   const targetByCode = statement<[string], TargetRow>(q.TARGET_BY_CODE);
@@ -121,7 +121,11 @@ export function createSqliteLinkStore(db: Database): SqliteLinkStore {
   /** One transaction for a batch of jobs, each in a savepoint; commits without waiting for the disk. */
   async function commitJobs(jobs: Job[]): Promise<unknown[]> {
     const results: unknown[] = [];
-    await beginWithoutSync();
+    try {
+      await beginWithoutSync();
+    } catch (err) {
+      throw health.failed(err);
+    }
     try {
       taken = 0;
       for (const job of jobs) {
@@ -129,6 +133,8 @@ export function createSqliteLinkStore(db: Database): SqliteLinkStore {
         try {
           results.push(await job(writer));
         } catch (err) {
+          // A fault of the file fails the batch: SQLite may have undone the whole transaction already.
+          if (faultOf(err, db.name) !== undefined || !db.inTransaction) throw err;
           rollbackTo.run();
           results.push(err instanceof Error ? err : new Error(String(err)));
         }
@@ -137,34 +143,24 @@ export function createSqliteLinkStore(db: Database): SqliteLinkStore {
       commit.run();
     } catch (err) {
       if (db.inTransaction) rollback.run();
-      throw err;
+      throw health.failed(err);
     } finally {
       syncDurable.run();
     }
     return results;
   }
 
-  /**
-   * BEGIN IMMEDIATE in synchronous=NORMAL (the caller restores FULL after COMMIT), waiting on timers while
-   * another process (a worker, the background writer, a CLI command) holds the write lock: SQLite's own busy
-   * wait would stop this process's event loop, and its redirects, for as long.
-   */
-  async function beginWithoutSync(): Promise<void> {
-    const deadline = Date.now() + WRITE_LOCK_WAIT_MS;
-    for (let wait = 1; ; wait = Math.min(2 * wait, 20)) {
+  /** BEGIN IMMEDIATE in synchronous=NORMAL (the caller restores FULL after COMMIT), waiting for the lock on timers. */
+  function beginWithoutSync(): Promise<void> {
+    return waitingForLock(db, () => {
       syncLess.run();
-      db.pragma('busy_timeout = 0');
       try {
         begin.run();
-        return;
       } catch (err) {
         syncDurable.run();
-        if ((err as { code?: string }).code !== 'SQLITE_BUSY' || Date.now() > deadline) throw err;
-      } finally {
-        db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+        throw err;
       }
-      await sleep(wait);
-    }
+    });
   }
 
   let wal: number | undefined;
@@ -175,8 +171,18 @@ export function createSqliteLinkStore(db: Database): SqliteLinkStore {
    */
   async function syncWal(): Promise<void> {
     if (db.memory) return;
-    wal ??= openSync(`${db.name}-wal`, 'r');
-    await syncFile(wal);
+    try {
+      wal ??= openSync(`${db.name}-wal`, 'r');
+      await syncFile(wal);
+    } catch (err) {
+      const failed = health.failed(err);
+      if (!(failed instanceof AppError)) throw failed;
+      // Committed, perhaps not on disk: whether the batch is kept is not known.
+      throw new AppError(
+        'unavailable',
+        `the database could not be synced to disk (${health.fault}); what was sent may or may not be stored: look before sending it again`,
+      );
+    }
   }
 
   const writes = createGroupCommit<Job, unknown>(commitJobs, syncWal);
@@ -223,7 +229,7 @@ export function createSqliteLinkStore(db: Database): SqliteLinkStore {
 
     changesAfter: async (seq) => changesAfter.all(seq),
 
-    forgetChangesUpTo: async (seq) => void forgetChanges.run(seq),
+    forgetChangesUpTo: (seq) => outsideTransaction(db, health, () => void forgetChanges.run(seq)),
 
     async idle() {
       await writes.idle();

@@ -5,7 +5,7 @@ import { COPIED_TABLES, type CopySource } from '../copy.ts';
 import type { Storage, VisitStore } from '../ports.ts';
 import { createSqliteAccessStore } from './access-store.ts';
 import { backupDatabase } from './backup.ts';
-import { startBackgroundWriter, runBackgroundWriter, type BackgroundWriter } from './background-writer.ts';
+import { reportFault, startBackgroundWriter, runBackgroundWriter, type BackgroundWriter } from './background-writer.ts';
 
 export { BACKGROUND_WRITER_COMMAND } from './background-writer.ts';
 import { openDatabase } from './database.ts';
@@ -14,6 +14,7 @@ import { createSqliteVisitStore } from './visit-store.ts';
 import { loadNativeBinding } from './native-addon.ts';
 import * as q from './queries.ts';
 import { createSqliteSettingsStore } from './settings-store.ts';
+import { watchWrites } from './write-health.ts';
 
 export interface SqliteOptions {
   log: Logger;
@@ -36,12 +37,14 @@ export interface SqliteStorage extends Storage, CopySource {
 /**
  * Opens the SQLite file named in `config` (creating and migrating it unless `mustExist`) and builds the
  * stores on one connection. Throws with a message naming the file when it cannot be opened or is not kurz's.
+ * Its health is what this connection's writes (write-health.ts) and the background writer's report.
  */
 export function openSqliteStorage(config: Pick<Config, 'db' | 'cacheDir'>, options: SqliteOptions): SqliteStorage {
   const nativeBinding = loadNativeBinding(config.cacheDir);
   const db = openDatabase(config.db, { nativeBinding, mustExist: options.mustExist ?? false });
-  const links = createSqliteLinkStore(db);
-  const visits = createSqliteVisitStore(db);
+  const health = watchWrites(db, options.log);
+  const links = createSqliteLinkStore(db, health);
+  const visits = createSqliteVisitStore(db, health);
   const background: BackgroundWriter | undefined = options.backgroundWriter
     ? startBackgroundWriter(db, ['--cache-dir', config.cacheDir, ...options.backgroundWriter], options.log)
     : undefined;
@@ -52,8 +55,8 @@ export function openSqliteStorage(config: Pick<Config, 'db' | 'cacheDir'>, optio
       ...visits,
       offload: (events, giveBack) => background?.offload(events, giveBack) ?? false,
     },
-    settings: createSqliteSettingsStore(db),
-    access: createSqliteAccessStore(db),
+    settings: createSqliteSettingsStore(db, health),
+    access: createSqliteAccessStore(db, health),
     backup: (target) => backupDatabase(db, target, nativeBinding),
     sqliteVersion: () => db.prepare<[], string>(q.SQLITE_VERSION).pluck().get() ?? '',
     *chunksOf(table, columns, size) {
@@ -74,11 +77,16 @@ export function openSqliteStorage(config: Pick<Config, 'db' | 'cacheDir'>, optio
         .prepare<[], number>(q.countRows(copiedTable(table)))
         .pluck()
         .get() ?? 0,
+    async problem() {
+      if (!db.open) return 'database unreachable';
+      return health.fault ?? background?.fault;
+    },
     close() {
       closed ??= (async () => {
         await links.idle();
         await visits.idle();
         await background?.stop();
+        health.close();
         links.close();
         db.close();
       })();
@@ -103,6 +111,7 @@ export function serveAsBackgroundWriter(
   log: Logger,
 ): Promise<void> {
   const db = openDatabase(config.db, { nativeBinding: loadNativeBinding(config.cacheDir), mustExist: true });
-  const store = createSqliteVisitStore(db);
-  return runBackgroundWriter(db, recorderOn({ ...store, offload: () => false }), log);
+  const health = watchWrites(db, log, { process: 'background writer', onChange: reportFault });
+  const store = createSqliteVisitStore(db, health);
+  return runBackgroundWriter(db, recorderOn({ ...store, offload: () => false }), health, log);
 }

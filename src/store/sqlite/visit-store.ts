@@ -5,6 +5,7 @@ import { DAY, dayOf, DIMENSIONS, hourOf, type Dimension } from '../../visits/vis
 import type { VisitStore } from '../ports.ts';
 import { outsideTransaction } from './outside-transaction.ts';
 import * as q from './queries.ts';
+import type { WriteHealth } from './write-health.ts';
 
 /** Raw visits read per query when they are exported. */
 const PAGE = 1000;
@@ -21,9 +22,9 @@ export interface SqliteVisitStore extends Omit<VisitStore, 'offload'> {
 
 /**
  * Visits on one SQLite connection. Dimensions are stored as their index in DIMENSIONS (a shipped index
- * never changes meaning; new dimensions are appended).
+ * never changes meaning; new dimensions are appended). Writes report to `health`.
  */
-export function createSqliteVisitStore(db: Database): SqliteVisitStore {
+export function createSqliteVisitStore(db: Database, health: WriteHealth): SqliteVisitStore {
   const insertVisit = db.prepare(q.insertVisits(1));
   const insertVisitRows = db.prepare(q.insertVisits(INSERT_ROWS));
   const insertVisitor = db.prepare<[number, number, Buffer]>(q.INSERT_VISITOR);
@@ -76,7 +77,7 @@ export function createSqliteVisitStore(db: Database): SqliteVisitStore {
   const writes = new Set<Promise<void>>();
   /** Visits do not wait for the disk: a power cut may cost the last flushes, and nothing queues behind an fsync. */
   function track(work: () => void): Promise<void> {
-    const written = outsideTransaction(db, () => {
+    const written = outsideTransaction(db, health, () => {
       syncLess.run();
       try {
         work();

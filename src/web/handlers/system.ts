@@ -19,11 +19,13 @@ export function systemHandlers(web: WebServices) {
   const favicon = readAsset('views/favicon.ico');
   const assets = new Map(Object.entries(ASSETS).map(([name, type]) => [name, { type, body: readAsset(`views/${name}`) }]));
   return {
+    /** 200 while the database answers and takes writes; else 503 saying what is wrong. */
     async checkHealth(ctx: Context): Promise<void> {
-      const ok = await web.isDatabaseReachable().catch(() => false);
+      const problem = await web.databaseProblem();
       ctx.res.setHeader('Cache-Control', 'no-store');
       const database = web.config.databaseUrl === '' ? 'sqlite' : 'postgres';
-      sendJson(ctx.res, ok ? 200 : 503, { status: ok ? 'ok' : 'database unreachable', database });
+      if (problem === undefined) sendJson(ctx.res, 200, { status: 'ok', database });
+      else sendJson(ctx.res, 503, { status: 'unhealthy', database, problem });
     },
 
     showFavicon(ctx: Context): void {
