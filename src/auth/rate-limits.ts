@@ -48,7 +48,8 @@ interface Entry {
 /**
  * One per-client limit, the mechanism every limit of kurz uses: counts events per key (a client address,
  * an account, a client and a link) and says when a key must wait, as the 429 to answer with. Memory is
- * bounded by MAX_KEYS. Looking a key up costs nothing while no key waits: the redirect asks every time.
+ * bounded by MAX_KEYS. Checking a key costs one field test while no key waits, and one map lookup for a key
+ * with nothing counted: the redirect checks every request.
  */
 export class RateLimit {
   readonly name: LimitName;
@@ -74,21 +75,27 @@ export class RateLimit {
     return this.#entries.size;
   }
 
-  /** True while some key may have to wait; false costs no clock reading once the last wait has passed. */
-  anyWaiting(): boolean {
-    if (this.#waitingUntil === 0) return false;
-    if (this.#rule.now() < this.#waitingUntil) return true;
-    this.#waitingUntil = 0;
-    return false;
+  /**
+   * False once no key waits (none ever did, or the last wait is known to have passed): then `check` looks
+   * nothing up, which is what the redirect asks before it works out the client.
+   */
+  get mayWait(): boolean {
+    return this.#waitingUntil !== 0;
   }
 
-  /** The 429 for `key` (or `other`, whichever waits longer) while it must wait, counted as a refusal; else undefined. */
+  /**
+   * The 429 for `key` (or `other`, whichever waits longer) while it must wait, counted as a refusal; else
+   * undefined. A key with nothing counted costs one map lookup and no clock reading.
+   */
   check(key: string, other?: string): AppError | undefined {
-    if (!this.anyWaiting()) return undefined;
-    const wait = Math.max(this.#wait(key), other === undefined ? 0 : this.#wait(other));
-    if (wait === 0) return undefined;
+    if (this.#waitingUntil === 0) return undefined;
+    const until = Math.max(this.#entries.get(key)?.until ?? 0, other === undefined ? 0 : (this.#entries.get(other)?.until ?? 0));
+    if (until === 0) return undefined;
+    const at = this.#rule.now();
+    if (at >= this.#waitingUntil) this.#waitingUntil = 0;
+    if (at >= until) return undefined;
     this.#refused++;
-    return rateLimited(this.#rule.message, wait);
+    return rateLimited(this.#rule.message, until - at);
   }
 
   /** For events that are limited themselves (creations): the 429 while `key` must wait, else counts `n` events. */
@@ -108,15 +115,11 @@ export class RateLimit {
     this.#entries.delete(key);
   }
 
-  #wait(key: string): number {
-    const entry = this.#entries.get(key);
-    return entry === undefined ? 0 : Math.max(0, entry.until - this.#rule.now());
-  }
-
   #count(key: string, n: number): void {
     const { limit, window, growTo, now } = this.#rule;
     if (limit === 0) return;
     const at = now();
+    if (at >= this.#waitingUntil) this.#waitingUntil = 0;
     let entry = this.#entries.get(key);
     // Taken out and put back last: the map stays in the order of last counting.
     if (entry) this.#entries.delete(key);

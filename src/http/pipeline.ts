@@ -91,10 +91,11 @@ export function createPipeline(trustedProxies: string, hooks: readonly Hook[] = 
 /**
  * The hook that refuses every request of a client that must wait under `limit` (the 404 limit: a client
  * scanning for codes gets 429 for everything, redirects included, and its lookups stop reaching the
- * store). While no client waits it costs one field test, and works out no client address.
+ * store). While no client waits it costs one field test, and works out no client address; while one
+ * does, the others cost a map lookup each: nothing is allocated either way.
  */
 export function refuseWaitingClients(limit: RateLimit): Hook {
-  return (req, _owner, pipeline) => (limit.anyWaiting() ? limit.check(pipeline.clientOf(req)) : undefined);
+  return (req, _owner, pipeline) => (limit.mayWait ? limit.check(pipeline.clientOf(req)) : undefined);
 }
 
 /**

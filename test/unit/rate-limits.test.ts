@@ -87,7 +87,7 @@ test('a limit of 0 is off: it never refuses and remembers nothing', (t) => {
   }
   t.is(limit.check('a'), undefined);
   t.is(limit.size, 0);
-  t.false(limit.anyWaiting());
+  t.false(limit.mayWait);
 });
 
 test('memory is bounded under a flood of distinct clients; the key counted last is kept', (t) => {
@@ -103,17 +103,22 @@ test('memory is bounded under a flood of distinct clients; the key counted last 
   t.is(limit.check('10.0.0.0'), undefined, 'the least recently counted ones are forgotten');
 });
 
-test('while no key waits, anyWaiting reads no clock; once the last wait has passed it stops reading it again', (t) => {
+test('a check reads no clock for a key with nothing counted, nor at all once the last wait has passed', (t) => {
   const clock = fakeClock();
   let readings = 0;
   const now = () => (readings++, clock.now());
   const limit = new RateLimit({ name: 'not_found', limit: 1, window: 60_000, message: 'm', now });
+  t.false(limit.mayWait);
   limit.failed('x');
+  t.true(limit.mayWait);
   readings = 0;
-  t.true(limit.anyWaiting());
+  t.is(limit.check('y'), undefined);
+  t.is(readings, 0, 'another client is one map lookup');
+  t.truthy(limit.check('x'));
   t.is(readings, 1);
   clock.advance(60_000);
-  t.false(limit.anyWaiting());
+  t.is(limit.check('x'), undefined);
+  t.false(limit.mayWait, 'the last wait has passed');
   readings = 0;
   for (let i = 0; i < 100; i++) t.is(limit.check('x'), undefined);
   t.is(readings, 0, 'nothing looked up: nobody waits');
