@@ -69,7 +69,8 @@ test('a slowloris of hundreds of connections cannot hold kurz: redirects keep an
   const open = (first: string, trickle?: string) => {
     const socket = connect(Number(port), '127.0.0.1');
     const attacker: Attacker = { socket, opened: performance.now(), received: '', ...(trickle ? { trickle } : {}) };
-    socket.on('connect', () => socket.write(first));
+    // Written at once (queued until connected), so that no byte of the trickle can come before it.
+    socket.write(first);
     socket.on('data', (chunk: Buffer) => (attacker.received += chunk.toString('latin1')));
     socket.on('error', () => undefined);
     socket.on('close', () => (attacker.closed = performance.now()));
