@@ -6,7 +6,7 @@ import type { Services, WebServices } from './context.ts';
 import type { Deps } from './deps.ts';
 import { isUnavailable } from './errors.ts';
 import { createEdge } from './edge/edge.ts';
-import { createPipeline, type Pipeline } from './http/pipeline.ts';
+import { createPipeline, refuseWaitingClients, type Pipeline } from './http/pipeline.ts';
 import { createRenderer } from './http/respond.ts';
 import { createServices } from './services.ts';
 import type { Storage } from './store/ports.ts';
@@ -72,8 +72,12 @@ export async function createApp(config: Config, deps: Deps, options: AppOptions 
     await storage.close();
     throw err;
   }
-  const web: WebServices = { ...services, render: createRenderer(), pipeline: createPipeline(config.trustedProxies) };
+  const pipeline = createPipeline(config.trustedProxies, [refuseWaitingClients(services.limits.notFound)]);
+  const web: WebServices = { ...services, render: createRenderer(), pipeline };
   const koa = new Koa({ keys: services.access.cookieKeys });
+  // handleErrors answers every error of a request; what reaches Koa's own handler is the connection's
+  // (a client gone, a slow client cut off), not kurz's: no stack trace on stderr for it.
+  koa.silent = true;
   const router = createRouter(web);
   koa.use(handleErrors(web));
   koa.use(authenticate(web));

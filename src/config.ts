@@ -34,6 +34,15 @@ export interface Config {
   readonly sessionMaxAge: number;
   readonly anonymousShortening: boolean;
   readonly anonymousRateLimit: number;
+  readonly creationRateLimit: number;
+  readonly loginRateLimit: number;
+  readonly unlockRateLimit: number;
+  readonly apiKeyRateLimit: number;
+  readonly notFoundRateLimit: number;
+  readonly maxHeaderSize: number;
+  readonly headersTimeout: number;
+  readonly requestTimeout: number;
+  readonly keepAliveTimeout: number;
   readonly allowDomains: string;
   readonly denyDomains: string;
   readonly visitRetentionDays: number;
@@ -62,6 +71,9 @@ interface Option {
 export class ConfigError extends Error {}
 
 const MAX_DAYS_MS = 100 * 365 * 86_400_000;
+
+/** The largest number a rate-limit setting takes: out of reach, for load tests. */
+const RATE_MAX = 1_000_000_000;
 
 /** The option table: one row per setting. Env var is `KURZ_` + the name in SCREAMING_SNAKE, flag `--kebab-case`. */
 export const OPTIONS: readonly Option[] = [
@@ -184,8 +196,65 @@ export const OPTIONS: readonly Option[] = [
   {
     name: 'anonymousRateLimit',
     default: 10,
-    parse: integer(1, 100_000),
-    doc: 'Links one client may shorten anonymously per minute',
+    parse: integer(0, RATE_MAX),
+    doc: 'Links one client may shorten anonymously per minute (0 = no limit)',
+  },
+  {
+    name: 'creationRateLimit',
+    default: 6000,
+    parse: integer(0, RATE_MAX),
+    doc: 'Links one client may create per minute with an API key or a login; a batch counts its links (0 = no limit)',
+  },
+  {
+    name: 'loginRateLimit',
+    default: 4,
+    parse: integer(0, RATE_MAX),
+    doc: 'Failed logins per client and per account before each attempt waits 1 s, doubling up to 15 min (0 = no limit)',
+  },
+  {
+    name: 'unlockRateLimit',
+    default: 6,
+    parse: integer(0, RATE_MAX),
+    doc: 'Wrong passwords per client and link before each attempt waits 1 s, doubling up to 15 min (0 = no limit)',
+  },
+  {
+    name: 'apiKeyRateLimit',
+    default: 20,
+    parse: integer(0, RATE_MAX),
+    doc: 'Requests with a wrong API key one client may send per minute; then 429 until the minute ends (0 = no limit)',
+  },
+  {
+    name: 'notFoundRateLimit',
+    default: 100,
+    parse: integer(0, RATE_MAX),
+    doc: 'Unknown codes and paths one client may ask for per minute; then all its requests get 429 until the minute ends (0 = no limit)',
+  },
+  {
+    name: 'maxHeaderSize',
+    default: 16_384,
+    parse: integer(1024, 1_048_576),
+    doc: 'Largest request line and headers accepted, in bytes; larger ones get 431',
+  },
+  {
+    name: 'headersTimeout',
+    default: '10s',
+    parse: duration(1000, 3_600_000),
+    duration: true,
+    doc: "A client must send a request's headers within this long, or gets 408 and is disconnected",
+  },
+  {
+    name: 'requestTimeout',
+    default: '30s',
+    parse: duration(1000, 3_600_000),
+    duration: true,
+    doc: 'A client must send a whole request (headers and body) within this long, or gets 408 and is disconnected',
+  },
+  {
+    name: 'keepAliveTimeout',
+    default: '5s',
+    parse: duration(1000, 3_600_000),
+    duration: true,
+    doc: 'An idle kept-alive connection is closed after this long',
   },
   {
     name: 'allowDomains',
@@ -287,6 +356,11 @@ export function loadConfig(sources: ConfigSources = {}): Config {
         throw new ConfigError(`${option.name} (${source}): ${(err as Error).message}`);
       }
     }
+  }
+  if (Number(values['headersTimeout']) > Number(values['requestTimeout'])) {
+    throw new ConfigError(
+      `headersTimeout (${formatDuration(Number(values['headersTimeout']))}) must not be longer than requestTimeout (${formatDuration(Number(values['requestTimeout']))}): the headers are part of the request`,
+    );
   }
   if (values['cacheDir'] === '') {
     const base = env['XDG_CACHE_HOME'] || join(env['HOME'] || homedir(), '.cache');

@@ -1,4 +1,5 @@
 import type { Access } from './auth/access.ts';
+import type { RateLimits } from './auth/rate-limits.ts';
 import type { Config } from './config.ts';
 import type { Renderer } from './http/respond.ts';
 import type { Pipeline } from './http/pipeline.ts';
@@ -20,6 +21,8 @@ export interface Services {
   log: Logger;
   /** Where the server listens, once it does: the URL rules refuse targets there. */
   listening: Listening;
+  /** The per-client rate limits, and their refusal counts. */
+  limits: RateLimits;
   access: Access;
   creation: LinkCreation;
   links: LinkManagement;

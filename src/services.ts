@@ -1,4 +1,5 @@
 import { accessControl } from './auth/access.ts';
+import { createRateLimits } from './auth/rate-limits.ts';
 import { RedirectCache } from './cache/redirect-cache.ts';
 import { CODE_KEY_SETTING, createCodeGenerator } from './codes/code-generator.ts';
 import { readingAhead } from './codes/read-ahead.ts';
@@ -56,6 +57,7 @@ export async function createServices(config: Config, deps: Deps, storage: Storag
   visits.offloadTo((events, giveBack) => storage.visits.offload(events, giveBack));
   const { links } = storage;
   const { now, random } = deps;
+  const limits = createRateLimits(config, now);
   // Updated by the server once it listens (a configured port 0 becomes the real one).
   const listening: Listening = { port: config.port, addresses: [config.host] };
   return {
@@ -64,9 +66,10 @@ export async function createServices(config: Config, deps: Deps, storage: Storag
     random,
     log: deps.log,
     listening,
-    access: await accessControl({ config, now, random, store: storage.access, settings: storage.settings }),
+    limits,
+    access: await accessControl({ config, now, random, store: storage.access, settings: storage.settings, loginLimit: limits.login }),
     creation: linkCreation({ config, listening, now, random, links, codes, cache }),
-    links: linkManagement({ config, listening, now, random, links, cache }),
+    links: linkManagement({ config, listening, now, random, links, cache, unlockLimit: limits.unlock }),
     resolver: linkResolver({ links, cache }),
     changes: await followChanges({ links, cache }),
     transfer: linkTransfer({ config, listening, links, cache }),

@@ -11,6 +11,7 @@ import pg from 'pg';
 import { createApp, type AppOptions, type Kurz } from '../src/app.ts';
 import { withServices } from '../src/cli/wiring.ts';
 import { loadConfig, type Config } from '../src/config.ts';
+import { createHttpServer } from '../src/http/server.ts';
 import { memoryLogger } from '../src/log.ts';
 import { openStorage } from '../src/store/open.ts';
 import type { Storage } from '../src/store/ports.ts';
@@ -34,11 +35,12 @@ export function tempDir(t: ExecutionContext): string {
 }
 
 /**
- * Serves `listener` on 127.0.0.1 on a free port until the test ends; returns the base URL. Teardowns run
- * last-registered first, so the server closes before whatever it was registered after.
+ * Serves `listener` on 127.0.0.1 on a free port until the test ends; returns the base URL. With `config`,
+ * on the server `serve` makes (its timeouts and header limit). Teardowns run last-registered first, so the
+ * server closes before whatever it was registered after.
  */
-export async function listen(t: ExecutionContext, listener: RequestListener): Promise<string> {
-  const server = createServer(listener);
+export async function listen(t: ExecutionContext, listener: RequestListener, config?: Config): Promise<string> {
+  const server = config ? createHttpServer(config, listener) : createServer(listener);
   server.listen(0, '127.0.0.1');
   await once(server, 'listening');
   const address = server.address();
@@ -98,7 +100,7 @@ export async function startKurz(t: ExecutionContext, settings: Record<string, un
   const random = (size: number) => Buffer.alloc(size, ++counter);
   const kurz = await createApp(config, { now: clock.now, random, log }, { backgroundWriter: false, ...options });
   t.teardown(() => kurz.close());
-  const base = await listen(t, kurz.callback);
+  const base = await listen(t, kurz.callback, config);
   kurz.listeningOn({ address: '127.0.0.1', family: 'IPv4', port: Number(new URL(base).port) });
   const key = (await kurz.services.access.createKey('tests')).secret;
   let passwordSet: Promise<void> | undefined;

@@ -1,11 +1,11 @@
 import { createHmac, hash, timingSafeEqual } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import type { Config } from '../config.ts';
-import { AppError, isUnavailable, rateLimited } from '../errors.ts';
+import { AppError, isUnavailable } from '../errors.ts';
 import type { AccessStore, SettingsStore } from '../store/ports.ts';
 import type { ApiKey, Session } from './identity.ts';
 import { hashPassword, passwordProblem, verifyPassword } from './passwords.ts';
-import { FailureThrottle } from './throttle.ts';
+import type { RateLimit } from './rate-limits.ts';
 
 export interface AccessDeps {
   config: Pick<Config, 'adminUser' | 'sessionIdle' | 'sessionMaxAge'>;
@@ -13,6 +13,8 @@ export interface AccessDeps {
   random: (size: number) => Buffer;
   store: AccessStore;
   settings: SettingsStore;
+  /** Failed logins, per client and per account. */
+  loginLimit: RateLimit;
 }
 
 const PASSWORD_SETTING = 'admin_password';
@@ -26,9 +28,6 @@ const TOUCH_EVERY = 60_000;
  */
 const KEY_RECHECK_MS = 1000;
 const KEY_NAME = /^[A-Za-z0-9._ -]{1,64}$/;
-
-/** Failed logins: three free, then 1 s, 2 s, 4 s… up to 15 minutes, per client and per account. */
-const LOGIN_THROTTLE = { free: 3, base: 1000, max: 15 * 60_000 };
 
 /** The one answer to a failed login, whether the user or the password was wrong. */
 export const LOGIN_FAILED = 'wrong user name or password';
@@ -45,9 +44,8 @@ function sha256(secret: string): string {
  * CSRF tokens bound to the session (or to a pre-login cookie), and API keys. Rejects if the settings
  * cannot be read.
  */
-export async function accessControl({ config, now, random, store, settings }: AccessDeps) {
+export async function accessControl({ config, now, random, store, settings, loginLimit }: AccessDeps) {
   const secret = await settings.settingOrInit(SECRET_SETTING, () => random(32).toString('hex'));
-  const throttle = new FailureThrottle({ ...LOGIN_THROTTLE, now });
   const keyTouched = new Map<number, number>();
   const checkedKeys = new LRUCache<string, ApiKey>({ max: 1000, ttl: KEY_RECHECK_MS, ttlAutopurge: false, perf: { now } });
   // Compared against when no password is set yet, so that the answer takes as long as ever.
@@ -87,17 +85,20 @@ export async function accessControl({ config, now, random, store, settings }: Ac
      * with one message for a wrong user or password, 'rate_limited' while the client or account must wait.
      */
     async login(user: string, password: string, client: string): Promise<string> {
-      const keys = [`client:${client}`, `user:${user.toLowerCase()}`];
-      const wait = Math.max(...keys.map((k) => throttle.wait(k)));
-      if (wait > 0) throw rateLimited('too many failed logins', wait);
+      const clientKey = `client:${client}`;
+      const userKey = `user:${user.toLowerCase()}`;
+      const refused = loginLimit.check(clientKey, userKey);
+      if (refused) throw refused;
       const stored = (await settings.setting(PASSWORD_SETTING)) || (await (decoy ??= hashPassword(random(16).toString('hex'), random)));
       // The password is checked even for a wrong user name, so that both take the same time.
       const ok = (await verifyPassword(password, stored)) && user === config.adminUser;
       if (!ok) {
-        for (const k of keys) throttle.failed(k);
+        loginLimit.failed(clientKey);
+        loginLimit.failed(userKey);
         throw new AppError('unauthorized', LOGIN_FAILED);
       }
-      for (const k of keys) throttle.succeeded(k);
+      loginLimit.succeeded(clientKey);
+      loginLimit.succeeded(userKey);
       const at = new Date(now());
       await store.deleteExpiredSessions(new Date(at.getTime() - config.sessionIdle), new Date(at.getTime() - config.sessionMaxAge));
       const token = random(32).toString('base64url');

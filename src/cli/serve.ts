@@ -1,11 +1,12 @@
 import cluster from 'node:cluster';
 import { existsSync, rmSync } from 'node:fs';
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { once } from 'node:events';
 import { Server } from 'node:net';
 import { createApp } from '../app.ts';
 import { describeConfig, type Config } from '../config.ts';
 import { defaultDeps, type Deps } from '../deps.ts';
+import { createHttpServer } from '../http/server.ts';
 import { portFromPrimary, relayVisitsToPrimary, superviseWorkers, tellPrimaryListening } from '../workers.ts';
 import type { Command } from './command.ts';
 
@@ -46,7 +47,7 @@ async function serveHttp(config: Config, deps: Deps, worker: boolean): Promise<n
   const relay = worker ? relayVisitsToPrimary() : undefined;
   const port = worker ? await portFromPrimary() : config.port;
   const kurz = await createApp(config, deps, relay ? { offloadVisits: relay.offload } : {});
-  const server = createServer({ keepAliveTimeout: 5_000 }, kurz.callback);
+  const server = createHttpServer(config, kurz.callback);
   // Workers each listen on the port (SO_REUSEPORT), which node:cluster then leaves to them.
   server.listen({ port, host: config.host, reusePort: worker });
   try {

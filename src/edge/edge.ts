@@ -2,17 +2,30 @@ import type { RequestListener } from 'node:http';
 import type { WebServices } from '../context.ts';
 import { UNMATCHED } from '../http/pipeline.ts';
 import { sendClientError, asClientError, INTERNAL_ERROR } from '../http/problems.ts';
+import { MAX_REQUEST_TARGET } from '../http/server.ts';
 import { redirectHandler, redirectSegment } from './redirect.ts';
+
+const URI_TOO_LONG = {
+  status: 414,
+  code: 'invalid',
+  message: `the request URL is longer than ${MAX_REQUEST_TARGET} characters`,
+} as const;
 
 /**
  * The front door, the one request listener: a redirect (`GET|HEAD /CODE`) is answered here, everything
  * else by Koa. Both pass through the same pipeline (web.pipeline): every request is admitted by its hooks
- * (the redirect's by the redirect, the rest here), and every answer is counted by whoever gave it.
+ * (the redirect's by the redirect, the rest here), and every answer is counted by whoever gave it. A
+ * request-target over MAX_REQUEST_TARGET is answered 414 before either sees it.
  */
 export function createEdge(web: WebServices, koa: RequestListener): RequestListener {
   const redirect = redirectHandler(web);
   const { pipeline, render } = web;
   return (req, res) => {
+    if (req.url!.length > MAX_REQUEST_TARGET) {
+      sendClientError(req, res, URI_TOO_LONG, render);
+      pipeline.answered(UNMATCHED, res.statusCode);
+      return;
+    }
     const segment = redirectSegment(req);
     if (segment !== undefined) {
       redirect(req, res, segment);

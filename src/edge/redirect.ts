@@ -44,15 +44,21 @@ export function redirectSegment(req: IncomingMessage): string | undefined {
  * A link with a gate (link options) is checked against what the cache holds: disabled or expired answers
  * 410, a password link its password form, and a link with a visit limit claims one visit from the store
  * first (a bot only checks that one is left). An ordinary link has no gate and costs one field test.
+ * Each 404 counts against the client's `notFoundRateLimit`; past it, the pipeline refuses the client's
+ * requests (429) before any lookup.
  */
 export function redirectHandler(web: WebServices): (req: IncomingMessage, res: ServerResponse, segment: string) => void {
   const { resolver, visits, pipeline, render, now, config } = web;
+  const { notFound } = web.limits;
   const status = config.redirectStatus;
   const forwardQuery = config.forwardQuery;
 
   function answer(req: IncomingMessage, res: ServerResponse, code: string, target: Target | undefined): void {
-    if (!target) sendClientError(req, res, { status: 404, code: 'not_found', message: notFoundMessage(code) }, render);
-    else if (target.deleted) sendClientError(req, res, { status: 410, code: 'gone', message: goneMessage(code) }, render);
+    if (!target) {
+      // Only a 404 is counted: a client that follows live links never touches the limit's map.
+      notFound.failed(pipeline.clientOf(req));
+      sendClientError(req, res, { status: 404, code: 'not_found', message: notFoundMessage(code) }, render);
+    } else if (target.deleted) sendClientError(req, res, { status: 410, code: 'gone', message: goneMessage(code) }, render);
     else if (target.gate === null) {
       sendRedirect(res, status, forwardQuery ? locationOf(target.url, queryOf(req.url ?? ''), true) : target.url);
       if (req.method === 'GET') visits.record(target.id, now(), pipeline.clientOf(req), req.rawHeaders);

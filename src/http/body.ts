@@ -7,8 +7,10 @@ import typeis from 'type-is';
 import { AppError } from '../errors.ts';
 import { httpError } from './problems.ts';
 
-const LIMIT_KIB = 64;
-const LIMIT = `${LIMIT_KIB}kb`;
+/** The largest body of a request: one link, an edit, a form. */
+export const BODY_LIMIT = 64 * 1024;
+/** The largest body of a batch (`/api/v1/links/batch`, the bulk form): 1000 links of about 2 KB each. */
+export const BULK_BODY_LIMIT = 2 * 1024 * 1024;
 
 export type BodyType = 'json' | 'form';
 
@@ -20,12 +22,18 @@ const MEDIA_TYPES: Record<BodyType, string> = { json: 'application/json', form: 
 /** JSON texts that are an object or an array (RFC 8259 whitespace first). */
 const OBJECT_OR_ARRAY = /^[ \t\n\r]*[[{]/;
 
+/** 65536 -> "64 KiB", 2097152 -> "2 MiB". */
+export function sizeText(bytes: number): string {
+  return bytes >= 1024 * 1024 ? `${bytes / (1024 * 1024)} MiB` : `${bytes / 1024} KiB`;
+}
+
 /**
- * The one body reader: a JSON or form body of at most 64 KiB, UTF-8, of one of the `accepted` types.
- * Every failure is a precise 4xx: 400 for an empty, malformed or not UTF-8 JSON body, 413 over the
- * limit, 415 for another media type or a compressed JSON body.
+ * The one body reader: a JSON or form body of at most `limit` bytes (BODY_LIMIT unless a batch route says
+ * BULK_BODY_LIMIT), UTF-8, of one of the `accepted` types. Every failure is a precise 4xx: 400 for an
+ * empty, malformed or not UTF-8 JSON body, 413 over the limit (a Content-Length over it is refused before
+ * anything is read), 415 for another media type or a compressed JSON body.
  */
-export async function readBody(req: IncomingMessage, accepted: readonly BodyType[]): Promise<unknown> {
+export async function readBody(req: IncomingMessage, accepted: readonly BodyType[], limit = BODY_LIMIT): Promise<unknown> {
   if (!typeis.hasBody(req) || req.headers['content-length'] === '0') throw new AppError('invalid', 'the request body is empty');
   const type = accepted.find((t) => typeis(req, [TYPEIS_NAMES[t]]) !== false);
   if (!type) {
@@ -37,11 +45,11 @@ export async function readBody(req: IncomingMessage, accepted: readonly BodyType
     throw httpError(415, `send the request body uncompressed (Content-Encoding: ${encoding} is not accepted)`);
   }
   try {
-    return type === 'json' ? await readJson(req) : await coBody.form(req, { limit: LIMIT, encoding: 'utf-8' });
+    return type === 'json' ? await readJson(req, limit) : await coBody.form(req, { limit, encoding: 'utf-8' });
   } catch (err) {
     if (err instanceof AppError) throw err;
     const e = err as Error & { status?: number };
-    if (e.status === 413) throw new AppError('too_large', `request body is larger than ${LIMIT_KIB} KiB`);
+    if (e.status === 413) throw new AppError('too_large', `request body is larger than ${sizeText(limit)}`);
     throw new AppError(
       'invalid',
       type === 'json' ? `request body is not valid JSON: ${e.message}` : `request body could not be read: ${e.message}`,
@@ -53,9 +61,9 @@ export async function readBody(req: IncomingMessage, accepted: readonly BodyType
  * A JSON object or array, its bytes checked as UTF-8 before they are decoded (a decoder would turn bad
  * bytes into U+FFFD silently) and parsed refusing `__proto__` keys.
  */
-async function readJson(req: IncomingMessage): Promise<unknown> {
+async function readJson(req: IncomingMessage, limit: number): Promise<unknown> {
   const length = req.headers['content-length'];
-  const bytes = await getRawBody(req, { limit: LIMIT, ...(length === undefined ? {} : { length: Number(length) }) });
+  const bytes = await getRawBody(req, { limit, ...(length === undefined ? {} : { length: Number(length) }) });
   if (!isUtf8(bytes)) throw new AppError('invalid', 'request body is not valid UTF-8');
   const text = bytes.toString('utf8');
   if (text === '') return {};

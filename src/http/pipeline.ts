@@ -3,6 +3,7 @@ import type { IncomingMessage } from 'node:http';
 import { isIP } from 'node:net';
 import parseForwarded from 'forwarded-parse';
 import proxyaddr from 'proxy-addr';
+import type { RateLimit } from '../auth/rate-limits.ts';
 import type { AppError } from '../errors.ts';
 import { RequestCounter } from './request-counter.ts';
 
@@ -15,11 +16,12 @@ export interface RequestContext {
 }
 
 /**
- * A cross-cutting check run for every request before its handler: authentication, rate limits. `owner`
- * is `redirect` or `web` (Koa); the path is the request's. Returns the error to answer with, or undefined
- * to let the request on.
+ * A cross-cutting check run for every request before its handler: rate limits. `owner` is `redirect` or
+ * `web` (Koa); the path is the request's. Returns the error to answer with, or undefined to let the
+ * request on. A hook asks the pipeline for the request's context or client only when it needs them: on
+ * the redirect every allocation counts.
  */
-export type Hook = (req: IncomingMessage, request: RequestContext, owner: RequestOwner) => AppError | undefined;
+export type Hook = (req: IncomingMessage, owner: RequestOwner, pipeline: Pipeline) => AppError | undefined;
 
 /** Who answers a request: the edge's redirect, or Koa. */
 export type RequestOwner = 'redirect' | 'web';
@@ -41,7 +43,7 @@ export const UNMATCHED = 'unmatched';
 
 /**
  * The concerns every request passes through, written once: client address (trusted proxies), request id,
- * the authentication and rate-limit hooks, the request counter. The edge admits every request, whoever
+ * the rate-limit hooks, the request counter. The edge admits every request, whoever
  * answers it; the redirect and Koa's one middleware report every answer, so no route can skip them.
  * Nothing is built for a request that no hook and no log line asks about.
  */
@@ -70,12 +72,10 @@ export function createPipeline(trustedProxies: string, hooks: readonly Hook[] = 
     return request;
   }
 
-  return {
+  const pipeline: Pipeline = {
     admit(req, owner) {
-      if (hooks.length === 0) return undefined;
-      const request = contextOf(req);
-      for (const hook of hooks) {
-        const refused = hook(req, request, owner);
+      for (let i = 0; i < hooks.length; i++) {
+        const refused = hooks[i]!(req, owner, pipeline);
         if (refused) return refused;
       }
       return undefined;
@@ -85,6 +85,17 @@ export function createPipeline(trustedProxies: string, hooks: readonly Hook[] = 
     clientOf,
     requests,
   };
+  return pipeline;
+}
+
+/**
+ * The hook that refuses every request of a client that must wait under `limit` (the 404 limit: a client
+ * scanning for codes gets 429 for everything, redirects included, and its lookups stop reaching the
+ * store). While no client waits it costs one field test, and works out no client address; while one
+ * does, the others cost a map lookup each: nothing is allocated either way.
+ */
+export function refuseWaitingClients(limit: RateLimit): Hook {
+  return (req, _owner, pipeline) => (limit.mayWait ? limit.check(pipeline.clientOf(req)) : undefined);
 }
 
 /**

@@ -1,7 +1,7 @@
 import { hashPassword, verifyPassword } from '../auth/passwords.ts';
-import { FailureThrottle } from '../auth/throttle.ts';
+import type { RateLimit } from '../auth/rate-limits.ts';
 import type { RedirectCache } from '../cache/redirect-cache.ts';
-import { AppError, rateLimited } from '../errors.ts';
+import { AppError } from '../errors.ts';
 import type { LinkStore } from '../store/ports.ts';
 import { linkRefusal } from './gate.ts';
 import { goneMessage, notFoundMessage, refusalMessage, type Link, type LinkEdit, type LinkQuery, type TagCount } from './link.ts';
@@ -16,6 +16,8 @@ export interface ManageDeps {
   random: (size: number) => Buffer;
   links: LinkStore;
   cache: RedirectCache;
+  /** Wrong passwords of password links, per client and link. */
+  unlockLimit: RateLimit;
 }
 
 export type LinkManagement = ReturnType<typeof linkManagement>;
@@ -25,13 +27,9 @@ function linkNotFound(code: string): AppError {
   return new AppError('not_found', notFoundMessage(code));
 }
 
-/** Wrong passwords of a password link: five free, then 1 s, 2 s, 4 s… up to 15 minutes, per client and link. */
-const UNLOCK_THROTTLE = { free: 5, base: 1000, max: 15 * 60_000 };
-
 /** Reading, listing, editing, deleting and pruning links. */
-export function linkManagement({ config, listening, now, random, links, cache }: ManageDeps) {
+export function linkManagement({ config, listening, now, random, links, cache, unlockLimit }: ManageDeps) {
   const rules = urlRules(config, listening);
-  const unlockThrottle = new FailureThrottle({ ...UNLOCK_THROTTLE, now });
 
   /** The link with this code, deleted or not. Throws AppError('not_found'). */
   async function existingLink(code: string): Promise<Link> {
@@ -81,13 +79,13 @@ export function linkManagement({ config, listening, now, random, links, cache }:
       if (refusal) throw new AppError('gone', refusalMessage(code, refusal));
       if (link.passwordHash === null) return link;
       const key = `${client} ${code}`;
-      const wait = unlockThrottle.wait(key);
-      if (wait > 0) throw rateLimited('too many wrong passwords', wait);
+      const refused = unlockLimit.check(key);
+      if (refused) throw refused;
       if (typeof password !== 'string' || !(await verifyPassword(password, link.passwordHash))) {
-        unlockThrottle.failed(key);
+        unlockLimit.failed(key);
         throw new AppError('unauthorized', 'wrong password', 'password');
       }
-      unlockThrottle.succeeded(key);
+      unlockLimit.succeeded(key);
       return link;
     },
 

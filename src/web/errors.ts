@@ -8,7 +8,7 @@ import { send } from '../http/respond.ts';
  * Koa's outermost middleware. Handlers write their answers with http/respond.ts, so Koa itself writes
  * nothing (`respond = false`); a request no route answered (404, or 405 from allowedMethods) and every
  * thrown error go to the shared `sendError`. Every answer is reported to the request counter under the
- * route that took it.
+ * route that took it; a 404 of no route counts against the client's `notFoundRateLimit`.
  */
 export function handleErrors(web: WebServices) {
   const { pipeline } = web;
@@ -24,6 +24,8 @@ export function handleErrors(web: WebServices) {
       sendError(ctx.req, ctx.res, err, web);
     } finally {
       const matched = (ctx as Context & { _matchedRoute?: string })._matchedRoute;
+      // A path nothing serves counts like an unknown code: scanners probe paths too.
+      if (!matched && ctx.res.statusCode === 404) web.limits.notFound.failed(pipeline.clientOf(ctx.req));
       pipeline.answered(matched ? `${ctx.method} ${matched}` : UNMATCHED, ctx.res.statusCode);
     }
   };

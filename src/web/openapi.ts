@@ -1,5 +1,7 @@
 import type { RedirectStatus } from '../config.ts';
 import { STATUS, type ErrorCode } from '../errors.ts';
+import { BODY_LIMIT, BULK_BODY_LIMIT, sizeText } from '../http/body.ts';
+import { MAX_REQUEST_TARGET } from '../http/server.ts';
 import { LIMITS } from '../links/link-options.ts';
 import { PAGE_SIZE } from '../links/list-query.ts';
 import { VERSION } from '../version.ts';
@@ -443,7 +445,19 @@ const RESPONSES: Record<string, Response> = {
   Unauthorized: { description: 'No API key or session, or an unknown or revoked key', content: PROBLEM },
   NotFound: { description: 'No link has this code', content: PROBLEM },
   Gone: { description: 'The link was deleted', content: PROBLEM },
-  TooLarge: { description: 'The body is larger than 64 KiB', content: PROBLEM },
+  TooLarge: {
+    description: `The body is larger than ${sizeText(BODY_LIMIT)} (${sizeText(BULK_BODY_LIMIT)} for a batch or the bulk form)`,
+    content: { ...HTML, ...PROBLEM },
+  },
+  RateLimited: {
+    description:
+      'Too many requests from this client (creations, wrong logins, passwords or API keys, unknown codes): wait Retry-After seconds',
+    headers: { 'Retry-After': { description: 'Seconds until a retry may succeed', schema: { type: 'integer', minimum: 1 } } },
+    content: { ...HTML, ...PROBLEM },
+  },
+  UriTooLong: { description: `The request URL is longer than ${MAX_REQUEST_TARGET} characters`, content: { ...HTML, ...PROBLEM } },
+  RequestTimeout: { description: 'The headers or the body came too slowly (headersTimeout, requestTimeout)', content: PROBLEM },
+  HeadersTooLarge: { description: 'The request line and headers are larger than maxHeaderSize', content: PROBLEM },
   UnsupportedType: { description: 'The body is not JSON', content: PROBLEM },
   Unavailable: { description: UNAVAILABLE, content: PROBLEM },
 };
@@ -529,6 +543,31 @@ const REDIRECT: Omit<Operation, 'operationId'> = {
   },
 };
 
+/**
+ * What any request may be answered, whatever its route: a client over a rate limit (the 404 limit refuses
+ * every request of a client scanning for codes), a URL or headers too long, a request too slow.
+ */
+const ANY_REQUEST: Record<string, Reference> = {
+  '408': response('RequestTimeout'),
+  '414': response('UriTooLong'),
+  '429': response('RateLimited'),
+  '431': response('HeadersTooLarge'),
+};
+
+/** Every operation with the answers any request may get, and 413 for those that take a body. */
+function withLimits(paths: Record<string, PathItem>): Record<string, PathItem> {
+  const limited = (operation: Operation): Operation => ({
+    ...operation,
+    responses: { ...ANY_REQUEST, ...(operation.requestBody ? { '413': response('TooLarge') } : {}), ...operation.responses },
+  });
+  return Object.fromEntries(
+    Object.entries(paths).map(([path, item]) => [
+      path,
+      Object.fromEntries(Object.entries(item).map(([method, operation]) => [method, limited(operation)])),
+    ]),
+  );
+}
+
 /** kurz's HTTP interface: every route of web/routes.ts and the edge's redirect. */
 export const OPENAPI: OpenApiDocument = {
   openapi: '3.1.0',
@@ -547,7 +586,7 @@ export const OPENAPI: OpenApiDocument = {
     { name: 'system', description: 'Health checks and what crawlers ask for' },
   ],
   security: [{ bearer: [] }, { apiKey: [] }, { session: [] }],
-  paths: {
+  paths: withLimits({
     '/api/v1/links': {
       get: linksApi({
         operationId: 'listLinks',
@@ -780,7 +819,6 @@ export const OPENAPI: OpenApiDocument = {
           '401': pageOrProblem('A wrong password: the form again for a browser'),
           '404': pageOrProblem('No link has this code'),
           '410': pageOrProblem('The link was deleted, is disabled, has expired or has used up its visits'),
-          '429': pageOrProblem('Too many wrong passwords; try again after Retry-After seconds'),
         },
       },
     },
@@ -799,7 +837,6 @@ export const OPENAPI: OpenApiDocument = {
           '303': seeOther('Logged in'),
           '401': page('The form again, saying the user or password is wrong'),
           '403': FORM_REFUSED,
-          '429': page('Too many failed logins; try again after Retry-After seconds'),
         },
       }),
     },
@@ -841,7 +878,6 @@ export const OPENAPI: OpenApiDocument = {
             '401': pageOrProblem('No session and anonymous shortening is off'),
             '403': FORM_REFUSED,
             '409': page('The form again: the alias is taken'),
-            '429': page('Anyone else, too many links in a minute: try again after Retry-After seconds'),
           },
         },
         OPTIONAL_SESSION,
@@ -1003,7 +1039,7 @@ export const OPENAPI: OpenApiDocument = {
     },
     '/favicon.ico': { get: text('image/x-icon', 'showFavicon', 'The icon') },
     '/robots.txt': { get: text('text/plain', 'showRobots', 'Asks crawlers to keep out') },
-  },
+  }),
   components: {
     schemas: SCHEMAS,
     responses: RESPONSES,

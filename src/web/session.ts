@@ -3,7 +3,7 @@ import typeis from 'type-is';
 import type { Principal } from '../auth/identity.ts';
 import type { WebServices } from '../context.ts';
 import { AppError } from '../errors.ts';
-import { readBody } from '../http/body.ts';
+import { BODY_LIMIT, readBody } from '../http/body.ts';
 
 /** The signed cookie holding a login session's token. */
 export const SESSION_COOKIE = 'kurz_session';
@@ -69,13 +69,14 @@ export function csrfToken(ctx: Context, web: WebServices): string {
 }
 
 /**
- * The one reader of a submitted form: the body (form-encoded, at most 64 KiB) once its `_csrf` field
- * matches the token of the session or pre-login cookie. Throws 403 otherwise, before anything is done.
+ * The one reader of a submitted form: the body (form-encoded, at most `limit` bytes: 64 KiB but for the
+ * bulk form) once its `_csrf` field matches the token of the session or pre-login cookie. Throws 403
+ * otherwise, before anything is done; 413 for a larger body.
  */
-export async function readForm(ctx: Context, web: WebServices): Promise<Record<string, unknown>> {
+export async function readForm(ctx: Context, web: WebServices, limit = BODY_LIMIT): Promise<Record<string, unknown>> {
   // An empty form has no token: refused like a wrong one, not as an empty body.
   const empty = !typeis.hasBody(ctx.req) || ctx.req.headers['content-length'] === '0';
-  const body = empty ? {} : ((await readBody(ctx.req, ['form'])) as Record<string, unknown>);
+  const body = empty ? {} : ((await readBody(ctx.req, ['form'], limit)) as Record<string, unknown>);
   const session = sessionOf(ctx);
   const bound = session ? session.token : (cookiesOf(ctx, web).get(FORM_COOKIE, { signed: true }) ?? '');
   if (!web.access.checkCsrf(bound, body[CSRF_FIELD]))

@@ -250,3 +250,24 @@ test('pages answer as documented: HTML for a session, the login for a browser wi
   await check(await fetch(`${k.base}/links`), 'get', '/links');
   await check(await fetch(`${k.base}/assets/kurz.css`), 'get', '/assets/{name}');
 });
+
+test('limits answer as documented: 429 with Retry-After, 413, 414', async (t) => {
+  const k = await startKurz(t, { creationRateLimit: 1, notFoundRateLimit: 1 });
+  const doc = await servedDocument(k);
+  const check = answerChecker(t, doc);
+  t.is((await k.postJson('/api/v1/links', { url: 'https://example.com/1' })).status, 201);
+  const limited = await k.postJson('/api/v1/links', { url: 'https://example.com/2' });
+  t.is(limited.status, 429);
+  t.like(await check(limited, 'post', '/api/v1/links'), { code: 'rate_limited' });
+  t.truthy(doc.components.responses['RateLimited']?.headers?.['Retry-After'], 'Retry-After is documented');
+  const large = await k.request('PATCH', '/api/v1/links/x', { title: 'x'.repeat(70_000) });
+  t.is(large.status, 413);
+  await check(large, 'patch', '/api/v1/links/{code}');
+  const long = await k.get(`/api/v1/links?q=${'q'.repeat(9000)}`);
+  t.is(long.status, 414);
+  await check(long, 'get', '/api/v1/links');
+  t.is((await k.get('/nope42')).status, 404);
+  const scanning = await k.get('/nope43', { accept: BROWSER_ACCEPT });
+  t.is(scanning.status, 429);
+  await check(scanning, 'get', '/{code}');
+});

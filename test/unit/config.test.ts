@@ -176,3 +176,25 @@ test('scheduled backups: off by default, an interval of 1s or more, a count to k
     message: 'backupInterval: scheduled backups copy the SQLite file; on PostgreSQL, back up with pg_dump (see the README)',
   });
 });
+
+test('rate limits are counts, 0 for off; the server timeouts are durations, headers within the whole request', (t) => {
+  const defaults = loadConfig({});
+  t.like(defaults, { creationRateLimit: 6000, anonymousRateLimit: 10, loginRateLimit: 4, unlockRateLimit: 6, apiKeyRateLimit: 20 });
+  t.like(defaults, {
+    notFoundRateLimit: 100,
+    maxHeaderSize: 16_384,
+    headersTimeout: 10_000,
+    requestTimeout: 30_000,
+    keepAliveTimeout: 5000,
+  });
+  t.is(loadConfig({ env: { KURZ_NOT_FOUND_RATE_LIMIT: '0' } }).notFoundRateLimit, 0);
+  t.throws(() => loadConfig({ flags: { 'api-key-rate-limit': '-1' } }), {
+    message: /^apiKeyRateLimit \(flag --api-key-rate-limit\): must be between 0 and 1000000000, got -1/,
+  });
+  t.throws(() => loadConfig({ flags: { 'max-header-size': '100' } }), { message: /^maxHeaderSize .*between 1024 and 1048576, got 100/ });
+  t.is(loadConfig({ env: { KURZ_REQUEST_TIMEOUT: '2m' } }).requestTimeout, 120_000);
+  t.throws(() => loadConfig({ env: { KURZ_HEADERS_TIMEOUT: '1m' } }), {
+    instanceOf: ConfigError,
+    message: 'headersTimeout (1m) must not be longer than requestTimeout (30s): the headers are part of the request',
+  });
+});

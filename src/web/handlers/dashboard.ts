@@ -1,8 +1,8 @@
 import type { Context } from 'koa';
-import { RateLimit } from '../../auth/throttle.ts';
 import type { WebServices } from '../../context.ts';
-import { AppError, rateLimited, STATUS } from '../../errors.ts';
+import { AppError, STATUS } from '../../errors.ts';
 import { sendSeeOther } from '../../http/respond.ts';
+import { takeCreations } from '../creation-limit.ts';
 import { readForm, sessionOf } from '../session.ts';
 import {
   formError,
@@ -28,11 +28,10 @@ const OPTION_FIELDS: ReadonlySet<string> = new Set(LINK_FIELDS.filter((f) => f !
 /**
  * GET / and POST /: for the logged-in admin the dashboard (the shorten form with every option, the last
  * 14 days' figures and the latest links); for anyone else, when anonymous shortening is on, the public form (URL and alias only,
- * rate-limited per client, the result shown at once); otherwise the login.
+ * rate-limited per client, the result shown at once); otherwise the login. Both count against the
+ * client's creation limit (creation-limit.ts).
  */
 export function dashboardHandlers(web: WebServices) {
-  const anonymous = new RateLimit(web.config.anonymousRateLimit, 60_000, () => web.now());
-
   async function showDashboard(ctx: Context, status: number, form: FormValues, error: FormError | null): Promise<void> {
     const [{ links }, figures] = await Promise.all([web.links.listPage({ limit: String(LATEST) }), web.stats.forInstance(DASHBOARD_DAYS)]);
     showPage(ctx, web, status, 'dashboard', {
@@ -62,8 +61,7 @@ export function dashboardHandlers(web: WebServices) {
     if (!web.config.anonymousShortening) throw new AppError('unauthorized', 'log in to shorten links');
     const form = formValues(await readForm(ctx, web), PUBLIC_FIELDS);
     try {
-      const wait = anonymous.take(web.pipeline.contextOf(ctx.req).client);
-      if (wait > 0) throw rateLimited('you have shortened many links in the last minute', wait);
+      takeCreations(ctx, web, 1);
       const alias = form['alias']?.trim();
       const { link } = await web.creation.createLink({ url: form['url'], alias: alias === '' ? undefined : alias });
       showPublic(ctx, 200, { url: '', alias: '' }, null, { shortUrl: web.shortUrl(link.code), url: link.url });
@@ -86,10 +84,12 @@ export function dashboardHandlers(web: WebServices) {
       if (!sessionOf(ctx)) return createAnonymously(ctx);
       const form = formValues(await readForm(ctx, web), LINK_FIELDS);
       try {
+        takeCreations(ctx, web, 1);
         const { link, created } = await web.creation.createLink(linkInput(form, false));
         sendSeeOther(ctx.res, `/links/${encodeURIComponent(link.code)}?${created ? 'created' : 'existing'}`);
       } catch (err) {
         const error = formFailure(err);
+        if (error.retryAfter !== undefined) ctx.res.setHeader('Retry-After', String(error.retryAfter));
         await showDashboard(ctx, STATUS[error.code], { ...form, password: '' }, formError(error, LINK_FIELDS));
       }
     },

@@ -1,10 +1,11 @@
 import type { Context } from 'koa';
 import type { WebServices } from '../../context.ts';
 import { AppError } from '../../errors.ts';
-import { checkJsonObject, readBody } from '../../http/body.ts';
+import { BULK_BODY_LIMIT, checkJsonObject, readBody } from '../../http/body.ts';
 import { sendJson, sendNoContent } from '../../http/respond.ts';
 import { linkJson } from '../../links/link-json.ts';
 import { OPTION_FIELDS } from '../../links/link-options.ts';
+import { takeCreations } from '../creation-limit.ts';
 
 const LINKS_PATH = '/api/v1/links';
 
@@ -21,6 +22,7 @@ export function linksApiHandlers(web: WebServices) {
   return {
     /** 201 with the new link's Location, or 200 with the earlier link of the same URL (dedupe). */
     async createLink(ctx: Context): Promise<void> {
+      takeCreations(ctx, web, 1);
       const fields = checkJsonObject(await readBody(ctx.req, ['json']), CREATE_FIELDS);
       const { link, created } = await web.creation.createLink({ ...fields, url: fields['url'] });
       if (created) ctx.res.setHeader('Location', `${LINKS_PATH}/${link.code}`);
@@ -29,15 +31,17 @@ export function linksApiHandlers(web: WebServices) {
 
     /**
      * Up to BATCH_MAX links in one request, answered with one result per entry, in order: created, existing
-     * (dedupe) or error with its reason. The valid ones are stored even when others fail.
+     * (dedupe) or error with its reason. The valid ones are stored even when others fail. The body may
+     * be up to BULK_BODY_LIMIT; the batch counts its links against the creation limit.
      */
     async createLinks(ctx: Context): Promise<void> {
-      const body = checkJsonObject(await readBody(ctx.req, ['json']), new Set(['links']));
+      const body = checkJsonObject(await readBody(ctx.req, ['json'], BULK_BODY_LIMIT), new Set(['links']));
       const entries = body['links'];
       if (!Array.isArray(entries)) throw new AppError('invalid', 'links must be a list of links', 'links');
       if (entries.length === 0) throw new AppError('invalid', 'links must hold at least one link', 'links');
       if (entries.length > BATCH_MAX)
         throw new AppError('invalid', `links may hold at most ${BATCH_MAX} links, got ${entries.length}`, 'links');
+      takeCreations(ctx, web, entries.length);
       const results = (
         await web.creation.createEach(entries, (entry) => {
           const fields = checkJsonObject(entry, CREATE_FIELDS);

@@ -16,19 +16,30 @@ const BEARER = /^Bearer +([\x21-\x7e]+) *$/i;
 /**
  * Finds who a request acts for, for every request Koa serves: an API key (`Authorization: Bearer KEY` or
  * `X-Api-Key: KEY`), else the signed session cookie. Every /api/ route but PUBLIC_API needs one: without,
- * 401. A key that is given but unknown or revoked is a 401 wherever it is sent, never a silent fallback.
+ * 401. A key that is given but unknown or revoked is a 401 wherever it is sent, never a silent fallback;
+ * past `apiKeyRateLimit` of those a minute, the client gets 429 without its key being looked up.
  */
 export function authenticate(web: WebServices) {
-  const { access } = web;
+  const { access, pipeline } = web;
+  const { apiKey: limit } = web.limits;
 
   async function principalOf(ctx: Context): Promise<Principal | undefined> {
     const authorization = ctx.get('Authorization');
     const header = ctx.get('X-Api-Key');
     if (authorization !== '' || header !== '') {
+      // A client that keeps sending wrong keys is refused before its key is looked up.
+      const client = pipeline.contextOf(ctx.req).client;
+      const refused = limit.check(client);
+      if (refused) throw refused;
       const secret = authorization !== '' ? BEARER.exec(authorization)?.[1] : header.trim();
-      if (!secret) throw new AppError('unauthorized', 'send the API key as "Authorization: Bearer KEY" or "X-Api-Key: KEY"');
-      const key = await access.keyOf(secret);
-      if (!key) throw new AppError('unauthorized', 'the API key is not valid: unknown or revoked');
+      const key = secret ? await access.keyOf(secret) : undefined;
+      if (!key) {
+        limit.failed(client);
+        throw new AppError(
+          'unauthorized',
+          secret ? 'the API key is not valid: unknown or revoked' : 'send the API key as "Authorization: Bearer KEY" or "X-Api-Key: KEY"',
+        );
+      }
       return { kind: 'key', key };
     }
     const token = cookiesOf(ctx, web).get(SESSION_COOKIE, { signed: true });
