@@ -54,6 +54,9 @@ const INVALID: Array<[unknown, RegExp]> = [
   ['https://example.com/\u0000', /^url must not contain control characters \(found U\+0000\)$/],
   ['https://example.com/\u007f', /^url must not contain control characters \(found U\+007F\)$/],
   ['java\nscript:alert(1)', /^url must not contain control characters/],
+  ['https://example.com/\u0085', /^url must not contain control characters \(found U\+0085\)$/],
+  // The URL parser would store a lone surrogate as %EF%BF%BD.
+  ['https://example.com/\ud800', /^url must be valid Unicode text \(found a lone surrogate U\+D800\)$/],
   ['https://example.com/' + 'x'.repeat(100), /longer than 100 characters$/],
   ['https://example.com/' + 'é'.repeat(30), /longer than 100 characters once normalised/],
 ];
