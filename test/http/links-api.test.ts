@@ -308,3 +308,11 @@ test('a code, search or tag no link can hold is a 404 or 400 without asking the 
   }
   t.like(await (await k.get('/api/v1/links/kept')).json(), { code: 'kept', title: null, deletedAt: null });
 });
+
+test('a JSON body that gives a key twice is refused: a proxy reading the first and kurz the last would disagree', async (t) => {
+  const k = await startKurz(t);
+  const res = await k.postJson('/api/v1/links', '{"url":"javascript:alert(1)","url":"https://example.com/"}');
+  t.is(res.status, 400);
+  t.like(await res.json(), { detail: 'request body is not valid JSON: the key "url" is given twice in one object' });
+  t.is(await k.linkCount(), 0);
+});
