@@ -47,15 +47,26 @@ const CONFIG_FLAGS = Object.fromEntries(OPTIONS.map((o) => [flagName(o.name), { 
 export async function runCommand(name: string, command: Command, args: string[], env: Env): Promise<number | undefined> {
   let parsed: ReturnType<typeof parseArgs>;
   const own = Object.fromEntries(Object.entries(command.flags).map(([flag, f]) => [flag, { type: f.type, multiple: f.multiple ?? false }]));
+  // The system decodes arguments as UTF-8, and bytes that are not become U+FFFD: that is not what was typed.
+  const garbled = args.find((arg) => arg.includes('\ufffd'));
+  if (garbled !== undefined) throw new UsageError(`${name}: the argument "${garbled}" is not valid UTF-8`);
   try {
     parsed = parseArgs({
       args,
       options: { ...CONFIG_FLAGS, ...own, help: { type: 'boolean', short: 'h' } },
       strict: true,
       allowPositionals: true,
+      tokens: true,
     });
   } catch (err) {
     throw new UsageError(`${name}: ${(err as Error).message}`);
+  }
+  // parseArgs keeps the last of a flag given twice; which one was meant is not for kurz to guess.
+  const given = new Set<string>();
+  for (const token of parsed.tokens ?? []) {
+    if (token.kind !== 'option' || own[token.name]?.multiple) continue;
+    if (given.has(token.name)) throw new UsageError(`${name}: --${token.name} is given more than once`);
+    given.add(token.name);
   }
   const values = parsed.values as CommandInput['values'];
   if (values['help']) {
