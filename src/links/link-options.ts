@@ -1,7 +1,7 @@
 import type { RedirectStatus } from '../config.ts';
 import { AppError } from '../errors.ts';
 import type { LinkOptions } from './link.ts';
-import { textProblem, unicodeProblem } from './text-rules.ts';
+import { codePoint, controlCharacter, textProblem, unicodeProblem } from './text-rules.ts';
 import { timeOf } from './times.ts';
 
 /** The API's names of everything a link takes besides `url` and `alias`. */
@@ -105,6 +105,9 @@ export function parseOptions(input: Record<string, unknown>, at: number): Option
     const value = input['password'];
     if (value !== null && (typeof value !== 'string' || value.length === 0 || value.length > LIMITS.password))
       throw invalid('password', `must be a string of 1 to ${LIMITS.password} characters`);
+    // A control character is never typed, and a NUL would not count (see auth/passwords.ts).
+    const control = typeof value === 'string' ? controlCharacter(value) : undefined;
+    if (control !== undefined) throw invalid('password', `must not contain control characters (found ${codePoint(control)})`);
     const problem = typeof value === 'string' ? unicodeProblem(value) : undefined;
     if (problem) throw invalid('password', problem);
     result.password = value;

@@ -79,6 +79,12 @@ const INVALID_OPTIONS: Array<[string, Record<string, unknown>, string, RegExp]> 
   // Storage would turn a lone surrogate into U+FFFD: what was stored would not be what was sent.
   ['title with a lone surrogate', { title: 'a\ud800' }, 'title', /^title must be valid Unicode text \(found a lone surrogate U\+D800\)$/],
   ['note with a lone surrogate', { note: '\udc00' }, 'note', /^note must be valid Unicode text/],
+  [
+    'password with a NUL, which scrypt would not count',
+    { password: 'secret\u0000' },
+    'password',
+    /^password must not contain control characters \(found U\+0000\)$/,
+  ],
   ['password with a lone surrogate', { password: 'pw\ud83d' }, 'password', /^password must be valid Unicode text/],
   ['title with a C1 control', { title: 'a\u009b31mb' }, 'title', /^title must not contain control characters \(found U\+009B\)$/],
   ['title with a line separator', { title: 'a\u2028b' }, 'title', /^title must be one line \(found U\+2028\)$/],
