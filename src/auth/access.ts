@@ -155,7 +155,9 @@ export async function accessControl({ config, now, random, store, settings, logi
 
     /** Revokes the live key named `name`. Throws AppError('not_found'). */
     async revokeKey(name: string): Promise<void> {
-      if (!(await store.revokeKey(name, new Date(now())))) throw new AppError('not_found', `no API key named "${name}"`);
+      // A name no key can have is not looked up (PostgreSQL refuses a NUL in a query parameter).
+      if (!KEY_NAME.test(name) || !(await store.revokeKey(name, new Date(now()))))
+        throw new AppError('not_found', `no API key named ${JSON.stringify(name)}`);
       checkedKeys.clear();
     },
 

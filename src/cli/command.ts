@@ -50,15 +50,26 @@ const CONFIG_FLAGS = Object.fromEntries(OPTIONS.map((o) => [flagName(o.name), { 
 export async function runCommand(name: string, command: Command, args: string[], env: Env): Promise<number | undefined> {
   let parsed: ReturnType<typeof parseArgs>;
   const own = Object.fromEntries(Object.entries(command.flags).map(([flag, f]) => [flag, { type: f.type, multiple: f.multiple ?? false }]));
+  // The system decodes arguments as UTF-8, and bytes that are not become U+FFFD: that is not what was typed.
+  const garbled = args.find((arg) => arg.includes('\ufffd'));
+  if (garbled !== undefined) throw new UsageError(`${name}: the argument ${JSON.stringify(garbled)} is not valid UTF-8`);
   try {
     parsed = parseArgs({
       args,
       options: { ...CONFIG_FLAGS, ...own, help: { type: 'boolean', short: 'h' } },
       strict: true,
       allowPositionals: true,
+      tokens: true,
     });
   } catch (err) {
     throw new UsageError(`${name}: ${(err as Error).message}`);
+  }
+  // parseArgs keeps the last of a flag given twice; which one was meant is not for kurz to guess.
+  const given = new Set<string>();
+  for (const token of parsed.tokens ?? []) {
+    if (token.kind !== 'option' || own[token.name]?.multiple) continue;
+    if (given.has(token.name)) throw new UsageError(`${name}: --${token.name} is given more than once`);
+    given.add(token.name);
   }
   const values = parsed.values as CommandInput['values'];
   if (values['help']) {
@@ -68,7 +79,7 @@ export async function runCommand(name: string, command: Command, args: string[],
   const [min, max] = command.positionals;
   if (parsed.positionals.length < min) throw new UsageError(`${name}: missing argument; usage: kurz ${command.usage}`);
   if (parsed.positionals.length > max)
-    throw new UsageError(`${name}: unexpected argument "${parsed.positionals[max]}"; usage: kurz ${command.usage}`);
+    throw new UsageError(`${name}: unexpected argument ${JSON.stringify(parsed.positionals[max])}; usage: kurz ${command.usage}`);
   const configFlags: Record<string, string> = {};
   // A command's own flag of a setting's name (create's --redirect-status) is the command's, not the setting.
   for (const key of Object.keys(CONFIG_FLAGS)) {
@@ -115,7 +126,7 @@ export function subcommandOf(name: string, command: Command, positionals: string
   if (!known.includes(given)) {
     const choices = known.map((s) => `"${name} ${s}"`).join(', ');
     throw new UsageError(
-      given === '' ? `${name} needs a subcommand: ${choices}` : `${name}: unknown subcommand "${given}"; try ${choices}`,
+      given === '' ? `${name} needs a subcommand: ${choices}` : `${name}: unknown subcommand ${JSON.stringify(given)}; try ${choices}`,
     );
   }
   return given;
@@ -139,6 +150,6 @@ export function parseAge(flag: string, value: string): number {
   try {
     return parseDuration(value);
   } catch {
-    throw new UsageError(`--${flag} must be a positive duration like 180d, 12h, 30m, 10s or 500ms, got "${value}"`);
+    throw new UsageError(`--${flag} must be a positive duration like 180d, 12h, 30m, 10s or 500ms, got ${JSON.stringify(value)}`);
   }
 }

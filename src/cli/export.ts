@@ -40,6 +40,6 @@ export const exportLinks: Command = {
 export function parseFormat(value: unknown, fallback: TransferFormat): TransferFormat {
   if (value === undefined) return fallback;
   const format = FORMATS.find((f) => f === value);
-  if (!format) throw new UsageError(`--format must be one of ${FORMATS.join(', ')}, got "${String(value)}"`);
+  if (!format) throw new UsageError(`--format must be one of ${FORMATS.join(', ')}, got ${JSON.stringify(String(value))}`);
   return format;
 }

@@ -1,3 +1,4 @@
+import { isUtf8 } from 'node:buffer';
 import { readFileSync } from 'node:fs';
 import { parseRecords } from '../links/transfer-format.ts';
 import { RESERVED_PATHS } from '../reserved-paths.ts';
@@ -16,13 +17,15 @@ export const importLinks: Command = {
   run({ values, positionals, config, out }) {
     const file = positionals[0] ?? '';
     const format = parseFormat(values['format'], /\.(nd)?jsonl?$/i.test(file) ? 'ndjson' : 'csv');
-    let text: string;
+    let bytes: Buffer;
     try {
-      text = readFileSync(file === '-' ? 0 : file, 'utf8');
+      bytes = readFileSync(file === '-' ? 0 : file);
     } catch (err) {
       throw new CommandError(`cannot read ${file}: ${(err as NodeJS.ErrnoException).code ?? (err as Error).message}`);
     }
-    const records = parseRecords(text, format, RESERVED_PATHS);
+    // Decoding would turn bytes that are not UTF-8 into U+FFFD, and that is what would be imported.
+    if (!isUtf8(bytes)) throw new CommandError(`${file} is not UTF-8 text: save it as UTF-8 and import it again`);
+    const records = parseRecords(bytes.toString('utf8'), format, RESERVED_PATHS);
     return withServices(config, async (services) => {
       const result = await services.transfer.importLinks(records);
       out(

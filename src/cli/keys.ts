@@ -21,7 +21,7 @@ export const keys: Command = {
     const name = input.values['name'];
     if (sub === 'revoke' && input.positionals.length !== 2) throw new UsageError(`keys revoke needs the key's name; usage: kurz ${usage}`);
     if (sub !== 'revoke' && input.positionals.length > 1)
-      throw new UsageError(`keys ${sub}: unexpected argument "${input.positionals[1]}"; usage: kurz ${usage}`);
+      throw new UsageError(`keys ${sub}: unexpected argument ${JSON.stringify(input.positionals[1])}; usage: kurz ${usage}`);
     if (sub === 'create' && typeof name !== 'string') throw new UsageError(`keys create needs --name NAME; usage: kurz ${usage}`);
     if (sub !== 'create' && name !== undefined) throw new UsageError(`--name is for "keys create"; usage: kurz ${usage}`);
     if (sub === 'create') return createKey(input, String(name));

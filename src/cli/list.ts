@@ -23,10 +23,10 @@ export const list: Command = {
   run({ values, config, out }) {
     const limit = values['limit'] === undefined ? 50 : Number(values['limit']);
     if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) {
-      throw new UsageError(`--limit must be a whole number from 1 to ${MAX_LIMIT}, got "${values['limit']}"`);
+      throw new UsageError(`--limit must be a whole number from 1 to ${MAX_LIMIT}, got ${JSON.stringify(values['limit'])}`);
     }
     const sort = SORTS.find((s) => s === (values['sort'] ?? 'created'));
-    if (!sort) throw new UsageError(`--sort must be one of ${SORTS.join(', ')}, got "${values['sort']}"`);
+    if (!sort) throw new UsageError(`--sort must be one of ${SORTS.join(', ')}, got ${JSON.stringify(values['sort'])}`);
     return withServices(
       config,
       async (services) => {

@@ -53,7 +53,7 @@ export async function runCli(argv: string[], env: Env): Promise<number | undefin
   const args = at === -1 ? argv : [...argv.slice(0, at), ...argv.slice(at + 1)];
   try {
     const command = name === BACKGROUND_WRITER_COMMAND ? backgroundWriter : COMMANDS[name];
-    if (!command) throw new UsageError(`unknown command "${name}"`);
+    if (!command) throw new UsageError(`unknown command ${JSON.stringify(name)}`);
     return await runCommand(name, command, args, env);
   } catch (err) {
     return report(err);

@@ -1,10 +1,9 @@
 import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage } from 'node:http';
-import bourne from '@hapi/bourne';
-import coBody from 'co-body';
 import getRawBody from 'raw-body';
 import typeis from 'type-is';
 import { AppError } from '../errors.ts';
+import { parseJson } from '../strict-json.ts';
 import { httpError } from './problems.ts';
 
 /** The largest body of a request: one link, an edit, a form. */
@@ -30,8 +29,9 @@ export function sizeText(bytes: number): string {
 /**
  * The one body reader: a JSON or form body of at most `limit` bytes (BODY_LIMIT unless a batch route says
  * BULK_BODY_LIMIT), UTF-8, of one of the `accepted` types. Every failure is a precise 4xx: 400 for an
- * empty, malformed or not UTF-8 JSON body, 413 over the limit (a Content-Length over it is refused before
- * anything is read), 415 for another media type or a compressed JSON body.
+ * empty, malformed or not UTF-8 body, or one that gives a key or field twice; 413 over the limit (a
+ * Content-Length over it is refused before anything is read); 415 for another media type or a compressed
+ * body.
  */
 export async function readBody(req: IncomingMessage, accepted: readonly BodyType[], limit = BODY_LIMIT): Promise<unknown> {
   if (!typeis.hasBody(req) || req.headers['content-length'] === '0') throw new AppError('invalid', 'the request body is empty');
@@ -41,11 +41,11 @@ export async function readBody(req: IncomingMessage, accepted: readonly BodyType
     throw httpError(415, `send the request body as ${accepted.includes('json') ? 'JSON' : 'a form'} with Content-Type: ${wanted}`);
   }
   const encoding = req.headers['content-encoding'] ?? 'identity';
-  if (type === 'json' && encoding !== 'identity') {
+  if (encoding !== 'identity') {
     throw httpError(415, `send the request body uncompressed (Content-Encoding: ${encoding} is not accepted)`);
   }
   try {
-    return type === 'json' ? await readJson(req, limit) : await coBody.form(req, { limit, encoding: 'utf-8' });
+    return type === 'json' ? await readJson(req, limit) : await readFormBody(req, limit);
   } catch (err) {
     if (err instanceof AppError) throw err;
     const e = err as Error & { status?: number };
@@ -57,18 +57,47 @@ export async function readBody(req: IncomingMessage, accepted: readonly BodyType
   }
 }
 
-/**
- * A JSON object or array, its bytes checked as UTF-8 before they are decoded (a decoder would turn bad
- * bytes into U+FFFD silently) and parsed refusing `__proto__` keys.
- */
-async function readJson(req: IncomingMessage, limit: number): Promise<unknown> {
+/** The bytes of a body (at most `limit`), checked as UTF-8 before they are decoded: a decoder would turn bad bytes into U+FFFD silently. */
+async function readText(req: IncomingMessage, limit: number): Promise<string> {
   const length = req.headers['content-length'];
   const bytes = await getRawBody(req, { limit, ...(length === undefined ? {} : { length: Number(length) }) });
   if (!isUtf8(bytes)) throw new AppError('invalid', 'request body is not valid UTF-8');
-  const text = bytes.toString('utf8');
+  return bytes.toString('utf8');
+}
+
+/**
+ * A form body (application/x-www-form-urlencoded) as its fields. Strict where parsers are lenient, so that
+ * what is stored is what was sent: a field given twice is refused (not one of them kept), and so is
+ * percent-encoding that is not UTF-8 (not kept as the literal "%FF", nor turned into U+FFFD). Names are
+ * taken as they are: `a[b]` is a field of that name.
+ */
+async function readFormBody(req: IncomingMessage, limit: number): Promise<Record<string, string>> {
+  const fields = new Map<string, string>();
+  for (const pair of (await readText(req, limit)).split('&')) {
+    if (pair === '') continue;
+    const at = pair.indexOf('=');
+    const name = decodeFormPart(at === -1 ? pair : pair.slice(0, at));
+    if (fields.has(name)) throw new AppError('invalid', `request body gives the form field "${name}" more than once`, name);
+    fields.set(name, at === -1 ? '' : decodeFormPart(pair.slice(at + 1)));
+  }
+  return Object.fromEntries(fields);
+}
+
+function decodeFormPart(part: string): string {
+  try {
+    return decodeURIComponent(part.replaceAll('+', ' '));
+  } catch {
+    const shown = part.length > 40 ? `${part.slice(0, 40)}…` : part;
+    throw new AppError('invalid', `request body is not a valid form: "${shown}" is not percent-encoded UTF-8`);
+  }
+}
+
+/** A JSON object or array, parsed refusing `__proto__` and duplicate keys. */
+async function readJson(req: IncomingMessage, limit: number): Promise<unknown> {
+  const text = await readText(req, limit);
   if (text === '') return {};
   if (!OBJECT_OR_ARRAY.test(text)) throw new SyntaxError('invalid JSON, only supports object and array');
-  return bourne.parse(text, { protoAction: 'error' });
+  return parseJson(text);
 }
 
 /** Refuses a parsed body that is not a JSON object or has a field not in `fields`. */

@@ -1,6 +1,7 @@
 import type { RedirectStatus } from '../config.ts';
 import { AppError } from '../errors.ts';
 import type { LinkOptions } from './link.ts';
+import { codePoint, controlCharacter, textProblem, unicodeProblem } from './text-rules.ts';
 import { timeOf } from './times.ts';
 
 /** The API's names of everything a link takes besides `url` and `alias`. */
@@ -22,8 +23,6 @@ const REDIRECT_STATUSES: readonly RedirectStatus[] = [301, 302, 307, 308];
 const TAG = /^[\p{L}\p{N}][\p{L}\p{N} _.:/+-]*$/u;
 /** RFC 3339: a date, a time, and an offset (Z or ±hh:mm). */
 const RFC3339 = /^\d{4}-\d\d-\d\d[Tt ]\d\d:\d\d(:\d\d(\.\d+)?)?([Zz]|[+-]\d\d:\d\d)$/;
-// eslint-disable-next-line no-control-regex
-const CONTROL = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
 
 /** Options as given: each field present is set; null clears it (back to the default). */
 export interface OptionsInput {
@@ -36,12 +35,14 @@ function invalid(field: string, message: string): AppError {
   return new AppError('invalid', `${field} ${message}`, field);
 }
 
+/** A title (one line) or a note (lines allowed), trimmed; empty is none. */
 function text(field: 'title' | 'note', value: unknown): string | null {
   if (value === null) return null;
   if (typeof value !== 'string') throw invalid(field, 'must be a string');
   const trimmed = value.trim();
   if (trimmed.length > LIMITS[field]) throw invalid(field, `must be at most ${LIMITS[field]} characters`);
-  if (CONTROL.test(trimmed) || (field === 'title' && /[\r\n]/.test(trimmed))) throw invalid(field, 'must not contain control characters');
+  const problem = textProblem(trimmed, field === 'note');
+  if (problem) throw invalid(field, problem);
   return trimmed === '' ? null : trimmed;
 }
 
@@ -57,10 +58,10 @@ export function parseTags(value: unknown): string[] {
     if (t === '' && typeof value === 'string') continue;
     if (t.length === 0 || t.length > LIMITS.tag) throw invalid('tags', `must each be 1 to ${LIMITS.tag} characters`);
     if (!TAG.test(t))
-      throw invalid('tags', `"${t}" may only hold letters, digits, spaces and _ . : / + -, starting with a letter or digit`);
+      throw invalid('tags', `${JSON.stringify(t)} may only hold letters, digits, spaces and _ . : / + -, starting with a letter or digit`);
     tags.add(t);
   }
-  if (tags.size > LIMITS.tags) throw invalid('tags', `must be at most ${LIMITS.tags}`);
+  if (tags.size > LIMITS.tags) throw invalid('tags', `must be at most ${LIMITS.tags} tags, got ${tags.size}`);
   return [...tags].sort();
 }
 
@@ -104,6 +105,11 @@ export function parseOptions(input: Record<string, unknown>, at: number): Option
     const value = input['password'];
     if (value !== null && (typeof value !== 'string' || value.length === 0 || value.length > LIMITS.password))
       throw invalid('password', `must be a string of 1 to ${LIMITS.password} characters`);
+    // A control character is never typed, and a NUL would not count (see auth/passwords.ts).
+    const control = typeof value === 'string' ? controlCharacter(value) : undefined;
+    if (control !== undefined) throw invalid('password', `must not contain control characters (found ${codePoint(control)})`);
+    const problem = typeof value === 'string' ? unicodeProblem(value) : undefined;
+    if (problem) throw invalid('password', problem);
     result.password = value;
   }
   if (has('redirectStatus')) {

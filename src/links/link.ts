@@ -129,7 +129,7 @@ export interface LinkChange {
 
 /** What is said of a code no link has: one wording for the API, the pages, the CLI and the redirect. */
 export function notFoundMessage(code: string): string {
-  return `no link with code "${code}"`;
+  return `no link with code ${JSON.stringify(code)}`;
 }
 
 /** What is said of a code whose link was deleted. */

@@ -1,5 +1,6 @@
 import { AppError } from '../errors.ts';
 import type { Link, LinkQuery } from './link.ts';
+import { codePoint, controlCharacter } from './text-rules.ts';
 
 export const PAGE_SIZE = { default: 20, max: 100 } as const;
 const SORTS = ['created', 'visits'] as const;
@@ -12,11 +13,20 @@ export function single(params: Record<string, unknown>, name: string): string | 
   return value;
 }
 
+/** A text parameter, trimmed; control characters (which no stored text holds) are refused. Throws AppError('invalid'). */
+function text(params: Record<string, unknown>, name: string): string | undefined {
+  const value = single(params, name)?.trim();
+  const control = value === undefined ? undefined : controlCharacter(value);
+  if (control !== undefined)
+    throw new AppError('invalid', `${name} must not contain control characters (found ${codePoint(control)})`, name);
+  return value;
+}
+
 /** The list's parameters (`q`, `tag`, `sort`, `limit`, `cursor`), as a query string gives them. Throws AppError('invalid'). */
 export function parseListQuery(params: Record<string, unknown>): LinkQuery & { limit: number } {
-  const search = single(params, 'q')?.trim();
+  const search = text(params, 'q');
   if (search !== undefined && search.length > 200) throw new AppError('invalid', 'q must be at most 200 characters', 'q');
-  const tag = single(params, 'tag')?.trim();
+  const tag = text(params, 'tag');
   const sort = single(params, 'sort') ?? 'created';
   if (!(SORTS as readonly string[]).includes(sort)) throw new AppError('invalid', `sort must be one of ${SORTS.join(', ')}`, 'sort');
   const limitText = single(params, 'limit');
@@ -39,7 +49,8 @@ export function encodeCursor(last: Link, sort: 'created' | 'visits'): string {
 }
 
 function decodeCursor(cursor: string, sort: string): LinkQuery['after'] {
-  const text = Buffer.from(cursor, 'base64url').toString('latin1');
+  // The decoder skips characters that are not base64url: "MTIz%00" would read as "MTIz".
+  const text = /^[\w-]{1,44}$/.test(cursor) ? Buffer.from(cursor, 'base64url').toString('latin1') : '';
   const m = sort === 'visits' ? /^(\d{1,15})\.(\d{1,15})$/.exec(text) : /^()(\d{1,15})$/.exec(text);
   if (!m) throw new AppError('invalid', 'cursor is not one this list gave out (the sort must stay the same while paging)', 'cursor');
   return sort === 'visits' ? { id: Number(m[2]), visits: Number(m[1]) } : { id: Number(m[2]) };

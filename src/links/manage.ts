@@ -3,6 +3,7 @@ import type { RateLimit } from '../auth/rate-limits.ts';
 import type { RedirectCache } from '../cache/redirect-cache.ts';
 import { AppError } from '../errors.ts';
 import type { LinkStore } from '../store/ports.ts';
+import { CODE } from './alias-rules.ts';
 import { linkRefusal } from './gate.ts';
 import { goneMessage, notFoundMessage, refusalMessage, type Link, type LinkEdit, type LinkQuery, type TagCount } from './link.ts';
 import { parseOptions } from './link-options.ts';
@@ -31,9 +32,14 @@ function linkNotFound(code: string): AppError {
 export function linkManagement({ config, listening, now, random, links, cache, unlockLimit }: ManageDeps) {
   const rules = urlRules(config, listening);
 
+  /** The link with this code, deleted or not; a string no code can spell is not looked up. */
+  async function linkByCode(code: string): Promise<Link | undefined> {
+    return CODE.test(code) ? links.linkByCode(code) : undefined;
+  }
+
   /** The link with this code, deleted or not. Throws AppError('not_found'). */
   async function existingLink(code: string): Promise<Link> {
-    const link = await links.linkByCode(code);
+    const link = await linkByCode(code);
     if (!link) throw linkNotFound(code);
     return link;
   }
@@ -41,7 +47,7 @@ export function linkManagement({ config, listening, now, random, links, cache, u
   return {
     existingLink,
 
-    linkByCode: (code: string): Promise<Link | undefined> => links.linkByCode(code),
+    linkByCode,
 
     listLinks: (query: LinkQuery): Promise<Link[]> => links.listLinks(query),
 
@@ -95,6 +101,7 @@ export function linkManagement({ config, listening, now, random, links, cache, u
      * a dedupe target. Throws AppError: 'not_found', 'gone' for a deleted link, 'invalid' naming the field.
      */
     async editLink(code: string, input: Record<string, unknown>): Promise<Link> {
+      if (!CODE.test(code)) throw linkNotFound(code);
       const edit: LinkEdit = {};
       if (input['url'] !== undefined) edit.url = normaliseUrl(input['url'], rules);
       const given = parseOptions(input, now());

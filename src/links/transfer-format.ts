@@ -1,6 +1,7 @@
 import { parse as parseCsv } from 'csv-parse/sync';
 import { stringify as stringifyCsv } from 'csv-stringify/sync';
 import { AppError } from '../errors.ts';
+import { parseJson } from '../strict-json.ts';
 import type { LinkRecord } from './link.ts';
 import { parseOptions } from './link-options.ts';
 import type { NumberedRecord } from './transfer.ts';
@@ -94,7 +95,7 @@ function ndjsonRows(text: string): Array<{ line: number; row: Record<string, unk
     if (raw.trim() === '') continue;
     let row: unknown;
     try {
-      row = JSON.parse(raw);
+      row = parseJson(raw);
     } catch (err) {
       throw new AppError('invalid', `line ${i + 1}: not valid JSON: ${(err as Error).message}`);
     }
@@ -108,8 +109,9 @@ function ndjsonRows(text: string): Array<{ line: number; row: Record<string, unk
 function csvRows(text: string): Array<{ line: number; row: Record<string, unknown> }> {
   let records: Array<{ record: Record<string, string>; info: { lines: number } }>;
   try {
-    records = parseCsv(text, { columns: true, skip_empty_lines: true, bom: true, info: true }) as typeof records;
+    records = parseCsv(text, { columns: headerColumns, skip_empty_lines: true, bom: true, info: true }) as typeof records;
   } catch (err) {
+    if (err instanceof AppError) throw err;
     throw new AppError('invalid', `not valid CSV: ${(err as Error).message}`);
   }
   return records.map(({ record, info }) => {
@@ -123,6 +125,13 @@ function csvRows(text: string): Array<{ line: number; row: Record<string, unknow
     if (typeof row['tags'] === 'string') row['tags'] = row['tags'].split(CSV_TAG_SEPARATOR);
     return { line: info.lines, row };
   });
+}
+
+/** The header line's column names; one named twice is refused, not read as the last of them. */
+function headerColumns(names: string[]): string[] {
+  const twice = names.find((name, i) => names.indexOf(name) !== i);
+  if (twice !== undefined) throw new AppError('invalid', `line 1: the column "${twice}" is named twice`, twice);
+  return names;
 }
 
 function toRecord(row: Record<string, unknown>, line: number, reserved: ReadonlySet<string>): LinkRecord {

@@ -2,6 +2,7 @@ import { BlockList, isIP } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import type { Config } from '../config.ts';
 import { AppError } from '../errors.ts';
+import { codePoint, controlCharacter, unicodeProblem } from './text-rules.ts';
 
 /** Where the server listens. It updates this object once it knows: a configured port 0 becomes the real one. */
 export interface Listening {
@@ -48,10 +49,6 @@ const WILDCARD = new BlockList();
 WILDCARD.addAddress('0.0.0.0', 'ipv4');
 WILDCARD.addAddress('::', 'ipv6');
 
-/** C0 control characters and DEL. */
-// eslint-disable-next-line no-control-regex
-const CONTROL = /[\u0000-\u001f\u007f]/;
-
 /**
  * Validates a submitted target and returns its normalised form (WHATWG serialisation: lower-case
  * scheme and host, IDN as punycode, default port dropped). Throws AppError('invalid', …, 'url').
@@ -62,12 +59,12 @@ export function normaliseUrl(input: unknown, rules: UrlRules): string {
   const trimmed = input.trim();
   if (trimmed === '') throw invalid('url is required');
   if (trimmed.length > rules.maxLength) throw invalid(`url is longer than ${rules.maxLength} characters`);
-  // The URL parser drops tabs and line breaks inside silently: what would be stored is not what was sent.
-  const control = CONTROL.exec(trimmed);
-  if (control)
-    throw invalid(
-      `url must not contain control characters (found U+${control[0].charCodeAt(0).toString(16).toUpperCase().padStart(4, '0')})`,
-    );
+  // The URL parser drops tabs and line breaks inside silently, and turns a lone surrogate into U+FFFD:
+  // what would be stored is not what was sent.
+  const control = controlCharacter(trimmed);
+  if (control !== undefined) throw invalid(`url must not contain control characters (found ${codePoint(control)})`);
+  const unicode = unicodeProblem(trimmed);
+  if (unicode) throw invalid(`url ${unicode}`);
   const url = URL.parse(trimmed);
   if (!url) {
     throw invalid(

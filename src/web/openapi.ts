@@ -485,11 +485,22 @@ const linksApi = (operation: Omit<Operation, 'tags'>): Operation => ({
   ...operation,
   responses: { ...operation.responses, '503': response('Unavailable') },
 });
+/** What every form post may answer before its handler runs (web/session.ts's readForm, http/body.ts). */
+const FORM_BODY_REFUSED = {
+  '400': pageOrProblem('The body is empty or unreadable: not UTF-8, not percent-encoded UTF-8, or a field given twice'),
+  '413': pageOrProblem('The body is larger than 64 KiB'),
+  '415': pageOrProblem('Not a form, or compressed'),
+};
+
 const pages = (operation: Omit<Operation, 'tags' | 'security'>, security = PUBLIC): Operation => ({
   tags: ['pages'],
   security,
   ...operation,
-  responses: { ...operation.responses, '503': page(UNAVAILABLE) },
+  responses: {
+    ...(operation.requestBody ? FORM_BODY_REFUSED : {}),
+    ...operation.responses,
+    '503': page(UNAVAILABLE),
+  },
 });
 const NOT_LOGGED_IN = pageOrProblem('No session');
 const FORM_REFUSED = page('The form expired or came from elsewhere (CSRF)');
@@ -815,7 +826,7 @@ export const OPENAPI: OpenApiDocument = {
         },
         responses: {
           '303': seeOther('The right password: on to the target (a See Other, so the password is not re-sent)'),
-          '400': pageOrProblem('The body is empty or unreadable'),
+          ...FORM_BODY_REFUSED,
           '401': pageOrProblem('A wrong password: the form again for a browser'),
           '404': pageOrProblem('No link has this code'),
           '410': pageOrProblem('The link was deleted, is disabled, has expired or has used up its visits'),

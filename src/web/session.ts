@@ -86,13 +86,14 @@ export async function readForm(ctx: Context, web: WebServices, limit = BODY_LIMI
 
 /**
  * The path the login page may return to: a path on kurz itself, never another site (`//evil`, `/\\evil`,
- * `https://…`, control characters); anything else is `/`.
+ * `https://…`, control characters, or a path that only becomes `//evil` once its dot segments are
+ * resolved: `/.//evil`, `/%2e//evil`); anything else is `/`.
  */
 export function safeReturnPath(next: unknown): string {
   if (typeof next !== 'string' || !next.startsWith('/') || next.startsWith('//') || next.startsWith('/\\')) return '/';
   // eslint-disable-next-line no-control-regex
   if (/[\u0000-\u001f\u007f\\]/.test(next)) return '/';
   const url = URL.parse(next, 'http://kurz.invalid');
-  if (!url || url.origin !== 'http://kurz.invalid') return '/';
+  if (!url || url.origin !== 'http://kurz.invalid' || url.pathname.startsWith('//')) return '/';
   return url.pathname + url.search;
 }

@@ -34,6 +34,8 @@ const REFUSED: Array<[string, string]> = [
   ['short\n', 'kurz: password must have at least 8 characters\n'],
   ['', 'kurz: no password given: the first line of standard input was empty\n'],
   ['\nlong enough password\n', 'kurz: no password given: the first line of standard input was empty\n'],
+  ['long enough password\u0000\n', 'kurz: password must not contain control characters (found U+0000)\n'],
+  ['long enough\u001b[2J password\n', 'kurz: password must not contain control characters (found U+001B)\n'],
 ];
 for (const [input, message] of REFUSED) {
   test(`admin password refuses ${JSON.stringify(input)} with exit 1, printing no password`, async (t) => {

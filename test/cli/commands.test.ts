@@ -58,6 +58,11 @@ const USAGE: Array<[string[], RegExp]> = [
   [['admin', 'password', 'hunter2'], /unexpected argument "hunter2"/],
   [['edit', 'abc'], /edit: give at least one change/],
   [['edit'], /missing argument; usage: kurz edit CODE/],
+  // parseArgs would keep the last of a flag given twice, silently.
+  [['create', 'https://a.example/', '--title', 'one', '--title', 'two'], /create: --title is given more than once/],
+  [['edit', 'abc', '--url', 'https://a.example/', '--url', 'javascript:alert(1)'], /edit: --url is given more than once/],
+  // What bytes that are not UTF-8 become when the system decodes the arguments.
+  [['create', 'https://a.example/caf\ufffd'], /create: the argument "https:\/\/a\.example\/caf\ufffd" is not valid UTF-8/],
 ];
 for (const [args, message] of USAGE) {
   test(`usage error: kurz ${args.join(' ')} exits 2`, async (t) => {

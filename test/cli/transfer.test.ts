@@ -108,6 +108,18 @@ const BAD_FILES: Array<[string, string, RegExp]> = [
     /line 1: passwordHash must be .*scrypt\$N/,
   ],
   ['in.csv', 'code,url\n"unterminated,https://x.example\n', /not valid CSV/],
+  // JSON.parse and csv-parse would each keep the last, silently.
+  [
+    'in.ndjson',
+    '{"code":"a","url":"https://x.example/","url":"javascript:alert(1)"}',
+    /line 1: not valid JSON: the key "url" is given twice in one object/,
+  ],
+  ['in.csv', 'code,url,isAlias,url\nabc,https://x.example/,true,javascript:alert(1)\n', /line 1: the column "url" is named twice/],
+  [
+    'in.ndjson',
+    JSON.stringify({ ...OLD, title: 'a\u202eb' }),
+    /line 1: title must not contain characters that reorder text \(found U\+202E\)/,
+  ],
   [
     'in.csv',
     'code,url,isAlias,createdAt,updatedAt,visitCount,lastVisitAt,deletedAt,enabled\nabc,https://x.example/,true,2025-01-01T00:00:00.000Z,2025-01-01T00:00:00.000Z,0,,,maybe\n',
@@ -162,6 +174,18 @@ test('import of a missing file names it', async (t) => {
     stdout: '',
     stderr: `kurz: cannot read ${join(kurz.dir, 'nope.csv')}: ENOENT\n`,
   });
+});
+
+test('import refuses a file that is not UTF-8 rather than import what decoding would make of it', async (t) => {
+  const kurz = await kurzOn(t);
+  const file = join(kurz.dir, 'latin1.ndjson');
+  writeFileSync(file, Buffer.from(JSON.stringify({ ...OLD, title: 'caf\u00e9' }) + '\n', 'latin1'));
+  t.deepEqual(await kurz('import', file), {
+    code: 1,
+    stdout: '',
+    stderr: `kurz: ${file} is not UTF-8 text: save it as UTF-8 and import it again\n`,
+  });
+  t.is((await kurz('list', '--deleted', '--json')).stdout, '[]\n');
 });
 
 test('prune --dry-run lists links unvisited for that long; prune deletes them and their codes answer 410', async (t) => {

@@ -236,6 +236,10 @@ test('the login page only ever returns to a path on kurz itself', async (t) => {
     ['https://evil.example/', '/'],
     ['/\\evil.example', '/'],
     ['/%2F%2Fevil.example', '/%2F%2Fevil.example'],
+    // Paths that only become //evil.example once their dot segments are resolved.
+    ['/.//evil.example', '/'],
+    ['/%2e//evil.example', '/'],
+    ['/a/..//evil.example/x', '/'],
     ['javascript:alert(1)', '/'],
     ['/\t/evil.example', '/'],
     ['', '/'],

