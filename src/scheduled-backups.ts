@@ -14,8 +14,11 @@ const BACKUP = /^kurz-\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d\.\d{3}Z\.db$/;
 /** What a backup that was killed leaves: `kurz backup`'s temporary file. */
 const PARTIAL = /^kurz-\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d\.\d{3}Z\.db\.partial-\d+$/;
 
-/** The copy runs behind the server, as the background writer does. */
-const CHILD_NICE = 19;
+/**
+ * The copy runs behind the server, but not at the background writer's 19: visits can wait, a backup is due,
+ * and at 19 any other busy process on the machine starved it for minutes.
+ */
+const CHILD_NICE = 10;
 
 export interface ScheduledBackups {
   /** Stops the schedule; a backup under way is killed (its temporary file goes with the next one). */
@@ -24,7 +27,7 @@ export interface ScheduledBackups {
 
 /**
  * Every `backupInterval`, runs `kurz backup` (the command a person runs: SQLite's online backup, consistent,
- * checked, renamed into place) in a process of its own at the lowest priority, so the server never waits
+ * checked, renamed into place) in a process of its own at a low priority (nice 10), so the server never waits
  * for the copy, into backupDir (made if missing) as kurz-<UTC start>.db; then deletes the oldest beyond
  * backupKeep and any temporary file a killed backup left. Logs each backup and each failure; a failure
  * changes nothing else, and the next backup runs on time. Undefined when backups are off.
@@ -81,7 +84,7 @@ interface BackupCommand {
   kill(): void;
 }
 
-/** `kurz backup FILE` of the database of `config`, in a process of its own at the lowest priority. */
+/** `kurz backup FILE` of the database of `config`, in a process of its own at CHILD_NICE. */
 function backupCommand(config: Config, file: string): BackupCommand {
   const child = spawn(process.execPath, [...self(), 'backup', '--db', config.db, '--cache-dir', config.cacheDir, file], {
     stdio: ['ignore', 'pipe', 'pipe'],
