@@ -175,10 +175,10 @@ bench-micro: $(DEPS)
 bench-stats: $(DEPS)
 	node bench/stats.ts
 
-# Visits/s the background writer's path sustains (recorder and SQLite, one core), for a hot set of links and
-# for visits spread over 100k: about a minute. Results in bench/results/writer-latest.md.
+# Visits/s the background writer's path sustains (recorder and SQLite, one core, the writer's Node options), for
+# a hot set of links and for visits spread over 100k: about a minute. Results in bench/results/writer-latest.md.
 bench-writer: $(DEPS)
-	node bench/writer.ts
+	node $(NODE_FLAGS) bench/writer.ts
 
 # The soak (bench/soak.ts): kurz as `make run` starts it, with its background writer, on a fresh database, fed
 # redirects, creations and stats reads at fixed rates; memory, latency and errors every minute, then a clean stop
