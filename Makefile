@@ -36,6 +36,7 @@ help:
 	@echo "make binary  build dist/kurz, the single executable (linux-x64)"
 	@echo "make smoke   build dist/kurz and run the smoke test against it"
 	@echo "make startup build dist/kurz and time 10 starts"
+	@echo "make soak    10 minutes of redirects, creations and stats reads at fixed rates against kurz: memory, p99, errors (SOAK_MINUTES=N)"
 	@echo "make clean   remove build output, node_modules and .tools (keeps ./data)"
 
 $(PINNED_NODE):
@@ -141,7 +142,7 @@ clean:
 # core 1, scenarios interleaved with the baseline. Results in bench/results/ (latest.md). Not part of `make test`.
 WRK := command -v wrk >/dev/null || (apt-get update && apt-get install -y wrk)
 
-.PHONY: bench bench-smoke bench-large bench-micro bench-stats bench-writer
+.PHONY: bench bench-smoke bench-large bench-micro bench-stats bench-writer soak
 
 # The PostgreSQL scenarios run against a throwaway server (test/support/with-postgres.ts, fsync on) on kurz's
 # core 0; the bench itself may use both cores (it pins kurz and wrk).
@@ -174,7 +175,15 @@ bench-micro: $(DEPS)
 bench-stats: $(DEPS)
 	node bench/stats.ts
 
-# Visits/s the background writer's path sustains (recorder and SQLite, one core), for a hot set of links and
-# for visits spread over 100k: about a minute. Results in bench/results/writer-latest.md.
+# Visits/s the background writer's path sustains (recorder and SQLite, one core, the writer's Node options), for
+# a hot set of links and for visits spread over 100k: about a minute. Results in bench/results/writer-latest.md.
 bench-writer: $(DEPS)
-	node bench/writer.ts
+	node $(NODE_FLAGS) bench/writer.ts
+
+# The soak (bench/soak.ts): kurz as `make run` starts it, with its background writer, on a fresh database, fed
+# redirects, creations and stats reads at fixed rates; memory, latency and errors every minute, then a clean stop
+# and a check of the database. Results in bench/results/soak-latest.md. `make soak SOAK_MINUTES=3` for a short
+# run; make test-reliability runs it for one minute.
+SOAK_MINUTES ?= 10
+soak: $(BUNDLE)
+	node bench/soak.ts --minutes $(SOAK_MINUTES)

@@ -31,3 +31,12 @@ export function exited(child: ChildProcess): Promise<number> {
 function signalNumber(signal: NodeJS.Signals): number {
   return constants.signals[signal];
 }
+
+/** This process's environment without anything that would change how kurz or Node behave. */
+export function inheritedEnv(): Record<string, string> {
+  const env: Record<string, string> = {};
+  for (const [key, value] of Object.entries(process.env)) {
+    if (value !== undefined && !key.startsWith('KURZ_') && key !== 'NODE_OPTIONS') env[key] = value;
+  }
+  return env;
+}

@@ -6,6 +6,7 @@ import pg from 'pg';
 import { NODE_FLAGS } from '../src/node-flags.ts';
 import { DIMENSIONS } from '../src/visits/visit.ts';
 import { cacheSizeOf, CONNECTIONS, type Profile, type Scenario } from './scenarios.ts';
+import { inheritedEnv } from './children.ts';
 import { startServer, type ServerProcess } from './server-process.ts';
 import { runWrk, type WrkResult } from './wrk.ts';
 
@@ -44,6 +45,8 @@ export interface MeasuredRun extends WrkResult {
   /** The same of its child processes (kurz's background writer). */
   childCpuPercent: number;
   childRssKiB: number;
+  /** The server's RSS plus its children's private memory: what they take together (ServerProcess.childPrivateKiB). */
+  togetherKiB: number;
 }
 
 export interface ServerResult {
@@ -60,6 +63,9 @@ export interface ServerResult {
   /** Of the child processes (kurz's background writer): median CPU, and the largest memory after a run. */
   childCpuPercent: number;
   childRssKiB: number;
+  /** The largest sum of the server's and its children's RSS after a run; the largest `togetherKiB`. */
+  sumRssKiB: number;
+  togetherKiB: number;
   /** Every run, warm-up included. */
   statuses: Record<string, number>;
   /** Statuses outside the scenario's expected ones, and socket errors, over every run. */
@@ -242,6 +248,7 @@ async function measure(scenario: Scenario, setup: Setup, servers: Record<Side, S
         rssKiB: server.rssKiB(),
         childCpuPercent: percent(server.childCpuSeconds() - childCpuBefore),
         childRssKiB: server.childRssKiB(),
+        togetherKiB: server.rssKiB() + server.childPrivateKiB(),
       });
     }
   }
@@ -379,15 +386,6 @@ function startBaseline(scenario: Scenario, setup: Setup): Promise<ServerProcess>
   });
 }
 
-/** This process's environment without anything that would change how kurz or Node behave. */
-function inheritedEnv(): Record<string, string> {
-  const env: Record<string, string> = {};
-  for (const [key, value] of Object.entries(process.env)) {
-    if (value !== undefined && !key.startsWith('KURZ_') && key !== 'NODE_OPTIONS') env[key] = value;
-  }
-  return env;
-}
-
 function summarise(scenario: Scenario, all: WrkResult[], runs: MeasuredRun[]): ServerResult {
   const statuses: Record<string, number> = {};
   const unexpected: Record<string, number> = {};
@@ -410,6 +408,8 @@ function summarise(scenario: Scenario, all: WrkResult[], runs: MeasuredRun[]): S
     rssKiB: runs.at(-1)?.rssKiB ?? Number.NaN,
     childCpuPercent: median(runs.map((r) => r.childCpuPercent)),
     childRssKiB: Math.max(...runs.map((r) => r.childRssKiB)),
+    sumRssKiB: Math.max(...runs.map((r) => r.rssKiB + r.childRssKiB)),
+    togetherKiB: Math.max(...runs.map((r) => r.togetherKiB)),
     statuses,
     unexpected,
     botRequests: all.reduce((sum, run) => sum + run.botRequests, 0),

@@ -64,7 +64,10 @@ function toMarkdown(report: Report): string {
       `storing anything on disk. Latencies in ms. "unexpected": statuses other than the scenario's expected ones (302; ` +
       `201 for creates; 404 in the scan), and socket errors, over every run of either server. "writer": kurz's background process, which classifies and writes ` +
       `the visits at the lowest priority (nice 19) on kurz's core: its CPU during kurz's runs and its largest ` +
-      `memory (with two workers, the workers and the writer together; "kurz" is then the primary alone). "kurz stop": from SIGTERM to exit at the end of the scenario, which includes writing the visits the ` +
+      `memory (with two workers, the workers and the writer together; "kurz" is then the primary alone). "RSS sum": ` +
+      `the largest sum of kurz's and the writer's RSS after a run; "together": the largest of kurz's RSS plus the writer's ` +
+      `private memory (USS), since most of the rest of the writer's RSS is Node's own code, which kurz maps too: what the ` +
+      `two take from the machine. "kurz stop": from SIGTERM to exit at the end of the scenario, which includes writing the visits the ` +
       `writer could not get to while kurz was saturated.`,
     '',
   );
@@ -84,9 +87,11 @@ function toMarkdown(report: Report): string {
         'non-2xx/3xx',
         'unexpected',
         'kurz CPU',
-        'kurz RSS',
         'writer CPU',
+        'kurz RSS',
         'writer RSS',
+        'RSS sum',
+        'together',
         'kurz stop',
         'DB size',
       ],
@@ -102,9 +107,11 @@ function toMarkdown(report: Report): string {
         errorStatuses(s.kurz.statuses),
         unexpected(s.kurz.unexpected, s.baseline.unexpected),
         `${s.kurz.cpuPercent.toFixed(0)}%`,
-        mib(s.kurz.rssKiB * 1024),
         `${s.kurz.childCpuPercent.toFixed(0)}%`,
+        mib(s.kurz.rssKiB * 1024),
         mib(s.kurz.childRssKiB * 1024),
+        mib(s.kurz.sumRssKiB * 1024),
+        mib(s.kurz.togetherKiB * 1024),
         `${s.kurzStopSeconds.toFixed(1)} s`,
         mib(s.dbBytes),
       ]),
@@ -162,7 +169,7 @@ function toMarkdown(report: Report): string {
             ms(s.kurz.p99),
             single ? ms(single.kurz.p99) : '–',
             `${(s.kurz.cpuPercent + s.kurz.childCpuPercent).toFixed(0)}%`,
-            mib((s.kurz.rssKiB + s.kurz.childRssKiB) * 1024),
+            mib(s.kurz.sumRssKiB * 1024),
           ];
         }),
       ),

@@ -27,6 +27,11 @@ export interface ServerProcess {
   /** The same of its child processes (kurz's background writer, its workers), summed; 0 when it has none. */
   childRssKiB(): number;
   childCpuSeconds(): number;
+  /**
+   * The private memory (USS: pages no other process maps) of its children, summed: what they add to the
+   * server's RSS, since the rest of theirs is mostly Node's own code, which the server maps too.
+   */
+  childPrivateKiB(): number;
   /** Lines the server logged at level error so far (kurz logs `TIME error message …`). */
   errorLines(): string[];
   /**
@@ -86,6 +91,8 @@ export async function startServer(options: ServerOptions): Promise<ServerProcess
     const fields = read(id, 'stat').split(')').at(-1)!.trim().split(' ');
     return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
   };
+  const uss = (id: number): number =>
+    [...read(id, 'smaps_rollup').matchAll(/^Private_(?:Clean|Dirty):\s+(\d+) kB/gm)].reduce((sum, m) => sum + Number(m[1]), 0);
   const children = (): number[] =>
     readdirSync(`/proc/${pid}/task`).flatMap((task) => read(pid, `task/${task}/children`).split(' ').filter(Boolean).map(Number));
   return {
@@ -96,6 +103,7 @@ export async function startServer(options: ServerOptions): Promise<ServerProcess
     cpuSeconds: () => cpu(pid),
     childRssKiB: () => children().reduce((sum, id) => sum + rss(id), 0),
     childCpuSeconds: () => children().reduce((sum, id) => sum + cpu(id), 0),
+    childPrivateKiB: () => children().reduce((sum, id) => sum + uss(id), 0),
     errorLines: () =>
       readFileSync(options.logFile, 'utf8')
         .split('\n')

@@ -19,6 +19,11 @@ await build({
   define: { 'import.meta.dirname': '__dirname' },
   sourcemap: sea ? false : 'linked',
   minifySyntax: sea,
+  // V8 keeps the source in memory, in each process (the server and its background writer): one character past
+  // Latin-1 (a "…" in a comment) makes it two bytes a character. ASCII escapes in strings, and in the
+  // executable no comments, keep it at one.
+  minifyWhitespace: sea,
+  charset: 'ascii',
   legalComments: 'none',
   logLevel: 'warning',
 });

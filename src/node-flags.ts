@@ -1,6 +1,6 @@
 /**
  * The Node options kurz runs with wherever it starts: embedded in the executable (`execArgv` of the SEA
- * config), and given to the bundle by `make run` and the benchmark.
+ * config), given to the bundle by `make run` and the benchmark, and to the background writer's process.
  *
  * `--max-semi-space-size=4`: a server answering tens of thousands of small requests a second otherwise
  * grows each half of V8's young generation to 16 MiB and keeps it.

@@ -1,41 +1,32 @@
 import { ConfigError, OPTIONS, flagName } from '../config.ts';
 import { AppError } from '../errors.ts';
-import { admin } from './admin.ts';
-import { backup } from './backup.ts';
-import { check } from './check.ts';
 import { CommandError, EXIT, UsageError, commandHelp, runCommand, type Command, type Env } from './command.ts';
-import { create } from './create.ts';
-import { remove } from './delete.ts';
-import { edit } from './edit.ts';
-import { exportLinks } from './export.ts';
-import { importLinks } from './import.ts';
-import { keys } from './keys.ts';
-import { list } from './list.ts';
-import { migrate } from './migrate.ts';
-import { prune } from './prune.ts';
-import { serve } from './serve.ts';
-import { stats } from './stats.ts';
-import { version } from './version.ts';
-import { backgroundWriter } from './background-writer.ts';
 import { BACKGROUND_WRITER_COMMAND } from './wiring.ts';
 
-const COMMANDS: Record<string, Command> = {
-  serve,
-  create,
-  edit,
-  list,
-  stats,
-  delete: remove,
-  keys,
-  admin,
-  backup,
-  check,
-  export: exportLinks,
-  import: importLinks,
-  migrate,
-  prune,
-  version,
+/**
+ * Each command's module, loaded when it runs: the background writer (a process beside every server) and
+ * the one-shot commands then load none of the web server (Koa, the templates, QR codes).
+ */
+const COMMANDS: Record<string, () => Promise<Command>> = {
+  serve: async () => (await import('./serve.ts')).serve,
+  create: async () => (await import('./create.ts')).create,
+  edit: async () => (await import('./edit.ts')).edit,
+  list: async () => (await import('./list.ts')).list,
+  stats: async () => (await import('./stats.ts')).stats,
+  delete: async () => (await import('./delete.ts')).remove,
+  keys: async () => (await import('./keys.ts')).keys,
+  admin: async () => (await import('./admin.ts')).admin,
+  backup: async () => (await import('./backup.ts')).backup,
+  check: async () => (await import('./check.ts')).check,
+  export: async () => (await import('./export.ts')).exportLinks,
+  import: async () => (await import('./import.ts')).importLinks,
+  migrate: async () => (await import('./migrate.ts')).migrate,
+  prune: async () => (await import('./prune.ts')).prune,
+  version: async () => (await import('./version.ts')).version,
 };
+
+/** Started by `serve`, not by people: not listed in help. */
+const backgroundWriter = async (): Promise<Command> => (await import('./background-writer.ts')).backgroundWriter;
 
 /** Flags of every command that take a value: the configuration's. */
 const VALUE_FLAGS = new Set(OPTIONS.map((o) => `--${flagName(o.name)}`));
@@ -46,15 +37,15 @@ const VALUE_FLAGS = new Set(OPTIONS.map((o) => `--${flagName(o.name)}`));
  */
 export async function runCli(argv: string[], env: Env): Promise<number | undefined> {
   const [first, ...rest] = argv;
-  if (first === 'help' || first === '--help' || first === '-h') return printHelp(rest[0]);
+  if (first === 'help' || first === '--help' || first === '-h') return await printHelp(rest[0]);
   if (first === '--version' || first === '-v') return runCli(['version'], env);
   const at = commandIndex(argv);
   const name = at === -1 ? 'serve' : (argv[at] ?? 'serve');
   const args = at === -1 ? argv : [...argv.slice(0, at), ...argv.slice(at + 1)];
   try {
-    const command = name === BACKGROUND_WRITER_COMMAND ? backgroundWriter : COMMANDS[name];
-    if (!command) throw new UsageError(`unknown command ${JSON.stringify(name)}`);
-    return await runCommand(name, command, args, env);
+    const load = name === BACKGROUND_WRITER_COMMAND ? backgroundWriter : Object.hasOwn(COMMANDS, name) ? COMMANDS[name] : undefined;
+    if (!load) throw new UsageError(`unknown command ${JSON.stringify(name)}`);
+    return await runCommand(name, await load(), args, env);
   } catch (err) {
     return report(err);
   }
@@ -89,14 +80,14 @@ function report(err: unknown): number {
   return EXIT.failed;
 }
 
-function printHelp(topic: string | undefined): number {
-  const command = topic === undefined ? undefined : COMMANDS[topic];
-  if (command) {
-    process.stdout.write(commandHelp(command));
+async function printHelp(topic: string | undefined): Promise<number> {
+  const load = topic !== undefined && Object.hasOwn(COMMANDS, topic) ? COMMANDS[topic] : undefined;
+  if (load) {
+    process.stdout.write(commandHelp(await load()));
     return EXIT.ok;
   }
   const lines = ['Usage: kurz [command] [flags]       (no command: serve)', '', 'Commands:'];
-  for (const [name, c] of Object.entries(COMMANDS)) lines.push(`  ${name.padEnd(9)} ${c.summary}`);
+  for (const [name, load] of Object.entries(COMMANDS)) lines.push(`  ${name.padEnd(9)} ${(await load()).summary}`);
   lines.push(
     '',
     'Run "kurz COMMAND --help" for its flags.',

@@ -5,6 +5,7 @@ import sea from 'node:sea';
 import type { Database } from 'better-sqlite3';
 import { isUnavailable } from '../../errors.ts';
 import type { Logger } from '../../log.ts';
+import { NODE_FLAGS } from '../../node-flags.ts';
 import { VisitBuffer } from '../../visits/visit-buffer.ts';
 import type { VisitEvents } from '../../visits/visit-events.ts';
 import type { VisitRecorder } from '../../visits/visit-recorder.ts';
@@ -67,7 +68,8 @@ export interface BackgroundWriter {
  * settings the child needs besides the database (`kurz background` reads them like any command).
  */
 export function startBackgroundWriter(db: Database, flags: readonly string[], log: Logger): BackgroundWriter {
-  const self = sea.isSea() ? [] : [process.argv[1] ?? ''];
+  // The executable embeds kurz's Node options; `node` takes them before the script.
+  const self = sea.isSea() ? [] : [...NODE_FLAGS, process.argv[1] ?? ''];
   const child: ChildProcess = spawn(process.execPath, [...self, BACKGROUND_WRITER_COMMAND, '--db', db.name, ...flags], {
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     serialization: 'advanced',
