@@ -3,7 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type RequestListener } from 'node:http';
 import { once } from 'node:events';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import test, { type ExecutionContext, type Implementation } from 'ava';
 import Sqlite, { type Database } from 'better-sqlite3';
@@ -207,12 +207,46 @@ export interface CliResult {
  * Runs kurz's CLI as its own process with only `env` (plus PATH), from source or, when `binary` is given,
  * from the executable. `input` is written to its standard input.
  */
-export function runCli(
+export async function runCli(
   args: string[],
   env: Record<string, string>,
   options: { binary?: string; input?: string; cwd?: string } = {},
 ): Promise<CliResult> {
   const [file, argv] = options.binary ? [options.binary, args] : [process.execPath, [MAIN, ...args]];
+  await cliSlots.take();
+  try {
+    return await runProcess(file, argv, env, options);
+  } finally {
+    cliSlots.give();
+  }
+}
+
+/**
+ * CLI processes a test file runs at once: a table of cases is one test each, and ava starts them all
+ * together; hundreds of Node processes starting at the same time would stall every test on the machine.
+ */
+const cliSlots = (() => {
+  let free = Math.max(2, availableParallelism());
+  const waiting: (() => void)[] = [];
+  return {
+    async take(): Promise<void> {
+      if (free > 0) free--;
+      else await new Promise<void>((resolve) => waiting.push(resolve));
+    },
+    give(): void {
+      const next = waiting.shift();
+      if (next) next();
+      else free++;
+    },
+  };
+})();
+
+function runProcess(
+  file: string,
+  argv: string[],
+  env: Record<string, string>,
+  options: { input?: string; cwd?: string },
+): Promise<CliResult> {
   return new Promise((resolve) => {
     const child = execFile(
       file,
