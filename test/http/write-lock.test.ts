@@ -12,14 +12,19 @@ sqliteOnly(
     const other = new Sqlite(k.database.file);
     t.teardown(() => other.close());
     other.exec('BEGIN IMMEDIATE');
-    let settled = false;
-    const creating = k.postJson('/api/v1/links', { url: 'https://example.com/second' }).finally(() => (settled = true));
-    for (let i = 0; i < 5; i++) {
-      const res = await k.get(`/${code}`);
-      t.is(res.status, 302, 'redirects are answered while the creation waits');
-    }
-    t.false(settled, 'the creation waits for the lock');
+    let committed = false;
+    let answeredAfterCommit = false;
+    const creating = k.postJson('/api/v1/links', { url: 'https://example.com/second' }).finally(() => (answeredAfterCommit = committed));
+    // Together, so that the lock is held for as short a time as possible (the creation waits up to 5 s).
+    const redirects = await Promise.all(Array.from({ length: 5 }, () => k.get(`/${code}`)));
+    t.deepEqual(
+      redirects.map((res) => res.status),
+      [302, 302, 302, 302, 302],
+      'redirects are answered while the creation waits',
+    );
+    committed = true;
     other.exec('COMMIT');
     t.is((await creating).status, 201);
+    t.true(answeredAfterCommit, 'the creation waited for the lock');
   },
 );
