@@ -5,8 +5,12 @@ import type { Logger } from '../../log.ts';
 import { MIGRATIONS } from './migrations.ts';
 import * as q from './queries.ts';
 
-/** How long connecting may take before a query gives up: nothing waits on an unreachable server for long. */
-const CONNECT_TIMEOUT = 2000;
+/**
+ * How long a query waits for a connection (a new one, or a free one of the pool) before it is answered as
+ * unreachable: nothing waits long on a server that is gone, and a busy server, whose new backends take a
+ * moment to start, is not mistaken for one (as long as SQLite's wait for its write lock).
+ */
+const CONNECT_TIMEOUT = 5000;
 
 /** How long `ping` waits for an answer. */
 const PING_TIMEOUT = 1000;
