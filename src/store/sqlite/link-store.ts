@@ -2,11 +2,12 @@ import { closeSync, fdatasync, openSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import type { Database } from 'better-sqlite3';
+import type { Durability } from '../../config.ts';
 import type { Link, LinkChange, LinkEdit, LinkOptions, LinkQuery, LinkRecord, NewLink, Target } from '../../links/link.ts';
 import { toLink, toTarget, type LinkRow, type TargetRow } from '../rows.ts';
 import type { LinkStore, LinkWriter } from '../ports.ts';
 import { createGroupCommit } from '../group-commit.ts';
-import { BUSY_TIMEOUT_MS } from './database.ts';
+import { BUSY_TIMEOUT_MS, connectionSync } from './database.ts';
 import * as q from './queries.ts';
 
 type ListParams = { search: string | null; tag: string | null; limit: number; before: number; visits: number; includeDeleted: number };
@@ -28,9 +29,10 @@ type Job = (tx: LinkWriter) => Promise<unknown>;
 
 /**
  * The link store on one SQLite connection. Reads run at once; writes go through a group commit: the writes
- * of one turn of the event loop share one transaction and one disk sync, each in its own savepoint.
+ * of one turn of the event loop share one transaction and, with durability full, one disk sync, each in its
+ * own savepoint. `durability` is the one the connection was opened with.
  */
-export function createSqliteLinkStore(db: Database): SqliteLinkStore {
+export function createSqliteLinkStore(db: Database, durability: Durability = 'full'): SqliteLinkStore {
   const statement = <P extends unknown[], R = unknown>(sql: string) => db.prepare<P, R>(sql);
   const linkByCode = statement<[string], LinkRow>(q.LINK_BY_CODE);
   const targetByCode = statement<[string], TargetRow>(q.TARGET_BY_CODE);
@@ -55,7 +57,7 @@ export function createSqliteLinkStore(db: Database): SqliteLinkStore {
   const changesAfter = statement<[number], LinkChange>(q.CHANGES_AFTER);
   const forgetChanges = db.prepare(q.FORGET_CHANGES_BEFORE);
   const syncLess = db.prepare(q.SYNC_WITHOUT_WAITING);
-  const syncDurable = db.prepare(q.SYNC_DURABLE);
+  const syncDefault = db.prepare(connectionSync(durability));
   const begin = db.prepare(q.BEGIN);
   const commit = db.prepare(q.COMMIT);
   const rollback = db.prepare(q.ROLLBACK);
@@ -139,15 +141,15 @@ export function createSqliteLinkStore(db: Database): SqliteLinkStore {
       if (db.inTransaction) rollback.run();
       throw err;
     } finally {
-      syncDurable.run();
+      syncDefault.run();
     }
     return results;
   }
 
   /**
-   * BEGIN IMMEDIATE in synchronous=NORMAL (the caller restores FULL after COMMIT), waiting on timers while
-   * another process (a worker, the background writer, a CLI command) holds the write lock: SQLite's own busy
-   * wait would stop this process's event loop, and its redirects, for as long.
+   * BEGIN IMMEDIATE in synchronous=NORMAL (the caller restores the connection's mode after COMMIT), waiting
+   * on timers while another process (a worker, the background writer, a CLI command) holds the write lock:
+   * SQLite's own busy wait would stop this process's event loop, and its redirects, for as long.
    */
   async function beginWithoutSync(): Promise<void> {
     const deadline = Date.now() + WRITE_LOCK_WAIT_MS;
@@ -158,7 +160,7 @@ export function createSqliteLinkStore(db: Database): SqliteLinkStore {
         begin.run();
         return;
       } catch (err) {
-        syncDurable.run();
+        syncDefault.run();
         if ((err as { code?: string }).code !== 'SQLITE_BUSY' || Date.now() > deadline) throw err;
       } finally {
         db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
@@ -179,7 +181,8 @@ export function createSqliteLinkStore(db: Database): SqliteLinkStore {
     await syncFile(wal);
   }
 
-  const writes = createGroupCommit<Job, unknown>(commitJobs, syncWal);
+  // With durability process, a commit is in the OS's page cache, which outlives a crash of kurz: done.
+  const writes = createGroupCommit<Job, unknown>(commitJobs, durability === 'full' ? syncWal : async () => undefined);
 
   return {
     linkByCode: async (code) => toLink(linkByCode.get(code)),

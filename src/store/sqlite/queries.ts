@@ -209,10 +209,13 @@ export const TOUCH_KEY = `UPDATE api_keys SET last_used_at = ? WHERE id = ?`;
 
 export const PING = `SELECT 1 AS ok`;
 
-/** FULL: a link that was answered 201 survives a power cut, not only a crash. The connection's default. */
+/** FULL: a link that was answered 201 survives a power cut, not only a crash. The connection's default (durability full). */
 export const SYNC_DURABLE = `PRAGMA synchronous = FULL`;
 
-/** WAL commits without waiting for the disk: visit counts, and group commits whose sync runs after (syncWal). */
+/**
+ * WAL commits without waiting for the disk: visit counts, group commits whose sync runs after (syncWal), and
+ * every write with durability process.
+ */
 export const SYNC_WITHOUT_WAITING = `PRAGMA synchronous = NORMAL`;
 
 /** Immediate: takes the write lock at once, so a transaction never fails half-way on a lock upgrade. */

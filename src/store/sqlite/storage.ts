@@ -37,13 +37,14 @@ export interface SqliteStorage extends Storage, CopySource {
  * Opens the SQLite file named in `config` (creating and migrating it unless `mustExist`) and builds the
  * stores on one connection. Throws with a message naming the file when it cannot be opened or is not kurz's.
  */
-export function openSqliteStorage(config: Pick<Config, 'db' | 'cacheDir'>, options: SqliteOptions): SqliteStorage {
+export function openSqliteStorage(config: Pick<Config, 'db' | 'cacheDir' | 'durability'>, options: SqliteOptions): SqliteStorage {
   const nativeBinding = loadNativeBinding(config.cacheDir);
-  const db = openDatabase(config.db, { nativeBinding, mustExist: options.mustExist ?? false });
-  const links = createSqliteLinkStore(db);
-  const visits = createSqliteVisitStore(db);
+  const { durability } = config;
+  const db = openDatabase(config.db, { nativeBinding, mustExist: options.mustExist ?? false, durability });
+  const links = createSqliteLinkStore(db, durability);
+  const visits = createSqliteVisitStore(db, { durability });
   const background: BackgroundWriter | undefined = options.backgroundWriter
-    ? startBackgroundWriter(db, ['--cache-dir', config.cacheDir, ...options.backgroundWriter], options.log)
+    ? startBackgroundWriter(db, ['--cache-dir', config.cacheDir, '--durability', durability, ...options.backgroundWriter], options.log)
     : undefined;
   let closed: Promise<void> | undefined;
   return {
@@ -98,11 +99,12 @@ function copiedTable(table: string): string {
  * recording visits with the recorder `recorderOn` builds on its own connection.
  */
 export function serveAsBackgroundWriter(
-  config: Pick<Config, 'db' | 'cacheDir'>,
+  config: Pick<Config, 'db' | 'cacheDir' | 'durability'>,
   recorderOn: (store: VisitStore) => VisitRecorder,
   log: Logger,
 ): Promise<void> {
-  const db = openDatabase(config.db, { nativeBinding: loadNativeBinding(config.cacheDir), mustExist: true });
-  const store = createSqliteVisitStore(db);
+  const { durability } = config;
+  const db = openDatabase(config.db, { nativeBinding: loadNativeBinding(config.cacheDir), mustExist: true, durability });
+  const store = createSqliteVisitStore(db, { durability });
   return runBackgroundWriter(db, recorderOn({ ...store, offload: () => false }), log);
 }

@@ -1,8 +1,10 @@
 import type { Database } from 'better-sqlite3';
+import type { Durability } from '../../config.ts';
 import type { VisitBatch } from '../../visits/rollup.ts';
 import type { DimensionCount, LinkTally, StoredVisit, Visit, VisitTally } from '../../visits/visit.ts';
 import { DAY, dayOf, DIMENSIONS, hourOf, type Dimension } from '../../visits/visit.ts';
 import type { VisitStore } from '../ports.ts';
+import { connectionSync } from './database.ts';
 import { outsideTransaction } from './outside-transaction.ts';
 import * as q from './queries.ts';
 
@@ -19,11 +21,16 @@ export interface SqliteVisitStore extends Omit<VisitStore, 'offload'> {
   idle(): Promise<void>;
 }
 
+export interface SqliteVisitStoreOptions {
+  /** The one the connection was opened with. Default full. */
+  durability?: Durability;
+}
+
 /**
  * Visits on one SQLite connection. Dimensions are stored as their index in DIMENSIONS (a shipped index
  * never changes meaning; new dimensions are appended).
  */
-export function createSqliteVisitStore(db: Database): SqliteVisitStore {
+export function createSqliteVisitStore(db: Database, options: SqliteVisitStoreOptions = {}): SqliteVisitStore {
   const insertVisit = db.prepare(q.insertVisits(1));
   const insertVisitRows = db.prepare(q.insertVisits(INSERT_ROWS));
   const insertVisitor = db.prepare<[number, number, Buffer]>(q.INSERT_VISITOR);
@@ -47,7 +54,7 @@ export function createSqliteVisitStore(db: Database): SqliteVisitStore {
   const createdPerDay = db.prepare<[number, number], { t: number; count: number }>(q.LINKS_CREATED_PER_DAY);
   const visitsPage = db.prepare<[{ at: number; id: number; from: number; to: number; limit: number }], VisitRow>(q.VISITS_PAGE);
   const syncLess = db.prepare(q.SYNC_WITHOUT_WAITING);
-  const syncDurable = db.prepare(q.SYNC_DURABLE);
+  const syncDefault = db.prepare(connectionSync(options.durability ?? 'full'));
 
   const writeBatch = db.transaction((batch: VisitBatch) => {
     // A visitor new for its link and day is one unique visitor, in the hour and on the day it was seen.
@@ -81,7 +88,7 @@ export function createSqliteVisitStore(db: Database): SqliteVisitStore {
       try {
         work();
       } finally {
-        syncDurable.run();
+        syncDefault.run();
       }
     });
     writes.add(written);
