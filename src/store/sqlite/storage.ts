@@ -95,16 +95,17 @@ function copiedTable(table: string): string {
 }
 
 /**
- * The background writer's process (`kurz background`): runs until the server that started it goes,
- * recording visits with the recorder `recorderOn` builds on its own connection.
+ * The background writer's process (`kurz background`), named `handover` by the server that started it:
+ * runs until that server goes, recording visits with the recorder `recorderOn` builds on its own connection.
  */
 export function serveAsBackgroundWriter(
   config: Pick<Config, 'db' | 'cacheDir' | 'durability'>,
+  handover: string,
   recorderOn: (store: VisitStore) => VisitRecorder,
   log: Logger,
 ): Promise<void> {
   const { durability } = config;
   const db = openDatabase(config.db, { nativeBinding: loadNativeBinding(config.cacheDir), mustExist: true, durability });
-  const store = createSqliteVisitStore(db, { durability });
-  return runBackgroundWriter(db, recorderOn({ ...store, offload: () => false }), log);
+  const store = createSqliteVisitStore(db, { durability, handover });
+  return runBackgroundWriter(db, { ...store, offload: () => false }, recorderOn, handover, log);
 }
