@@ -192,7 +192,7 @@ export function startBackgroundWriter(db: Database, flags: readonly string[], lo
       for (const events of back) giveBack?.(events);
       return;
     }
-    log.error('the background process stopped; starting another', { code, signal, unwritten: waiting(), inMs: delay });
+    log.error('the background process stopped; starting another', { code, signal, unwritten: left.length, inMs: delay });
     restart = setTimeout(start, delay);
     if (!stopping) restart.unref();
   }
