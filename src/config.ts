@@ -5,6 +5,8 @@ import proxyaddr from 'proxy-addr';
 
 export type CodeMode = 'obfuscated' | 'sequential';
 export type RedirectStatus = 301 | 302 | 307 | 308;
+/** What an acknowledged write survives on SQLite: a power cut (`full`) or only a crash of kurz (`process`). */
+export type Durability = 'full' | 'process';
 
 /** The whole configuration, read once at start, frozen and passed down in `deps`. */
 export interface Config {
@@ -12,6 +14,7 @@ export interface Config {
   readonly host: string;
   readonly port: number;
   readonly db: string;
+  readonly durability: Durability;
   readonly databaseUrl: string;
   readonly idBlockSize: number;
   readonly workers: number;
@@ -81,6 +84,12 @@ export const OPTIONS: readonly Option[] = [
   { name: 'host', default: '127.0.0.1', parse: text(1), doc: 'Address to listen on' },
   { name: 'port', default: 8080, parse: integer(0, 65_535), doc: 'TCP port to listen on (0 = any free port)' },
   { name: 'db', default: './data/kurz.db', parse: text(1), doc: 'SQLite database file; its folder is created if missing' },
+  {
+    name: 'durability',
+    default: 'full',
+    parse: oneOf(['full', 'process']),
+    doc: 'SQLite: what an answered write survives: full (a power cut: synced to disk first) or process (a crash of kurz, not of the machine)',
+  },
   {
     name: 'databaseUrl',
     default: '',

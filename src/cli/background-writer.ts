@@ -1,14 +1,16 @@
-import { EXIT, type Command } from './command.ts';
+import { EXIT, UsageError, type Command } from './command.ts';
 import { runBackgroundWriter } from './wiring.ts';
 
 /** Started by `serve`, not by people (not listed in help): see src/store/sqlite/background-writer.ts. */
 export const backgroundWriter: Command = {
   summary: 'Internal: write the visits of the parent server and checkpoint the WAL of --db while it lives.',
-  usage: 'background --db FILE',
-  flags: {},
+  usage: 'background --db FILE --handover NAME',
+  flags: { handover: { type: 'string', doc: "the server's name for this process, under which it keeps how far it has written" } },
   positionals: [0, 0],
-  async run({ config }) {
-    await runBackgroundWriter(config);
+  async run({ config, values }) {
+    const handover = values['handover'];
+    if (typeof handover !== 'string' || handover === '') throw new UsageError('background: --handover NAME is required');
+    await runBackgroundWriter(config, handover);
     return EXIT.ok;
   },
 };

@@ -71,10 +71,10 @@ export function sqliteVersion(config: Config): Promise<string> {
   return withSqlite({ ...config, db: ':memory:' }, {}, (storage) => storage.sqliteVersion());
 }
 
-/** The background writer's process, started by `serve`. */
-export function runBackgroundWriter(config: Config): Promise<void> {
+/** The background writer's process, started by `serve`, which names it `handover`. */
+export function runBackgroundWriter(config: Config, handover: string): Promise<void> {
   const deps = defaultDeps();
-  return serveAsBackgroundWriter(config, (store) => createVisitRecording(config, deps, store), deps.log);
+  return serveAsBackgroundWriter(config, handover, (store) => createVisitRecording(config, deps, store), deps.log);
 }
 
 async function withSqlite<T>(config: Config, options: OpenOptions, work: (storage: SqliteStorage) => T | Promise<T>): Promise<T> {

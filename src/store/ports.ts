@@ -3,6 +3,7 @@ import type { Link, LinkChange, LinkEdit, LinkQuery, LinkRecord, NewLink, TagCou
 import type { VisitBatch } from '../visits/rollup.ts';
 import type { DimensionCount, LinkTally, StoredVisit, VisitTally } from '../visits/visit.ts';
 import type { VisitEvents } from '../visits/visit-events.ts';
+import type { VisitReceipt } from '../visits/visit-handover.ts';
 
 /**
  * The storage every backend implements: plain domain objects in and out, every method asynchronous. A
@@ -93,9 +94,11 @@ export interface VisitStore {
   /**
    * Writes a flush of classified visits in one transaction: the raw rows, the rollups (adding to what is
    * there, so writers never overwrite each other), each link's count, and the visitor hashes, where a
-   * hash new for its link and day adds one unique visitor.
+   * hash new for its link and day adds one unique visitor. `receipt` says how far the batch takes its
+   * recorder; the SQLite background writer's store keeps it in the same transaction (see VisitHandover),
+   * others ignore it.
    */
-  addVisits(batch: VisitBatch): Promise<void>;
+  addVisits(batch: VisitBatch, receipt?: VisitReceipt): Promise<void>;
   /**
    * Deletes the oldest raw visits before `before`, at most `limit`, and the visitor hashes of days before
    * `visitorDaysBefore`; returns the visits deleted.

@@ -7,6 +7,7 @@ import type { CountryOf } from './geo.ts';
 import { rollUp } from './rollup.ts';
 import { DAY, dayOf, type Visit } from './visit.ts';
 import { NO_EVENTS, stringsOf, VisitLog, type VisitEvents } from './visit-events.ts';
+import { passOrder } from './visit-handover.ts';
 
 /**
  * Visits written per transaction, one per turn of the event loop: about 10 ms of work, so the server's
@@ -69,8 +70,12 @@ export function createVisitRecorder(options: VisitRecorderOptions): VisitRecorde
   const maxWaiting = options.maxWaitingWhileFailing ?? MAX_WAITING_WHILE_FAILING;
   /** Flushes of events waiting for the next pass: a backlog stays in this compact form until it is written. */
   let waiting: VisitEvents[] = [];
-  /** The events being written, the order they are written in (by link), and how many are written. */
+  /**
+   * The events being written, where they start in the stream of every event added, the order they are
+   * written in (by link), and how many are written.
+   */
   let pass: VisitEvents = NO_EVENTS;
+  let passFrom = 0;
   let order = new Uint32Array(0);
   let passWritten = 0;
   let writing: Promise<void> | undefined;
@@ -132,6 +137,7 @@ export function createVisitRecorder(options: VisitRecorderOptions): VisitRecorde
 
   /** Starts a pass over everything waiting. */
   function nextPass(): void {
+    passFrom += pass.length;
     if (waiting.length === 1) pass = waiting[0]!;
     else {
       const merged = new VisitLog();
@@ -139,8 +145,7 @@ export function createVisitRecorder(options: VisitRecorderOptions): VisitRecorde
       pass = merged.take();
     }
     waiting = [];
-    const { linkIds } = pass;
-    order = Uint32Array.from({ length: pass.length }, (_, i) => i).sort((a, b) => linkIds[a]! - linkIds[b]! || a - b);
+    order = passOrder(pass.linkIds);
     passWritten = 0;
   }
 
@@ -149,7 +154,8 @@ export function createVisitRecorder(options: VisitRecorderOptions): VisitRecorde
    * a link), so each chunk covers a range of links: the rollups are keyed by link first, and a pass
    * rewrites each of their pages about once instead of once per chunk, and a link's visits in a pass add
    * up to fewer rows. Every chunk is still one transaction holding its visits' raw rows and all their
-   * rollups. Events are classified a chunk at a time, so a backlog is held as compact events.
+   * rollups, and its receipt (how far it takes the stream). Events are classified a chunk at a time, so a
+   * backlog is held as compact events.
    */
   async function writeAll(): Promise<void> {
     for (;;) {
@@ -159,7 +165,8 @@ export function createVisitRecorder(options: VisitRecorderOptions): VisitRecorde
       }
       const end = Math.min(passWritten + chunkSize, pass.length);
       try {
-        await store.addVisits(rollUp(classified(pass, passWritten, end), options.retentionDays > 0));
+        const receipt = { from: passFrom, to: passFrom + pass.length, written: end };
+        await store.addVisits(rollUp(classified(pass, passWritten, end), options.retentionDays > 0), receipt);
       } catch (err) {
         // A database that cannot be written was logged by its store, with the cause.
         const reason = isUnavailable(err) ? (err as Error).message : err;

@@ -94,7 +94,7 @@ test('on SIGTERM every buffered visit reaches the raw visits, the rollups and th
 });
 
 sqliteOnly(
-  'once the background process is killed, the server classifies and writes later visits itself',
+  'once the background process is killed, the server starts another, which classifies and writes later visits',
   'its background writer',
   async (t) => {
     const db = await databaseWithLinks(t);
@@ -103,16 +103,17 @@ sqliteOnly(
     await waitFor(async () => (await hourTotals(db)).humans === 1);
     const pid = backgroundPid(kurz.output().stderr);
     process.kill(pid, 'SIGKILL');
-    await waitFor(() => /the background process stopped/.test(kurz.output().stderr));
+    await waitFor(() => /the background process stopped; starting another/.test(kurz.output().stderr));
+    await waitFor(() => [...kurz.output().stderr.matchAll(/background process started pid=(\d+)/g)].length === 2, 60_000);
 
     t.is(await follow(kurz, 'one', IPHONE), 302);
     t.is(await follow(kurz, 'two', BROWSER_UA), 302);
     t.is(await follow(kurz, 'two', SLACKBOT), 302);
-    // Written while the server runs, by the server: no shutdown needed.
+    // Written while the server runs: no shutdown needed.
     await waitFor(async () => {
       const totals = await hourTotals(db);
       return totals.humans === 3 && totals.bots === 1;
-    });
+    }, 60_000);
     t.deepEqual(await hourTotals(db), { humans: 3, bots: 1 });
     t.deepEqual(await db.sql('SELECT bot, browser, os FROM visits ORDER BY id'), [
       { bot: null, browser: 'Chrome', os: 'Linux' },

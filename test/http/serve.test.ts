@@ -43,6 +43,9 @@ async function serveWithKey(
 
 const backgroundPid = (stderr: string): number => Number(/background process started pid=(\d+)/.exec(stderr)?.[1]);
 
+/** Every background process the server started, in order. */
+const backgroundPids = (stderr: string): number[] => [...stderr.matchAll(/background process started pid=(\d+)/g)].map((m) => Number(m[1]));
+
 function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
@@ -154,16 +157,48 @@ test('while kurz serves, the visit counts are written (by its background process
   t.is(await kurz.stop(), 0);
 });
 
-sqliteOnly('if the background process dies, kurz says so and counts visits itself again', 'its background writer', async (t) => {
-  const db = await freshDatabase(t);
-  const kurz = await serveWithKey(t, db, { KURZ_VISIT_FLUSH_INTERVAL: '60s' });
-  const code = await createLink(kurz.url, { url: 'https://example.com/orphan' });
-  const pid = backgroundPid(kurz.output().stderr);
-  process.kill(pid, 'SIGKILL');
-  await waitFor(() => /the background process stopped/.test(kurz.output().stderr));
-  for (let i = 0; i < 5; i++)
-    t.is((await fetch(`${kurz.url}/${code}`, { redirect: 'manual', headers: { 'user-agent': BROWSER_UA } })).status, 302);
-  t.is(await kurz.stop(), 0);
-  t.regex(kurz.output().stderr, /error the background process stopped; writing visits and checkpointing inline again/);
-  t.is(await visitsOf(db, code), 5);
-});
+sqliteOnly(
+  'if the background process dies, kurz starts another and hands it the visits the dead one had not written',
+  'its background writer',
+  async (t) => {
+    const db = await freshDatabase(t);
+    const kurz = await serveWithKey(t, db, { KURZ_VISIT_FLUSH_INTERVAL: '100ms' });
+    const code = await createLink(kurz.url, { url: 'https://example.com/orphan' });
+    const first = backgroundPid(kurz.output().stderr);
+    // Stopped, it takes no visit further than its pipe or its memory: whatever it was handed, it had not written.
+    process.kill(first, 'SIGSTOP');
+    for (let i = 0; i < 5; i++)
+      t.is((await fetch(`${kurz.url}/${code}`, { redirect: 'manual', headers: { 'user-agent': BROWSER_UA } })).status, 302);
+    process.kill(first, 'SIGKILL');
+    await waitFor(() => backgroundPids(kurz.output().stderr).length === 2, 60_000);
+    t.regex(kurz.output().stderr, /error the background process stopped; starting another code=null signal=SIGKILL unwritten=\d+ inMs=0/);
+    await waitFor(async () => (await visitsOf(db, code)) === 5, 60_000);
+    t.is(await kurz.stop(), 0);
+    t.is(await visitsOf(db, code), 5, 'each visit once');
+    t.deepEqual(await db.sql('SELECT * FROM visit_handovers'), [], 'the receipts are gone with their writers');
+  },
+);
+
+sqliteOnly(
+  'if background processes keep dying before writing anything, kurz counts visits itself again',
+  'its background writer',
+  async (t) => {
+    const db = await freshDatabase(t);
+    const kurz = await serveWithKey(t, db, { KURZ_VISIT_FLUSH_INTERVAL: '100ms' });
+    const code = await createLink(kurz.url, { url: 'https://example.com/orphan' });
+    // Started again at once, after 1 s and after 5 s; the fourth death is one too many.
+    for (let killed = 0; killed < 4; killed++) {
+      await waitFor(() => backgroundPids(kurz.output().stderr).length === killed + 1, 60_000);
+      process.kill(backgroundPids(kurz.output().stderr)[killed]!, 'SIGKILL');
+    }
+    await waitFor(() => /the background process keeps stopping/.test(kurz.output().stderr), 60_000);
+    t.regex(kurz.output().stderr, /error the background process keeps stopping; writing visits and checkpointing inline again/);
+    for (let i = 0; i < 5; i++)
+      t.is((await fetch(`${kurz.url}/${code}`, { redirect: 'manual', headers: { 'user-agent': BROWSER_UA } })).status, 302);
+    // Written while the server runs, by the server.
+    await waitFor(async () => (await visitsOf(db, code)) === 5);
+    t.is(await kurz.stop(), 0);
+    t.is(await visitsOf(db, code), 5);
+    t.is(backgroundPids(kurz.output().stderr).length, 4, 'no fifth process');
+  },
+);

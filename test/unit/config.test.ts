@@ -17,6 +17,7 @@ test('defaults: 127.0.0.1:8080, ./data/kurz.db, 6-character obfuscated codes, 30
     redirectStatus: 302,
   });
   t.is(c.dedupeWindow, 30 * 86_400_000);
+  t.is(c.durability, 'full');
   t.true(Object.isFrozen(c));
 });
 
@@ -88,6 +89,11 @@ const INVALID: Array<[string, Parameters<typeof loadConfig>[0], string]> = [
     'codeMode (environment variable KURZ_CODE_MODE): must be one of obfuscated, sequential, got "random"',
   ],
   ['redirect status 303', { file: { redirectStatus: 303 } }, 'redirectStatus (config file ): must be one of 301, 302, 307, 308, got 303'],
+  [
+    'unknown durability',
+    { env: { KURZ_DURABILITY: 'normal' } },
+    'durability (environment variable KURZ_DURABILITY): must be one of full, process, got "normal"',
+  ],
   [
     'public URL without scheme',
     { env: { KURZ_PUBLIC_URL: 's.example.com' } },

@@ -29,6 +29,7 @@ test('a new database is created with its folder, in WAL mode, marked as kurz, at
     'visit_days',
     'visit_dimension_days',
     'visit_dimensions',
+    'visit_handovers',
     'visit_hours',
     'visit_totals',
     'visitors',

@@ -138,38 +138,62 @@ sqliteOnly('a write keeps the WAL open for its sync, across a checkpoint that em
   t.teardown(() => db.open && db.close());
   const store = createSqliteLinkStore(db, watchWrites(db, memoryLogger()));
   // SQLite holds one descriptor of the WAL itself; the store's sync the second.
-  const walDescriptors = (): number =>
-    readdirSync('/proc/self/fd').filter((fd) => {
-      try {
-        return readlinkSync(`/proc/self/fd/${fd}`) === `${path}-wal`;
-      } catch {
-        return false;
-      }
-    }).length;
-  const write = (code: string) =>
-    store.write((tx) =>
-      tx.insertLink(
-        {
-          ...DEFAULT_OPTIONS,
-          code,
-          url: 'https://example.com/',
-          isAlias: false,
-          passwordHash: null,
-          urlHash: null,
-          createdAt: new Date(1),
-        },
-        null,
-      ),
-    );
-
+  const walDescriptors = () => walDescriptorsOf(path);
   t.is(walDescriptors(), 1);
-  await write('a');
+  await insertLink(store, 'a');
   t.is(walDescriptors(), 2);
   db.pragma('wal_checkpoint(TRUNCATE)');
-  await write('b');
+  await insertLink(store, 'b');
   t.is(walDescriptors(), 2, 'the same file, not a second descriptor');
   store.close();
   t.is(walDescriptors(), 1);
   db.close();
   t.is(walDescriptors(), 0);
 });
+
+sqliteOnly(
+  'with durability process no write waits for the disk: the connection stays in NORMAL and the WAL is never synced',
+  'PRAGMA synchronous and the WAL file',
+  async (t) => {
+    const path = join(tempDir(t), 'k.db');
+    const db = openDatabase(path, { durability: 'process' });
+    t.teardown(() => db.open && db.close());
+    t.is(db.pragma('synchronous', { simple: true }), 1, 'NORMAL');
+    const health = watchWrites(db, memoryLogger());
+    t.teardown(() => health.close());
+    const store = createSqliteLinkStore(db, health, 'process');
+    const id = (await insertLink(store, 'a')) ?? 0;
+    t.is(walDescriptorsOf(path), 1, "SQLite's own: the store opened none to sync");
+    await createSqliteVisitStore(db, health, { durability: 'process' }).addVisits(linkVisits({ id, count: 2, lastVisitAt: 50 }));
+    t.is(db.pragma('synchronous', { simple: true }), 1, 'still NORMAL after a link write and a visit write');
+    store.close();
+    db.close();
+    const again = openDatabase(path);
+    t.teardown(() => again.close());
+    t.like(again.prepare('SELECT code, count FROM links JOIN link_visits ON link_visits.link_id = links.id').get(), {
+      code: 'a',
+      count: 2,
+    });
+  },
+);
+
+/** Descriptors this process holds of the WAL of the database at `path`. */
+function walDescriptorsOf(path: string): number {
+  return readdirSync('/proc/self/fd').filter((fd) => {
+    try {
+      return readlinkSync(`/proc/self/fd/${fd}`) === `${path}-wal`;
+    } catch {
+      return false;
+    }
+  }).length;
+}
+
+/** Stores a bare link with code `code`; resolves with its id. */
+function insertLink(store: LinkStore, code: string): Promise<number | undefined> {
+  return store.write((tx) =>
+    tx.insertLink(
+      { ...DEFAULT_OPTIONS, code, url: 'https://example.com/', isAlias: false, passwordHash: null, urlHash: null, createdAt: new Date(1) },
+      null,
+    ),
+  );
+}

@@ -1,9 +1,10 @@
 import { existsSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Sqlite, { type Database } from 'better-sqlite3';
+import type { Durability } from '../../config.ts';
 import { ensureDir } from '../../ensure-dir.ts';
 import { migrate } from './migrations.ts';
-import { SYNC_DURABLE } from './queries.ts';
+import { SYNC_DURABLE, SYNC_WITHOUT_WAITING } from './queries.ts';
 
 /** How long a statement waits for a lock another process holds (link writes wait on timers instead). */
 export const BUSY_TIMEOUT_MS = 5000;
@@ -22,6 +23,17 @@ export interface OpenOptions {
   nativeBinding?: object | undefined;
   /** Refuse to create the file: for commands that only read, so a mistyped path is not a new database. */
   mustExist?: boolean;
+  /** The `durability` setting: the connection's synchronous mode (see connectionSync). Default full. */
+  durability?: Durability;
+}
+
+/**
+ * The connection's synchronous mode for `durability`, which writes that wait for the disk return to: FULL
+ * syncs the WAL at every commit, so a commit survives a power cut; NORMAL leaves it in the OS's page cache,
+ * which outlives a crash of kurz but not of the machine (the WAL is synced at checkpoints either way).
+ */
+export function connectionSync(durability: Durability): string {
+  return durability === 'full' ? SYNC_DURABLE : SYNC_WITHOUT_WAITING;
 }
 
 /**
@@ -48,7 +60,7 @@ export function openDatabase(path: string, options: OpenOptions = {}): Database 
     db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
     db.pragma(`cache_size = -${PAGE_CACHE_KIB}`);
     db.pragma('journal_mode = WAL');
-    db.exec(SYNC_DURABLE);
+    db.exec(connectionSync(options.durability ?? 'full'));
     db.pragma('foreign_keys = ON');
     claim(db, path);
     migrate(db);

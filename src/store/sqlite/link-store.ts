@@ -1,11 +1,13 @@
 import { closeSync, fdatasync, openSync } from 'node:fs';
 import { promisify } from 'node:util';
 import type { Database } from 'better-sqlite3';
+import type { Durability } from '../../config.ts';
 import { AppError } from '../../errors.ts';
 import type { Link, LinkChange, LinkEdit, LinkOptions, LinkQuery, LinkRecord, NewLink, Target } from '../../links/link.ts';
 import { toLink, toTarget, type LinkRow, type TargetRow } from '../rows.ts';
 import type { LinkStore, LinkWriter } from '../ports.ts';
 import { createGroupCommit } from '../group-commit.ts';
+import { connectionSync } from './database.ts';
 import { outsideTransaction, waitingForLock } from './outside-transaction.ts';
 import * as q from './queries.ts';
 import { faultOf, type WriteHealth } from './write-health.ts';
@@ -26,11 +28,12 @@ type Job = (tx: LinkWriter) => Promise<unknown>;
 
 /**
  * The link store on one SQLite connection. Reads run at once; writes go through a group commit: the writes
- * of one turn of the event loop share one transaction and one disk sync, each in its own savepoint. A batch
- * that fails for a fault of the file (disk full, read-only, locked past the wait) rejects every job with
- * the 503 `health` makes of it, and stores none of them.
+ * of one turn of the event loop share one transaction and, with durability full, one disk sync, each in its
+ * own savepoint. `durability` is the one the connection was opened with. A batch that fails for a fault of
+ * the file (disk full, read-only, locked past the wait) rejects every job with the 503 `health` makes of
+ * it, and stores none of them.
  */
-export function createSqliteLinkStore(db: Database, health: WriteHealth): SqliteLinkStore {
+export function createSqliteLinkStore(db: Database, health: WriteHealth, durability: Durability = 'full'): SqliteLinkStore {
   const statement = <P extends unknown[], R = unknown>(sql: string) => db.prepare<P, R>(sql);
   const linkByCode = statement<[string], LinkRow>(q.LINK_BY_CODE);
   const targetByCode = statement<[string], TargetRow>(q.TARGET_BY_CODE);
@@ -55,7 +58,7 @@ export function createSqliteLinkStore(db: Database, health: WriteHealth): Sqlite
   const changesAfter = statement<[number], LinkChange>(q.CHANGES_AFTER);
   const forgetChanges = db.prepare(q.FORGET_CHANGES_BEFORE);
   const syncLess = db.prepare(q.SYNC_WITHOUT_WAITING);
-  const syncDurable = db.prepare(q.SYNC_DURABLE);
+  const syncDefault = db.prepare(connectionSync(durability));
   const begin = db.prepare(q.BEGIN);
   const commit = db.prepare(q.COMMIT);
   const rollback = db.prepare(q.ROLLBACK);
@@ -145,19 +148,19 @@ export function createSqliteLinkStore(db: Database, health: WriteHealth): Sqlite
       if (db.inTransaction) rollback.run();
       throw health.failed(err);
     } finally {
-      syncDurable.run();
+      syncDefault.run();
     }
     return results;
   }
 
-  /** BEGIN IMMEDIATE in synchronous=NORMAL (the caller restores FULL after COMMIT), waiting for the lock on timers. */
+  /** BEGIN IMMEDIATE in synchronous=NORMAL (the caller restores the connection's mode after COMMIT), waiting for the lock on timers. */
   function beginWithoutSync(): Promise<void> {
     return waitingForLock(db, () => {
       syncLess.run();
       try {
         begin.run();
       } catch (err) {
-        syncDurable.run();
+        syncDefault.run();
         throw err;
       }
     });
@@ -185,7 +188,8 @@ export function createSqliteLinkStore(db: Database, health: WriteHealth): Sqlite
     }
   }
 
-  const writes = createGroupCommit<Job, unknown>(commitJobs, syncWal);
+  // With durability process, a commit is in the OS's page cache, which outlives a crash of kurz: done.
+  const writes = createGroupCommit<Job, unknown>(commitJobs, durability === 'full' ? syncWal : async () => undefined);
 
   return {
     linkByCode: async (code) => toLink(linkByCode.get(code)),

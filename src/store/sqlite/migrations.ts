@@ -164,6 +164,17 @@ export const MIGRATIONS: readonly string[] = [
   ) WITHOUT ROWID;
   CREATE INDEX links_by_created ON links (created_at);
   `,
+  // The background writer's receipt, kept with each chunk of visits it writes (VisitReceipt): when a writer
+  // is killed, the server hands the next one exactly the visits it had not written. One row per writer
+  // process, removed once the server has read it (a row is left only if the server dies too).
+  `
+  CREATE TABLE visit_handovers (
+    writer    TEXT    PRIMARY KEY,
+    pass_from INTEGER NOT NULL,
+    pass_to   INTEGER NOT NULL,
+    written   INTEGER NOT NULL
+  ) WITHOUT ROWID;
+  `,
 ];
 
 /**

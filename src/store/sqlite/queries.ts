@@ -119,6 +119,14 @@ export const ADD_VISIT_DIMENSION_DAY = `INSERT INTO visit_dimension_days (link_i
 export const ADD_VISIT_TOTAL = `INSERT INTO visit_totals (day, humans, bots, uniques) VALUES (@t, @humans, @bots, @uniques)
   ON CONFLICT (day) DO UPDATE SET humans = humans + excluded.humans, bots = bots + excluded.bots, uniques = uniques + excluded.uniques`;
 
+/** A background writer's receipt, replaced with each chunk it writes (migration 6). */
+export const SET_HANDOVER = `INSERT INTO visit_handovers (writer, pass_from, pass_to, written) VALUES (@writer, @from, @to, @written)
+  ON CONFLICT (writer) DO UPDATE SET pass_from = excluded.pass_from, pass_to = excluded.pass_to, written = excluded.written`;
+
+export const HANDOVER = `SELECT pass_from AS "from", pass_to AS "to", written FROM visit_handovers WHERE writer = ?`;
+
+export const DELETE_HANDOVER = `DELETE FROM visit_handovers WHERE writer = ?`;
+
 /** The oldest raw visits before the cut-off, a batch at a time (index visits_by_at). */
 export const DELETE_VISITS_BEFORE = `DELETE FROM visits WHERE id IN (SELECT id FROM visits WHERE at < ? ORDER BY at LIMIT ?)`;
 
@@ -209,10 +217,13 @@ export const TOUCH_KEY = `UPDATE api_keys SET last_used_at = ? WHERE id = ?`;
 
 export const PING = `SELECT 1 AS ok`;
 
-/** FULL: a link that was answered 201 survives a power cut, not only a crash. The connection's default. */
+/** FULL: a link that was answered 201 survives a power cut, not only a crash. The connection's default (durability full). */
 export const SYNC_DURABLE = `PRAGMA synchronous = FULL`;
 
-/** WAL commits without waiting for the disk: visit counts, and group commits whose sync runs after (syncWal). */
+/**
+ * WAL commits without waiting for the disk: visit counts, group commits whose sync runs after (syncWal), and
+ * every write with durability process.
+ */
 export const SYNC_WITHOUT_WAITING = `PRAGMA synchronous = NORMAL`;
 
 /** Immediate: takes the write lock at once, so a transaction never fails half-way on a lock upgrade. */

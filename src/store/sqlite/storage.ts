@@ -39,14 +39,15 @@ export interface SqliteStorage extends Storage, CopySource {
  * stores on one connection. Throws with a message naming the file when it cannot be opened or is not kurz's.
  * Its health is what this connection's writes (write-health.ts) and the background writer's report.
  */
-export function openSqliteStorage(config: Pick<Config, 'db' | 'cacheDir'>, options: SqliteOptions): SqliteStorage {
+export function openSqliteStorage(config: Pick<Config, 'db' | 'cacheDir' | 'durability'>, options: SqliteOptions): SqliteStorage {
   const nativeBinding = loadNativeBinding(config.cacheDir);
-  const db = openDatabase(config.db, { nativeBinding, mustExist: options.mustExist ?? false });
+  const { durability } = config;
+  const db = openDatabase(config.db, { nativeBinding, mustExist: options.mustExist ?? false, durability });
   const health = watchWrites(db, options.log);
-  const links = createSqliteLinkStore(db, health);
-  const visits = createSqliteVisitStore(db, health);
+  const links = createSqliteLinkStore(db, health, durability);
+  const visits = createSqliteVisitStore(db, health, { durability });
   const background: BackgroundWriter | undefined = options.backgroundWriter
-    ? startBackgroundWriter(db, ['--cache-dir', config.cacheDir, ...options.backgroundWriter], options.log)
+    ? startBackgroundWriter(db, health, ['--cache-dir', config.cacheDir, '--durability', durability, ...options.backgroundWriter], options.log)
     : undefined;
   let closed: Promise<void> | undefined;
   return {
@@ -102,16 +103,18 @@ function copiedTable(table: string): string {
 }
 
 /**
- * The background writer's process (`kurz background`): runs until the server that started it goes,
- * recording visits with the recorder `recorderOn` builds on its own connection.
+ * The background writer's process (`kurz background`), named `handover` by the server that started it:
+ * runs until that server goes, recording visits with the recorder `recorderOn` builds on its own connection.
  */
 export function serveAsBackgroundWriter(
-  config: Pick<Config, 'db' | 'cacheDir'>,
+  config: Pick<Config, 'db' | 'cacheDir' | 'durability'>,
+  handover: string,
   recorderOn: (store: VisitStore) => VisitRecorder,
   log: Logger,
 ): Promise<void> {
-  const db = openDatabase(config.db, { nativeBinding: loadNativeBinding(config.cacheDir), mustExist: true });
+  const { durability } = config;
+  const db = openDatabase(config.db, { nativeBinding: loadNativeBinding(config.cacheDir), mustExist: true, durability });
   const health = watchWrites(db, log, { process: 'background writer', onChange: reportFault });
-  const store = createSqliteVisitStore(db, health);
-  return runBackgroundWriter(db, recorderOn({ ...store, offload: () => false }), health, log);
+  const store = createSqliteVisitStore(db, health, { durability, handover });
+  return runBackgroundWriter(db, { ...store, offload: () => false }, recorderOn, handover, health, log);
 }

@@ -1,8 +1,11 @@
 import type { Database } from 'better-sqlite3';
+import type { Durability } from '../../config.ts';
 import type { VisitBatch } from '../../visits/rollup.ts';
 import type { DimensionCount, LinkTally, StoredVisit, Visit, VisitTally } from '../../visits/visit.ts';
+import type { VisitReceipt } from '../../visits/visit-handover.ts';
 import { DAY, dayOf, DIMENSIONS, hourOf, type Dimension } from '../../visits/visit.ts';
 import type { VisitStore } from '../ports.ts';
+import { connectionSync } from './database.ts';
 import { outsideTransaction } from './outside-transaction.ts';
 import * as q from './queries.ts';
 import type { WriteHealth } from './write-health.ts';
@@ -20,11 +23,19 @@ export interface SqliteVisitStore extends Omit<VisitStore, 'offload'> {
   idle(): Promise<void>;
 }
 
+export interface SqliteVisitStoreOptions {
+  /** The one the connection was opened with. Default full. */
+  durability?: Durability;
+  /** The background writer's name for itself: each write keeps its receipt under it (visit_handovers). */
+  handover?: string;
+}
+
 /**
  * Visits on one SQLite connection. Dimensions are stored as their index in DIMENSIONS (a shipped index
  * never changes meaning; new dimensions are appended). Writes report to `health`.
  */
-export function createSqliteVisitStore(db: Database, health: WriteHealth): SqliteVisitStore {
+export function createSqliteVisitStore(db: Database, health: WriteHealth, options: SqliteVisitStoreOptions = {}): SqliteVisitStore {
+  const { handover } = options;
   const insertVisit = db.prepare(q.insertVisits(1));
   const insertVisitRows = db.prepare(q.insertVisits(INSERT_ROWS));
   const insertVisitor = db.prepare<[number, number, Buffer]>(q.INSERT_VISITOR);
@@ -48,9 +59,10 @@ export function createSqliteVisitStore(db: Database, health: WriteHealth): Sqlit
   const createdPerDay = db.prepare<[number, number], { t: number; count: number }>(q.LINKS_CREATED_PER_DAY);
   const visitsPage = db.prepare<[{ at: number; id: number; from: number; to: number; limit: number }], VisitRow>(q.VISITS_PAGE);
   const syncLess = db.prepare(q.SYNC_WITHOUT_WAITING);
-  const syncDurable = db.prepare(q.SYNC_DURABLE);
+  const syncDefault = db.prepare(connectionSync(options.durability ?? 'full'));
+  const setHandover = db.prepare(q.SET_HANDOVER);
 
-  const writeBatch = db.transaction((batch: VisitBatch) => {
+  const writeBatch = db.transaction((batch: VisitBatch, receipt: VisitReceipt | undefined) => {
     // A visitor new for its link and day is one unique visitor, in the hour and on the day it was seen.
     const uniques = new Map<string, number>();
     for (const v of batch.visitors) {
@@ -65,6 +77,7 @@ export function createSqliteVisitStore(db: Database, health: WriteHealth): Sqlit
     for (const d of batch.dimensionDays) addDimensionDay.run(d.linkId, d.hour, DIMENSIONS.indexOf(d.dimension), d.value, d.count);
     for (const c of batch.links) addLinkVisits.run(c);
     insertRaw(batch.visits);
+    if (handover !== undefined && receipt !== undefined) setHandover.run({ writer: handover, ...receipt });
   });
 
   /** Raw rows INSERT_ROWS per statement, the rest one by one. */
@@ -82,7 +95,7 @@ export function createSqliteVisitStore(db: Database, health: WriteHealth): Sqlit
       try {
         work();
       } finally {
-        syncDurable.run();
+        syncDefault.run();
       }
     });
     writes.add(written);
@@ -91,7 +104,7 @@ export function createSqliteVisitStore(db: Database, health: WriteHealth): Sqlit
   }
 
   return {
-    addVisits: (batch) => track(() => writeBatch.immediate(batch)),
+    addVisits: (batch, receipt) => track(() => writeBatch.immediate(batch, receipt)),
 
     async pruneVisits(before, visitorDaysBefore, limit) {
       let deleted = 0;
