@@ -27,7 +27,7 @@ export interface ServerProcess {
   /** The same of its child processes (kurz's background writer, its workers), summed; 0 when it has none. */
   childRssKiB(): number;
   childCpuSeconds(): number;
-  /** Lines the server logged at level error so far (kurz logs `TIME error message …`). */
+  /** Lines the server logged at level error so far (`{"time":…,"level":"error",…}`, or `TIME error message …` as text). */
   errorLines(): string[];
   /**
    * SIGTERM, then SIGKILL if it has not exited within the grace period; resolves to the seconds it took to
@@ -99,7 +99,7 @@ export async function startServer(options: ServerOptions): Promise<ServerProcess
     errorLines: () =>
       readFileSync(options.logFile, 'utf8')
         .split('\n')
-        .filter((line) => /^\S+ error /.test(line)),
+        .filter((line) => (line.startsWith('{"time":') ? line.includes(',"level":"error",') : /^\S+ error /.test(line))),
     async stop() {
       const started = performance.now();
       child.kill('SIGTERM');

@@ -1,4 +1,5 @@
 import type { Access } from './auth/access.ts';
+import type { CacheStats } from './cache/redirect-cache.ts';
 import type { Config } from './config.ts';
 import type { Renderer } from './http/respond.ts';
 import type { Pipeline } from './http/pipeline.ts';
@@ -34,10 +35,16 @@ export interface Services {
   stats: VisitStats;
   shortUrl(code: string): string;
   isDatabaseReachable(): Promise<boolean>;
+  /** What the redirect cache has answered, and holds. */
+  cacheStats(): CacheStats;
+  /** The database's size in bytes (see Storage.databaseBytes). */
+  databaseBytes(): Promise<number>;
 }
 
 /** What the edge and the Koa handlers add to the services. */
 export interface WebServices extends Services {
   render: Renderer;
   pipeline: Pipeline;
+  /** The text /metrics answers: this process's metrics, or in a worker every process's added up. */
+  scrapeMetrics(): Promise<string>;
 }

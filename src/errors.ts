@@ -21,18 +21,24 @@ export class AppError extends Error {
   readonly field: string | undefined;
   /** For `rate_limited`: seconds until a retry may succeed (the Retry-After header). */
   readonly retryAfter: number | undefined;
+  /** For `rate_limited`: which limit refused (kurz_rate_limited_total's `limit` label). */
+  readonly limit: string | undefined;
 
-  constructor(code: ErrorCode, message: string, field?: string, retryAfter?: number) {
+  constructor(code: ErrorCode, message: string, field?: string, retryAfter?: number, limit?: string) {
     super(message);
     this.name = 'AppError';
     this.code = code;
     this.field = field;
     this.retryAfter = retryAfter;
+    this.limit = limit;
   }
 }
 
-/** A 429 telling the client how long to wait (`ms`, rounded up to whole seconds). */
-export function rateLimited(message: string, ms: number): AppError {
+/**
+ * A 429 telling the client how long to wait (`ms`, rounded up to whole seconds). `limit` names the limit
+ * in /metrics (kurz_rate_limited_total{limit}), where every refusal answered is counted.
+ */
+export function rateLimited(message: string, ms: number, limit = 'unnamed'): AppError {
   const seconds = Math.max(1, Math.ceil(ms / 1000));
-  return new AppError('rate_limited', `${message}; try again in ${seconds} s`, undefined, seconds);
+  return new AppError('rate_limited', `${message}; try again in ${seconds} s`, undefined, seconds, limit);
 }

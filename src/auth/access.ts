@@ -89,7 +89,7 @@ export async function accessControl({ config, now, random, store, settings }: Ac
     async login(user: string, password: string, client: string): Promise<string> {
       const keys = [`client:${client}`, `user:${user.toLowerCase()}`];
       const wait = Math.max(...keys.map((k) => throttle.wait(k)));
-      if (wait > 0) throw rateLimited('too many failed logins', wait);
+      if (wait > 0) throw rateLimited('too many failed logins', wait, 'login');
       const stored = (await settings.setting(PASSWORD_SETTING)) || (await (decoy ??= hashPassword(random(16).toString('hex'), random)));
       // The password is checked even for a wrong user name, so that both take the same time.
       const ok = (await verifyPassword(password, stored)) && user === config.adminUser;

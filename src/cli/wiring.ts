@@ -16,9 +16,9 @@ export interface OpenOptions {
 
 /** Opens the database for a one-shot command, runs `work` on the services, and always closes it. */
 export async function withServices<T>(config: Config, work: (services: Services) => T | Promise<T>, options: OpenOptions = {}): Promise<T> {
-  const storage = await openStorage(config, { log: defaultDeps().log, mustExist: options.existing ?? false });
+  const storage = await openStorage(config, { log: defaultDeps(config).log, mustExist: options.existing ?? false });
   try {
-    return await work(await createServices(config, defaultDeps(), storage));
+    return await work(await createServices(config, defaultDeps(config), storage));
   } finally {
     await storage.close();
   }
@@ -36,7 +36,7 @@ export function backupDatabase(config: Config, target: string): Promise<number> 
 export async function migrateToPostgres(config: Config, url: string, progress: (table: string) => void): Promise<TableCount[]> {
   return withSqlite(config, { existing: true }, async (source) => {
     const { openPostgresStorage } = await import('../store/postgres/storage.ts');
-    const target = await openPostgresStorage({ ...config, databaseUrl: url }, { log: defaultDeps().log });
+    const target = await openPostgresStorage({ ...config, databaseUrl: url }, { log: defaultDeps(config).log });
     try {
       return await copyDatabase(source, target, progress);
     } finally {
@@ -52,12 +52,12 @@ export function sqliteVersion(config: Config): Promise<string> {
 
 /** The background writer's process, started by `serve`. */
 export function runBackgroundWriter(config: Config): Promise<void> {
-  const deps = defaultDeps();
+  const deps = defaultDeps(config);
   return serveAsBackgroundWriter(config, (store) => createVisitRecording(config, deps, store), deps.log);
 }
 
 async function withSqlite<T>(config: Config, options: OpenOptions, work: (storage: SqliteStorage) => T | Promise<T>): Promise<T> {
-  const storage = openSqliteStorage(config, { log: defaultDeps().log, mustExist: options.existing ?? false });
+  const storage = openSqliteStorage(config, { log: defaultDeps(config).log, mustExist: options.existing ?? false });
   try {
     return await work(storage);
   } finally {

@@ -4,6 +4,7 @@ import { isIP } from 'node:net';
 import parseForwarded from 'forwarded-parse';
 import proxyaddr from 'proxy-addr';
 import type { AppError } from '../errors.ts';
+import { Histogram } from '../histogram.ts';
 import { RequestCounter } from './request-counter.ts';
 
 /** What the pipeline knows of a request, built on first use (a hook, a log line). */
@@ -34,20 +35,33 @@ export interface Pipeline {
   /** The client's address (see RequestContext.client), without building a context: the redirect's. */
   clientOf(req: IncomingMessage): string;
   requests: RequestCounter;
+  /** Milliseconds from the edge taking a redirect to its answer (kurz_redirect_duration_seconds). */
+  redirectTimes: Histogram;
+  /** Counts a request refused by the rate limit named `limit` (kurz_rate_limited_total{limit}). */
+  refused(limit: string): void;
+  /** Refusals so far, by limit. */
+  readonly refusals: ReadonlyMap<string, number>;
 }
+
+/**
+ * Upper bounds of the redirect's duration buckets, in seconds: a cached redirect takes tens of µs, a
+ * store lookup on PostgreSQL a millisecond or more.
+ */
+export const REDIRECT_BUCKETS = [0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1];
 
 /** Route name of requests that no route took (404, 405). */
 export const UNMATCHED = 'unmatched';
 
 /**
  * The concerns every request passes through, written once: client address (trusted proxies), request id,
- * the authentication and rate-limit hooks, the request counter. The edge admits every request, whoever
+ * the authentication and rate-limit hooks, the request counter, the redirect's durations, the refusals. The edge admits every request, whoever
  * answers it; the redirect and Koa's one middleware report every answer, so no route can skip them.
  * Nothing is built for a request that no hook and no log line asks about.
  */
 export function createPipeline(trustedProxies: string, hooks: readonly Hook[] = []): Pipeline {
   const clientOf = clientAddress(trustedProxies);
   const requests = new RequestCounter();
+  const refusals = new Map<string, number>();
   const contexts = new WeakMap<IncomingMessage, RequestContext>();
   const prefix = randomBytes(3).toString('hex');
   let sequence = 0;
@@ -84,6 +98,9 @@ export function createPipeline(trustedProxies: string, hooks: readonly Hook[] = 
     contextOf,
     clientOf,
     requests,
+    redirectTimes: new Histogram(REDIRECT_BUCKETS),
+    refused: (limit) => refusals.set(limit, (refusals.get(limit) ?? 0) + 1),
+    refusals,
   };
 }
 

@@ -11,6 +11,8 @@ export interface ClientError {
   field?: string | undefined;
   /** Seconds, sent as Retry-After. */
   retryAfter?: number | undefined;
+  /** The rate limit that refused (kurz_rate_limited_total's label). */
+  limit?: string | undefined;
 }
 
 /** What a client is told of a failure that is not its own (logged with the request). */
@@ -34,7 +36,7 @@ export function asClientError(err: unknown): ClientError | undefined {
   if (err instanceof AppError)
     return err.code === 'internal'
       ? undefined
-      : { status: STATUS[err.code], code: err.code, message: err.message, field: err.field, retryAfter: err.retryAfter };
+      : { status: STATUS[err.code], code: err.code, message: err.message, field: err.field, retryAfter: err.retryAfter, limit: err.limit };
   const e = err as { status?: unknown; expose?: unknown; message?: unknown };
   if (typeof e?.status === 'number' && e.status >= 400 && e.status < 500 && e.expose === true) {
     return { status: e.status, code: codeOfStatus(e.status), message: String(e.message) };
@@ -47,33 +49,50 @@ export function httpError(status: number, message: string): Error {
   return Object.assign(new Error(message), { status, expose: true });
 }
 
+/** What answering an error takes: the pages, the log, and the pipeline (request ids, refusals). */
+export interface Answering {
+  render: Renderer;
+  log: Logger;
+  pipeline: Pipeline;
+}
+
 /**
  * The one place a failure becomes an answer, for the edge and for Koa alike: a client error shows its
  * message; anything else is logged with the request and answered with a generic 500. A page for browsers,
- * problem+json for everyone else (`wantsHtml`). A response already under way is cut off instead.
+ * problem+json for everyone else (`wantsHtml`). Either way the answer carries the request id
+ * (`X-Request-Id`), the id in the log. A response already under way is cut off instead.
  */
-export function sendError(
-  req: IncomingMessage,
-  res: ServerResponse,
-  err: unknown,
-  { render, log, pipeline }: { render: Renderer; log: Logger; pipeline: Pipeline },
-): void {
+export function sendError(req: IncomingMessage, res: ServerResponse, err: unknown, web: Answering): void {
   const problem = asClientError(err);
-  if (!problem) {
-    const { id, client } = pipeline.contextOf(req);
-    log.error('request failed', { method: req.method, path: req.url, id, client, err });
-  }
-  sendClientError(req, res, problem ?? INTERNAL_ERROR, render);
+  const { id, client } = web.pipeline.contextOf(req);
+  if (!problem) web.log.error('request failed', { requestId: id, method: req.method, path: req.url, client, err });
+  if (!res.headersSent) res.setHeader('X-Request-Id', id);
+  sendClientError(req, res, problem ?? INTERNAL_ERROR, web);
 }
 
 /** Answers with a client error, as a page or problem+json. */
-export function sendClientError(req: IncomingMessage, res: ServerResponse, problem: ClientError, render: Renderer): void {
+export function sendClientError(
+  req: IncomingMessage,
+  res: ServerResponse,
+  problem: ClientError,
+  web: Pick<Answering, 'render' | 'pipeline'>,
+): void {
   if (res.headersSent) {
     res.destroy();
     return;
   }
-  const { status, code, message, field, retryAfter } = problem;
-  if (retryAfter !== undefined) res.setHeader('Retry-After', String(retryAfter));
-  if (wantsHtml(req)) sendPage(res, status, render('error', { title: STATUS_CODES[status] ?? 'Error', status, message }));
+  const { status, code, message, field } = problem;
+  sendRetryAfter(res, problem, web.pipeline);
+  if (wantsHtml(req)) sendPage(res, status, web.render('error', { title: STATUS_CODES[status] ?? 'Error', status, message }));
   else sendProblem(res, status, code, message, field);
+}
+
+/**
+ * The Retry-After of a rate-limit refusal, which is counted by limit (kurz_rate_limited_total): every
+ * refusal kurz answers, as a page, a form or problem+json, passes here.
+ */
+export function sendRetryAfter(res: ServerResponse, refusal: Pick<ClientError, 'retryAfter' | 'limit'>, pipeline: Pipeline): void {
+  if (refusal.retryAfter === undefined) return;
+  res.setHeader('Retry-After', String(refusal.retryAfter));
+  if (refusal.limit !== undefined) pipeline.refused(refusal.limit);
 }

@@ -82,7 +82,7 @@ export function linkManagement({ config, listening, now, random, links, cache }:
       if (link.passwordHash === null) return link;
       const key = `${client} ${code}`;
       const wait = unlockThrottle.wait(key);
-      if (wait > 0) throw rateLimited('too many wrong passwords', wait);
+      if (wait > 0) throw rateLimited('too many wrong passwords', wait, 'unlock');
       if (typeof password !== 'string' || !(await verifyPassword(password, link.passwordHash))) {
         unlockThrottle.failed(key);
         throw new AppError('unauthorized', 'wrong password', 'password');

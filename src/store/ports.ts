@@ -13,6 +13,8 @@ export interface Storage {
   visits: VisitStore;
   settings: SettingsStore;
   access: AccessStore;
+  /** The database's size in bytes: SQLite's file and its write-ahead log; PostgreSQL's pg_database_size. */
+  databaseBytes(): Promise<number>;
   /** Writes what the store still holds (visits in a background writer) and lets go of the database. */
   close(): Promise<void>;
 }

@@ -12,6 +12,8 @@ export const PING = `SELECT 1 AS ok`;
 
 export const SERVER_VERSION = `SELECT current_setting('server_version') AS version`;
 
+export const DATABASE_SIZE = `SELECT pg_database_size(current_database())::float8 AS bytes`;
+
 export const BEGIN = `BEGIN`;
 
 export const COMMIT = `COMMIT`;

@@ -1,3 +1,4 @@
+import { stat } from 'node:fs/promises';
 import type { Config } from '../../config.ts';
 import type { Logger } from '../../log.ts';
 import type { VisitRecorder } from '../../visits/visit-recorder.ts';
@@ -68,6 +69,18 @@ export function openSqliteStorage(config: Pick<Config, 'db' | 'cacheDir'>, optio
         chunk = [];
       }
       if (chunk.length > 0) yield chunk;
+    },
+    async databaseBytes() {
+      if (db.memory) return 0;
+      const sizes = await Promise.all(
+        [db.name, `${db.name}-wal`].map((file) =>
+          stat(file).then(
+            (s) => s.size,
+            () => 0,
+          ),
+        ),
+      );
+      return sizes[0]! + sizes[1]!;
     },
     countRows: async (table) =>
       db

@@ -2,6 +2,7 @@ import type { Context } from 'koa';
 import { RateLimit } from '../../auth/throttle.ts';
 import type { WebServices } from '../../context.ts';
 import { AppError, rateLimited, STATUS } from '../../errors.ts';
+import { sendRetryAfter } from '../../http/problems.ts';
 import { sendSeeOther } from '../../http/respond.ts';
 import { readForm, sessionOf } from '../session.ts';
 import {
@@ -63,13 +64,13 @@ export function dashboardHandlers(web: WebServices) {
     const form = formValues(await readForm(ctx, web), PUBLIC_FIELDS);
     try {
       const wait = anonymous.take(web.pipeline.contextOf(ctx.req).client);
-      if (wait > 0) throw rateLimited('you have shortened many links in the last minute', wait);
+      if (wait > 0) throw rateLimited('you have shortened many links in the last minute', wait, 'anonymous-shortening');
       const alias = form['alias']?.trim();
       const { link } = await web.creation.createLink({ url: form['url'], alias: alias === '' ? undefined : alias });
       showPublic(ctx, 200, { url: '', alias: '' }, null, { shortUrl: web.shortUrl(link.code), url: link.url });
     } catch (err) {
       const error = formFailure(err);
-      if (error.retryAfter !== undefined) ctx.res.setHeader('Retry-After', String(error.retryAfter));
+      sendRetryAfter(ctx.res, error, web.pipeline);
       showPublic(ctx, STATUS[error.code], form, formError(error, PUBLIC_FIELDS), null);
     }
   }
