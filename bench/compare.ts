@@ -275,6 +275,8 @@ function startKurz(scenario: Scenario, setup: Setup, storeEnv: Record<string, st
     KURZ_PUBLIC_URL: 'https://s.example.test',
     KURZ_CACHE_SIZE: String(cacheSizeOf(scenario)),
     KURZ_WORKERS: String(workers),
+    // One JSON line per request into the log file, what kurz's stderr is here.
+    ...(scenario.variant?.accessLog ? { KURZ_ACCESS_LOG: 'on' } : {}),
   };
   return startServer({
     name: 'kurz',
