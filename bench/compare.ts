@@ -288,6 +288,8 @@ function startKurz(scenario: Scenario, setup: Setup, storeEnv: Record<string, st
     // wrk is one client: the limits stay on (their counting is measured) but out of its reach.
     KURZ_CREATION_RATE_LIMIT: String(OUT_OF_REACH),
     KURZ_NOT_FOUND_RATE_LIMIT: String(OUT_OF_REACH),
+    // One JSON line per request into the log file, what kurz's stderr is here.
+    ...(scenario.variant?.accessLog ? { KURZ_ACCESS_LOG: 'on' } : {}),
   };
   return startServer({
     name: 'kurz',

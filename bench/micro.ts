@@ -1,8 +1,13 @@
-// In-process costs of the pure parts of a create: URL validation and code generation (make bench-micro).
+// In-process costs of the pure parts of a create (URL validation, code generation) and of what metrics and
+// the access log add to a request (make bench-micro).
 import { randomBytes } from 'node:crypto';
+import { Histogram as PromHistogram } from 'prom-client';
 import { createCodeGenerator } from '../src/codes/code-generator.ts';
 import { loadConfig } from '../src/config.ts';
+import { Histogram } from '../src/histogram.ts';
+import { REDIRECT_BUCKETS } from '../src/http/pipeline.ts';
 import { normaliseUrl, urlRules } from '../src/links/url-rules.ts';
+import { jsonLine } from '../src/log.ts';
 
 const WARM_UP_MS = 500;
 const MEASURE_MS = 1500;
@@ -25,7 +30,42 @@ const cases: [name: string, op: (i: number) => unknown][] = [
   ['code: obfuscated, length 6', codeGenerator('obfuscated')],
   ['code: obfuscated, length 6, 25 per call (a batch of creations)', codeBatches(25)],
   ['code: sequential', codeGenerator('sequential')],
+  ["redirect timing: a performance.now() pair and kurz's histogram (what every redirect pays)", redirectTiming()],
+  ["the same with prom-client's Histogram.observe", promTiming()],
+  ['access log: one JSON line (what each request pays with accessLog on, before the write)', accessLine],
 ];
+
+function redirectTiming(): (i: number) => unknown {
+  const times = new Histogram(REDIRECT_BUCKETS);
+  return () => {
+    const start = performance.now();
+    times.observe(performance.now() - start);
+    return times;
+  };
+}
+
+function promTiming(): (i: number) => unknown {
+  const times = new PromHistogram({ name: 'redirect_seconds', help: 'redirects', buckets: REDIRECT_BUCKETS, registers: [] });
+  return () => {
+    const start = performance.now();
+    times.observe((performance.now() - start) / 1000);
+    return times;
+  };
+}
+
+function accessLine(i: number): string {
+  return jsonLine(Date.now(), 'info', 'request', {
+    requestId: `3f9a1c-${i.toString(36)}`,
+    client: '203.0.113.7',
+    method: 'GET',
+    path: '/E1aiwo',
+    status: 302,
+    durationMs: 0.042,
+    bytes: 187,
+    userAgent: 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36',
+    referrer: 'https://news.example/item?id=1',
+  });
+}
 
 function codeGenerator(mode: 'obfuscated' | 'sequential'): (i: number) => string {
   const generator = createCodeGenerator({ mode, length: 6, key: randomBytes(32), offset: 0 });

@@ -33,8 +33,11 @@ export interface Scenario {
   scaling?: boolean;
   /** The seeded links carry options (bench/seed.ts --options): their redirects take the gated path. */
   options?: boolean;
-  /** kurz runs differently from the single process on SQLite; compared with the scenario `of`, which does. */
-  variant?: { of: string; workers?: number; postgres?: boolean };
+  /**
+   * kurz runs differently from the single process on SQLite with the default settings; compared with the
+   * scenario `of`, which does: with workers, on PostgreSQL, or with the access log on (a line per request).
+   */
+  variant?: { of: string; workers?: number; postgres?: boolean; accessLog?: boolean };
 }
 
 export const CONNECTIONS = 50;
@@ -97,7 +100,10 @@ function mainScenarios(links: number, coldLinks: number): Scenario[] {
   ];
 }
 
-/** The hot redirects and creations again, with two workers and on PostgreSQL (beside the single process on SQLite). */
+/**
+ * The hot redirects and creations again, with two workers and on PostgreSQL, and the hot redirects with the
+ * access log on (beside the single process on SQLite with the defaults).
+ */
 function variants(links: number): Scenario[] {
   const hotName = `hot-redirect-${count(links)}`;
   const createBase = { title: 'create (links/s)', links, script: 'create.lua', codes: 'none', expected: [201] } as const;
@@ -107,6 +113,7 @@ function variants(links: number): Scenario[] {
     { ...createBase, name: 'create-2-workers', title: 'create (links/s), 2 workers', variant: { of: 'create', workers: 2 } },
     { ...hotBase, name: `${hotName}-postgres`, title: `${hotBase.title}, PostgreSQL`, variant: { of: hotName, postgres: true } },
     { ...createBase, name: 'create-postgres', title: 'create (links/s), PostgreSQL', variant: { of: 'create', postgres: true } },
+    { ...hotBase, name: `${hotName}-access-log`, title: `${hotBase.title}, access log on`, variant: { of: hotName, accessLog: true } },
   ];
 }
 

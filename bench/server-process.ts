@@ -32,7 +32,7 @@ export interface ServerProcess {
    * server's RSS, since the rest of theirs is mostly Node's own code, which the server maps too.
    */
   childPrivateKiB(): number;
-  /** Lines the server logged at level error so far (kurz logs `TIME error message …`). */
+  /** Lines the server logged at level error so far (`{"time":…,"level":"error",…}`, or `TIME error message …` as text). */
   errorLines(): string[];
   /**
    * SIGTERM, then SIGKILL if it has not exited within the grace period; resolves to the seconds it took to
@@ -107,7 +107,7 @@ export async function startServer(options: ServerOptions): Promise<ServerProcess
     errorLines: () =>
       readFileSync(options.logFile, 'utf8')
         .split('\n')
-        .filter((line) => /^\S+ error /.test(line)),
+        .filter((line) => (line.startsWith('{"time":') ? line.includes(',"level":"error",') : /^\S+ error /.test(line))),
     async stop() {
       const started = performance.now();
       child.kill('SIGTERM');

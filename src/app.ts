@@ -6,6 +6,7 @@ import type { Services, WebServices } from './context.ts';
 import type { Deps } from './deps.ts';
 import { isUnavailable } from './errors.ts';
 import { createEdge } from './edge/edge.ts';
+import { createAccessLog } from './http/access-log.ts';
 import { createPipeline, refuseWaitingClients, type Pipeline } from './http/pipeline.ts';
 import { createRenderer } from './http/respond.ts';
 import { createServices } from './services.ts';
@@ -13,7 +14,9 @@ import type { Storage } from './store/ports.ts';
 import type { VisitEvents } from './visits/visit-events.ts';
 import { scheduleBackups } from './scheduled-backups.ts';
 import { openStorage } from './store/open.ts';
+import { lineFormat } from './log.ts';
 import { handleErrors } from './web/errors.ts';
+import { createMetrics, type Metrics } from './web/metrics.ts';
 import { authenticate } from './web/middleware/authenticate.ts';
 import { createRouter } from './web/routes.ts';
 
@@ -36,6 +39,8 @@ export interface AppOptions {
   offloadVisits?: (events: VisitEvents, giveBack: (events: VisitEvents) => void) => boolean;
   /** Adapts the storage before the app uses it (tests: to take a capability away). */
   adaptStorage?: (storage: Storage) => Storage;
+  /** What /metrics answers instead of this process's metrics (a worker's: every process's, from its primary). */
+  scrapeMetrics?: () => Promise<string>;
 }
 
 /** The whole server, ready to be handed to http.createServer. */
@@ -45,6 +50,8 @@ export interface Kurz {
   services: Services;
   pipeline: Pipeline;
   storage: Storage;
+  /** This process's metrics (what /metrics shows, unless AppOptions.scrapeMetrics says otherwise). */
+  metrics: Metrics;
   /** Tells the app where the server listens (the URL rules refuse targets there). */
   listeningOn(address: AddressInfo): void;
   /** Stops the timers, hands on buffered visits, waits for pending writes and closes the database. */
@@ -58,7 +65,14 @@ export interface Kurz {
  * opened or migrated.
  */
 export async function createApp(config: Config, deps: Deps, options: AppOptions = {}): Promise<Kurz> {
-  const writerFlags = ['--visit-retention-days', String(config.visitRetentionDays)];
+  const writerFlags = [
+    '--visit-retention-days',
+    String(config.visitRetentionDays),
+    '--log-level',
+    config.logLevel,
+    '--log-format',
+    config.logFormat,
+  ];
   if (config.geoipDatabase !== '') writerFlags.push('--geoip-database', config.geoipDatabase);
   const writer = options.offloadVisits === undefined && (options.backgroundWriter ?? true);
   const opened = await openStorage(config, { log: deps.log, backgroundWriter: writer ? writerFlags : undefined });
@@ -72,12 +86,23 @@ export async function createApp(config: Config, deps: Deps, options: AppOptions 
     await storage.close();
     throw err;
   }
-  const pipeline = createPipeline(config.trustedProxies, [refuseWaitingClients(services.limits.notFound)]);
-  const web: WebServices = { ...services, render: createRenderer(), pipeline };
+  const web: WebServices = {
+    ...services,
+    render: createRenderer(),
+    pipeline: createPipeline(config.trustedProxies, [refuseWaitingClients(services.limits.notFound)]),
+    scrapeMetrics: () => (options.scrapeMetrics ?? metrics.text)(),
+  };
+  const metrics = createMetrics(web);
+  const logStream = deps.logStream ?? process.stderr;
+  const accessLog = config.accessLog ? createAccessLog(logStream, lineFormat(config.logFormat, logStream), web.pipeline) : undefined;
   const koa = new Koa({ keys: services.access.cookieKeys });
-  // handleErrors answers every error of a request; what reaches Koa's own handler is the connection's
-  // (a client gone, a slow client cut off), not kurz's: no stack trace on stderr for it.
-  koa.silent = true;
+  // What reaches Koa's own error event is a response that failed under way, mostly a client that hung up
+  // or a slow client cut off (every thrown error is answered by handleErrors); Koa's default would print a
+  // stack to stderr.
+  koa.on('error', (err: Error, ctx?: Koa.Context) => {
+    const requestId = ctx ? web.pipeline.contextOf(ctx.req).id : undefined;
+    deps.log.debug('the connection ended before the answer was sent', { requestId, reason: err.message });
+  });
   const router = createRouter(web);
   koa.use(handleErrors(web));
   koa.use(authenticate(web));
@@ -115,10 +140,11 @@ export async function createApp(config: Config, deps: Deps, options: AppOptions 
 
   let closed: Promise<void> | undefined;
   return {
-    callback: createEdge(web, koa.callback()),
+    callback: createEdge(web, koa.callback(), accessLog),
     services,
     pipeline: web.pipeline,
     storage,
+    metrics,
     listeningOn(address) {
       // A wildcard address stands for every interface's (the URL rules expand it).
       services.listening.port = address.port;

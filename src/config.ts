@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { availableParallelism, homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import proxyaddr from 'proxy-addr';
+import { LEVELS, LOG_FORMATS, type Level, type LogFormat } from './log.ts';
 
 export type CodeMode = 'obfuscated' | 'sequential';
 export type RedirectStatus = 301 | 302 | 307 | 308;
@@ -53,6 +54,11 @@ export interface Config {
   readonly backupInterval: number;
   readonly backupKeep: number;
   readonly backupDir: string;
+  readonly logLevel: Level;
+  readonly logFormat: LogFormat;
+  readonly accessLog: boolean;
+  readonly metricsKey: string;
+  readonly metricsAllow: string;
 }
 
 type Value = string | number | boolean;
@@ -308,6 +314,32 @@ export const OPTIONS: readonly Option[] = [
     parse: text(),
     doc: 'Folder of the scheduled backups; empty = "backups" beside the database file',
   },
+  { name: 'logLevel', default: 'info', parse: oneOf(LEVELS), doc: 'Least important log events written: debug, info, warn or error' },
+  {
+    name: 'logFormat',
+    default: 'auto',
+    parse: oneOf(LOG_FORMATS),
+    doc: 'Log lines as json (one object a line) or text (time level message key=value); auto = text on a terminal, else json',
+  },
+  {
+    name: 'accessLog',
+    default: false,
+    parse: boolean(),
+    doc: 'One log line per request, redirects included (address, method, path, status, duration, bytes, user agent, referrer)',
+  },
+  {
+    name: 'metricsKey',
+    default: '',
+    parse: secretKey(16),
+    secret: true,
+    doc: 'GET /metrics from any address with "Authorization: Bearer KEY" (empty = no key)',
+  },
+  {
+    name: 'metricsAllow',
+    default: '127.0.0.1,::1',
+    parse: addressList(),
+    doc: 'Addresses or CIDR ranges that may GET /metrics without the key, comma-separated (empty = none)',
+  },
 ];
 
 /** `publicUrl` -> `KURZ_PUBLIC_URL`. */
@@ -432,6 +464,18 @@ function text(minLength = 0): (raw: unknown) => string {
   return (raw) => {
     if (typeof raw !== 'string') throw new Error(`must be a string, got ${JSON.stringify(raw)}`);
     if (raw.length < minLength) throw new Error('must not be empty');
+    return raw;
+  };
+}
+
+/** A shared secret: empty (none), or at least `minLength` printable characters without spaces. */
+function secretKey(minLength: number): (raw: unknown) => string {
+  return (raw) => {
+    if (typeof raw !== 'string') throw new Error(`must be a string, got ${typeof raw}`);
+    if (raw === '') return '';
+    if (!/^[\x21-\x7e]+$/.test(raw)) throw new Error('must be printable ASCII without spaces (it is sent in an HTTP header)');
+    if (raw.length < minLength)
+      throw new Error(`must be at least ${minLength} characters long (e.g. openssl rand -hex 16), got ${raw.length}`);
     return raw;
   };
 }

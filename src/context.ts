@@ -1,5 +1,6 @@
 import type { Access } from './auth/access.ts';
 import type { RateLimits } from './auth/rate-limits.ts';
+import type { CacheStats } from './cache/redirect-cache.ts';
 import type { Config } from './config.ts';
 import type { Renderer } from './http/respond.ts';
 import type { Pipeline } from './http/pipeline.ts';
@@ -38,10 +39,16 @@ export interface Services {
   shortUrl(code: string): string;
   /** What keeps the database from serving ('disk full', 'database unreachable', …); undefined when nothing does. */
   databaseProblem(): Promise<string | undefined>;
+  /** What the redirect cache has answered, and holds. */
+  cacheStats(): CacheStats;
+  /** The database's size in bytes (see Storage.databaseBytes). */
+  databaseBytes(): Promise<number>;
 }
 
 /** What the edge and the Koa handlers add to the services. */
 export interface WebServices extends Services {
   render: Renderer;
   pipeline: Pipeline;
+  /** The text /metrics answers: this process's metrics, or in a worker every process's added up. */
+  scrapeMetrics(): Promise<string>;
 }

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { createLogger, type Logger } from './log.ts';
+import type { Config } from './config.ts';
+import { createLogger, type Logger, type LogStream } from './log.ts';
 
 /** What the app takes from the outside world, so tests can pin the clock and the randomness. */
 export interface Deps {
@@ -7,9 +8,12 @@ export interface Deps {
   now: () => number;
   random: (size: number) => Buffer;
   log: Logger;
+  /** Where the access log writes, in the log's format; process.stderr (the log's stream) unless given. */
+  logStream?: LogStream;
 }
 
-/** The real clock, the real CSPRNG, and a logger writing to stderr. */
-export function defaultDeps(): Deps {
-  return { now: Date.now, random: randomBytes, log: createLogger(process.stderr) };
+/** The real clock, the real CSPRNG, and a logger writing to stderr at the configured level and format. */
+export function defaultDeps(config?: Pick<Config, 'logLevel' | 'logFormat'>): Deps {
+  const log = createLogger(process.stderr, { level: config?.logLevel ?? 'info', format: config?.logFormat ?? 'auto' });
+  return { now: Date.now, random: randomBytes, log };
 }

@@ -53,6 +53,7 @@ export async function createServices(config: Config, deps: Deps, storage: Storag
     write: (events) => recorder.add(events),
     flushSize: config.visitFlushSize,
     flushInterval: config.visitFlushInterval,
+    log: deps.log,
   });
   visits.offloadTo((events, giveBack) => storage.visits.offload(events, giveBack));
   const { links } = storage;
@@ -78,5 +79,7 @@ export async function createServices(config: Config, deps: Deps, storage: Storag
     stats: visitStats({ visits: storage.visits, now }),
     shortUrl: (code) => `${config.publicUrl}/${code}`,
     databaseProblem: () => storage.problem(),
+    cacheStats: () => cache.stats(),
+    databaseBytes: () => storage.databaseBytes(),
   };
 }

@@ -5,17 +5,26 @@ import { createApp } from './app.ts';
 import type { Config } from './config.ts';
 import type { Deps } from './deps.ts';
 import type { VisitEvents } from './visits/visit-events.ts';
+import { aggregateMetrics, type Metrics, type MetricsJson } from './web/metrics.ts';
 
 /**
  * A worker's messages to its primary: ready to listen, listening (node:cluster does not report a socket
- * a worker opens with SO_REUSEPORT), or a flush of its visits for the primary to write.
+ * a worker opens with SO_REUSEPORT), a flush of its visits for the primary to write, a scrape of /metrics
+ * it took (answered with every process's metrics), or its own metrics, which the primary asked for.
  */
-type WorkerMessage = { ready: true } | { listening: number } | { visits: VisitEvents };
+type WorkerMessage =
+  { ready: true } | { listening: number } | { visits: VisitEvents } | { scrape: number } | { report: number; metrics: MetricsJson };
 
 /** The primary's message to a new worker: the port to listen on (the first worker's, when the setting is 0). */
 interface ListenMessage {
   listen: number;
 }
+
+/** The primary's messages about metrics: send yours (`report`), or here is the scrape you asked for. */
+type MetricsMessage = { report: number } | { scraped: number; text: string } | { scraped: number; error: string };
+
+/** How long the primary waits for a worker's metrics; one that does not answer is left out of that scrape. */
+const REPORT_TIMEOUT_MS = 2000;
 
 /** Waits before restarting a worker that died, by how many died in a row soon after starting. */
 const RESTART_DELAYS_MS = [0, 1000, 5000, 30_000];
@@ -41,6 +50,31 @@ export async function superviseWorkers(config: Config, deps: Deps): Promise<numb
   let diedSoon = 0;
   let port = config.port;
   const started = new Map<Worker, number>();
+  const reports = new Map<string, (metrics: MetricsJson | undefined) => void>();
+  let scrapes = 0;
+
+  /** Every live worker's metrics and the primary's own, added up: what a scrape of any worker shows. */
+  const gatherMetrics = async (): Promise<string> => {
+    const id = ++scrapes;
+    const asked = [...started.keys()]
+      .filter((w) => w.isConnected())
+      .map(
+        (worker) =>
+          new Promise<MetricsJson | undefined>((resolve) => {
+            const key = `${worker.id} ${id}`;
+            const timer = setTimeout(() => answer(undefined), REPORT_TIMEOUT_MS);
+            const answer = (metrics: MetricsJson | undefined): void => {
+              clearTimeout(timer);
+              reports.delete(key);
+              resolve(metrics);
+            };
+            reports.set(key, answer);
+            worker.send({ report: id } satisfies MetricsMessage);
+          }),
+      );
+    const all = await Promise.all([kurz.metrics.json(), ...asked]);
+    return aggregateMetrics(all.filter((metrics) => metrics !== undefined));
+  };
 
   /** A new worker, and its port once it listens (rejected if it exits first; its error is in the log). */
   const fork = (): { worker: Worker; listening: Promise<number> } => {
@@ -49,7 +83,14 @@ export async function superviseWorkers(config: Config, deps: Deps): Promise<numb
     const listening = new Promise<number>((resolve, reject) => {
       worker.on('message', (message: WorkerMessage) => {
         if ('visits' in message) kurz.services.visits.addEvents(message.visits);
-        else if ('ready' in message) worker.send({ listen: port } satisfies ListenMessage);
+        else if ('report' in message) reports.get(`${worker.id} ${message.report}`)?.(message.metrics);
+        else if ('scrape' in message) {
+          const scraped = message.scrape;
+          gatherMetrics().then(
+            (text) => worker.send({ scraped, text } satisfies MetricsMessage),
+            (err: unknown) => worker.send({ scraped, error: (err as Error).message } satisfies MetricsMessage),
+          );
+        } else if ('ready' in message) worker.send({ listen: port } satisfies ListenMessage);
         else resolve(message.listening);
       });
       worker.once('exit', (code, signal) => reject(new Error(`a worker could not start (exit code ${code}, signal ${signal})`)));
@@ -117,6 +158,39 @@ export async function portFromPrimary(): Promise<number> {
 /** A worker's side: tells the primary it listens, on `port`. */
 export function tellPrimaryListening(port: number): void {
   process.send?.({ listening: port } satisfies WorkerMessage);
+}
+
+/**
+ * A worker's side of /metrics: `scrape` is what its /metrics answers, every process's metrics added up by
+ * the primary; `report` names this worker's own, which the primary asks for (none until then).
+ */
+export function metricsThroughPrimary(): { scrape(): Promise<string>; report(metrics: Metrics): void } {
+  const waiting = new Map<number, { resolve: (text: string) => void; reject: (err: Error) => void }>();
+  let scrapes = 0;
+  let own: Metrics | undefined;
+  process.on('message', (message: MetricsMessage) => {
+    if ('report' in message) {
+      const report = message.report;
+      (own ? own.json() : Promise.resolve([])).then((metrics) => process.send?.({ report, metrics } satisfies WorkerMessage));
+    } else if ('scraped' in message) {
+      const scrape = waiting.get(message.scraped);
+      waiting.delete(message.scraped);
+      if ('text' in message) scrape?.resolve(message.text);
+      else scrape?.reject(new Error(`the primary could not gather the metrics: ${message.error}`));
+    }
+  });
+  return {
+    scrape: () =>
+      new Promise((resolve, reject) => {
+        if (!process.connected || !process.send) return reject(new Error('the primary is gone'));
+        const scrape = ++scrapes;
+        waiting.set(scrape, { resolve, reject });
+        process.send({ scrape } satisfies WorkerMessage);
+      }),
+    report(metrics) {
+      own = metrics;
+    },
+  };
 }
 
 /**

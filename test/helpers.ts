@@ -60,6 +60,8 @@ export interface TestKurz {
   config: Config;
   clock: ReturnType<typeof fakeClock>;
   log: ReturnType<typeof memoryLogger>;
+  /** The lines the access log wrote (setting accessLog), JSON unless logFormat says text. */
+  accessLog: string[];
   /** Kurz's database, fresh for the test: its settings, and a connection of the test's own. */
   database: TestDatabase;
   /** `database.sql`: the rows of a query run behind kurz's back. */
@@ -96,9 +98,11 @@ export async function startKurz(t: ExecutionContext, settings: Record<string, un
   const config = loadConfig({ file: { ...database.settings, port: 0, publicUrl: 'https://kurz.test', ...settings } });
   const clock = fakeClock();
   const log = memoryLogger();
+  const accessLog: string[] = [];
+  const logStream = { write: (text: string) => accessLog.push(...text.trimEnd().split('\n')) };
   let counter = 0;
   const random = (size: number) => Buffer.alloc(size, ++counter);
-  const kurz = await createApp(config, { now: clock.now, random, log }, { backgroundWriter: false, ...options });
+  const kurz = await createApp(config, { now: clock.now, random, log, logStream }, { backgroundWriter: false, ...options });
   t.teardown(() => kurz.close());
   const base = await listen(t, kurz.callback, config);
   kurz.listeningOn({ address: '127.0.0.1', family: 'IPv4', port: Number(new URL(base).port) });
@@ -122,6 +126,7 @@ export async function startKurz(t: ExecutionContext, settings: Record<string, un
     config,
     clock,
     log,
+    accessLog,
     database,
     sql: database.sql,
     key,
@@ -271,7 +276,11 @@ export interface ServeProcess {
   stop(): Promise<number | null>;
 }
 
-/** Starts `kurz serve` as its own process; resolves once it prints the URL to open. Stopped after the test. */
+/**
+ * Starts `kurz serve` as its own process; resolves once it prints the URL to open. Stopped after the test.
+ * It logs in the text format the tests read (KURZ_LOG_FORMAT=text) unless `env` says otherwise; the
+ * JSON lines it writes by default are test/http/logs.test.ts's.
+ */
 export async function startServe(
   t: ExecutionContext,
   env: Record<string, string>,
@@ -281,7 +290,7 @@ export async function startServe(
     ? [options.binary, ['serve', ...(options.args ?? [])]]
     : [process.execPath, [MAIN, 'serve', ...(options.args ?? [])]];
   const child = spawn(file, argv, {
-    env: { PATH: process.env['PATH'] ?? '', KURZ_PORT: '0', ...env },
+    env: { PATH: process.env['PATH'] ?? '', KURZ_PORT: '0', KURZ_LOG_FORMAT: 'text', ...env },
     cwd: options.cwd,
     stdio: ['ignore', 'pipe', 'pipe'],
   });

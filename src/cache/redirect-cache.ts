@@ -12,6 +12,23 @@ export interface RedirectCacheOptions {
 
 const NEGATIVE_ENTRIES = 10_000;
 
+/** Where each kind of lookup is counted in `#lookups`. */
+const HIT = 0;
+const UNKNOWN_HIT = 1;
+const MISS = 2;
+
+/** What the cache has answered so far, for /metrics. */
+export interface CacheStats {
+  /** Lookups answered with a target. */
+  hits: number;
+  /** Lookups answered "known not to exist" (the negative cache). */
+  unknownHits: number;
+  /** Lookups the cache could not answer: the store was asked. */
+  misses: number;
+  /** Links held now. */
+  size: number;
+}
+
 /** The doorkeeper's window: the cache size, at most 1M keys (1 MiB of bits). */
 const MAX_WINDOW = 1 << 20;
 
@@ -24,6 +41,8 @@ export class RedirectCache {
   readonly #known: LRUCache<string, Target> | undefined;
   readonly #unknown: LRUCache<string, true> | undefined;
   readonly #door: Doorkeeper;
+  /** Counted in a typed array: a lookup allocates nothing. */
+  readonly #lookups = new Float64Array(3);
 
   constructor(options: RedirectCacheOptions) {
     const perf = { now: options.now };
@@ -36,8 +55,21 @@ export class RedirectCache {
   /** The cached target, `null` if the code is known not to exist, `undefined` if the cache cannot tell. */
   get(code: string): Target | null | undefined {
     const target = this.#known?.get(code);
-    if (target !== undefined) return target;
-    return this.#unknown?.get(code) ? null : undefined;
+    if (target !== undefined) {
+      this.#lookups[HIT]! += 1;
+      return target;
+    }
+    if (this.#unknown?.get(code)) {
+      this.#lookups[UNKNOWN_HIT]! += 1;
+      return null;
+    }
+    this.#lookups[MISS]! += 1;
+    return undefined;
+  }
+
+  stats(): CacheStats {
+    const lookups = this.#lookups;
+    return { hits: lookups[HIT]!, unknownHits: lookups[UNKNOWN_HIT]!, misses: lookups[MISS]!, size: this.#known?.size ?? 0 };
   }
 
   /** Keeps what a lookup found, if the code was looked up before in the doorkeeper's window. */

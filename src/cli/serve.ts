@@ -7,7 +7,7 @@ import { createApp } from '../app.ts';
 import { describeConfig, type Config } from '../config.ts';
 import { defaultDeps, type Deps } from '../deps.ts';
 import { createHttpServer } from '../http/server.ts';
-import { portFromPrimary, relayVisitsToPrimary, superviseWorkers, tellPrimaryListening } from '../workers.ts';
+import { metricsThroughPrimary, portFromPrimary, relayVisitsToPrimary, superviseWorkers, tellPrimaryListening } from '../workers.ts';
 import type { Command } from './command.ts';
 
 /** How long shutdown waits for open requests before cutting connections. */
@@ -22,7 +22,7 @@ export const serve: Command = {
   flags: {},
   positionals: [0, 0],
   async run({ config }) {
-    const deps = defaultDeps();
+    const deps = defaultDeps(config);
     if (cluster.isWorker) {
       await serveHttp(config, deps, true);
       return undefined;
@@ -45,8 +45,10 @@ export const serve: Command = {
 async function serveHttp(config: Config, deps: Deps, worker: boolean): Promise<number> {
   const isNew = !worker && config.databaseUrl === '' && config.db !== ':memory:' && !existsSync(config.db);
   const relay = worker ? relayVisitsToPrimary() : undefined;
+  const metrics = worker ? metricsThroughPrimary() : undefined;
   const port = worker ? await portFromPrimary() : config.port;
-  const kurz = await createApp(config, deps, relay ? { offloadVisits: relay.offload } : {});
+  const kurz = await createApp(config, deps, relay && metrics ? { offloadVisits: relay.offload, scrapeMetrics: metrics.scrape } : {});
+  metrics?.report(kurz.metrics);
   const server = createHttpServer(config, kurz.callback);
   // Workers each listen on the port (SO_REUSEPORT), which node:cluster then leaves to them.
   server.listen({ port, host: config.host, reusePort: worker });

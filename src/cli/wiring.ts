@@ -19,9 +19,9 @@ export interface OpenOptions {
 
 /** Opens the database for a one-shot command, runs `work` on the services, and always closes it. */
 export async function withServices<T>(config: Config, work: (services: Services) => T | Promise<T>, options: OpenOptions = {}): Promise<T> {
-  const storage = await openStorage(config, { log: defaultDeps().log, mustExist: options.existing ?? false });
+  const storage = await openStorage(config, { log: defaultDeps(config).log, mustExist: options.existing ?? false });
   try {
-    return await work(await createServices(config, defaultDeps(), storage));
+    return await work(await createServices(config, defaultDeps(config), storage));
   } finally {
     await storage.close();
   }
@@ -42,7 +42,7 @@ export async function checkDatabase(config: Config, options: { file?: string | u
     return checkSqliteFile(options.file ?? config.db, { quick: options.quick, nativeBinding: loadNativeBinding(config.cacheDir) });
   }
   const { openPostgresStorage } = await import('../store/postgres/storage.ts');
-  const storage = await openPostgresStorage(config, { log: defaultDeps().log });
+  const storage = await openPostgresStorage(config, { log: defaultDeps(config).log });
   try {
     return await storage.inSnapshot(async (query) => ({ outcomes: await checkInvariants(query), totals: await totalsOf(query) }));
   } finally {
@@ -57,7 +57,7 @@ export async function checkDatabase(config: Config, options: { file?: string | u
 export async function migrateToPostgres(config: Config, url: string, progress: (table: string) => void): Promise<TableCount[]> {
   return withSqlite(config, { existing: true }, async (source) => {
     const { openPostgresStorage } = await import('../store/postgres/storage.ts');
-    const target = await openPostgresStorage({ ...config, databaseUrl: url }, { log: defaultDeps().log });
+    const target = await openPostgresStorage({ ...config, databaseUrl: url }, { log: defaultDeps(config).log });
     try {
       return await copyDatabase(source, target, progress);
     } finally {
@@ -73,12 +73,12 @@ export function sqliteVersion(config: Config): Promise<string> {
 
 /** The background writer's process, started by `serve`, which names it `handover`. */
 export function runBackgroundWriter(config: Config, handover: string): Promise<void> {
-  const deps = defaultDeps();
+  const deps = defaultDeps(config);
   return serveAsBackgroundWriter(config, handover, (store) => createVisitRecording(config, deps, store), deps.log);
 }
 
 async function withSqlite<T>(config: Config, options: OpenOptions, work: (storage: SqliteStorage) => T | Promise<T>): Promise<T> {
-  const storage = openSqliteStorage(config, { log: defaultDeps().log, mustExist: options.existing ?? false });
+  const storage = openSqliteStorage(config, { log: defaultDeps(config).log, mustExist: options.existing ?? false });
   try {
     return await work(storage);
   } finally {

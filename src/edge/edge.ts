@@ -1,7 +1,8 @@
 import type { RequestListener } from 'node:http';
 import type { WebServices } from '../context.ts';
+import type { AccessLog } from '../http/access-log.ts';
 import { UNMATCHED } from '../http/pipeline.ts';
-import { sendClientError, asClientError, INTERNAL_ERROR } from '../http/problems.ts';
+import { sendClientError, sendError } from '../http/problems.ts';
 import { MAX_REQUEST_TARGET } from '../http/server.ts';
 import { redirectHandler, redirectSegment } from './redirect.ts';
 
@@ -15,12 +16,14 @@ const URI_TOO_LONG = {
  * The front door, the one request listener: a redirect (`GET|HEAD /CODE`) is answered here, everything
  * else by Koa. Both pass through the same pipeline (web.pipeline): every request is admitted by its hooks
  * (the redirect's by the redirect, the rest here), and every answer is counted by whoever gave it. A
- * request-target over MAX_REQUEST_TARGET is answered 414 before either sees it.
+ * request-target over MAX_REQUEST_TARGET is answered 414 before either sees it. With an access log, every
+ * request is logged from here.
  */
-export function createEdge(web: WebServices, koa: RequestListener): RequestListener {
+export function createEdge(web: WebServices, koa: RequestListener, accessLog?: AccessLog): RequestListener {
   const redirect = redirectHandler(web);
   const { pipeline, render } = web;
   return (req, res) => {
+    if (accessLog !== undefined) accessLog(req, res);
     if (req.url!.length > MAX_REQUEST_TARGET) {
       sendClientError(req, res, URI_TOO_LONG, render);
       pipeline.answered(UNMATCHED, res.statusCode);
@@ -34,7 +37,7 @@ export function createEdge(web: WebServices, koa: RequestListener): RequestListe
     const refused = pipeline.admit(req, 'web');
     if (!refused) koa(req, res);
     else {
-      sendClientError(req, res, asClientError(refused) ?? INTERNAL_ERROR, render);
+      sendError(req, res, refused, web);
       pipeline.answered(UNMATCHED, res.statusCode);
     }
   };

@@ -1,6 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { WebServices } from '../context.ts';
-import { CODE } from '../links/alias-rules.ts';
 import { locationOf, queryOf, refusalOf } from '../links/gate.ts';
 import { goneMessage, notFoundMessage, refusalMessage, type Gate, type Refusal, type Target } from '../links/link.ts';
 import { sendClientError, sendError } from '../http/problems.ts';
@@ -10,6 +9,8 @@ import { isBot } from '../visits/classify.ts';
 
 /** The redirect's name in the request counter. */
 export const REDIRECT_ROUTE = 'redirect';
+
+const CODE = /^[A-Za-z0-9_-]{1,64}$/;
 
 /**
  * The segment a request for a redirect names: a GET or HEAD of one path segment (a query string is
@@ -44,15 +45,22 @@ export function redirectSegment(req: IncomingMessage): string | undefined {
  * 410, a password link its password form, and a link with a visit limit claims one visit from the store
  * first (a bot only checks that one is left). An ordinary link has no gate and costs one field test.
  * Each 404 counts against the client's `notFoundRateLimit`; past it, the pipeline refuses the client's
- * requests (429) before any lookup.
+ * requests (429) before any lookup. Each redirect's duration goes to `pipeline.redirectTimes`.
  */
 export function redirectHandler(web: WebServices): (req: IncomingMessage, res: ServerResponse, segment: string) => void {
   const { resolver, visits, pipeline, render, now, config } = web;
   const { notFound } = web.limits;
+  const times = pipeline.redirectTimes;
   const status = config.redirectStatus;
   const forwardQuery = config.forwardQuery;
 
-  function answer(req: IncomingMessage, res: ServerResponse, code: string, target: Target | undefined): void {
+  /** Counts an answer under the redirect's route (its duration is taken where the request came in). */
+  function answered(res: ServerResponse): void {
+    pipeline.answered(REDIRECT_ROUTE, res.statusCode);
+  }
+
+  /** Answers with what the lookup found: at once, or (a visit limit) once the store has said; then the promise. */
+  function answer(req: IncomingMessage, res: ServerResponse, code: string, target: Target | undefined): Promise<void> | undefined {
     if (!target) {
       // Only a 404 is counted: a client that follows live links never touches the limit's map.
       notFound.failed(pipeline.clientOf(req));
@@ -61,14 +69,12 @@ export function redirectHandler(web: WebServices): (req: IncomingMessage, res: S
     else if (target.gate === null) {
       sendRedirect(res, status, forwardQuery ? locationOf(target.url, queryOf(req.url ?? ''), true) : target.url);
       if (req.method === 'GET') visits.record(target.id, now(), pipeline.clientOf(req), req.rawHeaders);
-    } else {
-      answerGated(req, res, code, target, target.gate);
-      return;
-    }
-    pipeline.answered(REDIRECT_ROUTE, res.statusCode);
+    } else return answerGated(req, res, code, target, target.gate);
+    answered(res);
+    return undefined;
   }
 
-  function answerGated(req: IncomingMessage, res: ServerResponse, code: string, target: Target, gate: Gate): void {
+  function answerGated(req: IncomingMessage, res: ServerResponse, code: string, target: Target, gate: Gate): Promise<void> | undefined {
     const refusal = refusalOf(gate, now());
     if (refusal) return refuse(req, res, code, refusal);
     if (gate.locked) {
@@ -81,57 +87,65 @@ export function redirectHandler(web: WebServices): (req: IncomingMessage, res: S
           'unauthorized',
           `the link "${code}" is protected by a password; POST it as {"password": …} to /links/${code}/unlock`,
         );
-      pipeline.answered(REDIRECT_ROUTE, res.statusCode);
-      return;
+      answered(res);
+      return undefined;
     }
-    const go = (): void => {
+    const go = (): undefined => {
       sendRedirect(res, gate.redirectStatus ?? status, locationOf(target.url, queryOf(req.url ?? ''), gate.forwardQuery ?? forwardQuery));
       if (req.method === 'GET') visits.record(target.id, now(), pipeline.clientOf(req), req.rawHeaders);
-      pipeline.answered(REDIRECT_ROUTE, res.statusCode);
+      answered(res);
+      return undefined;
     };
     // A HEAD (a link checker) neither uses up a visit nor is refused for lack of one.
     if (gate.maxVisits === null || req.method !== 'GET') return go();
     // A bot (a chat app's preview) only looks: it follows while visits are left and uses none up.
     const looking = isBot(req.headers['user-agent'] ?? '');
-    (looking ? web.links.hasVisitsLeft(target.id) : web.links.claimVisit(target.id)).then(
+    return (looking ? web.links.hasVisitsLeft(target.id) : web.links.claimVisit(target.id)).then(
       (allowed) => (allowed ? go() : refuse(req, res, code, 'used_up')),
       (err: unknown) => fail(req, res, err),
     );
   }
 
-  function refuse(req: IncomingMessage, res: ServerResponse, code: string, refusal: Refusal): void {
+  function refuse(req: IncomingMessage, res: ServerResponse, code: string, refusal: Refusal): undefined {
     sendClientError(req, res, { status: 410, code: 'gone', message: refusalMessage(code, refusal) }, render);
-    pipeline.answered(REDIRECT_ROUTE, res.statusCode);
+    answered(res);
+    return undefined;
   }
 
   function fail(req: IncomingMessage, res: ServerResponse, err: unknown): void {
     sendError(req, res, err, web);
-    pipeline.answered(REDIRECT_ROUTE, res.statusCode);
+    answered(res);
   }
 
   return (req, res, code) => {
+    // Kept in this function, never passed on or captured, so that timing a redirect allocates nothing.
+    const start = performance.now();
+    let later: Promise<void> | undefined;
     try {
       const refused = pipeline.admit(req, 'redirect');
       if (refused) throw refused;
       // A segment that no code can spell needs no lookup.
       const found = CODE.test(code) ? resolver.resolveAtOnce(code) : null;
-      if (found !== undefined) {
-        answer(req, res, code, found ?? undefined);
-        return;
-      }
+      later =
+        found !== undefined
+          ? answer(req, res, code, found ?? undefined)
+          : resolver.lookup(code).then(
+              (target) => answer(req, res, code, target),
+              (err: unknown) => fail(req, res, err),
+            );
     } catch (err) {
       fail(req, res, err);
-      return;
     }
-    resolver.lookup(code).then(
-      (target) => {
-        try {
-          answer(req, res, code, target);
-        } catch (err) {
+    if (later === undefined) times.observe(performance.now() - start);
+    else {
+      const began = start;
+      later.then(
+        () => times.observe(performance.now() - began),
+        (err: unknown) => {
           fail(req, res, err);
-        }
-      },
-      (err: unknown) => fail(req, res, err),
-    );
+          times.observe(performance.now() - began);
+        },
+      );
+    }
   };
 }

@@ -5,6 +5,7 @@ import parseForwarded from 'forwarded-parse';
 import proxyaddr from 'proxy-addr';
 import type { RateLimit } from '../auth/rate-limits.ts';
 import type { AppError } from '../errors.ts';
+import { Histogram } from '../histogram.ts';
 import { RequestCounter } from './request-counter.ts';
 
 /** What the pipeline knows of a request, built on first use (a hook, a log line). */
@@ -36,14 +37,22 @@ export interface Pipeline {
   /** The client's address (see RequestContext.client), without building a context: the redirect's. */
   clientOf(req: IncomingMessage): string;
   requests: RequestCounter;
+  /** Milliseconds from the edge taking a redirect to its answer (kurz_redirect_duration_seconds). */
+  redirectTimes: Histogram;
 }
+
+/**
+ * Upper bounds of the redirect's duration buckets, in seconds: a cached redirect takes tens of µs, a
+ * store lookup on PostgreSQL a millisecond or more.
+ */
+export const REDIRECT_BUCKETS = [0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1];
 
 /** Route name of requests that no route took (404, 405). */
 export const UNMATCHED = 'unmatched';
 
 /**
  * The concerns every request passes through, written once: client address (trusted proxies), request id,
- * the rate-limit hooks, the request counter. The edge admits every request, whoever
+ * the rate-limit hooks, the request counter, the redirect's durations. The edge admits every request, whoever
  * answers it; the redirect and Koa's one middleware report every answer, so no route can skip them.
  * Nothing is built for a request that no hook and no log line asks about.
  */
@@ -84,6 +93,7 @@ export function createPipeline(trustedProxies: string, hooks: readonly Hook[] = 
     contextOf,
     clientOf,
     requests,
+    redirectTimes: new Histogram(REDIRECT_BUCKETS),
   };
   return pipeline;
 }

@@ -47,23 +47,25 @@ export function httpError(status: number, message: string): Error {
   return Object.assign(new Error(message), { status, expose: true });
 }
 
+/** What answering an error takes: the pages, the log, and the pipeline (request ids). */
+export interface Answering {
+  render: Renderer;
+  log: Logger;
+  pipeline: Pipeline;
+}
+
 /**
  * The one place a failure becomes an answer, for the edge and for Koa alike: a client error shows its
  * message; anything else is logged with the request and answered with a generic 500. A page for browsers,
- * problem+json for everyone else (`wantsHtml`). A response already under way is cut off instead.
+ * problem+json for everyone else (`wantsHtml`). Either way the answer carries the request id
+ * (`X-Request-Id`), the id in the log. A response already under way is cut off instead.
  */
-export function sendError(
-  req: IncomingMessage,
-  res: ServerResponse,
-  err: unknown,
-  { render, log, pipeline }: { render: Renderer; log: Logger; pipeline: Pipeline },
-): void {
+export function sendError(req: IncomingMessage, res: ServerResponse, err: unknown, web: Answering): void {
   const problem = asClientError(err);
-  if (!problem) {
-    const { id, client } = pipeline.contextOf(req);
-    log.error('request failed', { method: req.method, path: req.url, id, client, err });
-  }
-  sendClientError(req, res, problem ?? INTERNAL_ERROR, render);
+  const { id, client } = web.pipeline.contextOf(req);
+  if (!problem) web.log.error('request failed', { requestId: id, method: req.method, path: req.url, client, err });
+  if (!res.headersSent) res.setHeader('X-Request-Id', id);
+  sendClientError(req, res, problem ?? INTERNAL_ERROR, web.render);
 }
 
 /** Answers with a client error, as a page or problem+json. */
@@ -72,8 +74,13 @@ export function sendClientError(req: IncomingMessage, res: ServerResponse, probl
     res.destroy();
     return;
   }
-  const { status, code, message, field, retryAfter } = problem;
-  if (retryAfter !== undefined) res.setHeader('Retry-After', String(retryAfter));
+  const { status, code, message, field } = problem;
+  sendRetryAfter(res, problem);
   if (wantsHtml(req)) sendPage(res, status, render('error', { title: STATUS_CODES[status] ?? 'Error', status, message }));
   else sendProblem(res, status, code, message, field);
+}
+
+/** The Retry-After of a rate-limit refusal, however it is answered (a page, a form, problem+json). */
+export function sendRetryAfter(res: ServerResponse, refusal: Pick<ClientError, 'retryAfter'>): void {
+  if (refusal.retryAfter !== undefined) res.setHeader('Retry-After', String(refusal.retryAfter));
 }

@@ -20,6 +20,15 @@ export interface CreatedLink {
   created: boolean;
 }
 
+/** What creation has done so far, for /metrics. */
+export interface CreationStats {
+  created: number;
+  /** Submissions answered with an earlier link of the same URL. */
+  deduplicated: number;
+  /** Refused submissions, by error code and field ("code field", or the code alone): a bounded set. */
+  refused: ReadonlyMap<string, number>;
+}
+
 export interface CreateDeps {
   config: Parameters<typeof urlRules>[0] & Pick<Config, 'dedupeWindow'>;
   listening?: Listening;
@@ -38,6 +47,7 @@ export type LinkCreation = ReturnType<typeof linkCreation>;
 /** Creating a link: validation, dedupe, and a code that is never shared or reused. */
 export function linkCreation({ config, listening, now, random, links, codes, cache }: CreateDeps) {
   const rules = urlRules(config, listening);
+  const stats = { created: 0, deduplicated: 0, refused: new Map<string, number>() };
 
   /** Inserts under a generated code; a code already taken by an alias costs that id, never a collision. */
   async function insertWithGeneratedCode(tx: LinkWriter, link: Omit<NewLink, 'code'>): Promise<Link> {
@@ -70,6 +80,21 @@ export function linkCreation({ config, listening, now, random, links, codes, cac
    * Resolves once the link is durably stored. Throws AppError for invalid input or a taken alias.
    */
   async function createLink(input: CreateLinkInput): Promise<CreatedLink> {
+    try {
+      const result = await create(input);
+      if (result.created) stats.created++;
+      else stats.deduplicated++;
+      return result;
+    } catch (err) {
+      if (err instanceof AppError && err.code !== 'internal') {
+        const reason = err.field === undefined ? err.code : `${err.code} ${err.field}`;
+        stats.refused.set(reason, (stats.refused.get(reason) ?? 0) + 1);
+      }
+      throw err;
+    }
+  }
+
+  async function create(input: CreateLinkInput): Promise<CreatedLink> {
     const url = normaliseUrl(input.url, rules);
     const alias = input.alias === undefined ? undefined : checkAlias(input.alias, RESERVED_PATHS);
     const given = parseOptions(input, now());
@@ -95,6 +120,8 @@ export function linkCreation({ config, listening, now, random, links, codes, cac
 
   return {
     createLink,
+
+    stats: (): CreationStats => stats,
 
     /**
      * Creates a link for each entry at once (the group commit stores them together, each in its own

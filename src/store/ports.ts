@@ -19,6 +19,8 @@ export interface Storage {
    * full', 'read-only', 'locked by another program', 'I/O error'); undefined when nothing does. Never rejects.
    */
   problem(): Promise<string | undefined>;
+  /** The database's size in bytes: SQLite's file and its write-ahead log; PostgreSQL's pg_database_size. */
+  databaseBytes(): Promise<number>;
   /** Writes what the store still holds (visits in a background writer) and lets go of the database. */
   close(): Promise<void>;
 }

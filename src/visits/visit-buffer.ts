@@ -1,3 +1,5 @@
+import { Histogram } from '../histogram.ts';
+import type { Logger } from '../log.ts';
 import { VisitLog, type VisitEvents } from './visit-events.ts';
 
 export interface VisitBufferOptions {
@@ -6,6 +8,8 @@ export interface VisitBufferOptions {
   /** Distinct links with pending visits that trigger a flush before the timer does. */
   flushSize: number;
   flushInterval: number;
+  /** Each flush is logged at level debug. */
+  log?: Logger;
 }
 
 /**
@@ -13,6 +17,9 @@ export interface VisitBufferOptions {
  * small message rather than a second's worth at once.
  */
 const MAX_EVENTS = 4096;
+
+/** Upper bounds of the flush duration buckets, in seconds. */
+export const FLUSH_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];
 
 /**
  * Keeps visits in memory so that a redirect never waits for anything: recording one appends an event.
@@ -28,6 +35,8 @@ export class VisitBuffer {
   #timer: NodeJS.Timeout | undefined;
   #flushQueued = false;
   #offload: ((events: VisitEvents, giveBack: (events: VisitEvents) => void) => boolean) | undefined;
+  /** How long each flush held the event loop, in ms: the hand-over, or the start of the write here. */
+  readonly flushTimes = new Histogram(FLUSH_BUCKETS);
 
   constructor(options: VisitBufferOptions) {
     this.#options = options;
@@ -85,9 +94,12 @@ export class VisitBuffer {
     this.#flushQueued = false;
     this.#links.clear();
     if (this.#events.length === 0) return;
+    const start = performance.now();
     const events = this.#events.take();
-    if (this.#offload?.(events, (back) => this.addEvents(back))) return;
-    this.#options.write(events);
+    if (!this.#offload?.(events, (back) => this.addEvents(back))) this.#options.write(events);
+    const ms = performance.now() - start;
+    this.flushTimes.observe(ms);
+    this.#options.log?.debug('visits handed on', { visits: events.length, ms: Math.round(ms * 1000) / 1000 });
   }
 
   /** Stops the timer and hands on what is pending. */

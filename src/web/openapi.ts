@@ -587,14 +587,15 @@ export const OPENAPI: OpenApiDocument = {
     version: VERSION,
     description:
       'A self-hosted URL shortener. The JSON API under /api/v1 needs an API key (`kurz keys create`) or a logged-in session; ' +
-      'errors are RFC 9457 problem details (application/problem+json), or a page when a browser asks.',
+      'errors are RFC 9457 problem details (application/problem+json), or a page when a browser asks; an error answered ' +
+      "by the API or the pages carries the request's id in `X-Request-Id`, as kurz's log lines about it do.",
     license: { name: 'MIT', identifier: 'MIT' },
   },
   tags: [
     { name: 'links', description: 'The JSON API' },
     { name: 'redirect', description: 'Following a short link' },
     { name: 'pages', description: 'The HTML pages for people' },
-    { name: 'system', description: 'Health checks and what crawlers ask for' },
+    { name: 'system', description: 'Health checks, metrics and what crawlers ask for' },
   ],
   security: [{ bearer: [] }, { apiKey: [] }, { session: [] }],
   paths: withLimits({
@@ -1048,6 +1049,23 @@ export const OPENAPI: OpenApiDocument = {
         },
       },
     },
+    '/metrics': {
+      get: {
+        operationId: 'showMetrics',
+        summary: "kurz's metrics in Prometheus's text format",
+        description:
+          'For the addresses in the setting metricsAllow (this machine by default) without a key, and from anywhere ' +
+          "with the setting metricsKey as a bearer token. With --workers, every process's figures added up.",
+        tags: ['system'],
+        // An allowed address needs nothing; any other the metrics key (no API key or session).
+        security: [{}, { metricsKey: [] }],
+        responses: {
+          '200': { description: 'The metrics', content: { 'text/plain': { schema: { type: 'string' } } } },
+          '401': pageOrProblem('A metrics key is set and was not sent, or is wrong'),
+          '403': pageOrProblem('No metrics key is set and the address is not in metricsAllow'),
+        },
+      },
+    },
     '/favicon.ico': { get: text('image/x-icon', 'showFavicon', 'The icon') },
     '/robots.txt': { get: text('text/plain', 'showRobots', 'Asks crawlers to keep out') },
   }),
@@ -1059,6 +1077,11 @@ export const OPENAPI: OpenApiDocument = {
       bearer: { type: 'http', scheme: 'bearer', description: 'An API key: `Authorization: Bearer KEY`' },
       apiKey: { type: 'apiKey', in: 'header', name: 'X-Api-Key', description: 'An API key: `X-Api-Key: KEY`' },
       session: { type: 'apiKey', in: 'cookie', name: SESSION_COOKIE, description: 'The signed session cookie set by POST /login' },
+      metricsKey: {
+        type: 'http',
+        scheme: 'bearer',
+        description: 'The setting metricsKey, for GET /metrics only: `Authorization: Bearer KEY`',
+      },
     },
   },
 };

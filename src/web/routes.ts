@@ -6,6 +6,7 @@ import { importUiHandlers } from './handlers/import-ui.ts';
 import { keysUiHandlers } from './handlers/keys-ui.ts';
 import { linksApiHandlers } from './handlers/links-api.ts';
 import { linksUiHandlers } from './handlers/links-ui.ts';
+import { metricsHandlers } from './handlers/metrics.ts';
 import { settingsUiHandlers } from './handlers/settings-ui.ts';
 import { statsApiHandlers } from './handlers/stats-api.ts';
 import { statsPageHandlers } from './handlers/stats-pages.ts';
@@ -18,7 +19,7 @@ import { loginRequired } from './middleware/authenticate.ts';
  * Every route Koa serves, in one table. The redirect (`GET|HEAD /CODE`) is the edge's (src/edge/); every
  * top-level segment here is in RESERVED_PATHS, so the edge hands it to Koa (a test checks this). Who may
  * call what: every /api/ route needs an API key or a session (middleware/authenticate.ts, except the
- * OpenAPI document); pages marked `loginRequired` need a session.
+ * OpenAPI document); pages marked `loginRequired` need a session; /metrics its own key or address.
  */
 export function createRouter(web: WebServices): Router {
   const dashboard = dashboardHandlers(web);
@@ -32,6 +33,7 @@ export function createRouter(web: WebServices): Router {
   const stats = statsApiHandlers(web);
   const statsPages = statsPageHandlers(web);
   const system = systemHandlers(web);
+  const metrics = metricsHandlers(web);
   const unlock = unlockHandlers(web);
   const router = new Router({ sensitive: true });
 
@@ -76,6 +78,7 @@ export function createRouter(web: WebServices): Router {
 
   // System
   router.get('/healthz', system.checkHealth);
+  router.get('/metrics', metrics.showMetrics);
   router.get('/favicon.ico', system.showFavicon);
   router.get('/robots.txt', system.showRobots);
 

@@ -81,7 +81,12 @@ function answerChecker(t: ExecutionContext, doc: Document) {
 test('every route of the route table is in the document with its methods, and nothing else is', async (t) => {
   const k = await startKurz(t);
   const doc = await servedDocument(k);
-  const router = createRouter({ ...k.kurz.services, render: createRenderer(), pipeline: k.kurz.pipeline });
+  const router = createRouter({
+    ...k.kurz.services,
+    render: createRenderer(),
+    pipeline: k.kurz.pipeline,
+    scrapeMetrics: k.kurz.metrics.text,
+  });
   const routes = new Set<string>();
   for (const layer of router.stack) {
     t.is(typeof layer.path, 'string', 'routes are paths, not patterns');
@@ -141,7 +146,7 @@ test('the document is JSON, served as application/json to anyone, and describes 
   t.is(res.headers.get('content-type'), 'application/json; charset=utf-8');
   const doc = JSON.parse(await res.text()) as Document;
   t.is(doc.openapi, '3.1.0');
-  t.deepEqual(Object.keys(doc.components.securitySchemes).sort(), ['apiKey', 'bearer', 'session']);
+  t.deepEqual(Object.keys(doc.components.securitySchemes).sort(), ['apiKey', 'bearer', 'metricsKey', 'session']);
   const check = answerChecker(t, doc);
   await check(await k.get('/api/v1/openapi.json'), 'get', '/api/v1/openapi.json');
 });

@@ -106,7 +106,8 @@ test('a failure is logged with a request id and the client address, taken from X
     });
     t.is(res.status, 500);
     const line = k.log.lines.find((l) => l.includes('request failed')) ?? '';
-    t.regex(line, / id=[0-9a-f]{6}-[0-9a-z]+ /);
+    t.regex(line, /^\S+ error request failed requestId=[0-9a-f]{6}-[0-9a-z]+ /);
+    t.true(line.includes(` requestId=${res.headers.get('x-request-id')} `), 'the answer carries the id the log shows');
     t.true(line.includes(` client=${client} `), line);
   }
 });

@@ -91,7 +91,7 @@ function visit(linkId: number, at: number, fields: Partial<Visit> = {}): Visit {
 }
 
 /** The storage ports on a fresh SQLite file: the reference the PostgreSQL backend must answer like. */
-function sqliteStorage(t: ExecutionContext): Omit<Storage, 'close'> {
+function sqliteStorage(t: ExecutionContext): Omit<Storage, 'close' | 'databaseBytes'> {
   const db = openDatabase(join(tempDir(t), 'k.db'));
   t.teardown(() => db.close());
   const health = watchWrites(db, memoryLogger());
@@ -106,7 +106,7 @@ function sqliteStorage(t: ExecutionContext): Omit<Storage, 'close'> {
 }
 
 /** Every answer of the ports to one script of writes and reads. */
-async function script(storage: Omit<Storage, 'close'>): Promise<Record<string, unknown>> {
+async function script(storage: Omit<Storage, 'close' | 'databaseBytes'>): Promise<Record<string, unknown>> {
   const { links, visits, settings, access } = storage;
   const out: Record<string, unknown> = {};
   const insert = (link: NewLink) => links.write((tx) => tx.insertLink(link, null));

@@ -4,7 +4,7 @@ import { RESERVED_PATHS } from '../../src/reserved-paths.ts';
 import { createRouter } from '../../src/web/routes.ts';
 
 test('every top-level path kurz serves is reserved, so no alias can shadow it', (t) => {
-  const stub = { config: { redirectStatus: 302 } } as unknown as WebServices;
+  const stub = { config: { redirectStatus: 302, metricsAllow: '', metricsKey: '' } } as unknown as WebServices;
   const router = createRouter(stub);
   const firstSegments = new Set(
     router.stack.map((layer) => String(layer.path).split('/')[1] ?? '').filter((s) => s !== '' && !s.startsWith(':')),

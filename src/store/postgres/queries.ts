@@ -14,6 +14,7 @@ export const SERVER_VERSION = `SELECT current_setting('server_version') AS versi
 
 /** First statement of a transaction that only reads, all of it from one snapshot (kurz check). */
 export const READ_ONLY_SNAPSHOT = `SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY`;
+export const DATABASE_SIZE = `SELECT pg_database_size(current_database())::float8 AS bytes`;
 
 export const BEGIN = `BEGIN`;
 

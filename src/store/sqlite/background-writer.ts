@@ -171,7 +171,7 @@ export function startBackgroundWriter(db: Database, health: WriteHealth, flags: 
     const receipt = receiptOf.get(name);
     // A receipt left behind (the disk full, say) is one small row under a name no writer uses again.
     await outsideTransaction(db, health, () => forget.run(name)).catch(
-      (err: unknown) => isUnavailable(err) || log.error('could not remove a background writer\'s receipt', { err }),
+      (err: unknown) => isUnavailable(err) || log.error("could not remove a background writer's receipt", { err }),
     );
     if (current === writer) current = undefined;
     fault = undefined;
@@ -186,6 +186,9 @@ export function startBackgroundWriter(db: Database, health: WriteHealth, flags: 
       stopped?.();
       return;
     }
+    // It finished as asked, but the database did not take all it held (a fault of the file): another
+    // process, with a connection of its own, tries again.
+    const refused = writer.finishing && code === 0;
     failedStarts++;
     const delay = RESTART_DELAYS_MS[failedStarts - 1];
     if (delay === undefined) {
@@ -194,7 +197,8 @@ export function startBackgroundWriter(db: Database, health: WriteHealth, flags: 
       const back = queued;
       queued = [];
       if (stopping) {
-        log.error('the background process keeps stopping; its last visits are lost', { code, signal, visits: countOf(back) });
+        const why = refused ? 'the database did not take the last visits' : 'the background process keeps stopping';
+        log.error(`${why}; they are lost`, { code, signal, visits: countOf(back) });
         stopped?.();
         return;
       }
@@ -202,7 +206,12 @@ export function startBackgroundWriter(db: Database, health: WriteHealth, flags: 
       for (const events of back) giveBack?.(events);
       return;
     }
-    log.error('the background process stopped; starting another', { code, signal, unwritten: left.length, inMs: delay });
+    if (refused)
+      log.warn('the background process finished with visits the database did not take; starting another to try again', {
+        visits: left.length,
+        inMs: delay,
+      });
+    else log.error('the background process stopped; starting another', { code, signal, unwritten: left.length, inMs: delay });
     restart = setTimeout(start, delay);
     if (!stopping) restart.unref();
   }
@@ -317,7 +326,11 @@ export function runBackgroundWriter(
       clearInterval(pruning);
       visits.stop();
       await recorder.idle();
-      if (recorder.pending > 0) log.error('stopping with visits the database did not take; they are lost', { visits: recorder.pending });
+      // The server hands what is not written to another writer; without a server, nobody will.
+      if (recorder.pending > 0 && process.connected)
+        log.warn('stopping with visits the database did not take', { visits: recorder.pending });
+      else if (recorder.pending > 0)
+        log.error('stopping with visits the database did not take; they are lost', { visits: recorder.pending });
       // With the server gone, nobody reads the receipt; a server reads and removes it itself.
       if (!process.connected && recorder.pending === 0) db.prepare(q.DELETE_HANDOVER).run(name);
       health.close();

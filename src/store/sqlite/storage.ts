@@ -1,3 +1,4 @@
+import { stat } from 'node:fs/promises';
 import type { Config } from '../../config.ts';
 import type { Logger } from '../../log.ts';
 import type { VisitRecorder } from '../../visits/visit-recorder.ts';
@@ -47,7 +48,12 @@ export function openSqliteStorage(config: Pick<Config, 'db' | 'cacheDir' | 'dura
   const links = createSqliteLinkStore(db, health, durability);
   const visits = createSqliteVisitStore(db, health, { durability });
   const background: BackgroundWriter | undefined = options.backgroundWriter
-    ? startBackgroundWriter(db, health, ['--cache-dir', config.cacheDir, '--durability', durability, ...options.backgroundWriter], options.log)
+    ? startBackgroundWriter(
+        db,
+        health,
+        ['--cache-dir', config.cacheDir, '--durability', durability, ...options.backgroundWriter],
+        options.log,
+      )
     : undefined;
   let closed: Promise<void> | undefined;
   return {
@@ -72,6 +78,18 @@ export function openSqliteStorage(config: Pick<Config, 'db' | 'cacheDir' | 'dura
         chunk = [];
       }
       if (chunk.length > 0) yield chunk;
+    },
+    async databaseBytes() {
+      if (db.memory) return 0;
+      const sizes = await Promise.all(
+        [db.name, `${db.name}-wal`].map((file) =>
+          stat(file).then(
+            (s) => s.size,
+            () => 0,
+          ),
+        ),
+      );
+      return sizes[0]! + sizes[1]!;
     },
     countRows: async (table) =>
       db

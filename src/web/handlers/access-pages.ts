@@ -1,7 +1,7 @@
 import type { Context } from 'koa';
 import type { WebServices } from '../../context.ts';
 import { AppError, STATUS } from '../../errors.ts';
-import { asClientError } from '../../http/problems.ts';
+import { asClientError, sendRetryAfter } from '../../http/problems.ts';
 import { sendPage, sendSeeOther } from '../../http/respond.ts';
 import { cookieOptions, cookiesOf, csrfToken, readForm, safeReturnPath, SESSION_COOKIE, sessionOf } from '../session.ts';
 
@@ -31,7 +31,7 @@ export function accessPageHandlers(web: WebServices) {
       } catch (err) {
         const problem = asClientError(err);
         if (!(err instanceof AppError) || !problem) throw err;
-        if (problem.retryAfter !== undefined) ctx.res.setHeader('Retry-After', String(problem.retryAfter));
+        sendRetryAfter(ctx.res, problem);
         showLogin(ctx, STATUS[err.code], next, user, err.message);
       }
     },

@@ -1,6 +1,7 @@
 import type { Context } from 'koa';
 import type { WebServices } from '../../context.ts';
 import { AppError, STATUS } from '../../errors.ts';
+import { sendRetryAfter } from '../../http/problems.ts';
 import { sendSeeOther } from '../../http/respond.ts';
 import { takeCreations } from '../creation-limit.ts';
 import { readForm, sessionOf } from '../session.ts';
@@ -67,7 +68,7 @@ export function dashboardHandlers(web: WebServices) {
       showPublic(ctx, 200, { url: '', alias: '' }, null, { shortUrl: web.shortUrl(link.code), url: link.url });
     } catch (err) {
       const error = formFailure(err);
-      if (error.retryAfter !== undefined) ctx.res.setHeader('Retry-After', String(error.retryAfter));
+      sendRetryAfter(ctx.res, error);
       showPublic(ctx, STATUS[error.code], form, formError(error, PUBLIC_FIELDS), null);
     }
   }
@@ -89,7 +90,7 @@ export function dashboardHandlers(web: WebServices) {
         sendSeeOther(ctx.res, `/links/${encodeURIComponent(link.code)}?${created ? 'created' : 'existing'}`);
       } catch (err) {
         const error = formFailure(err);
-        if (error.retryAfter !== undefined) ctx.res.setHeader('Retry-After', String(error.retryAfter));
+        sendRetryAfter(ctx.res, error);
         await showDashboard(ctx, STATUS[error.code], { ...form, password: '' }, formError(error, LINK_FIELDS));
       }
     },

@@ -2,6 +2,7 @@ import type { Context } from 'koa';
 import type { WebServices } from '../../context.ts';
 import { AppError, STATUS } from '../../errors.ts';
 import { BULK_BODY_LIMIT, sizeText } from '../../http/body.ts';
+import { sendRetryAfter } from '../../http/problems.ts';
 import { takeCreations } from '../creation-limit.ts';
 import { readForm } from '../session.ts';
 import { BATCH_MAX } from './links-api.ts';
@@ -58,7 +59,7 @@ export function importUiHandlers(web: WebServices) {
         takeCreations(ctx, web, lines.length);
       } catch (err) {
         const limited = formFailure(err);
-        ctx.res.setHeader('Retry-After', String(limited.retryAfter));
+        sendRetryAfter(ctx.res, limited);
         return showImport(ctx, STATUS[limited.code], text, { field: 'urls', message: limited.message }, null);
       }
       const created = await web.creation.createEach(lines, ({ url }) => ({ url }));

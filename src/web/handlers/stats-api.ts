@@ -35,7 +35,7 @@ export function statsApiHandlers(web: WebServices) {
       try {
         await sendStream(ctx.res, 200, headers, lines);
       } catch (err) {
-        web.log.error('export ended early', { what: query.what, err });
+        web.log.error('export ended early', { requestId: web.pipeline.contextOf(ctx.req).id, what: query.what, err });
       }
     },
   };

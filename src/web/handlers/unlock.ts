@@ -2,7 +2,7 @@ import type { Context } from 'koa';
 import type { WebServices } from '../../context.ts';
 import { AppError, STATUS } from '../../errors.ts';
 import { readBody } from '../../http/body.ts';
-import { asClientError } from '../../http/problems.ts';
+import { asClientError, sendRetryAfter } from '../../http/problems.ts';
 import { sendPage, sendSeeOther, wantsHtml } from '../../http/respond.ts';
 import { locationOf } from '../../links/gate.ts';
 import { refusalMessage } from '../../links/link.ts';
@@ -27,7 +27,7 @@ export function unlockHandlers(web: WebServices) {
         const problem = asClientError(err);
         if (!(err instanceof AppError) || !problem || !wantsHtml(ctx.req) || (err.code !== 'unauthorized' && err.code !== 'rate_limited'))
           throw err;
-        if (problem.retryAfter !== undefined) ctx.res.setHeader('Retry-After', String(problem.retryAfter));
+        sendRetryAfter(ctx.res, problem);
         sendPage(
           ctx.res,
           STATUS[err.code],

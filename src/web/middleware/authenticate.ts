@@ -8,8 +8,11 @@ import { cookiesOf, SESSION_COOKIE, sessionOf, type WebState } from '../session.
 /** The API routes anyone may call: the description of the API itself. */
 const PUBLIC_API: ReadonlySet<string> = new Set(['/api/v1/openapi.json']);
 
-/** Paths that never act for anyone: no key or session is looked up (a health check must not need the database twice). */
-const ANONYMOUS: ReadonlySet<string> = new Set(['/healthz', '/favicon.ico', '/robots.txt']);
+/**
+ * Paths that never act for anyone: no key or session is looked up (a health check must not need the database
+ * twice; /metrics checks a key of its own, which is no API key).
+ */
+const ANONYMOUS: ReadonlySet<string> = new Set(['/healthz', '/metrics', '/favicon.ico', '/robots.txt']);
 
 const BEARER = /^Bearer +([\x21-\x7e]+) *$/i;
 
