@@ -34,6 +34,13 @@ export interface AppOptions {
   offloadVisits?: (events: VisitEvents, giveBack: (events: VisitEvents) => void) => boolean;
   /** Adapts the storage before the app uses it (tests: to take a capability away). */
   adaptStorage?: (storage: Storage) => Storage;
+  /**
+   * Watch the blocklist files and screen the links against them (default on). A worker leaves it to its
+   * primary, which has it reload the files (`services.screening.reload`) before each scan.
+   */
+  screenLinks?: boolean;
+  /** Runs after each reload of the blocklist, before the links are screened (the primary: its workers reload). */
+  beforeScreen?: () => Promise<void>;
 }
 
 /** The whole server, ready to be handed to http.createServer. */
@@ -65,6 +72,8 @@ export async function createApp(config: Config, deps: Deps, options: AppOptions 
   let services: Services;
   try {
     services = await createServices(config, deps, storage);
+    // A blocklist file that cannot be read stops the start, naming it.
+    services.screening.load();
   } catch (err) {
     await storage.close();
     throw err;
@@ -90,6 +99,7 @@ export async function createApp(config: Config, deps: Deps, options: AppOptions 
   );
 
   services.visits.start();
+  if (options.screenLinks ?? true) services.screening.start({ beforeScreen: options.beforeScreen });
   // The process that writes the visits prunes them: here, unless a background writer or a primary does.
   const prune = () => {
     services.recorder.prune().catch((err: unknown) => deps.log.error('could not prune visits', { err }));
@@ -115,6 +125,7 @@ export async function createApp(config: Config, deps: Deps, options: AppOptions 
       closed ??= (async () => {
         clearInterval(poll);
         clearInterval(pruning);
+        await services.screening.stop();
         await firstPassword;
         services.visits.stop();
         await services.recorder.idle();

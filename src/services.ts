@@ -8,6 +8,7 @@ import type { Deps } from './deps.ts';
 import { linkCreation } from './links/create.ts';
 import { linkManagement } from './links/manage.ts';
 import { followChanges, linkResolver } from './links/resolve.ts';
+import { linkScreening } from './links/screening.ts';
 import { linkTransfer } from './links/transfer.ts';
 import type { Listening } from './links/url-rules.ts';
 import type { Storage, VisitStore } from './store/ports.ts';
@@ -61,6 +62,8 @@ export async function createServices(config: Config, deps: Deps, storage: Storag
   const { now, random } = deps;
   // Updated by the server once it listens (a configured port 0 becomes the real one).
   const listening: Listening = { port: config.port, addresses: [config.host] };
+  const screening = linkScreening({ config, links, settings: storage.settings, cache, log: deps.log, now });
+  const blocklist = screening.source;
   return {
     config,
     now,
@@ -68,11 +71,12 @@ export async function createServices(config: Config, deps: Deps, storage: Storag
     log: deps.log,
     listening,
     access: await accessControl({ config, now, random, store: storage.access, settings: storage.settings }),
-    creation: linkCreation({ config, listening, now, random, links, codes, cache }),
-    links: linkManagement({ config, listening, now, random, links, cache }),
+    creation: linkCreation({ config, listening, blocklist, now, random, links, codes, cache }),
+    links: linkManagement({ config, listening, blocklist, now, random, links, cache }),
     resolver: linkResolver({ links, cache }),
     changes: await followChanges({ links, cache }),
-    transfer: linkTransfer({ config, listening, links, cache }),
+    transfer: linkTransfer({ config, listening, blocklist, links, cache }),
+    screening,
     visits,
     recorder,
     stats: visitStats({ visits: storage.visits, now }),

@@ -8,13 +8,19 @@ import type { VisitEvents } from './visits/visit-events.ts';
 
 /**
  * A worker's messages to its primary: ready to listen, listening (node:cluster does not report a socket
- * a worker opens with SO_REUSEPORT), or a flush of its visits for the primary to write.
+ * a worker opens with SO_REUSEPORT), a flush of its visits for the primary to write, or the blocklist
+ * reloaded as asked.
  */
-type WorkerMessage = { ready: true } | { listening: number } | { visits: VisitEvents };
+type WorkerMessage = { ready: true } | { listening: number } | { visits: VisitEvents } | { blocklistReloaded: true };
 
 /** The primary's message to a new worker: the port to listen on (the first worker's, when the setting is 0). */
 interface ListenMessage {
   listen: number;
+}
+
+/** The primary's message to its workers after the blocklist files changed: read them again, then say so. */
+interface ReloadBlocklistMessage {
+  reloadBlocklist: true;
 }
 
 /** Waits before restarting a worker that died, by how many died in a row soon after starting. */
@@ -26,6 +32,9 @@ const STABLE_MS = 30_000;
 /** How long the primary waits for its workers to stop before killing them (theirs is 10 s, then the visits). */
 const WORKERS_STOP_MS = 60_000;
 
+/** How long the primary waits for a worker to reload the blocklist before it screens the links without it. */
+const BLOCKLIST_RELOAD_WAIT_MS = 60_000;
+
 /**
  * `serve --workers N`: this process is the primary. It opens the database (migrations, the first admin
  * password, and on SQLite the one background writer), forks N workers with node:cluster, each listening on
@@ -35,12 +44,39 @@ const WORKERS_STOP_MS = 60_000;
  * listens; rejects (everything stopped) if one cannot start.
  */
 export async function superviseWorkers(config: Config, deps: Deps): Promise<number> {
-  const kurz = await createApp(config, deps);
+  const started = new Map<Worker, number>();
+  /** Workers that said they are ready: they follow the primary's requests from then on, and read the files after. */
+  const ready = new Set<Worker>();
+  const reloaded = new Map<Worker, () => void>();
+  // A worker not ready yet reads the files at its start; the others read them again before the links are screened.
+  const reloadWorkerBlocklists = async (): Promise<void> => {
+    const waits = [...ready]
+      .filter((worker) => !worker.isDead())
+      .map(
+        (worker) =>
+          new Promise<void>((resolve) => {
+            const done = (): void => {
+              clearTimeout(timer);
+              worker.off('exit', done);
+              reloaded.delete(worker);
+              resolve();
+            };
+            const timer = setTimeout(() => {
+              deps.log.error('a worker did not reload the blocklist in time', { pid: worker.process.pid });
+              done();
+            }, BLOCKLIST_RELOAD_WAIT_MS);
+            worker.once('exit', done);
+            reloaded.set(worker, done);
+            worker.send({ reloadBlocklist: true } satisfies ReloadBlocklistMessage);
+          }),
+      );
+    await Promise.all(waits);
+  };
+  const kurz = await createApp(config, deps, { beforeScreen: reloadWorkerBlocklists });
   cluster.setupPrimary({ serialization: 'advanced', ...sameCommandLine() });
   let stopping = false;
   let diedSoon = 0;
   let port = config.port;
-  const started = new Map<Worker, number>();
 
   /** A new worker, and its port once it listens (rejected if it exits first; its error is in the log). */
   const fork = (): { worker: Worker; listening: Promise<number> } => {
@@ -49,8 +85,11 @@ export async function superviseWorkers(config: Config, deps: Deps): Promise<numb
     const listening = new Promise<number>((resolve, reject) => {
       worker.on('message', (message: WorkerMessage) => {
         if ('visits' in message) kurz.services.visits.addEvents(message.visits);
-        else if ('ready' in message) worker.send({ listen: port } satisfies ListenMessage);
-        else resolve(message.listening);
+        else if ('blocklistReloaded' in message) reloaded.get(worker)?.();
+        else if ('ready' in message) {
+          ready.add(worker);
+          worker.send({ listen: port } satisfies ListenMessage);
+        } else resolve(message.listening);
       });
       worker.once('exit', (code, signal) => reject(new Error(`a worker could not start (exit code ${code}, signal ${signal})`)));
     });
@@ -77,6 +116,7 @@ export async function superviseWorkers(config: Config, deps: Deps): Promise<numb
   cluster.on('exit', (worker, code, signal) => {
     const at = started.get(worker) ?? 0;
     started.delete(worker);
+    ready.delete(worker);
     if (stopping) return;
     diedSoon = Date.now() - at < STABLE_MS ? diedSoon + 1 : 0;
     const delay = RESTART_DELAYS_MS[Math.min(diedSoon, RESTART_DELAYS_MS.length - 1)] ?? 0;
@@ -112,6 +152,27 @@ export async function portFromPrimary(): Promise<number> {
   const answer = once(process, 'message') as Promise<[ListenMessage]>;
   process.send?.({ ready: true } satisfies WorkerMessage);
   return (await answer)[0].listen;
+}
+
+/**
+ * A worker's side, before it says it is ready: reloads the blocklist whenever the primary asks and tells it
+ * when done. Requests that come before `start` (the app is still being built) are answered after it.
+ */
+export function followPrimaryBlocklist(): { start(reload: () => Promise<void>): void } {
+  let reload: (() => Promise<void>) | undefined;
+  let waiting = 0;
+  const run = (r: () => Promise<void>): void => void r().then(() => process.send?.({ blocklistReloaded: true } satisfies WorkerMessage));
+  process.on('message', (message: Partial<ReloadBlocklistMessage> | undefined) => {
+    if (message?.reloadBlocklist !== true) return;
+    if (reload) run(reload);
+    else waiting++;
+  });
+  return {
+    start(r) {
+      reload = r;
+      for (; waiting > 0; waiting--) run(r);
+    },
+  };
 }
 
 /** A worker's side: tells the primary it listens, on `port`. */

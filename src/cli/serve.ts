@@ -5,7 +5,7 @@ import { once } from 'node:events';
 import { createApp } from '../app.ts';
 import { describeConfig, type Config } from '../config.ts';
 import { defaultDeps, type Deps } from '../deps.ts';
-import { portFromPrimary, relayVisitsToPrimary, superviseWorkers, tellPrimaryListening } from '../workers.ts';
+import { followPrimaryBlocklist, portFromPrimary, relayVisitsToPrimary, superviseWorkers, tellPrimaryListening } from '../workers.ts';
 import type { Command } from './command.ts';
 
 /** How long shutdown waits for open requests before cutting connections. */
@@ -40,8 +40,10 @@ export const serve: Command = {
 async function serveHttp(config: Config, deps: Deps, worker: boolean): Promise<number> {
   const isNew = !worker && config.databaseUrl === '' && config.db !== ':memory:' && !existsSync(config.db);
   const relay = worker ? relayVisitsToPrimary() : undefined;
+  const blocklist = worker ? followPrimaryBlocklist() : undefined;
   const port = worker ? await portFromPrimary() : config.port;
-  const kurz = await createApp(config, deps, relay ? { offloadVisits: relay.offload } : {});
+  const kurz = await createApp(config, deps, relay ? { offloadVisits: relay.offload, screenLinks: false } : {});
+  blocklist?.start(() => kurz.services.screening.reload({ screen: false }));
   const server = createServer({ keepAliveTimeout: 5_000 }, kurz.callback);
   // Workers each listen on the port (SO_REUSEPORT), which node:cluster then leaves to them.
   server.listen({ port, host: config.host, reusePort: worker });

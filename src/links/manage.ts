@@ -7,11 +7,13 @@ import { linkRefusal } from './gate.ts';
 import { goneMessage, notFoundMessage, refusalMessage, type Link, type LinkEdit, type LinkQuery, type TagCount } from './link.ts';
 import { parseOptions } from './link-options.ts';
 import { encodeCursor, parseListQuery } from './list-query.ts';
-import { normaliseUrl, urlRules, type Listening } from './url-rules.ts';
+import type { BlocklistSource } from './blocklist.ts';
+import { normaliseUrl, refuseListed, urlRules, type Listening } from './url-rules.ts';
 
 export interface ManageDeps {
   config: Parameters<typeof urlRules>[0];
   listening?: Listening;
+  blocklist?: BlocklistSource;
   now: () => number;
   random: (size: number) => Buffer;
   links: LinkStore;
@@ -29,8 +31,8 @@ function linkNotFound(code: string): AppError {
 const UNLOCK_THROTTLE = { free: 5, base: 1000, max: 15 * 60_000 };
 
 /** Reading, listing, editing, deleting and pruning links. */
-export function linkManagement({ config, listening, now, random, links, cache }: ManageDeps) {
-  const rules = urlRules(config, listening);
+export function linkManagement({ config, listening, blocklist, now, random, links, cache }: ManageDeps) {
+  const rules = urlRules(config, listening, blocklist);
   const unlockThrottle = new FailureThrottle({ ...UNLOCK_THROTTLE, now });
 
   /** The link with this code, deleted or not. Throws AppError('not_found'). */
@@ -62,6 +64,9 @@ export function linkManagement({ config, listening, now, random, links, cache }:
     },
 
     tagCounts: (): Promise<TagCount[]> => links.tagCounts(),
+
+    /** Live links the blocklist disabled, in every process on the database. */
+    blockedCount: (): Promise<number> => links.blockedCount(),
 
     /** Takes one visit of a link with a visit limit; false when they are used up. */
     claimVisit: (id: number): Promise<boolean> => links.claimVisit(id),
@@ -103,6 +108,7 @@ export function linkManagement({ config, listening, now, random, links, cache }:
       Object.assign(edit, given.options);
       if (given.password !== undefined) edit.passwordHash = given.password === null ? null : await hashPassword(given.password, random);
       const edited = await links.write(async (tx) => {
+        if (edit.url !== undefined) refuseListed(edit.url, rules);
         const link = await tx.linkByCode(code);
         if (!link) throw linkNotFound(code);
         if (link.deletedAt || !(await tx.updateLink(link, edit, null, new Date(now())))) throw new AppError('gone', goneMessage(code));
