@@ -44,6 +44,8 @@ const LOGGED_LINKS = 1000;
 export const POLL_MS = 5000;
 /** How long a burst of events must be quiet before the files are read. */
 export const SETTLE_MS = 200;
+/** How long after a failed scan (the database out of reach) it is tried again. */
+const RETRY_MS = 5000;
 
 export type LinkScreening = ReturnType<typeof linkScreening>;
 
@@ -60,10 +62,12 @@ export function linkScreening({ config, links, settings, cache, log, now }: Scre
   let failure: string | null = null;
   let screened: Screened | null = null;
   let watcher: { close(): void } | undefined;
+  let retry: NodeJS.Timeout | undefined;
   let beforeScreen: () => Promise<void> = async () => undefined;
-  /** The reload or scan under way; a change seen meanwhile runs once more after it. */
+  /** The reload or scan under way, and those queued after it: one at a time. */
   let running: Promise<void> = Promise.resolve();
-  let pending = 0;
+  /** A reload queued and not started yet: a change seen meanwhile is read by it. */
+  let reloadQueued: Promise<void> | undefined;
   let stopping = false;
 
   /** Reads the files now, unless done already. Throws ConfigError naming a file that cannot be read. */
@@ -148,12 +152,26 @@ export function linkScreening({ config, links, settings, cache, log, now }: Scre
     return result;
   }
 
-  /** Screens against the list in force and records its digest, so that a restart with the same files can skip it. */
-  async function screenAndRecord(list: LoadedBlocklist): Promise<void> {
-    const done = await screen(list.list);
-    if (stopping) return;
-    screened = done;
-    await settings.setSetting(SCREENED_DIGEST, list.digest);
+  /**
+   * Screens against the list in force and records its digest, so that a restart with the same files can
+   * skip it; without a list, only links blocked before need looking at. A failure is tried again later.
+   */
+  async function screenInForce(): Promise<void> {
+    const list = loaded;
+    try {
+      if (!list) {
+        if ((await links.blockedCount()) > 0) screened = await screen(EMPTY_BLOCKLIST);
+        return;
+      }
+      const done = await screen(list.list);
+      if (stopping) return;
+      screened = done;
+      await settings.setSetting(SCREENED_DIGEST, list.digest);
+    } catch (err) {
+      log.error('blocklist: the links could not be screened; trying again soon', { reason: (err as Error).message, inMs: RETRY_MS });
+      clearTimeout(retry);
+      retry = setTimeout(() => void serially(screenInForce), RETRY_MS).unref();
+    }
   }
 
   /** Reads the files again; if they changed, puts the new list in force, then (`screen`) lets the others load it and screens. */
@@ -177,15 +195,12 @@ export function linkScreening({ config, links, settings, cache, log, now }: Scre
     await links.write(async () => undefined);
     if (!options.screen || stopping) return;
     await beforeScreen();
-    await screenAndRecord(next);
+    await screenInForce();
   }
 
-  /** Runs `work` after what is under way; a call made while one waits adds nothing. */
+  /** Runs `work` after what is under way. */
   function serially(work: () => Promise<void>): Promise<void> {
-    if (pending > 0) return running;
-    pending++;
     running = running.then(async () => {
-      pending--;
       if (stopping) return;
       try {
         await work();
@@ -194,6 +209,14 @@ export function linkScreening({ config, links, settings, cache, log, now }: Scre
       }
     });
     return running;
+  }
+
+  /** Queues a reload, unless one is queued and not started yet (it will read what changed). */
+  function reloadSoon(options: { screen: boolean }): Promise<void> {
+    return (reloadQueued ??= serially(async () => {
+      reloadQueued = undefined;
+      await reloadNow(options);
+    }));
   }
 
   return {
@@ -213,18 +236,18 @@ export function linkScreening({ config, links, settings, cache, log, now }: Scre
       if (options.beforeScreen) beforeScreen = options.beforeScreen;
       const list = paths.length === 0 ? undefined : load();
       void serially(async () => {
-        if (list && (await settings.setting(SCREENED_DIGEST)) === list.digest) return;
-        if (list) await screenAndRecord(list);
-        else if ((await links.blockedCount()) > 0) screened = await screen(EMPTY_BLOCKLIST);
+        const last = await settings.setting(SCREENED_DIGEST).catch(() => undefined);
+        if (list && last === list.digest) return;
+        await screenInForce();
       });
       if (paths.length > 0) {
-        watcher = watchFiles(paths, () => void serially(() => reloadNow({ screen: true })), { pollMs: POLL_MS, settleMs: SETTLE_MS });
+        watcher = watchFiles(paths, () => void reloadSoon({ screen: true }), { pollMs: POLL_MS, settleMs: SETTLE_MS });
       }
     },
 
     /** Reads the files again now; resolves once the new list is in force (and, with `screen`, the links screened). */
     reload(options: { screen: boolean }): Promise<void> {
-      return paths.length === 0 ? Promise.resolve() : serially(() => reloadNow(options));
+      return paths.length === 0 ? Promise.resolve() : reloadSoon(options);
     },
 
     status(): BlocklistStatus {
@@ -244,14 +267,17 @@ export function linkScreening({ config, links, settings, cache, log, now }: Scre
 
     /** Resolves once the reload or scan under way (and any queued) is done. */
     async idle(): Promise<void> {
-      while (pending > 0) await running;
-      await running;
+      for (let seen: Promise<void> | undefined; seen !== running;) {
+        seen = running;
+        await seen;
+      }
     },
 
     /** Stops watching; a scan under way stops after its page. Resolves once nothing runs. */
     async stop(): Promise<void> {
       stopping = true;
       watcher?.close();
+      clearTimeout(retry);
       await running;
     },
   };

@@ -236,3 +236,28 @@ test('the same files at the next start are not screened again; other files are',
   const other = listFile(t, 'other.example\n', 'other.txt');
   t.regex(await again(other), /blocklist screened the links/);
 });
+
+test('a scan the database could not finish is tried again', async (t) => {
+  let failures = 1;
+  const k = await startKurz(
+    t,
+    { blocklist: listFile(t, 'evil.example\n') },
+    {
+      adaptStorage: (storage) => ({
+        ...storage,
+        links: {
+          ...storage.links,
+          liveUrlsAfter: (after, limit) =>
+            failures-- > 0 ? Promise.reject(new Error('the database is unreachable')) : storage.links.liveUrlsAfter(after, limit),
+        },
+      }),
+    },
+  );
+  await k.database.insert('links', [{ id: 1_000_000, code: 'planted', url: 'https://evil.example/x', created_at: 0, updated_at: 0 }]);
+  await waitFor(() => k.log.lines.some((l) => /blocklist screened the links links=1 blocked=1/.test(l)), 20_000);
+  t.regex(
+    k.log.lines.join('\n'),
+    /error blocklist: the links could not be screened; trying again soon reason="the database is unreachable" inMs=5000/,
+  );
+  t.is((await follow(k, '/planted')).status, 410);
+});
