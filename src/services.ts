@@ -62,7 +62,7 @@ export async function createServices(config: Config, deps: Deps, storage: Storag
   const { now, random } = deps;
   // Updated by the server once it listens (a configured port 0 becomes the real one).
   const listening: Listening = { port: config.port, addresses: [config.host] };
-  const screening = linkScreening({ config, links, settings: storage.settings, cache, log: deps.log, now });
+  const screening = linkScreening({ config, links, cache, log: deps.log, now });
   const blocklist = screening.source;
   return {
     config,

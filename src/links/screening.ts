@@ -2,7 +2,7 @@ import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import type { RedirectCache } from '../cache/redirect-cache.ts';
 import { ConfigError, type Config } from '../config.ts';
 import type { Logger } from '../log.ts';
-import type { LinkStore, SettingsStore } from '../store/ports.ts';
+import type { LinkStore } from '../store/ports.ts';
 import { EMPTY_BLOCKLIST, entryCounts, matchBlocklist, type Blocklist, type BlocklistSource } from './blocklist.ts';
 import { blocklistPaths, loadBlocklistFiles, readBlocklistFiles, watchFiles, type LoadedBlocklist } from './blocklist-files.ts';
 import type { LinkUrl } from './link.ts';
@@ -10,7 +10,6 @@ import type { LinkUrl } from './link.ts';
 export interface ScreeningDeps {
   config: Pick<Config, 'blocklist'>;
   links: LinkStore;
-  settings: SettingsStore;
   cache: RedirectCache;
   log: Logger;
   now: () => number;
@@ -34,8 +33,6 @@ export interface BlocklistStatus {
   screened: Screened | null;
 }
 
-/** Key of the setting that holds the digest of the list the links were last screened against. */
-const SCREENED_DIGEST = 'blocklist_screened';
 /** Links read per page of a scan. */
 const PAGE = 1000;
 /** Links named one by one in the log per scan; the rest are counted. */
@@ -46,6 +43,11 @@ export const POLL_MS = 5000;
 export const SETTLE_MS = 200;
 /** How long after a failed scan (the database out of reach) it is tried again. */
 const RETRY_MS = 5000;
+/**
+ * How often the links are screened again, the files unchanged: for links another process stored without the
+ * list (a command run without the server's settings, an import with the list turned off).
+ */
+export const RESCREEN_MS = 3_600_000;
 
 export type LinkScreening = ReturnType<typeof linkScreening>;
 
@@ -55,7 +57,7 @@ export type LinkScreening = ReturnType<typeof linkScreening>;
  * lists and brings back those it no longer lists. One process per database node screens (`start`); a
  * worker only reloads when its primary tells it to (`reload({ screen: false })`).
  */
-export function linkScreening({ config, links, settings, cache, log, now }: ScreeningDeps) {
+export function linkScreening({ config, links, cache, log, now }: ScreeningDeps) {
   const paths = blocklistPaths(config.blocklist);
   let loaded: LoadedBlocklist | undefined;
   let loadedAt: Date | null = null;
@@ -63,6 +65,7 @@ export function linkScreening({ config, links, settings, cache, log, now }: Scre
   let screened: Screened | null = null;
   let watcher: { close(): void } | undefined;
   let retry: NodeJS.Timeout | undefined;
+  let rescreen: NodeJS.Timeout | undefined;
   let beforeScreen: () => Promise<void> = async () => undefined;
   /** The reload or scan under way, and those queued after it: one at a time. */
   let running: Promise<void> = Promise.resolve();
@@ -153,23 +156,17 @@ export function linkScreening({ config, links, settings, cache, log, now }: Scre
   }
 
   /**
-   * Screens against the list in force and records its digest, so that a restart with the same files can
-   * skip it; without a list, only links blocked before need looking at. A failure is tried again later.
+   * Screens against the list in force; without a list, only links blocked before need looking at. A failure
+   * is tried again later.
    */
   async function screenInForce(): Promise<void> {
-    const list = loaded;
     try {
-      if (!list) {
-        if ((await links.blockedCount()) > 0) screened = await screen(EMPTY_BLOCKLIST);
-        return;
-      }
-      const done = await screen(list.list);
-      if (stopping) return;
-      screened = done;
-      await settings.setSetting(SCREENED_DIGEST, list.digest);
+      const done = await screen(loaded?.list ?? EMPTY_BLOCKLIST);
+      if (!stopping) screened = done;
     } catch (err) {
       log.error('blocklist: the links could not be screened; trying again soon', { reason: (err as Error).message, inMs: RETRY_MS });
       clearTimeout(retry);
+      clearInterval(rescreen);
       retry = setTimeout(() => void serially(screenInForce), RETRY_MS).unref();
     }
   }
@@ -228,21 +225,22 @@ export function linkScreening({ config, links, settings, cache, log, now }: Scre
     },
 
     /**
-     * Screens the links, unless they were screened against these very files already, then watches the
-     * files. `beforeScreen` runs after each reload, before the scan (the primary has its workers load the
-     * new list there, so that none creates a listed link after it).
+     * Screens the links, then watches the files and screens again after each change and every RESCREEN_MS.
+     * `beforeScreen` runs after each reload, before the scan (the primary has its workers load the new list
+     * there, so that none creates a listed link after it).
      */
     start(options: { beforeScreen?: () => Promise<void> } = {}): void {
       if (options.beforeScreen) beforeScreen = options.beforeScreen;
-      const list = paths.length === 0 ? undefined : load();
-      void serially(async () => {
-        const last = await settings.setting(SCREENED_DIGEST).catch(() => undefined);
-        if (list && last === list.digest) return;
-        await screenInForce();
-      });
-      if (paths.length > 0) {
-        watcher = watchFiles(paths, () => void reloadSoon({ screen: true }), { pollMs: POLL_MS, settleMs: SETTLE_MS });
-      }
+      if (paths.length > 0) load();
+      void serially(screenInForce);
+      if (paths.length === 0) return;
+      watcher = watchFiles(paths, () => void reloadSoon({ screen: true }), { pollMs: POLL_MS, settleMs: SETTLE_MS });
+      rescreen = setInterval(() => void serially(screenInForce), RESCREEN_MS).unref();
+    },
+
+    /** Screens the links against the list in force now (what start's timer does); resolves when done. */
+    screenAgain(): Promise<void> {
+      return serially(screenInForce);
     },
 
     /** Reads the files again now; resolves once the new list is in force (and, with `screen`, the links screened). */

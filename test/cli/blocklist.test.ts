@@ -53,6 +53,10 @@ test('create, edit and import refuse a listed target with exit code 1 and store 
     [['good', 'https://good.example/x']],
     'the edit changed nothing and the import imported nothing',
   );
+  // Moving in links an old instance had blocked: with the list turned off (a server blocks them at its next pass).
+  const moved = await kurz('import', join(kurz.dir, 'in.ndjson'), '--blocklist', '');
+  t.is(moved.code, 0, moved.stderr);
+  t.is(moved.stdout, 'imported 2 links, skipped 0 already present\n');
 });
 
 test('a blocklist file that cannot be read, or a URL for one, is a configuration error (exit 2) naming it', async (t) => {

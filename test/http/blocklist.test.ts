@@ -4,7 +4,7 @@ import test, { type ExecutionContext } from 'ava';
 import { loadConfig } from '../../src/config.ts';
 import { createApp } from '../../src/app.ts';
 import { memoryLogger } from '../../src/log.ts';
-import { BROWSER_ACCEPT, freshDatabase, startKurz, tempDir, waitFor, type TestKurz } from '../helpers.ts';
+import { BROWSER_ACCEPT, freshDatabase, runCli, startKurz, tempDir, waitFor, type TestKurz } from '../helpers.ts';
 import { browser } from './ui-session.ts';
 
 /** Abuse screening with blocklist files: creations refused, existing links disabled and brought back, the UI and the log. */
@@ -216,25 +216,25 @@ test('a blocklist file missing at start stops the start, naming the file', async
   );
 });
 
-test('the same files at the next start are not screened again; other files are', async (t) => {
+test('links another process stored without the list are blocked by the next pass, and at the next start', async (t) => {
   const file = listFile(t, 'evil.example\n');
   const k = await startScreening(t, file);
-  const settings = { ...k.database.settings, port: 0, publicUrl: 'https://kurz.test', blocklist: file };
+  // A command run without the server's settings checks nothing against the list.
+  const create = (alias: string) => runCli(['create', `https://evil.example/${alias}`, '--alias', alias, ...k.database.flags], {});
+  t.is((await create('first')).code, 0);
+  t.is((await follow(k, '/first')).status, 302);
+  await k.kurz.services.screening.screenAgain();
+  t.is((await follow(k, '/first')).status, 410);
+
   await k.kurz.close();
-  const again = async (blocklist: string) => {
-    const log = memoryLogger();
-    const kurz = await createApp(
-      loadConfig({ file: { ...settings, blocklist } }),
-      { now: Date.now, random: () => Buffer.alloc(32, 1), log },
-      { backgroundWriter: false },
-    );
-    await kurz.services.screening.idle();
-    await kurz.close();
-    return log.lines.join('\n');
-  };
-  t.notRegex(await again(file), /blocklist screened the links/);
-  const other = listFile(t, 'other.example\n', 'other.txt');
-  t.regex(await again(other), /blocklist screened the links/);
+  t.is((await create('second')).code, 0);
+  const log = memoryLogger();
+  const config = loadConfig({ file: { ...k.database.settings, port: 0, publicUrl: 'https://kurz.test', blocklist: file } });
+  const kurz = await createApp(config, { now: Date.now, random: () => Buffer.alloc(32, 1), log }, { backgroundWriter: false });
+  t.teardown(() => kurz.close());
+  await kurz.services.screening.idle();
+  t.regex(log.lines.join('\n'), /link blocked: its target is on a blocklist code=second/);
+  t.is((await kurz.services.links.existingLink('second')).blocked?.rule, 'evil.example');
 });
 
 test('a scan the database could not finish is tried again', async (t) => {
