@@ -66,6 +66,7 @@ export function linkScreening({ config, links, cache, log, now }: ScreeningDeps)
   let watcher: { close(): void } | undefined;
   let retry: NodeJS.Timeout | undefined;
   let rescreen: NodeJS.Timeout | undefined;
+  let failedScans = 0;
   let beforeScreen: () => Promise<void> = async () => undefined;
   /** The reload or scan under way, and those queued after it: one at a time. */
   let running: Promise<void> = Promise.resolve();
@@ -163,8 +164,11 @@ export function linkScreening({ config, links, cache, log, now }: ScreeningDeps)
     try {
       const done = await screen(loaded?.list ?? EMPTY_BLOCKLIST);
       if (!stopping) screened = done;
+      failedScans = 0;
     } catch (err) {
-      log.error('blocklist: the links could not be screened; trying again soon', { reason: (err as Error).message, inMs: RETRY_MS });
+      // Said once per outage: the retries every RETRY_MS until the database answers are not news.
+      if (failedScans++ === 0)
+        log.error('blocklist: the links could not be screened; trying again soon', { reason: (err as Error).message, inMs: RETRY_MS });
       clearTimeout(retry);
       clearInterval(rescreen);
       retry = setTimeout(() => void serially(screenInForce), RETRY_MS).unref();
