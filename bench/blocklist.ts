@@ -63,7 +63,6 @@ async function measureInChild(format: Format, dir: string): Promise<void> {
       JSON.stringify({
         format,
         entries: list.files[0]!.hosts.size + list.files[0]!.domains.size + list.files[0]!.urls.size,
-        fileMiB: mib(Buffer.byteLength(line(format, 0)) * LINES),
         loadMs: Math.round(loaded.ms),
         loadCpuMs: Math.round((used.user + used.system) / 1000),
         heapKeptMiB: mib(after.heapUsed - before.heapUsed),
@@ -89,7 +88,7 @@ if (child) {
     console.log('| ---- | ------: | ----------------: | --------: | --------------: | -----------: | --------------------: |');
     for (const format of FORMATS) {
       const run = spawnSync(process.execPath, [...NODE_FLAGS, '--expose-gc', import.meta.filename, format, dir], { encoding: 'utf8' });
-      if (run.status !== 0) throw new Error(run.stderr);
+      if (run.status !== 0) throw new Error(`${format}: exit ${run.status}, signal ${run.signal}: ${run.stderr}`);
       const r = JSON.parse(run.stdout) as Record<string, string | number>;
       console.log(
         `| ${r['format']} | ${r['entries']} | ${r['loadMs']} / ${r['loadCpuMs']} ms | ${r['heapKeptMiB']} MiB | ${r['rssKeptMiB']} (${r['rssPeakMiB']}) MiB | ${r['lookupUs']} µs | ${r['reloadMs']} ms (${r['longestTurnMs']} ms) |`,
