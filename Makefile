@@ -142,7 +142,7 @@ clean:
 # core 1, scenarios interleaved with the baseline. Results in bench/results/ (latest.md). Not part of `make test`.
 WRK := command -v wrk >/dev/null || (apt-get update && apt-get install -y wrk)
 
-.PHONY: bench bench-smoke bench-large bench-micro bench-stats bench-writer soak
+.PHONY: bench bench-smoke bench-large bench-micro bench-stats bench-writer bench-blocklist soak
 
 # The PostgreSQL scenarios run against a throwaway server (test/support/with-postgres.ts, fsync on) on kurz's
 # core 0; the bench itself may use both cores (it pins kurz and wrk).
@@ -168,6 +168,10 @@ bench-large: $(BUNDLE)
 # ops/s of URL validation and code generation, in process.
 bench-micro: $(DEPS)
 	node bench/micro.ts
+
+# A 500,000-line blocklist of each format, each in a fresh process: load time, memory kept, a lookup, a reload.
+bench-blocklist: $(DEPS)
+	node bench/blocklist.ts
 
 # Stats reads (a link's page, the dashboard) over 100k links and 10M visits written through the visit store,
 # cold and warm, against their targets: 15 to 20 minutes on 2 cores, most of it seeding. Results in

@@ -41,6 +41,13 @@ export interface AppOptions {
   adaptStorage?: (storage: Storage) => Storage;
   /** What /metrics answers instead of this process's metrics (a worker's: every process's, from its primary). */
   scrapeMetrics?: () => Promise<string>;
+  /**
+   * Watch the blocklist files and screen the links against them (default on). A worker leaves it to its
+   * primary, which has it reload the files (`services.screening.reload`) before each scan.
+   */
+  screenLinks?: boolean;
+  /** Runs after each reload of the blocklist, before the links are screened (the primary: its workers reload). */
+  beforeScreen?: () => Promise<void>;
 }
 
 /** The whole server, ready to be handed to http.createServer. */
@@ -82,6 +89,8 @@ export async function createApp(config: Config, deps: Deps, options: AppOptions 
   let services: Services;
   try {
     services = await createServices(config, deps, storage);
+    // A blocklist file that cannot be read stops the start, naming it.
+    services.screening.load();
   } catch (err) {
     await storage.close();
     throw err;
@@ -126,6 +135,7 @@ export async function createApp(config: Config, deps: Deps, options: AppOptions 
   const logUnlessUnavailable = (message: string) => (err: unknown) => {
     if (!isUnavailable(err)) deps.log.error(message, { err });
   };
+  if (options.screenLinks ?? true) services.screening.start({ beforeScreen: options.beforeScreen });
   // The process that writes the visits prunes them: here, unless a background writer or a primary does.
   const prune = () => {
     services.recorder.prune().catch(logUnlessUnavailable('could not prune visits'));
@@ -155,6 +165,7 @@ export async function createApp(config: Config, deps: Deps, options: AppOptions 
         clearInterval(poll);
         clearInterval(pruning);
         await backups?.stop();
+        await services.screening.stop();
         await firstPassword;
         services.visits.stop();
         await services.recorder.idle();

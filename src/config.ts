@@ -49,6 +49,7 @@ export interface Config {
   readonly keepAliveTimeout: number;
   readonly allowDomains: string;
   readonly denyDomains: string;
+  readonly blocklist: string;
   readonly visitRetentionDays: number;
   readonly geoipDatabase: string;
   readonly backupInterval: number;
@@ -282,6 +283,12 @@ export const OPTIONS: readonly Option[] = [
     default: '',
     parse: domainList(),
     doc: 'Targets on these domains (and their subdomains) are refused, comma-separated',
+  },
+  {
+    name: 'blocklist',
+    default: '',
+    parse: fileList(),
+    doc: 'Blocklist files (hosts files, domain lists, URL lists such as URLhaus), comma-separated: listed targets are refused and their links answer 410; reread when a file changes. Local files only',
   },
   {
     name: 'visitRetentionDays',
@@ -566,6 +573,22 @@ function domainList(): (raw: unknown) => string {
         return host;
       })
       .join(',');
+  };
+}
+
+/** Local file paths, comma-separated; a URL is refused, since kurz never downloads anything. */
+function fileList(): (raw: unknown) => string {
+  return (raw) => {
+    if (typeof raw !== 'string') throw new Error(`must be a string of comma-separated file paths, got ${JSON.stringify(raw)}`);
+    const list = raw.trim() === '' ? [] : raw.split(',').map((s) => s.trim());
+    for (const path of list) {
+      if (path === '') throw new Error('must not hold an empty path (two commas in a row, or one at an end)');
+      if (/^[a-z][a-z0-9+.-]*:\/\//i.test(path))
+        throw new Error(
+          `"${path}" is a URL, but kurz never downloads anything: fetch the list into a local file with a timer (see the README, "Blocklists") and name that file`,
+        );
+    }
+    return list.join(',');
   };
 }
 

@@ -7,6 +7,7 @@ import type { Pipeline } from './http/pipeline.ts';
 import type { LinkCreation } from './links/create.ts';
 import type { LinkManagement } from './links/manage.ts';
 import type { LinkResolver } from './links/resolve.ts';
+import type { LinkScreening } from './links/screening.ts';
 import type { LinkTransfer } from './links/transfer.ts';
 import type { Listening } from './links/url-rules.ts';
 import type { Logger } from './log.ts';
@@ -31,6 +32,8 @@ export interface Services {
   /** Drops cached links that another process changed; polled by the server. */
   changes: { poll(): Promise<void> };
   transfer: LinkTransfer;
+  /** The blocklist in force, its reloads, and the scan that disables links to listed targets. */
+  screening: LinkScreening;
   /** The request path's visit events. */
   visits: VisitBuffer;
   /** Classifies and writes visits in this process (when no background writer takes them). */

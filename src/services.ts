@@ -9,6 +9,7 @@ import type { Deps } from './deps.ts';
 import { linkCreation } from './links/create.ts';
 import { linkManagement } from './links/manage.ts';
 import { followChanges, linkResolver } from './links/resolve.ts';
+import { linkScreening } from './links/screening.ts';
 import { linkTransfer } from './links/transfer.ts';
 import type { Listening } from './links/url-rules.ts';
 import type { Storage, VisitStore } from './store/ports.ts';
@@ -61,6 +62,8 @@ export async function createServices(config: Config, deps: Deps, storage: Storag
   const limits = createRateLimits(config, now);
   // Updated by the server once it listens (a configured port 0 becomes the real one).
   const listening: Listening = { port: config.port, addresses: [config.host] };
+  const screening = linkScreening({ config, links, cache, log: deps.log, now });
+  const blocklist = screening.source;
   return {
     config,
     now,
@@ -69,11 +72,12 @@ export async function createServices(config: Config, deps: Deps, storage: Storag
     listening,
     limits,
     access: await accessControl({ config, now, random, store: storage.access, settings: storage.settings, loginLimit: limits.login }),
-    creation: linkCreation({ config, listening, now, random, links, codes, cache }),
-    links: linkManagement({ config, listening, now, random, links, cache, unlockLimit: limits.unlock }),
+    creation: linkCreation({ config, listening, blocklist, now, random, links, codes, cache }),
+    links: linkManagement({ config, listening, blocklist, now, random, links, cache, unlockLimit: limits.unlock }),
     resolver: linkResolver({ links, cache }),
     changes: await followChanges({ links, cache }),
-    transfer: linkTransfer({ config, listening, links, cache }),
+    transfer: linkTransfer({ config, listening, blocklist, links, cache }),
+    screening,
     visits,
     recorder,
     stats: visitStats({ visits: storage.visits, now }),

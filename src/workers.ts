@@ -10,10 +10,16 @@ import { aggregateMetrics, type Metrics, type MetricsJson } from './web/metrics.
 /**
  * A worker's messages to its primary: ready to listen, listening (node:cluster does not report a socket
  * a worker opens with SO_REUSEPORT), a flush of its visits for the primary to write, a scrape of /metrics
- * it took (answered with every process's metrics), or its own metrics, which the primary asked for.
+ * it took (answered with every process's metrics), its own metrics, which the primary asked for, or the
+ * blocklist reloaded as asked.
  */
 type WorkerMessage =
-  { ready: true } | { listening: number } | { visits: VisitEvents } | { scrape: number } | { report: number; metrics: MetricsJson };
+  | { ready: true }
+  | { listening: number }
+  | { visits: VisitEvents }
+  | { scrape: number }
+  | { report: number; metrics: MetricsJson }
+  | { blocklistReloaded: true };
 
 /** The primary's message to a new worker: the port to listen on (the first worker's, when the setting is 0). */
 interface ListenMessage {
@@ -26,6 +32,11 @@ type MetricsMessage = { report: number } | { scraped: number; text: string } | {
 /** How long the primary waits for a worker's metrics; one that does not answer is left out of that scrape. */
 const REPORT_TIMEOUT_MS = 2000;
 
+/** The primary's message to its workers after the blocklist files changed: read them again, then say so. */
+interface ReloadBlocklistMessage {
+  reloadBlocklist: true;
+}
+
 /** Waits before restarting a worker that died, by how many died in a row soon after starting. */
 const RESTART_DELAYS_MS = [0, 1000, 5000, 30_000];
 
@@ -34,6 +45,9 @@ const STABLE_MS = 30_000;
 
 /** How long the primary waits for its workers to stop before killing them (theirs is 10 s, then the visits). */
 const WORKERS_STOP_MS = 60_000;
+
+/** How long the primary waits for a worker to reload the blocklist before it screens the links without it. */
+const BLOCKLIST_RELOAD_WAIT_MS = 60_000;
 
 /**
  * `serve --workers N`: this process is the primary. It opens the database (migrations, the first admin
@@ -44,12 +58,39 @@ const WORKERS_STOP_MS = 60_000;
  * listens; rejects (everything stopped) if one cannot start.
  */
 export async function superviseWorkers(config: Config, deps: Deps): Promise<number> {
-  const kurz = await createApp(config, deps);
+  const started = new Map<Worker, number>();
+  /** Workers that said they are ready: they follow the primary's requests from then on, and read the files after. */
+  const ready = new Set<Worker>();
+  const reloaded = new Map<Worker, () => void>();
+  // A worker not ready yet reads the files at its start; the others read them again before the links are screened.
+  const reloadWorkerBlocklists = async (): Promise<void> => {
+    const waits = [...ready]
+      .filter((worker) => !worker.isDead())
+      .map(
+        (worker) =>
+          new Promise<void>((resolve) => {
+            const done = (): void => {
+              clearTimeout(timer);
+              worker.off('exit', done);
+              reloaded.delete(worker);
+              resolve();
+            };
+            const timer = setTimeout(() => {
+              deps.log.error('a worker did not reload the blocklist in time', { pid: worker.process.pid });
+              done();
+            }, BLOCKLIST_RELOAD_WAIT_MS);
+            worker.once('exit', done);
+            reloaded.set(worker, done);
+            worker.send({ reloadBlocklist: true } satisfies ReloadBlocklistMessage);
+          }),
+      );
+    await Promise.all(waits);
+  };
+  const kurz = await createApp(config, deps, { beforeScreen: reloadWorkerBlocklists });
   cluster.setupPrimary({ serialization: 'advanced', ...sameCommandLine() });
   let stopping = false;
   let diedSoon = 0;
   let port = config.port;
-  const started = new Map<Worker, number>();
   const reports = new Map<string, (metrics: MetricsJson | undefined) => void>();
   let scrapes = 0;
 
@@ -90,8 +131,11 @@ export async function superviseWorkers(config: Config, deps: Deps): Promise<numb
             (text) => worker.send({ scraped, text } satisfies MetricsMessage),
             (err: unknown) => worker.send({ scraped, error: (err as Error).message } satisfies MetricsMessage),
           );
-        } else if ('ready' in message) worker.send({ listen: port } satisfies ListenMessage);
-        else resolve(message.listening);
+        } else if ('blocklistReloaded' in message) reloaded.get(worker)?.();
+        else if ('ready' in message) {
+          ready.add(worker);
+          worker.send({ listen: port } satisfies ListenMessage);
+        } else resolve(message.listening);
       });
       worker.once('exit', (code, signal) => reject(new Error(`a worker could not start (exit code ${code}, signal ${signal})`)));
     });
@@ -118,6 +162,7 @@ export async function superviseWorkers(config: Config, deps: Deps): Promise<numb
   cluster.on('exit', (worker, code, signal) => {
     const at = started.get(worker) ?? 0;
     started.delete(worker);
+    ready.delete(worker);
     if (stopping) return;
     diedSoon = Date.now() - at < STABLE_MS ? diedSoon + 1 : 0;
     const delay = RESTART_DELAYS_MS[Math.min(diedSoon, RESTART_DELAYS_MS.length - 1)] ?? 0;
@@ -153,6 +198,27 @@ export async function portFromPrimary(): Promise<number> {
   const answer = once(process, 'message') as Promise<[ListenMessage]>;
   process.send?.({ ready: true } satisfies WorkerMessage);
   return (await answer)[0].listen;
+}
+
+/**
+ * A worker's side, before it says it is ready: reloads the blocklist whenever the primary asks and tells it
+ * when done. Requests that come before `start` (the app is still being built) are answered after it.
+ */
+export function followPrimaryBlocklist(): { start(reload: () => Promise<void>): void } {
+  let reload: (() => Promise<void>) | undefined;
+  let waiting = 0;
+  const run = (r: () => Promise<void>): void => void r().then(() => process.send?.({ blocklistReloaded: true } satisfies WorkerMessage));
+  process.on('message', (message: Partial<ReloadBlocklistMessage> | undefined) => {
+    if (message?.reloadBlocklist !== true) return;
+    if (reload) run(reload);
+    else waiting++;
+  });
+  return {
+    start(r) {
+      reload = r;
+      for (; waiting > 0; waiting--) run(r);
+    },
+  };
 }
 
 /** A worker's side: tells the primary it listens, on `port`. */

@@ -64,6 +64,7 @@ function describe(link: LinkJson): string {
     ['Password', link.passwordProtected ? 'yes' : 'no'],
     ['Redirect', `${link.redirectStatus}${link.forwardQuery ? ', query string forwarded' : ''}`],
     ['Enabled', link.enabled ? 'yes' : 'no: answers 410'],
+    ['Blocked', link.blocked && `answers 410: "${link.blocked.rule}" is listed in ${link.blocked.list}`],
   ];
   return (
     rows

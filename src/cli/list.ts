@@ -10,13 +10,14 @@ const TITLE_WIDTH = 30;
 
 export const list: Command = {
   summary: 'List links, newest (or most visited) first.',
-  usage: 'list [--search TEXT] [--tag TAG] [--sort created|visits] [--limit N] [--deleted] [--json]',
+  usage: 'list [--search TEXT] [--tag TAG] [--blocked] [--sort created|visits] [--limit N] [--deleted] [--json]',
   flags: {
     search: { type: 'string', placeholder: 'TEXT', doc: 'only links whose code or URL contains TEXT' },
     tag: { type: 'string', placeholder: 'TAG', doc: 'only links tagged TAG' },
     sort: { type: 'string', placeholder: 'created|visits', doc: 'newest first (default), or most visited first' },
     limit: { type: 'string', placeholder: 'N', doc: `at most N links (default 50, up to ${MAX_LIMIT})` },
     deleted: { type: 'boolean', doc: 'include deleted links' },
+    blocked: { type: 'boolean', doc: 'only the links the blocklist disabled' },
     json: JSON_FLAG,
   },
   positionals: [0, 0],
@@ -36,6 +37,7 @@ export const list: Command = {
           sort,
           limit,
           includeDeleted: values['deleted'] === true,
+          blocked: values['blocked'] === true,
         });
         if (values['json']) out(JSON.stringify(links.map((l) => linkJson(l, services))) + '\n');
         else out(table(['CODE', 'VISITS', 'CREATED', 'TITLE', 'TAGS', 'URL'], links.map(row)));
@@ -54,6 +56,6 @@ function row(link: Link): string[] {
     link.createdAt.toISOString().slice(0, 10),
     title.length > TITLE_WIDTH ? `${title.slice(0, TITLE_WIDTH - 1)}…` : title,
     link.tags.join(','),
-    `${link.deletedAt !== null ? '(deleted) ' : !link.enabled ? '(disabled) ' : ''}${link.url}`,
+    `${link.deletedAt !== null ? '(deleted) ' : link.blocked ? '(blocked) ' : !link.enabled ? '(disabled) ' : ''}${link.url}`,
   ];
 }

@@ -7,7 +7,14 @@ import { createApp } from '../app.ts';
 import { describeConfig, type Config } from '../config.ts';
 import { defaultDeps, type Deps } from '../deps.ts';
 import { createHttpServer } from '../http/server.ts';
-import { metricsThroughPrimary, portFromPrimary, relayVisitsToPrimary, superviseWorkers, tellPrimaryListening } from '../workers.ts';
+import {
+  followPrimaryBlocklist,
+  metricsThroughPrimary,
+  portFromPrimary,
+  relayVisitsToPrimary,
+  superviseWorkers,
+  tellPrimaryListening,
+} from '../workers.ts';
 import type { Command } from './command.ts';
 
 /** How long shutdown waits for open requests before cutting connections. */
@@ -46,9 +53,15 @@ async function serveHttp(config: Config, deps: Deps, worker: boolean): Promise<n
   const isNew = !worker && config.databaseUrl === '' && config.db !== ':memory:' && !existsSync(config.db);
   const relay = worker ? relayVisitsToPrimary() : undefined;
   const metrics = worker ? metricsThroughPrimary() : undefined;
+  const blocklist = worker ? followPrimaryBlocklist() : undefined;
   const port = worker ? await portFromPrimary() : config.port;
-  const kurz = await createApp(config, deps, relay && metrics ? { offloadVisits: relay.offload, scrapeMetrics: metrics.scrape } : {});
+  const kurz = await createApp(
+    config,
+    deps,
+    relay && metrics ? { offloadVisits: relay.offload, scrapeMetrics: metrics.scrape, screenLinks: false } : {},
+  );
   metrics?.report(kurz.metrics);
+  blocklist?.start(() => kurz.services.screening.reload({ screen: false }));
   const server = createHttpServer(config, kurz.callback);
   // Workers each listen on the port (SO_REUSEPORT), which node:cluster then leaves to them.
   server.listen({ port, host: config.host, reusePort: worker });

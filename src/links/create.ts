@@ -9,7 +9,8 @@ import type { LinkStore, LinkWriter } from '../store/ports.ts';
 import { checkAlias } from './alias-rules.ts';
 import { DEFAULT_OPTIONS, type Link, type NewLink } from './link.ts';
 import { isPlain, parseOptions } from './link-options.ts';
-import { normaliseUrl, type Listening, urlRules } from './url-rules.ts';
+import type { BlocklistSource } from './blocklist.ts';
+import { normaliseUrl, refuseListed, type Listening, urlRules } from './url-rules.ts';
 
 /** A link as submitted: `url`, `alias` and the option fields (link-options.ts), each unchecked. */
 export type CreateLinkInput = Record<string, unknown> & { url: unknown; alias?: unknown };
@@ -32,6 +33,7 @@ export interface CreationStats {
 export interface CreateDeps {
   config: Parameters<typeof urlRules>[0] & Pick<Config, 'dedupeWindow'>;
   listening?: Listening;
+  blocklist?: BlocklistSource;
   now: () => number;
   random: (size: number) => Buffer;
   links: LinkStore;
@@ -45,8 +47,8 @@ const MAX_CODE_TRIES = 1000;
 export type LinkCreation = ReturnType<typeof linkCreation>;
 
 /** Creating a link: validation, dedupe, and a code that is never shared or reused. */
-export function linkCreation({ config, listening, now, random, links, codes, cache }: CreateDeps) {
-  const rules = urlRules(config, listening);
+export function linkCreation({ config, listening, blocklist, now, random, links, codes, cache }: CreateDeps) {
+  const rules = urlRules(config, listening, blocklist);
   const stats = { created: 0, deduplicated: 0, refused: new Map<string, number>() };
 
   /** Inserts under a generated code; a code already taken by an alias costs that id, never a collision. */
@@ -102,6 +104,7 @@ export function linkCreation({ config, listening, now, random, links, codes, cac
     const plain = alias === undefined && isPlain(given);
     const passwordHash = given.password ? await hashPassword(given.password, random) : null;
     const result = await links.write(async (tx): Promise<CreatedLink> => {
+      refuseListed(url, rules);
       const at = new Date(now());
       const urlHash = plain ? hashUrl(url) : null;
       const link = { ...DEFAULT_OPTIONS, ...given.options, url, urlHash, passwordHash, isAlias: alias !== undefined, createdAt: at };
@@ -149,5 +152,5 @@ export function hashUrl(url: string): Buffer {
 }
 
 function newLink(id: number, { urlHash: _urlHash, ...link }: NewLink): Link {
-  return { ...link, id, updatedAt: link.createdAt, visitCount: 0, lastVisitAt: null, deletedAt: null, claimedVisits: 0 };
+  return { ...link, id, updatedAt: link.createdAt, visitCount: 0, lastVisitAt: null, deletedAt: null, claimedVisits: 0, blocked: null };
 }

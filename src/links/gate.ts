@@ -1,15 +1,19 @@
 import type { Gate, Link, Refusal } from './link.ts';
 
 /** Why a live link with this gate does not redirect at `at` (before any password or visit limit), or undefined. */
-export function refusalOf(gate: Pick<Gate, 'enabled' | 'expiresAt'>, at: number): Refusal | undefined {
+export function refusalOf(gate: Pick<Gate, 'blocked' | 'enabled' | 'expiresAt'>, at: number): Refusal | undefined {
+  if (gate.blocked) return 'blocked';
   if (!gate.enabled) return 'disabled';
   if (gate.expiresAt !== null && at >= gate.expiresAt) return 'expired';
   return undefined;
 }
 
 /** Why a stored live link does not redirect at `at`, its visit limit included (its page, its password form). */
-export function linkRefusal(link: Pick<Link, 'enabled' | 'expiresAt' | 'maxVisits' | 'claimedVisits'>, at: number): Refusal | undefined {
-  const refusal = refusalOf({ enabled: link.enabled, expiresAt: link.expiresAt?.getTime() ?? null }, at);
+export function linkRefusal(
+  link: Pick<Link, 'blocked' | 'enabled' | 'expiresAt' | 'maxVisits' | 'claimedVisits'>,
+  at: number,
+): Refusal | undefined {
+  const refusal = refusalOf({ blocked: link.blocked !== null, enabled: link.enabled, expiresAt: link.expiresAt?.getTime() ?? null }, at);
   if (refusal) return refusal;
   return link.maxVisits !== null && link.claimedVisits >= link.maxVisits ? 'used_up' : undefined;
 }

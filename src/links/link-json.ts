@@ -10,7 +10,7 @@ export interface Presenter {
 /**
  * The link as the API and the CLI's --json show it. `redirectStatus` and `forwardQuery` are what the
  * redirect does (the instance's setting when the link leaves them unset); the password is only ever
- * `passwordProtected`.
+ * `passwordProtected`; `blocked` is the blocklist entry its target matches, or null.
  */
 export function linkJson(link: Link, { config, shortUrl }: Presenter) {
   return {
@@ -27,6 +27,7 @@ export function linkJson(link: Link, { config, shortUrl }: Presenter) {
     redirectStatus: link.redirectStatus ?? config.redirectStatus,
     forwardQuery: link.forwardQuery ?? config.forwardQuery,
     enabled: link.enabled,
+    blocked: link.blocked && { rule: link.blocked.rule, list: link.blocked.list, at: link.blocked.at.toISOString() },
     isAlias: link.isAlias,
     createdAt: link.createdAt.toISOString(),
     updatedAt: link.updatedAt.toISOString(),

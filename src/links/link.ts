@@ -34,6 +34,23 @@ export interface Link extends LinkOptions {
   passwordHash: string | null;
   /** Visits counted against maxVisits so far. */
   claimedVisits: number;
+  /** Set while the target is on a blocklist: the link then answers 410, whatever `enabled` says. */
+  blocked: Block | null;
+}
+
+/** Why the blocklist disabled a link: the entry its target matched, the file it is in, and since when. */
+export interface Block {
+  rule: string;
+  list: string;
+  at: Date;
+}
+
+/** A live link's target and what the blocklist last said of it: what a blocklist scan reads. */
+export interface LinkUrl {
+  id: number;
+  code: string;
+  url: string;
+  block: Omit<Block, 'at'> | null;
 }
 
 /** The options a new link gets when none are given. */
@@ -61,6 +78,8 @@ export interface Target {
 /** A link's conditions and redirect options, as the redirect cache holds them. */
 export interface Gate {
   enabled: boolean;
+  /** The target is on a blocklist. */
+  blocked: boolean;
   /** Milliseconds since the epoch. */
   expiresAt: number | null;
   maxVisits: number | null;
@@ -71,9 +90,10 @@ export interface Gate {
 }
 
 /** Why a live link does not redirect: one wording for the page, the API and the CLI. */
-export type Refusal = 'disabled' | 'expired' | 'used_up';
+export type Refusal = 'blocked' | 'disabled' | 'expired' | 'used_up';
 
 export function refusalMessage(code: string, refusal: Refusal): string {
+  if (refusal === 'blocked') return `the link "${code}" was disabled because its target is on a blocklist of malicious sites`;
   if (refusal === 'disabled') return `the link "${code}" is disabled`;
   if (refusal === 'expired') return `the link "${code}" has expired`;
   return `the link "${code}" has been used up: it allowed a limited number of visits`;
@@ -90,6 +110,8 @@ export interface LinkQuery {
   /** Where the previous page ended (its last link's sort key), from `listCursor`. */
   after?: ListCursor | undefined;
   includeDeleted?: boolean;
+  /** Only links the blocklist disabled. */
+  blocked?: boolean | undefined;
 }
 
 /** A page's end: the id, and for `visits` order the visit count, of its last link. */
@@ -104,8 +126,11 @@ export interface TagCount {
   count: number;
 }
 
-/** A link as exported and imported: everything but the id, which is local to one database. */
-export type LinkRecord = Omit<Link, 'id'>;
+/**
+ * A link as exported and imported: everything but the id, which is local to one database, and the
+ * blocklist's verdict, which is the receiving instance's to make.
+ */
+export type LinkRecord = Omit<Link, 'id' | 'blocked'>;
 
 /** A link about to be stored under a generated code or an alias. */
 export interface NewLink extends LinkOptions {

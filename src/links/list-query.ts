@@ -22,7 +22,7 @@ function text(params: Record<string, unknown>, name: string): string | undefined
   return value;
 }
 
-/** The list's parameters (`q`, `tag`, `sort`, `limit`, `cursor`), as a query string gives them. Throws AppError('invalid'). */
+/** The list's parameters (`q`, `tag`, `blocked`, `sort`, `limit`, `cursor`), as a query string gives them. Throws AppError('invalid'). */
 export function parseListQuery(params: Record<string, unknown>): LinkQuery & { limit: number } {
   const search = text(params, 'q');
   if (search !== undefined && search.length > 200) throw new AppError('invalid', 'q must be at most 200 characters', 'q');
@@ -34,9 +34,13 @@ export function parseListQuery(params: Record<string, unknown>): LinkQuery & { l
   if (!/^\d+$/.test(limitText ?? '1') || limit < 1 || limit > PAGE_SIZE.max)
     throw new AppError('invalid', `limit must be a whole number from 1 to ${PAGE_SIZE.max}`, 'limit');
   const cursor = single(params, 'cursor');
+  const blocked = single(params, 'blocked');
+  if (blocked !== undefined && blocked !== 'true')
+    throw new AppError('invalid', 'blocked must be true (only the links the blocklist disabled), or left out', 'blocked');
   return {
     search: search || undefined,
     tag: tag || undefined,
+    blocked: blocked === 'true' || undefined,
     sort: sort as (typeof SORTS)[number],
     limit,
     after: cursor === undefined ? undefined : decodeCursor(cursor, sort),

@@ -8,11 +8,13 @@ import { linkRefusal } from './gate.ts';
 import { goneMessage, notFoundMessage, refusalMessage, type Link, type LinkEdit, type LinkQuery, type TagCount } from './link.ts';
 import { parseOptions } from './link-options.ts';
 import { encodeCursor, parseListQuery } from './list-query.ts';
-import { normaliseUrl, urlRules, type Listening } from './url-rules.ts';
+import type { BlocklistSource } from './blocklist.ts';
+import { normaliseUrl, refuseListed, urlRules, type Listening } from './url-rules.ts';
 
 export interface ManageDeps {
   config: Parameters<typeof urlRules>[0];
   listening?: Listening;
+  blocklist?: BlocklistSource;
   now: () => number;
   random: (size: number) => Buffer;
   links: LinkStore;
@@ -29,8 +31,8 @@ function linkNotFound(code: string): AppError {
 }
 
 /** Reading, listing, editing, deleting and pruning links. */
-export function linkManagement({ config, listening, now, random, links, cache, unlockLimit }: ManageDeps) {
-  const rules = urlRules(config, listening);
+export function linkManagement({ config, listening, blocklist, now, random, links, cache, unlockLimit }: ManageDeps) {
+  const rules = urlRules(config, listening, blocklist);
 
   /** The link with this code, deleted or not; a string no code can spell is not looked up. */
   async function linkByCode(code: string): Promise<Link | undefined> {
@@ -66,6 +68,9 @@ export function linkManagement({ config, listening, now, random, links, cache, u
     },
 
     tagCounts: (): Promise<TagCount[]> => links.tagCounts(),
+
+    /** Live links the blocklist disabled, in every process on the database. */
+    blockedCount: (): Promise<number> => links.blockedCount(),
 
     /** Takes one visit of a link with a visit limit; false when they are used up. */
     claimVisit: (id: number): Promise<boolean> => links.claimVisit(id),
@@ -108,6 +113,7 @@ export function linkManagement({ config, listening, now, random, links, cache, u
       Object.assign(edit, given.options);
       if (given.password !== undefined) edit.passwordHash = given.password === null ? null : await hashPassword(given.password, random);
       const edited = await links.write(async (tx) => {
+        if (edit.url !== undefined) refuseListed(edit.url, rules);
         const link = await tx.linkByCode(code);
         if (!link) throw linkNotFound(code);
         if (link.deletedAt || !(await tx.updateLink(link, edit, null, new Date(now())))) throw new AppError('gone', goneMessage(code));

@@ -5,11 +5,13 @@ import type { LinkStore } from '../store/ports.ts';
 import { hashUrl } from './create.ts';
 import type { LinkRecord } from './link.ts';
 import { isPlain } from './link-options.ts';
+import type { BlocklistSource } from './blocklist.ts';
 import { normaliseUrl, urlRules, type Listening } from './url-rules.ts';
 
 export interface TransferDeps {
   config: Pick<Config, 'maxUrlLength' | 'publicUrl' | 'host' | 'port' | 'allowDomains' | 'denyDomains'>;
   listening?: Listening;
+  blocklist?: BlocklistSource;
   links: LinkStore;
   cache: RedirectCache;
 }
@@ -23,9 +25,9 @@ export interface NumberedRecord {
 export type LinkTransfer = ReturnType<typeof linkTransfer>;
 
 /** Export and import of links, codes kept. */
-export function linkTransfer({ config, listening, links, cache }: TransferDeps) {
+export function linkTransfer({ config, listening, blocklist, links, cache }: TransferDeps) {
   // Imported targets are checked like new ones: a link back to this instance would loop, whatever its origin.
-  const rules = urlRules(config, listening);
+  const rules = urlRules(config, listening, blocklist);
   return {
     /** Every link, oldest first, as exported. */
     async *exportLinks(): AsyncGenerator<LinkRecord> {

@@ -3,6 +3,7 @@ import { networkInterfaces } from 'node:os';
 import type { Config } from '../config.ts';
 import { AppError } from '../errors.ts';
 import { codePoint, controlCharacter, unicodeProblem } from './text-rules.ts';
+import { EMPTY_BLOCKLIST, listedMessage, matchBlocklist, type BlocklistSource } from './blocklist.ts';
 
 /** Where the server listens. It updates this object once it knows: a configured port 0 becomes the real one. */
 export interface Listening {
@@ -20,12 +21,18 @@ export interface UrlRules {
   readonly allowDomains: readonly string[];
   /** These domains and their subdomains are refused (punycode), whatever allowDomains says. */
   readonly denyDomains: readonly string[];
+  /** Targets on the blocklist in force are refused; read at every check, so that a reload is seen at once. */
+  readonly blocklist: BlocklistSource;
 }
 
-/** The rules for targets submitted to this instance; without `listening`, it listens on config.host:config.port. */
+/**
+ * The rules for targets submitted to this instance; without `listening`, it listens on config.host:config.port;
+ * without `blocklist`, nothing is listed.
+ */
 export function urlRules(
   config: Pick<Config, 'maxUrlLength' | 'publicUrl' | 'host' | 'port' | 'allowDomains' | 'denyDomains'>,
   listening?: Listening,
+  blocklist: BlocklistSource = { current: EMPTY_BLOCKLIST },
 ): UrlRules {
   return {
     maxLength: config.maxUrlLength,
@@ -33,6 +40,7 @@ export function urlRules(
     listening: listening ?? { port: config.port, addresses: [config.host] },
     allowDomains: domainList(config.allowDomains),
     denyDomains: domainList(config.denyDomains),
+    blocklist,
   };
 }
 
@@ -51,7 +59,8 @@ WILDCARD.addAddress('::', 'ipv6');
 
 /**
  * Validates a submitted target and returns its normalised form (WHATWG serialisation: lower-case
- * scheme and host, IDN as punycode, default port dropped). Throws AppError('invalid', …, 'url').
+ * scheme and host, IDN as punycode, default port dropped): its scheme, that it does not lead back here,
+ * the domain lists, and the blocklist. Throws AppError('invalid', …, 'url').
  */
 export function normaliseUrl(input: unknown, rules: UrlRules): string {
   if (input === undefined || input === null) throw invalid('url is required');
@@ -84,7 +93,18 @@ export function normaliseUrl(input: unknown, rules: UrlRules): string {
   }
   const href = url.href;
   if (href.length > rules.maxLength) throw invalid(`url is longer than ${rules.maxLength} characters once normalised`);
+  refuseListed(href, rules);
   return href;
+}
+
+/**
+ * Throws AppError('invalid', …, 'url') when the blocklist in force lists `href` (a normalised target). The
+ * writes that store a target call it again inside their transaction, so that a reload between the check and
+ * the write cannot let a listed target in.
+ */
+export function refuseListed(href: string, rules: UrlRules): void {
+  const listed = matchBlocklist(rules.blocklist.current, href);
+  if (listed) throw invalid(listedMessage(listed, normaliseHostname(URL.parse(href)?.hostname ?? '')));
 }
 
 /** Whether host:port reaches this instance: its public host or a loopback name on any port, a listen address on the listen port. */

@@ -1,5 +1,5 @@
 import type { ApiKey, Session } from '../auth/identity.ts';
-import type { Link, LinkChange, LinkEdit, LinkQuery, LinkRecord, NewLink, TagCount, Target } from '../links/link.ts';
+import type { Block, Link, LinkChange, LinkEdit, LinkQuery, LinkRecord, LinkUrl, NewLink, TagCount, Target } from '../links/link.ts';
 import type { VisitBatch } from '../visits/rollup.ts';
 import type { DimensionCount, LinkTally, StoredVisit, VisitTally } from '../visits/visit.ts';
 import type { VisitEvents } from '../visits/visit-events.ts';
@@ -46,6 +46,10 @@ export interface LinkStore {
   hasVisitsLeft(id: number): Promise<boolean>;
   /** Every link, oldest first, read in pages. */
   allLinks(): AsyncIterable<Link>;
+  /** Up to `limit` live links after the id `after`, by id: their targets and blocks (a blocklist scan's page). */
+  liveUrlsAfter(after: number, limit: number): Promise<LinkUrl[]>;
+  /** Live links the blocklist disabled. */
+  blockedCount(): Promise<number>;
   /**
    * Runs `work` in one write transaction, serialised with every other write of this store, and resolves
    * with its result once the transaction is committed and durable (on disk, or on a quorum). If `work`
@@ -82,6 +86,11 @@ export interface LinkWriter {
   updateLink(link: Link, edit: LinkEdit, urlHash: Buffer | null, at: Date): Promise<boolean>;
   /** Marks a link deleted; false if it was already. */
   deleteLink(id: number, at: Date): Promise<boolean>;
+  /**
+   * Sets a live link's block (null clears it), unless its target is no longer `url` (edited since it was
+   * read): false then, or when the link is deleted.
+   */
+  setBlock(id: number, url: string, block: Block | null): Promise<boolean>;
   /** Live links whose last visit (or creation, if never visited) is before `cutoff`. */
   unvisitedSince(cutoff: Date): Promise<Link[]>;
 }

@@ -1,6 +1,6 @@
 import type { ApiKey, Session } from '../auth/identity.ts';
 import type { RedirectStatus } from '../config.ts';
-import type { Link, Target } from '../links/link.ts';
+import type { Link, LinkUrl, Target } from '../links/link.ts';
 
 // Rows as both backends return them (the same columns and encodings, so that kurz migrate copies them as
 // they are): 0/1 for flags, milliseconds for times, tags as a JSON array. Each store turns them into the
@@ -27,6 +27,9 @@ export interface LinkRow {
   redirectStatus: number | null;
   forwardQuery: number | null;
   enabled: number;
+  blockedRule: string | null;
+  blockedList: string | null;
+  blockedAt: number | null;
 }
 
 /** What the redirect cache holds of a link. */
@@ -34,6 +37,7 @@ export interface TargetRow {
   id: number;
   url: string;
   deleted: number;
+  blocked: number;
   enabled: number;
   expiresAt: number | null;
   maxVisits: number | null;
@@ -65,12 +69,32 @@ export function toLink(row: LinkRow | undefined): Link | undefined {
     redirectStatus: row.redirectStatus as RedirectStatus | null,
     forwardQuery: row.forwardQuery === null ? null : row.forwardQuery === 1,
     enabled: row.enabled === 1,
+    blocked: row.blockedRule === null ? null : { rule: row.blockedRule, list: row.blockedList ?? '', at: new Date(row.blockedAt ?? 0) },
+  };
+}
+
+/** A row of a blocklist scan (a live link's id, code, target and block). */
+export interface LinkUrlRow {
+  id: number;
+  code: string;
+  url: string;
+  blockedRule: string | null;
+  blockedList: string | null;
+}
+
+export function toLinkUrl(row: LinkUrlRow): LinkUrl {
+  return {
+    id: row.id,
+    code: row.code,
+    url: row.url,
+    block: row.blockedRule === null ? null : { rule: row.blockedRule, list: row.blockedList ?? '' },
   };
 }
 
 /** An ordinary link (enabled, no condition, no option) has no gate: the redirect then checks nothing more. */
 export function toTarget(row: TargetRow): Target {
   const plain =
+    row.blocked === 0 &&
     row.enabled === 1 &&
     row.expiresAt === null &&
     row.maxVisits === null &&
@@ -84,6 +108,7 @@ export function toTarget(row: TargetRow): Target {
     gate: plain
       ? null
       : {
+          blocked: row.blocked === 1,
           enabled: row.enabled === 1,
           expiresAt: row.expiresAt,
           maxVisits: row.maxVisits,

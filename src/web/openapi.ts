@@ -204,6 +204,7 @@ const SCHEMAS: Record<string, Schema> = {
       'redirectStatus',
       'forwardQuery',
       'enabled',
+      'blocked',
       'isAlias',
       'createdAt',
       'updatedAt',
@@ -224,7 +225,24 @@ const SCHEMAS: Record<string, Schema> = {
       passwordProtected: { type: 'boolean' },
       redirectStatus: { type: 'integer', enum: REDIRECT_STATUSES, description: "What the redirect answers (the link's or the instance's)" },
       forwardQuery: { type: 'boolean', description: "What the redirect does (the link's or the instance's setting)" },
-      enabled: { type: 'boolean' },
+      enabled: { type: 'boolean', description: "The person's switch; a blocked link answers 410 whatever it says" },
+      blocked: {
+        oneOf: [
+          { type: 'null' },
+          {
+            type: 'object',
+            additionalProperties: false,
+            required: ['rule', 'list', 'at'],
+            properties: {
+              rule: { type: 'string', description: 'The entry the target matched: a host, a domain or a URL' },
+              list: { type: 'string', description: "The blocklist file's name (without its folder)" },
+              at: DATE_TIME,
+            },
+          },
+        ],
+        description:
+          'Set while the target is on a blocklist (the `blocklist` setting): the link answers 410 until the list no longer names it',
+      },
       isAlias: { type: 'boolean', description: 'A person chose the code; such a link is never a dedupe target' },
       createdAt: DATE_TIME,
       updatedAt: DATE_TIME,
@@ -470,6 +488,7 @@ const PARAMETERS: Record<string, Parameter> = {
 const LIST_PARAMETERS: Parameter[] = [
   { name: 'q', in: 'query', description: 'A substring of the code or the URL', schema: { type: 'string', maxLength: 200 } },
   { name: 'tag', in: 'query', description: 'Only links with this tag', schema: { type: 'string' } },
+  { name: 'blocked', in: 'query', description: 'Only the links the blocklist disabled', schema: { enum: ['true'] } },
   { name: 'sort', in: 'query', description: 'Order', schema: { enum: ['created', 'visits'], default: 'created' } },
   {
     name: 'limit',
@@ -549,7 +568,7 @@ const REDIRECT: Omit<Operation, 'operationId'> = {
     '200': page('A password link, to a browser: the password form, which posts to /links/{code}/unlock'),
     '401': { description: 'A password link, to a program: POST the password to /links/{code}/unlock', content: PROBLEM },
     '404': pageOrProblem('No link has this code'),
-    '410': pageOrProblem('The link was deleted, is disabled, has expired or has used up its visits'),
+    '410': pageOrProblem('The link was deleted, is disabled (by its owner or the blocklist), has expired or has used up its visits'),
     '503': pageOrProblem(`A link with a visit limit, or one not in the cache on PostgreSQL: ${UNAVAILABLE}`),
   },
 };
@@ -830,7 +849,8 @@ export const OPENAPI: OpenApiDocument = {
           ...FORM_BODY_REFUSED,
           '401': pageOrProblem('A wrong password: the form again for a browser'),
           '404': pageOrProblem('No link has this code'),
-          '410': pageOrProblem('The link was deleted, is disabled, has expired or has used up its visits'),
+          '410': pageOrProblem('The link was deleted, is disabled (by its owner or the blocklist), has expired or has used up its visits'),
+          '429': pageOrProblem('Too many wrong passwords; try again after Retry-After seconds'),
         },
       },
     },

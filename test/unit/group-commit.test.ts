@@ -21,6 +21,7 @@ function created(url: string): CreatedLink {
       isAlias: false,
       passwordHash: null,
       claimedVisits: 0,
+      blocked: null,
     },
     created: true,
   };

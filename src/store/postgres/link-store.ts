@@ -1,7 +1,7 @@
 import type { LinkChange, LinkOptions, LinkQuery, NewLink } from '../../links/link.ts';
 import { createGroupCommit } from '../group-commit.ts';
 import type { LinkStore, LinkWriter } from '../ports.ts';
-import { toLink, toTarget, type LinkRow, type TargetRow } from '../rows.ts';
+import { toLink, toLinkUrl, toTarget, type LinkRow, type LinkUrlRow, type TargetRow } from '../rows.ts';
 import type { Database, Querier } from './database.ts';
 import * as q from './queries.ts';
 
@@ -100,6 +100,8 @@ export function createPostgresLinkStore(db: Database, idBlockSize: number): Post
         return true;
       },
       deleteLink: async (id, at) => (await tx.query(q.DELETE_LINK, [id, at.getTime()])).rowCount === 1,
+      setBlock: async (id, url, block) =>
+        (await tx.query(q.SET_BLOCK, [id, url, block?.rule ?? null, block?.list ?? null, block?.at.getTime() ?? null])).rowCount === 1,
       unvisitedSince: async (cutoff) => (await tx.query<LinkRow>(q.UNVISITED_LINKS, [cutoff.getTime()])).rows.map((row) => toLink(row)!),
     };
   }
@@ -149,6 +151,7 @@ export function createPostgresLinkStore(db: Database, idBlockSize: number): Post
         search,
         query.tag ?? null,
         query.includeDeleted ?? false,
+        query.blocked ?? false,
         query.after?.id ?? Number.MAX_SAFE_INTEGER,
         query.limit,
       ];
@@ -162,6 +165,10 @@ export function createPostgresLinkStore(db: Database, idBlockSize: number): Post
     claimVisit: async (id) => (await db.query(q.CLAIM_VISIT, [id])).rowCount === 1,
 
     hasVisitsLeft: async (id) => (await db.query<{ left: boolean }>(q.HAS_VISITS_LEFT, [id])).rows[0]?.left === true,
+
+    liveUrlsAfter: async (after, limit) => (await db.query<LinkUrlRow>(q.LIVE_LINK_URLS_PAGE, [after, limit])).rows.map(toLinkUrl),
+
+    blockedCount: async () => (await db.query<{ count: number }>(q.BLOCKED_COUNT)).rows[0]?.count ?? 0,
 
     async *allLinks() {
       for (let after = 0; ;) {

@@ -139,4 +139,14 @@ export const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (day, link_id, hash)
   );
   `,
+  // Abuse screening: a link whose target is on a blocklist is disabled apart from the person's own `enabled`,
+  // so that it comes back when the list no longer names it. The change log follows it, for every cache.
+  `
+  ALTER TABLE links ADD COLUMN blocked_rule TEXT, ADD COLUMN blocked_list TEXT, ADD COLUMN blocked_at BIGINT;
+  CREATE INDEX links_blocked ON links (id) WHERE blocked_rule IS NOT NULL;
+  DROP TRIGGER links_changed ON links;
+  CREATE TRIGGER links_changed
+    AFTER UPDATE OF url, deleted_at, enabled, expires_at, max_visits, password_hash, redirect_status, forward_query, blocked_rule ON links
+    FOR EACH ROW EXECUTE FUNCTION kurz_link_changed();
+  `,
 ];

@@ -56,7 +56,8 @@ const LINK_COLUMNS = `links.id, code, url, is_alias AS "isAlias", created_at AS 
   coalesce(v.count, 0) AS "visitCount", v.last_at AS "lastVisitAt", deleted_at AS "deletedAt", title, note,
   (SELECT coalesce(json_agg(tag ORDER BY tag COLLATE "C"), '[]'::json)::text FROM link_tags WHERE link_id = links.id) AS tags,
   expires_at AS "expiresAt", max_visits AS "maxVisits", claimed_visits AS "claimedVisits", password_hash AS "passwordHash",
-  redirect_status AS "redirectStatus", forward_query AS "forwardQuery", enabled`;
+  redirect_status AS "redirectStatus", forward_query AS "forwardQuery", enabled, blocked_rule AS "blockedRule",
+  blocked_list AS "blockedList", blocked_at AS "blockedAt"`;
 
 const LINKS = `links LEFT JOIN link_visits AS v ON v.link_id = links.id`;
 
@@ -66,8 +67,9 @@ export const LINK_BY_CODE = `SELECT ${LINK_COLUMNS} FROM ${LINKS} WHERE code = $
 export const LINK_BY_CODE_FOR_UPDATE = `${LINK_BY_CODE} FOR UPDATE OF links`;
 
 /** The redirect's lookup: the target and what the redirect cache holds of the link's options. */
-export const TARGET_BY_CODE = `SELECT id, url, (deleted_at IS NOT NULL)::int AS deleted, enabled, expires_at AS "expiresAt",
-  max_visits AS "maxVisits", (password_hash IS NOT NULL)::int AS locked, redirect_status AS "redirectStatus", forward_query AS "forwardQuery"
+export const TARGET_BY_CODE = `SELECT id, url, (deleted_at IS NOT NULL)::int AS deleted, (blocked_rule IS NOT NULL)::int AS blocked,
+  enabled, expires_at AS "expiresAt", max_visits AS "maxVisits", (password_hash IS NOT NULL)::int AS locked,
+  redirect_status AS "redirectStatus", forward_query AS "forwardQuery"
   FROM links WHERE code = $1`;
 
 export const LINK_BY_ID = `SELECT ${LINK_COLUMNS} FROM ${LINKS} WHERE links.id = $1`;
@@ -80,22 +82,23 @@ export const LINK_ID_BY_URL_HASH = `SELECT max(id) AS id FROM links WHERE url_ha
 
 /**
  * The filter of both list orders: $1 is a LIKE pattern matched, ignoring case as SQLite's LIKE does,
- * against code, URL, title and note; $2 a tag; $3 whether deleted links are included.
+ * against code, URL, title and note; $2 a tag; $3 whether deleted links are included; $4 only blocked ones.
  */
 const LIST_FILTER = `($1::text IS NULL OR code ILIKE $1 ESCAPE '\\' OR url ILIKE $1 ESCAPE '\\'
       OR title ILIKE $1 ESCAPE '\\' OR note ILIKE $1 ESCAPE '\\')
     AND ($2::text IS NULL OR links.id IN (SELECT link_id FROM link_tags WHERE tag = $2))
-    AND ($3::boolean OR deleted_at IS NULL)`;
+    AND ($3::boolean OR deleted_at IS NULL)
+    AND (NOT $4::boolean OR blocked_rule IS NOT NULL)`;
 
-/** Newest first, paged by id ($4), $5 at a time. */
+/** Newest first, paged by id ($5), $6 at a time. */
 export const LIST_LINKS_BY_CREATED = `SELECT ${LINK_COLUMNS} FROM ${LINKS}
-  WHERE links.id < $4 AND ${LIST_FILTER}
-  ORDER BY links.id DESC LIMIT $5`;
+  WHERE links.id < $5 AND ${LIST_FILTER}
+  ORDER BY links.id DESC LIMIT $6`;
 
-/** Most visited first, then newest; paged by (visits $6, id $4), $5 at a time. */
+/** Most visited first, then newest; paged by (visits $7, id $5), $6 at a time. */
 export const LIST_LINKS_BY_VISITS = `SELECT ${LINK_COLUMNS} FROM ${LINKS}
-  WHERE (coalesce(v.count, 0) < $6 OR (coalesce(v.count, 0) = $6 AND links.id < $4)) AND ${LIST_FILTER}
-  ORDER BY coalesce(v.count, 0) DESC, links.id DESC LIMIT $5`;
+  WHERE (coalesce(v.count, 0) < $7 OR (coalesce(v.count, 0) = $7 AND links.id < $5)) AND ${LIST_FILTER}
+  ORDER BY coalesce(v.count, 0) DESC, links.id DESC LIMIT $6`;
 
 /** Tags of live links, most used first. */
 export const TAG_COUNTS = `SELECT tag, count(*) AS count FROM link_tags JOIN links ON links.id = link_tags.link_id
@@ -105,9 +108,14 @@ export const DELETE_TAGS = `DELETE FROM link_tags WHERE link_id = $1`;
 
 export const INSERT_TAGS = `INSERT INTO link_tags (link_id, tag) SELECT $1::bigint, unnest($2::text[]) ON CONFLICT DO NOTHING`;
 
-/** Sets every editable column; the caller merges the edit into the stored link first. */
+/**
+ * Sets every editable column; the caller merges the edit into the stored link first. A new target clears the
+ * link's block: it passed the blocklist on its way in.
+ */
 export const UPDATE_LINK = `UPDATE links SET url = $2, url_hash = $3, title = $4, note = $5, expires_at = $6, max_visits = $7,
-  password_hash = $8, redirect_status = $9, forward_query = $10, enabled = $11, updated_at = $12
+  password_hash = $8, redirect_status = $9, forward_query = $10, enabled = $11, updated_at = $12,
+  blocked_rule = CASE WHEN url = $2 THEN blocked_rule END, blocked_list = CASE WHEN url = $2 THEN blocked_list END,
+  blocked_at = CASE WHEN url = $2 THEN blocked_at END
   WHERE id = $1 AND deleted_at IS NULL`;
 
 /** Takes one of a limited link's visits; no row changes once they are used up. */
@@ -125,6 +133,19 @@ export const UNVISITED_LINKS = `SELECT ${LINK_COLUMNS} FROM ${LINKS}
   WHERE deleted_at IS NULL AND coalesce(v.last_at, created_at) < $1 ORDER BY links.id`;
 
 export const DELETE_LINK = `UPDATE links SET deleted_at = $2, updated_at = $2 WHERE id = $1 AND deleted_at IS NULL`;
+
+// The blocklist (links/screening.ts): a scan reads live links' targets in pages and sets or clears their block.
+
+/** One page of live links' targets, after the id $1, $2 at a time. */
+export const LIVE_LINK_URLS_PAGE = `SELECT id, code, url, blocked_rule AS "blockedRule", blocked_list AS "blockedList" FROM links
+  WHERE id > $1 AND deleted_at IS NULL ORDER BY id LIMIT $2`;
+
+/** Sets (or, with nulls, clears) link $1's block ($3 rule, $4 list, $5 time), unless its target is no longer $2. */
+export const SET_BLOCK = `UPDATE links SET blocked_rule = $3, blocked_list = $4, blocked_at = $5
+  WHERE id = $1 AND url = $2 AND deleted_at IS NULL`;
+
+/** Live links the blocklist disabled (index links_blocked). */
+export const BLOCKED_COUNT = `SELECT count(*)::int AS count FROM links WHERE blocked_rule IS NOT NULL AND deleted_at IS NULL`;
 
 /** The columns every insert sets, from $1 (the id) to $14. */
 const NEW_LINK_COLUMNS = `id, code, url, url_hash, is_alias, created_at, title, note, expires_at, max_visits, password_hash,

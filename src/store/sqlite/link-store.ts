@@ -4,7 +4,7 @@ import type { Database } from 'better-sqlite3';
 import type { Durability } from '../../config.ts';
 import { AppError } from '../../errors.ts';
 import type { Link, LinkChange, LinkEdit, LinkOptions, LinkQuery, LinkRecord, NewLink, Target } from '../../links/link.ts';
-import { toLink, toTarget, type LinkRow, type TargetRow } from '../rows.ts';
+import { toLink, toLinkUrl, toTarget, type LinkRow, type LinkUrlRow, type TargetRow } from '../rows.ts';
 import type { LinkStore, LinkWriter } from '../ports.ts';
 import { createGroupCommit } from '../group-commit.ts';
 import { connectionSync } from './database.ts';
@@ -12,7 +12,15 @@ import { outsideTransaction, waitingForLock } from './outside-transaction.ts';
 import * as q from './queries.ts';
 import { faultOf, type WriteHealth } from './write-health.ts';
 
-type ListParams = { search: string | null; tag: string | null; limit: number; before: number; visits: number; includeDeleted: number };
+type ListParams = {
+  search: string | null;
+  tag: string | null;
+  limit: number;
+  before: number;
+  visits: number;
+  includeDeleted: number;
+  blocked: number;
+};
 
 /** Links read per query when all of them are exported. */
 const PAGE = 1000;
@@ -53,6 +61,9 @@ export function createSqliteLinkStore(db: Database, health: WriteHealth, durabil
   const allLinksPage = statement<[number, number], LinkRow>(q.ALL_LINKS_PAGE);
   const unvisitedLinks = statement<[number], LinkRow>(q.UNVISITED_LINKS);
   const deleteLink = db.prepare(q.DELETE_LINK);
+  const liveLinkUrls = statement<[number, number], LinkUrlRow>(q.LIVE_LINK_URLS_PAGE);
+  const setBlock = db.prepare(q.SET_BLOCK);
+  const blockedCount = statement<[], number>(q.BLOCKED_COUNT).pluck();
   const importLink = db.prepare(q.IMPORT_LINK);
   const lastChange = statement<[], { seq: number }>(q.LAST_CHANGE);
   const changesAfter = statement<[number], LinkChange>(q.CHANGES_AFTER);
@@ -118,6 +129,8 @@ export function createSqliteLinkStore(db: Database, health: WriteHealth, durabil
       return true;
     },
     deleteLink: async (id, at) => deleteLink.run({ id, now: at.getTime() }).changes === 1,
+    setBlock: async (id, url, block) =>
+      setBlock.run({ id, url, rule: block?.rule ?? null, list: block?.list ?? null, at: block?.at.getTime() ?? null }).changes === 1,
     unvisitedSince: async (cutoff) => unvisitedLinks.all(cutoff.getTime()).map((row) => toLink(row)!),
   };
 
@@ -207,6 +220,7 @@ export function createSqliteLinkStore(db: Database, health: WriteHealth, durabil
         before: query.after?.id ?? Number.MAX_SAFE_INTEGER,
         visits: query.after?.visits ?? Number.MAX_SAFE_INTEGER,
         includeDeleted: query.includeDeleted ? 1 : 0,
+        blocked: query.blocked ? 1 : 0,
       };
       const rows = (query.sort === 'visits' ? listByVisits : listByCreated).all(params);
       return rows.map((row) => toLink(row)!);
@@ -217,6 +231,10 @@ export function createSqliteLinkStore(db: Database, health: WriteHealth, durabil
     claimVisit: (id) => writes.run(async () => claimVisit.run(id).changes === 1) as Promise<boolean>,
 
     hasVisitsLeft: async (id) => hasVisitsLeft.get(id) === 1,
+
+    liveUrlsAfter: async (after, limit) => liveLinkUrls.all(after, limit).map(toLinkUrl),
+
+    blockedCount: async () => blockedCount.get() ?? 0,
 
     async *allLinks() {
       for (let after = 0; ;) {

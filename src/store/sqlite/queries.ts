@@ -5,15 +5,17 @@ const LINK_COLUMNS = `id, code, url, is_alias AS isAlias, created_at AS createdA
   coalesce(v.count, 0) AS visitCount, v.last_at AS lastVisitAt, deleted_at AS deletedAt, title, note,
   (SELECT json_group_array(tag) FROM (SELECT tag FROM link_tags WHERE link_id = links.id ORDER BY tag)) AS tags,
   expires_at AS expiresAt, max_visits AS maxVisits, claimed_visits AS claimedVisits, password_hash AS passwordHash,
-  redirect_status AS redirectStatus, forward_query AS forwardQuery, enabled`;
+  redirect_status AS redirectStatus, forward_query AS forwardQuery, enabled, blocked_rule AS blockedRule,
+  blocked_list AS blockedList, blocked_at AS blockedAt`;
 
 const LINKS = `links LEFT JOIN link_visits AS v ON v.link_id = links.id`;
 
 export const LINK_BY_CODE = `SELECT ${LINK_COLUMNS} FROM ${LINKS} WHERE code = ?`;
 
 /** The redirect's lookup: the target and what the redirect cache holds of the link's options. */
-export const TARGET_BY_CODE = `SELECT id, url, deleted_at IS NOT NULL AS deleted, enabled, expires_at AS expiresAt,
-  max_visits AS maxVisits, password_hash IS NOT NULL AS locked, redirect_status AS redirectStatus, forward_query AS forwardQuery
+export const TARGET_BY_CODE = `SELECT id, url, deleted_at IS NOT NULL AS deleted, blocked_rule IS NOT NULL AS blocked, enabled,
+  expires_at AS expiresAt, max_visits AS maxVisits, password_hash IS NOT NULL AS locked, redirect_status AS redirectStatus,
+  forward_query AS forwardQuery
   FROM links WHERE code = ?`;
 
 export const LINK_BY_ID = `SELECT ${LINK_COLUMNS} FROM ${LINKS} WHERE id = ?`;
@@ -28,7 +30,8 @@ export const LINK_IDS_BY_URL_HASH = `SELECT id FROM links WHERE url_hash = ? AND
 const LIST_FILTER = `(@search IS NULL OR code LIKE @search ESCAPE '\\' OR url LIKE @search ESCAPE '\\'
       OR title LIKE @search ESCAPE '\\' OR note LIKE @search ESCAPE '\\')
     AND (@tag IS NULL OR links.id IN (SELECT link_id FROM link_tags WHERE tag = @tag))
-    AND (@includeDeleted OR deleted_at IS NULL)`;
+    AND (@includeDeleted OR deleted_at IS NULL)
+    AND (@blocked = 0 OR blocked_rule IS NOT NULL)`;
 
 /** Newest first, paged by id. */
 export const LIST_LINKS_BY_CREATED = `SELECT ${LINK_COLUMNS} FROM ${LINKS}
@@ -48,10 +51,14 @@ export const DELETE_TAGS = `DELETE FROM link_tags WHERE link_id = ?`;
 
 export const INSERT_TAG = `INSERT INTO link_tags (link_id, tag) VALUES (?, ?) ON CONFLICT DO NOTHING`;
 
-/** Sets every editable column; the caller merges the edit into the stored link first. */
+/**
+ * Sets every editable column; the caller merges the edit into the stored link first. A new target clears the
+ * link's block: it passed the blocklist on its way in.
+ */
 export const UPDATE_LINK = `UPDATE links SET url = @url, url_hash = @urlHash, title = @title, note = @note, expires_at = @expiresAt,
   max_visits = @maxVisits, password_hash = @passwordHash, redirect_status = @redirectStatus, forward_query = @forwardQuery,
-  enabled = @enabled, updated_at = @updatedAt
+  enabled = @enabled, updated_at = @updatedAt, blocked_rule = CASE WHEN url = @url THEN blocked_rule END,
+  blocked_list = CASE WHEN url = @url THEN blocked_list END, blocked_at = CASE WHEN url = @url THEN blocked_at END
   WHERE id = @id AND deleted_at IS NULL`;
 
 /** Takes one of a limited link's visits; no row changes once they are used up. */
@@ -68,6 +75,19 @@ export const UNVISITED_LINKS = `SELECT ${LINK_COLUMNS} FROM ${LINKS}
   WHERE deleted_at IS NULL AND coalesce(v.last_at, created_at) < ? ORDER BY id`;
 
 export const DELETE_LINK = `UPDATE links SET deleted_at = @now, updated_at = @now WHERE id = @id AND deleted_at IS NULL`;
+
+// The blocklist (links/screening.ts): a scan reads live links' targets in pages and sets or clears their block.
+
+/** One page of live links' targets, after the id `after`. */
+export const LIVE_LINK_URLS_PAGE = `SELECT id, code, url, blocked_rule AS blockedRule, blocked_list AS blockedList FROM links
+  WHERE id > ? AND deleted_at IS NULL ORDER BY id LIMIT ?`;
+
+/** Sets (or, with nulls, clears) a live link's block, unless its target changed since it was read. */
+export const SET_BLOCK = `UPDATE links SET blocked_rule = @rule, blocked_list = @list, blocked_at = @at
+  WHERE id = @id AND url = @url AND deleted_at IS NULL`;
+
+/** Live links the blocklist disabled (index links_blocked). */
+export const BLOCKED_COUNT = `SELECT count(*) FROM links WHERE blocked_rule IS NOT NULL AND deleted_at IS NULL`;
 
 /** The columns every insert sets, as named parameters. */
 const NEW_LINK = {

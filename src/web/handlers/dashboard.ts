@@ -8,6 +8,7 @@ import { readForm, sessionOf } from '../session.ts';
 import {
   formError,
   formFailure,
+  formatTime,
   formValues,
   LINK_FIELDS,
   linkInput,
@@ -26,6 +27,18 @@ const PUBLIC_FIELDS = ['url', 'alias'] as const;
 /** The option fields: an error in one opens the "more options" part of the form. */
 const OPTION_FIELDS: ReadonlySet<string> = new Set(LINK_FIELDS.filter((f) => f !== 'url' && f !== 'alias'));
 
+/** What the dashboard says of the blocklist: its files and entries, and how many links it disabled; null without one. */
+function blocklistSummary(web: WebServices, blocked: number) {
+  const { files, loadedAt } = web.screening.status();
+  if (files.length === 0 && blocked === 0) return null;
+  return {
+    blocked,
+    entries: files.reduce((sum, f) => sum + f.hosts + f.domains + f.urls, 0),
+    files: files.map((f) => f.name).join(', '),
+    loaded: loadedAt ? formatTime(loadedAt) : null,
+  };
+}
+
 /**
  * GET / and POST /: for the logged-in admin the dashboard (the shorten form with every option, the last
  * 14 days' figures and the latest links); for anyone else, when anonymous shortening is on, the public form (URL and alias only,
@@ -34,7 +47,11 @@ const OPTION_FIELDS: ReadonlySet<string> = new Set(LINK_FIELDS.filter((f) => f !
  */
 export function dashboardHandlers(web: WebServices) {
   async function showDashboard(ctx: Context, status: number, form: FormValues, error: FormError | null): Promise<void> {
-    const [{ links }, figures] = await Promise.all([web.links.listPage({ limit: String(LATEST) }), web.stats.forInstance(DASHBOARD_DAYS)]);
+    const [{ links }, figures, blockedCount] = await Promise.all([
+      web.links.listPage({ limit: String(LATEST) }),
+      web.stats.forInstance(DASHBOARD_DAYS),
+      web.links.blockedCount(),
+    ]);
     showPage(ctx, web, status, 'dashboard', {
       title: 'Dashboard',
       section: 'home',
@@ -45,6 +62,7 @@ export function dashboardHandlers(web: WebServices) {
       latest: links.map((link) => linkRow(link, web)),
       figures: dashboardFigures(figures),
       topLinks: figures.topLinks.map((l) => ({ ...l, href: `/links/${encodeURIComponent(l.code)}/stats` })),
+      blocklist: blocklistSummary(web, blockedCount),
     });
   }
 

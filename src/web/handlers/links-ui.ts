@@ -47,8 +47,8 @@ export function linksUiHandlers(web: WebServices) {
     /** The list: search, tag filter, sort, and paging by cursor with the filters kept. */
     async listLinks(ctx: Context): Promise<void> {
       const { links, next, query } = await web.links.listPage(ctx.query);
-      const tags = await web.links.tagCounts();
-      const filters = { q: query.search ?? '', tag: query.tag ?? '', sort: query.sort ?? 'created' };
+      const [tags, blockedCount] = await Promise.all([web.links.tagCounts(), web.links.blockedCount()]);
+      const filters = { q: query.search ?? '', tag: query.tag ?? '', blocked: query.blocked ? 'true' : '', sort: query.sort ?? 'created' };
       const kept = {
         ...filters,
         sort: filters.sort === 'created' ? '' : filters.sort,
@@ -68,6 +68,9 @@ export function linksUiHandlers(web: WebServices) {
         nextHref: next ? href({ cursor: next }) : null,
         firstHref: typeof ctx.query['cursor'] === 'string' ? href({}) : null,
         deleted: typeof ctx.query['deleted'] === 'string' ? ctx.query['deleted'] : null,
+        // The blocked filter shows where there is a blocklist, or links it disabled before it was taken away.
+        blocklist: web.config.blocklist !== '' || blockedCount > 0,
+        blockedCount,
       });
     },
 

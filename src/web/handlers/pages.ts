@@ -139,12 +139,12 @@ export function formatTime(date: Date): string {
   return `${date.toISOString().replace('T', ' ').slice(0, 16)} UTC`;
 }
 
-/** What a link does now, in a word, and whether that is redirecting. */
-export function linkState(link: Link, at: number): { label: string; live: boolean } {
-  if (link.deletedAt) return { label: 'deleted', live: false };
+/** What a link does now, in a word, and whether that is redirecting (or the blocklist stopped it). */
+export function linkState(link: Link, at: number): { label: string; live: boolean; blocked: boolean } {
+  if (link.deletedAt) return { label: 'deleted', live: false, blocked: false };
   const refusal = linkRefusal(link, at);
-  if (refusal) return { label: refusal.replace('_', ' '), live: false };
-  return { label: link.passwordHash ? 'password' : 'active', live: true };
+  if (refusal) return { label: refusal.replace('_', ' '), live: false, blocked: refusal === 'blocked' };
+  return { label: link.passwordHash ? 'password' : 'active', live: true, blocked: false };
 }
 
 /** A link as a row of a list. */
@@ -175,6 +175,12 @@ export function linkDetails(link: Link, web: WebServices) {
     redirectStatus: link.redirectStatus === null ? `${redirectStatus} (instance default)` : String(link.redirectStatus),
     forwardQuery: link.forwardQuery === null ? `${forwardQuery ? 'yes' : 'no'} (instance default)` : link.forwardQuery ? 'yes' : 'no',
     enabled: link.enabled,
+    blocked: link.blocked && {
+      rule: link.blocked.rule,
+      list: link.blocked.list,
+      since: formatTime(link.blocked.at),
+      sinceIso: link.blocked.at.toISOString(),
+    },
     updated: formatTime(link.updatedAt),
     lastVisit: link.lastVisitAt ? formatTime(link.lastVisitAt) : null,
     lastVisitIso: link.lastVisitAt?.toISOString() ?? null,

@@ -1,7 +1,7 @@
 import type { Context } from 'koa';
 import { describeConfig, envName, flagName, OPTIONS } from '../../config.ts';
 import type { WebServices } from '../../context.ts';
-import { showPage } from './pages.ts';
+import { formatTime, showPage } from './pages.ts';
 
 /**
  * Each option's value as the start-up log shows it (durations as durations, secrets masked): the
@@ -20,7 +20,7 @@ function shownValues(line: string): Map<string, string> {
   return values;
 }
 
-/** /settings: the effective configuration, read-only, and how to change it. */
+/** /settings: the effective configuration, read-only, and how to change it; the blocklist files in force. */
 export function settingsUiHandlers(web: WebServices) {
   return {
     showSettings(ctx: Context): void {
@@ -32,7 +32,14 @@ export function settingsUiHandlers(web: WebServices) {
         env: envName(o.name),
         flag: `--${flagName(o.name)}`,
       }));
-      showPage(ctx, web, 200, 'settings', { title: 'Settings', section: 'settings', options, adminUser: web.config.adminUser });
+      const { files, loadedAt, failure, screened } = web.screening.status();
+      const blocklist = {
+        files,
+        loaded: loadedAt ? formatTime(loadedAt) : null,
+        failure,
+        screened: screened && { ...screened, at: formatTime(screened.at) },
+      };
+      showPage(ctx, web, 200, 'settings', { title: 'Settings', section: 'settings', options, adminUser: web.config.adminUser, blocklist });
     },
   };
 }
