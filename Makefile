@@ -28,7 +28,7 @@ BUNDLE := build/kurz.cjs
 help:
 	@echo "make run     install, build and start kurz on http://127.0.0.1:8080 (database ./data/kurz.db)"
 	@echo "make test    install, typecheck and run every test on SQLite, then the storage tests on PostgreSQL (installs Chromium and PostgreSQL if missing)"
-	@echo "make test-reliability  crash, fault, abuse and slow-client tests and a 1-minute soak (about N minutes)"
+	@echo "make test-reliability  crash, fault, abuse and slow-client tests and a 1-minute soak (about 4 minutes)"
 	@echo "make e2e     only the browser tests; screenshots in test/e2e/screenshots/"
 	@echo "make lint    tsc --noEmit, eslint, prettier --check, depcruise (no import cycles, SQLite store only from the wiring)"
 	@echo "make fmt     prettier --write"

@@ -7,7 +7,7 @@ import { NODE_FLAGS } from '../src/node-flags.ts';
 import { DIMENSIONS } from '../src/visits/visit.ts';
 import { cacheSizeOf, CONNECTIONS, type Profile, type Scenario } from './scenarios.ts';
 import { inheritedEnv } from './children.ts';
-import { startServer, type ServerProcess } from './server-process.ts';
+import { LIMITS_OUT_OF_REACH, startServer, type ServerProcess } from './server-process.ts';
 import { runWrk, type WrkResult } from './wrk.ts';
 
 /** A seeded database and its codes, shared by every scenario of that size. */
@@ -272,9 +272,6 @@ function wrkArgs(scenario: Scenario, seed: Seed, prefix: string, target: number)
   }
 }
 
-/** A rate limit no benchmark run reaches (the largest the settings take). */
-const OUT_OF_REACH = 1_000_000_000;
-
 function startKurz(scenario: Scenario, setup: Setup, storeEnv: Record<string, string>): Promise<ServerProcess> {
   const workers = scenario.variant?.workers ?? 1;
   const env: Record<string, string> = {
@@ -285,9 +282,7 @@ function startKurz(scenario: Scenario, setup: Setup, storeEnv: Record<string, st
     KURZ_PUBLIC_URL: 'https://s.example.test',
     KURZ_CACHE_SIZE: String(cacheSizeOf(scenario)),
     KURZ_WORKERS: String(workers),
-    // wrk is one client: the limits stay on (their counting is measured) but out of its reach.
-    KURZ_CREATION_RATE_LIMIT: String(OUT_OF_REACH),
-    KURZ_NOT_FOUND_RATE_LIMIT: String(OUT_OF_REACH),
+    ...LIMITS_OUT_OF_REACH,
     // One JSON line per request into the log file, what kurz's stderr is here.
     ...(scenario.variant?.accessLog ? { KURZ_ACCESS_LOG: 'on' } : {}),
   };

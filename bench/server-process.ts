@@ -3,6 +3,15 @@ import { closeSync, openSync, readdirSync, readFileSync } from 'node:fs';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { exited, spawnTracked } from './children.ts';
 
+/**
+ * The per-client limits a load generator would hit, being one client: they stay on (their counting is
+ * measured) but set to the largest the settings take, which no run reaches.
+ */
+export const LIMITS_OUT_OF_REACH: Readonly<Record<string, string>> = {
+  KURZ_CREATION_RATE_LIMIT: '1000000000',
+  KURZ_NOT_FOUND_RATE_LIMIT: '1000000000',
+};
+
 export interface ServerOptions {
   /** For messages: "kurz" or "baseline". */
   name: string;

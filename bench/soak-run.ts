@@ -10,7 +10,7 @@ import Sqlite from 'better-sqlite3';
 import { NODE_FLAGS } from '../src/node-flags.ts';
 import { inheritedEnv } from './children.ts';
 import { runPacedLoad, type KindWindow, type LoadKind, type LoadWindow } from './paced-load.ts';
-import { startServer, type ServerProcess } from './server-process.ts';
+import { LIMITS_OUT_OF_REACH, startServer, type ServerProcess } from './server-process.ts';
 
 export interface SoakOptions {
   /** build/kurz.cjs */
@@ -105,7 +105,14 @@ export async function runSoak(options: SoakOptions): Promise<SoakResult> {
     kurz = await startServer({
       name: 'kurz',
       command: [process.execPath, ...NODE_FLAGS, options.bundle, 'serve'],
-      env: { ...env, KURZ_HOST: '127.0.0.1', KURZ_PORT: '0', KURZ_PUBLIC_URL: 'https://s.example.test', ...options.env },
+      env: {
+        ...env,
+        ...LIMITS_OUT_OF_REACH,
+        KURZ_HOST: '127.0.0.1',
+        KURZ_PORT: '0',
+        KURZ_PUBLIC_URL: 'https://s.example.test',
+        ...options.env,
+      },
       cores: `0-${cpus().length - 1}`,
       logFile: join(dir, 'kurz.log'),
     });

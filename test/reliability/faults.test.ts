@@ -201,6 +201,23 @@ async function mounted(t: ExecutionContext, dir: string, args: string[]): Promis
   return at;
 }
 
+/**
+ * A 32 MiB ext4 file system in a file (`fs.img`), mounted with `options` on `fs` beside it; undefined (the
+ * test failed, naming why) where it cannot be made: the test needs root.
+ */
+async function ext4(t: ExecutionContext, options: string): Promise<string | undefined> {
+  const dir = tempDir(t);
+  const image = join(dir, 'fs.img');
+  try {
+    await sh('truncate', '-s', '32M', image);
+    await sh('mkfs.ext4', '-q', '-F', image);
+    return await mounted(t, dir, ['-o', options, image]);
+  } catch (err) {
+    t.fail(`cannot make and mount an ext4 file system (${(err as Error).message.trim()}); this test needs root`);
+    return undefined;
+  }
+}
+
 /** Writes a file until the file system is full; returns its size. */
 function fill(path: string): number {
   const fd = openSync(path, 'w');
@@ -275,17 +292,8 @@ sqliteOnly(
     // Neither chmod (root writes anyway, and an open file stays writable) nor `mount -o remount,ro` (refused
     // while a file is open for writing) makes an open database read-only; the immutable attribute does, at
     // once, for root too. It needs a file system that has it: ext4, in a file.
-    const dir = tempDir(t);
-    const image = join(dir, 'fs.img');
-    let at: string;
-    try {
-      await sh('truncate', '-s', '32M', image);
-      await sh('mkfs.ext4', '-q', '-F', image);
-      at = await mounted(t, dir, ['-o', 'loop', image]);
-    } catch (err) {
-      t.fail(`cannot make and mount an ext4 file system (${(err as Error).message.trim()}); this test needs root`);
-      return;
-    }
+    const at = await ext4(t, 'loop');
+    if (at === undefined) return;
     t.log('file system: a 32 MiB ext4 in a file; the database and its WAL made immutable (chattr +i)');
     const db = join(at, 'kurz.db');
     const kurz = await serveOn(t, db);
@@ -310,17 +318,9 @@ sqliteOnly(
   async (t) => {
     // What ext4 does with errors=remount-ro when the disk fails: no program can make it writable again while
     // it holds files open on it, so kurz stops, the file system is repaired and mounted again, and kurz starts.
-    const dir = tempDir(t);
-    const image = join(dir, 'fs.img');
-    let at: string;
-    try {
-      await sh('truncate', '-s', '32M', image);
-      await sh('mkfs.ext4', '-q', '-F', image);
-      at = await mounted(t, dir, ['-o', 'loop,errors=remount-ro', image]);
-    } catch (err) {
-      t.fail(`cannot make and mount an ext4 file system (${(err as Error).message.trim()}); this test needs root`);
-      return;
-    }
+    const at = await ext4(t, 'loop,errors=remount-ro');
+    if (at === undefined) return;
+    const image = join(at, '..', 'fs.img');
     const device = (await sh('findmnt', '-n', '-o', 'SOURCE', at)).trim().replace('/dev/', '');
     t.log(`file system: a 32 MiB ext4 in a file (${device}), errors=remount-ro; an error triggered through /sys/fs/ext4`);
     const db = join(at, 'kurz.db');
