@@ -20,6 +20,7 @@ test('a new database is created with its folder, in WAL mode, marked as kurz, at
   t.deepEqual(tables, [
     'api_keys',
     'link_changes',
+    'link_days',
     'link_tags',
     'link_visits',
     'links',
@@ -70,6 +71,51 @@ test('a database of schema 2 keeps its visit counts when they move to link_visit
   const columns = db.prepare("SELECT name FROM pragma_table_info('links')").pluck().all();
   t.false(columns.includes('visit_count'));
   t.is(db.prepare('SELECT count(*) FROM links').pluck().get(), 2, 'no link lost');
+});
+
+test('link_days holds the links created per day and the live ones: filled from the links at the migration, then kept by every change', (t) => {
+  const DAY = 86_400_000;
+  const path = join(tempDir(t), 'kurz.db');
+  const old = new Sqlite(path);
+  old.pragma(`application_id = ${APPLICATION_ID}`);
+  for (const step of MIGRATIONS.slice(0, -1)) old.exec(step);
+  old.pragma(`user_version = ${MIGRATIONS.length - 1}`);
+  const insert = old.prepare('INSERT INTO links (code, url, url_hash, created_at, updated_at, deleted_at) VALUES (?, ?, NULL, ?, ?, ?)');
+  insert.run('a', 'https://a.example/', DAY + 5, DAY + 5, null);
+  insert.run('b', 'https://b.example/', DAY + 9, DAY + 9, DAY + 10);
+  insert.run('c', 'https://c.example/', 3 * DAY, 3 * DAY, null);
+  old.close();
+
+  const db = openDatabase(path);
+  t.teardown(() => db.close());
+  const days = () => db.prepare('SELECT day, created, live FROM link_days WHERE created > 0 ORDER BY day').all();
+  const fromLinks = () =>
+    db
+      .prepare(
+        'SELECT created_at - created_at % 86400000 AS day, count(*) AS created, sum(deleted_at IS NULL) AS live FROM links GROUP BY 1 ORDER BY 1',
+      )
+      .all();
+  t.deepEqual(days(), [
+    { day: DAY, created: 2, live: 1 },
+    { day: 3 * DAY, created: 1, live: 1 },
+  ]);
+
+  db.prepare('INSERT INTO links (code, url, url_hash, created_at, updated_at) VALUES (?, ?, NULL, ?, ?)').run(
+    'd',
+    'https://d.example/',
+    3 * DAY + 1,
+    3 * DAY + 1,
+  );
+  db.prepare("UPDATE links SET deleted_at = 1 WHERE code = 'a'").run();
+  db.prepare("UPDATE links SET deleted_at = NULL WHERE code = 'b'").run();
+  db.prepare("UPDATE links SET title = 'x', deleted_at = deleted_at WHERE code = 'c'").run();
+  db.prepare("UPDATE links SET created_at = ? WHERE code = 'c'").run(5 * DAY);
+  db.prepare("DELETE FROM links WHERE code = 'd'").run();
+  t.deepEqual(days(), [
+    { day: DAY, created: 2, live: 1 },
+    { day: 5 * DAY, created: 1, live: 1 },
+  ]);
+  t.deepEqual(days(), fromLinks(), 'the same as counting the links');
 });
 
 test("a SQLite file that is not kurz's is refused and left untouched", (t) => {

@@ -185,13 +185,16 @@ export const TOP_LINKS = `WITH RECURSIVE
   SELECT code, url, title, top.humans, top.bots, top.uniques FROM top JOIN links ON links.id = top.link_id
   ORDER BY top.humans DESC, links.id`;
 
-/** Links created per day in [from, to) (index links_by_created). */
-export const LINKS_CREATED_PER_DAY = `SELECT created_at - created_at % 86400000 AS t, count(*) AS count FROM links
-  WHERE created_at >= ? AND created_at < ? GROUP BY t ORDER BY t`;
+/** Links created per day in [from, to), whole UTC days (link_days, kept by triggers on links). */
+export const LINKS_CREATED_PER_DAY = `SELECT day AS t, created AS count FROM link_days
+  WHERE day >= ? AND day < ? AND created > 0 ORDER BY day`;
 
-/** All-time figures of the instance. */
-export const INSTANCE_TOTALS = `SELECT (SELECT count(*) FROM links WHERE deleted_at IS NULL) AS links,
-  (SELECT coalesce(sum(count), 0) FROM link_visits) AS humans`;
+/**
+ * All-time figures of the instance, from tables of one row a day: live links (link_days) and people's
+ * visits (visit_totals, written with each link's count), so the dashboard's cost does not grow with the links.
+ */
+export const INSTANCE_TOTALS = `SELECT (SELECT coalesce(sum(live), 0) FROM link_days) AS links,
+  (SELECT coalesce(sum(humans), 0) FROM visit_totals) AS humans`;
 
 /** One page of raw visits with their link's code, oldest first, after the id `after`, in [from, to). */
 /** Raw visits in [from, to) after (at, id), in time order (index visits_by_at, which holds the id). */
