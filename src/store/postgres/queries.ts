@@ -269,9 +269,12 @@ export const TOP_LINKS = `WITH RECURSIVE
 export const LINKS_CREATED_PER_DAY = `SELECT created_at - created_at % 86400000 AS t, count(*) AS count FROM links
   WHERE created_at >= $1 AND created_at < $2 GROUP BY t ORDER BY t`;
 
-/** All-time figures of the instance. */
+/**
+ * All-time figures of the instance: live links, counted (off the event loop, here), and people's visits from
+ * visit_totals (one row a day, written with each link's count), as on SQLite.
+ */
 export const INSTANCE_TOTALS = `SELECT (SELECT count(*) FROM links WHERE deleted_at IS NULL) AS links,
-  (SELECT coalesce(sum(count), 0) FROM link_visits) AS humans`;
+  (SELECT coalesce(sum(humans), 0) FROM visit_totals) AS humans`;
 
 /** Raw visits in [$3, $4) after (at $1, id $2), in time order, $5 at a time (index visits_by_at). */
 export const VISITS_PAGE = `SELECT visits.id, at, code, bot, referrer, browser, os, device, country, language
