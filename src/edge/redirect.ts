@@ -1,5 +1,6 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { WebServices } from '../context.ts';
+import { CODE } from '../links/alias-rules.ts';
 import { locationOf, queryOf, refusalOf } from '../links/gate.ts';
 import { goneMessage, notFoundMessage, refusalMessage, type Gate, type Refusal, type Target } from '../links/link.ts';
 import { sendClientError, sendError } from '../http/problems.ts';
@@ -9,8 +10,6 @@ import { isBot } from '../visits/classify.ts';
 
 /** The redirect's name in the request counter. */
 export const REDIRECT_ROUTE = 'redirect';
-
-const CODE = /^[A-Za-z0-9_-]{1,64}$/;
 
 /**
  * The segment a request for a redirect names: a GET or HEAD of one path segment (a query string is

@@ -139,12 +139,12 @@ export function formatTime(date: Date): string {
   return `${date.toISOString().replace('T', ' ').slice(0, 16)} UTC`;
 }
 
-/** What a link does now, in a word, and whether that is redirecting (or the blocklist stopped it). */
-export function linkState(link: Link, at: number): { label: string; live: boolean; blocked: boolean } {
-  if (link.deletedAt) return { label: 'deleted', live: false, blocked: false };
+/** What a link does now, in a word, and the badge's classes: redirecting, off, or off by the blocklist. */
+export function linkState(link: Link, at: number): { label: string; classes: string } {
+  if (link.deletedAt) return { label: 'deleted', classes: 'state-off' };
   const refusal = linkRefusal(link, at);
-  if (refusal) return { label: refusal.replace('_', ' '), live: false, blocked: refusal === 'blocked' };
-  return { label: link.passwordHash ? 'password' : 'active', live: true, blocked: false };
+  if (refusal) return { label: refusal.replace('_', ' '), classes: refusal === 'blocked' ? 'state-off state-blocked' : 'state-off' };
+  return { label: link.passwordHash ? 'password' : 'active', classes: 'state-active' };
 }
 
 /** A link as a row of a list. */
