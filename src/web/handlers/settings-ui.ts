@@ -25,7 +25,7 @@ export function settingsUiHandlers(web: WebServices) {
   return {
     showSettings(ctx: Context): void {
       const values = shownValues(describeConfig(web.config));
-      const options = OPTIONS.filter((o) => !o.secret).map((o) => ({
+      const options = OPTIONS.filter((o) => o.secret !== 'value').map((o) => ({
         name: o.name,
         value: values.get(o.name) ?? '',
         doc: o.doc,
