@@ -105,7 +105,7 @@ export const OPTIONS: readonly Option[] = [
     default: '',
     parse: postgresUrl(),
     secret: 'url',
-    doc: 'postgres://USER:PASSWORD@HOST:PORT/DATABASE: store everything in PostgreSQL instead of the SQLite file (empty = SQLite)',
+    doc: 'postgres://USER:PASSWORD@HOST:PORT/DATABASE: store everything in PostgreSQL instead of the SQLite file (empty = SQLite); with a password, only from KURZ_DATABASE_URL, KURZ_DATABASE_URL_FILE or the config file',
   },
   {
     name: 'idBlockSize',
@@ -342,7 +342,7 @@ export const OPTIONS: readonly Option[] = [
     default: '',
     parse: secretKey(16),
     secret: 'value',
-    doc: 'GET /metrics from any address with "Authorization: Bearer KEY" (empty = no key)',
+    doc: 'GET /metrics from any address with "Authorization: Bearer KEY" (empty = no key); a secret: only from KURZ_METRICS_KEY, KURZ_METRICS_KEY_FILE or the config file',
   },
   {
     name: 'metricsAllow',
