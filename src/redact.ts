@@ -20,9 +20,11 @@ export function redactUrl(value: string): string {
   return url.href;
 }
 
-/** Whether `value`, a URL, carries a password anywhere redactUrl hides one. */
+/** Whether `value`, a URL, may carry a password: one redactUrl hides, or, in what does not parse, an `@` or a `pass`. */
 export function hasPassword(value: string): boolean {
-  return redactUrl(value) !== value;
+  const url = URL.parse(value);
+  if (!url || url.host === '') return value.includes('@') || PASSWORD_PARAMETER.test(value);
+  return url.password !== '' || [...url.searchParams.keys()].some((key) => PASSWORD_PARAMETER.test(key));
 }
 
 /**

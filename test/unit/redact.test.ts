@@ -1,5 +1,5 @@
 import test from 'ava';
-import { redactUrl, withoutUrlSecrets } from '../../src/redact.ts';
+import { hasPassword, redactUrl, withoutUrlSecrets } from '../../src/redact.ts';
 
 // What logs, errors and /settings show of a URL: never its password, wherever it is written (issue 23).
 const URLS: Array<[string, string]> = [
@@ -33,3 +33,18 @@ test('withoutUrlSecrets hides the URL and its password, however spelled, inside 
   );
   t.is(withoutUrlSecrets('ECONNREFUSED 127.0.0.1:5432', 'postgres://db.example.com/kurz'), 'ECONNREFUSED 127.0.0.1:5432');
 });
+
+const PASSWORDS: Array<[string, boolean]> = [
+  ['postgres://kurz:s3cret@db.example.com/kurz', true],
+  ['postgres://kurz@db.example.com/kurz?password=s3cret', true],
+  ['postgres://kurz@db.example.com/kurz', false],
+  ['postgresql://localhost/kurz?sslmode=require', false],
+  ['postgres:///kurz?host=/run/postgresql', false],
+  ['postgres://kurz:s3cret@db example/kurz', true],
+  ['postgres:kurz:s3cret@db.example.com', true],
+];
+for (const [url, expected] of PASSWORDS) {
+  test(`hasPassword(${url}) is ${expected}`, (t) => {
+    t.is(hasPassword(url), expected);
+  });
+}

@@ -94,6 +94,7 @@ function refuseForeign(db: Database, path: string): boolean {
  * existing file keeps its mode (`kurz check` warns when others may read it).
  */
 function createPrivately(path: string): void {
+  if (existsSync(path)) return;
   ensureDir(dirname(path));
   try {
     closeSync(openSync(path, constants.O_CREAT | constants.O_EXCL | constants.O_WRONLY, 0o600));
