@@ -3,6 +3,7 @@ import { availableParallelism, homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import proxyaddr from 'proxy-addr';
 import { LEVELS, LOG_FORMATS, type Level, type LogFormat } from './log.ts';
+import { HIDDEN, hasPassword, redactUrl } from './redact.ts';
 
 export type CodeMode = 'obfuscated' | 'sequential';
 export type RedirectStatus = 301 | 302 | 307 | 308;
@@ -70,9 +71,11 @@ interface Option {
   default: Value;
   /** Turns a raw value (string from env/flags, string or number from the file) into the typed one. */
   parse: (raw: unknown) => Value;
-  secret?: boolean;
-  /** Shows the value in the start-up log with its secret part masked. */
-  mask?: (value: string) => string;
+  /**
+   * A secret: `value`, the whole value; `url`, the password a URL may carry. Never logged, shown or taken
+   * from a flag (which `ps` shows); also read from the file that KURZ_<NAME>_FILE names.
+   */
+  secret?: 'value' | 'url';
   /** Durations are shown as durations in the start-up log, not as raw milliseconds. */
   duration?: boolean;
 }
@@ -101,8 +104,8 @@ export const OPTIONS: readonly Option[] = [
     name: 'databaseUrl',
     default: '',
     parse: postgresUrl(),
-    mask: maskPassword,
-    doc: 'postgres://USER:PASSWORD@HOST:PORT/DATABASE: store everything in PostgreSQL instead of the SQLite file (empty = SQLite)',
+    secret: 'url',
+    doc: 'postgres://USER:PASSWORD@HOST:PORT/DATABASE: store everything in PostgreSQL instead of the SQLite file (empty = SQLite); with a password, only from KURZ_DATABASE_URL, KURZ_DATABASE_URL_FILE or the config file',
   },
   {
     name: 'idBlockSize',
@@ -338,8 +341,8 @@ export const OPTIONS: readonly Option[] = [
     name: 'metricsKey',
     default: '',
     parse: secretKey(16),
-    secret: true,
-    doc: 'GET /metrics from any address with "Authorization: Bearer KEY" (empty = no key)',
+    secret: 'value',
+    doc: 'GET /metrics from any address with "Authorization: Bearer KEY" (empty = no key); a secret: only from KURZ_METRICS_KEY, KURZ_METRICS_KEY_FILE or the config file',
   },
   {
     name: 'metricsAllow',
@@ -352,6 +355,17 @@ export const OPTIONS: readonly Option[] = [
 /** `publicUrl` -> `KURZ_PUBLIC_URL`. */
 export function envName(name: string): string {
   return 'KURZ_' + name.replace(/[A-Z]/g, (c) => '_' + c).toUpperCase();
+}
+
+/** `metricsKey` -> `KURZ_METRICS_KEY_FILE`: names a file holding a secret option's value. */
+export function fileEnvName(name: string): string {
+  return `${envName(name)}_FILE`;
+}
+
+/** Whether `value` of `option` holds a secret: all of it, or a URL's password. */
+function holdsSecret(option: Option, value: unknown): boolean {
+  if (option.secret === 'value') return true;
+  return option.secret === 'url' && typeof value === 'string' && hasPassword(value);
 }
 
 /** `publicUrl` -> `public-url`. */
@@ -373,13 +387,21 @@ export interface ConfigSources {
 export function loadConfig(sources: ConfigSources = {}): Config {
   const env = sources.env ?? {};
   const flags = sources.flags ?? {};
+  const envNames = OPTIONS.flatMap((o) => (o.secret ? [envName(o.name), fileEnvName(o.name)] : [envName(o.name)]));
   for (const key of Object.keys(env)) {
-    if (key.startsWith('KURZ_') && !OPTIONS.some((o) => envName(o.name) === key)) {
-      throw new ConfigError(`unknown environment variable ${key} (known: ${OPTIONS.map((o) => envName(o.name)).join(', ')})`);
+    if (key.startsWith('KURZ_') && !envNames.includes(key)) {
+      throw new ConfigError(`unknown environment variable ${key} (known: ${envNames.join(', ')})`);
     }
   }
   for (const key of Object.keys(flags)) {
-    if (!OPTIONS.some((o) => flagName(o.name) === key)) throw new ConfigError(`unknown option --${key}`);
+    const option = OPTIONS.find((o) => flagName(o.name) === key);
+    if (!option) throw new ConfigError(`unknown option --${key}`);
+    if (holdsSecret(option, flags[key])) {
+      const what = option.secret === 'url' ? 'holds a password, which' : 'is a secret, which';
+      throw new ConfigError(
+        `${option.name} (flag --${key}) ${what} every user of this machine can read in the process list: set ${envName(option.name)}, or ${fileEnvName(option.name)} naming a file that holds it, or the key "${option.name}" in the config file`,
+      );
+    }
   }
   const configPath = flags['config'] ?? env['KURZ_CONFIG'] ?? '';
   const file = sources.file ?? (configPath ? readConfigFile(configPath) : {});
@@ -393,7 +415,7 @@ export function loadConfig(sources: ConfigSources = {}): Config {
     const layers: Array<[string, unknown]> = [
       ['default', option.default],
       [`config file ${configPath}`, file[option.name]],
-      [`environment variable ${envName(option.name)}`, env[envName(option.name)]],
+      option.secret ? fromEnvOrFile(option, env) : [`environment variable ${envName(option.name)}`, env[envName(option.name)]],
       [`flag --${flagName(option.name)}`, flags[flagName(option.name)]],
     ];
     for (const [source, raw] of layers) {
@@ -426,6 +448,26 @@ export function loadConfig(sources: ConfigSources = {}): Config {
   return Object.freeze(values) as unknown as Config;
 }
 
+/**
+ * A secret option's environment layer: KURZ_<NAME>, or the content of the file KURZ_<NAME>_FILE names
+ * (without its trailing line break). Throws ConfigError naming the key and the path, never the content.
+ */
+function fromEnvOrFile(option: Option, env: Record<string, string | undefined>): [string, unknown] {
+  const [name, fileName] = [envName(option.name), fileEnvName(option.name)];
+  const path = env[fileName];
+  if (path === undefined) return [`environment variable ${name}`, env[name]];
+  if (env[name] !== undefined) throw new ConfigError(`${option.name}: both ${name} and ${fileName} are set; set one of them`);
+  if (path === '') throw new ConfigError(`${option.name} (environment variable ${fileName}): names no file`);
+  let content: string;
+  try {
+    content = readFileSync(path, 'utf8');
+  } catch (err) {
+    const reason = (err as NodeJS.ErrnoException).code ?? (err as Error).message;
+    throw new ConfigError(`${option.name} (environment variable ${fileName}): cannot read the file ${path}: ${reason}`);
+  }
+  return [`file ${path} of environment variable ${fileName}`, content.replace(/[\r\n]+$/, '')];
+}
+
 function readConfigFile(path: string): Record<string, unknown> {
   let textContent: string;
   try {
@@ -453,8 +495,8 @@ export function describeConfig(config: Config): string {
 /** One value as the start-up log shows it. */
 function shown(option: Option, value: Value): Value {
   if (value === '') return '(none)';
-  if (option.secret) return '***';
-  if (option.mask) return option.mask(String(value));
+  if (option.secret === 'value') return HIDDEN;
+  if (option.secret === 'url') return redactUrl(String(value));
   return option.duration ? formatDuration(Number(value)) : value;
 }
 
@@ -624,18 +666,10 @@ function postgresUrl(): (raw: unknown) => string {
     const s = raw.trim();
     if (s === '') return '';
     const url = URL.parse(s);
-    if (!url || (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:'))
-      throw new Error(`must be a URL like postgres://kurz:PASSWORD@db.example.com:5432/kurz, got ${JSON.stringify(maskPassword(s))}`);
+    if (!url || (url.protocol !== 'postgres:' && url.protocol !== 'postgresql:') || !/^[a-z]+:\/\//i.test(s))
+      throw new Error(`must be a URL like postgres://kurz:PASSWORD@db.example.com:5432/kurz, got ${JSON.stringify(redactUrl(s))}`);
     return s;
   };
-}
-
-/** A URL with its password, if any, shown as ***. */
-function maskPassword(value: string): string {
-  const url = URL.parse(value);
-  if (!url?.password) return value;
-  url.password = '***';
-  return url.href;
 }
 
 /** A number of processes, or "auto": one per core. */

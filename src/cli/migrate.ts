@@ -13,9 +13,12 @@ export const migrate: Command = {
     if (typeof to !== 'string' || to === '') throw new UsageError('migrate: --to postgres://… is required');
     let url: string;
     try {
-      url = loadConfig({ file: {}, flags: { 'database-url': to } }).databaseUrl;
+      // Checked as the setting is; not as its flag, which refuses a password.
+      url = loadConfig({ file: {}, env: { KURZ_DATABASE_URL: to } }).databaseUrl;
     } catch (err) {
-      throw new UsageError(`migrate: --to ${(err as Error).message.replace(/^databaseUrl \(flag --database-url\): /, '')}`);
+      throw new UsageError(
+        `migrate: --to ${(err as Error).message.replace(/^databaseUrl \(environment variable KURZ_DATABASE_URL\): /, '')}`,
+      );
     }
     if (config.databaseUrl !== '')
       throw new UsageError('migrate: copies from the SQLite file (--db); unset --database-url / KURZ_DATABASE_URL');

@@ -6,6 +6,7 @@ import { Server } from 'node:net';
 import { createApp } from '../app.ts';
 import { describeConfig, type Config } from '../config.ts';
 import { defaultDeps, type Deps } from '../deps.ts';
+import { exposedFiles } from '../file-modes.ts';
 import { createHttpServer } from '../http/server.ts';
 import {
   followPrimaryBlocklist,
@@ -37,13 +38,29 @@ export const serve: Command = {
     deps.log.info('starting kurz', { config: describeConfig(config) });
     if (config.workers > 1) {
       const port = await superviseWorkers(config, deps);
+      warnExposed(config, deps);
       announce(config, deps, port);
       return undefined;
     }
-    announce(config, deps, await serveHttp(config, deps, false));
+    const port = await serveHttp(config, deps, false);
+    warnExposed(config, deps);
+    announce(config, deps, port);
     return undefined;
   },
 };
+
+/** Warns of the database's files that others may read; kurz leaves the mode of an existing file to its owner. */
+function warnExposed(config: Config, deps: Deps): void {
+  if (config.databaseUrl !== '' || config.db === ':memory:') return;
+  for (const file of exposedFiles(config.db)) {
+    deps.log.warn('a file of kurz is open to other users of this machine', {
+      file: file.path,
+      mode: file.mode,
+      openTo: file.openTo,
+      fix: file.fix,
+    });
+  }
+}
 
 /**
  * Serves HTTP in this process until SIGTERM or SIGINT: the only server, or one of the primary's workers

@@ -7,7 +7,7 @@ import { isIP } from 'node:net';
  * - domain lists (`evil.example`, `*.evil.example`, `.evil.example`) and Adblock's `||evil.example^`: the
  *   domain and all its subdomains, as `denyDomains` does;
  * - URL lists (`http://evil.example/x.exe`, URLhaus's text lists) and URLhaus's CSV dumps (the third,
- *   quoted field): that URL exactly, normalised as targets are, its fragment dropped;
+ *   quoted field): that URL, however it is spelled (comparableUrl), its fragment dropped;
  * - a bare IP address: that address.
  * `#` starts a comment (at the start of a line, or after a space), as does `!` at the start of a line.
  */
@@ -180,8 +180,7 @@ export function matchBlocklist(list: Blocklist, href: string): BlocklistMatch | 
   const url = URL.parse(href);
   if (!url) return undefined;
   const host = url.hostname.endsWith('.') ? url.hostname.slice(0, -1) : url.hostname;
-  url.hash = '';
-  const bare = url.href;
+  const bare = comparableUrl(url);
   const address = host.startsWith('[') || isIP(host) !== 0;
   for (const file of list.files) {
     if (file.urls.has(bare)) return { kind: 'url', rule: bare, list: file.name };
@@ -238,12 +237,37 @@ function addressName(token: string): string | undefined {
   return URL.parse(`http://${isIP(token) === 6 ? `[${token}]` : token}/`)?.hostname;
 }
 
-/** A listed URL as targets are stored (WHATWG serialisation), without its fragment; undefined unless http(s). */
+/** A listed URL as comparableUrl spells it; undefined unless http(s). */
 function listedUrl(text: string): string | undefined {
   const url = URL.parse(text);
   if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:') || url.hostname === '') return undefined;
+  return comparableUrl(url);
+}
+
+/** Characters RFC 3986 calls unreserved: the same URL whether written as themselves or percent-encoded. */
+const UNRESERVED = /[A-Za-z0-9._~-]/;
+
+/**
+ * The one spelling of a URL that a URL entry and a target are compared in, so that writing it otherwise does
+ * not slip past the list: the WHATWG serialisation (lower-case scheme and host, punycode, no default port,
+ * `/` for an empty path) without the fragment, the host's trailing dot or an empty query, with unreserved
+ * characters decoded and other escapes in upper case. The path and query keep their case. Changes `url`.
+ */
+export function comparableUrl(url: URL): string {
   url.hash = '';
+  if (url.hostname.endsWith('.')) url.hostname = url.hostname.slice(0, -1);
+  if (url.search === '') url.search = '';
+  url.pathname = unescapeUnreserved(url.pathname);
+  if (url.search !== '') url.search = unescapeUnreserved(url.search);
   return url.href;
+}
+
+function unescapeUnreserved(part: string): string {
+  if (!part.includes('%')) return part;
+  return part.replace(/%([0-9A-Fa-f]{2})/g, (escape: string, hex: string) => {
+    const char = String.fromCharCode(Number.parseInt(hex, 16));
+    return UNRESERVED.test(char) ? char : escape.toUpperCase();
+  });
 }
 
 /** The third field of a URLhaus CSV line (`"id","dateadded","url",…`), unquoted; undefined when there is none. */

@@ -1,5 +1,6 @@
 import { parse as parseCsv } from 'csv-parse/sync';
 import { stringify as stringifyCsv } from 'csv-stringify/sync';
+import { hashProblem } from '../auth/passwords.ts';
 import { AppError } from '../errors.ts';
 import { parseJson } from '../strict-json.ts';
 import type { LinkRecord } from './link.ts';
@@ -41,9 +42,6 @@ const COLUMNS = [
 const CSV_TAG_SEPARATOR = ';';
 const CSV_BOOLEANS = ['isAlias', 'forwardQuery', 'enabled'];
 const CSV_NUMBERS = ['visitCount', 'maxVisits', 'claimedVisits', 'redirectStatus'];
-/** What auth/passwords.ts writes: scrypt$N$r$p$salt$hash, with a cost a verification can afford. */
-const PASSWORD_HASH = /^scrypt\$(\d{4,7})\$(\d{1,2})\$(\d{1,2})\$[\w-]{16,}\$[\w-]{32,}$/;
-const MAX_SCRYPT_N = 2 ** 20;
 
 // A spreadsheet treats a cell starting with one of these as a formula; a leading ' makes it text.
 const FORMULA_START = /^[=+\-@\t\r]/;
@@ -161,10 +159,8 @@ function toRecord(row: Record<string, unknown>, line: number, reserved: Readonly
     fail('claimedVisits', 'must be a whole number ≥ 0');
   const passwordHash = row['passwordHash'] ?? null;
   if (passwordHash !== null) {
-    const m = typeof passwordHash === 'string' ? PASSWORD_HASH.exec(passwordHash) : null;
-    const n = Number(m?.[1]);
-    if (!m || n > MAX_SCRYPT_N || (n & (n - 1)) !== 0 || Number(m[2]) < 1 || Number(m[3]) < 1)
-      fail('passwordHash', 'must be a password hash as kurz exports it (scrypt$N$r$p$salt$hash)');
+    const problem = typeof passwordHash === 'string' ? hashProblem(passwordHash) : hashProblem('');
+    if (problem !== undefined) fail('passwordHash', problem);
   }
   const expiresAt = time('expiresAt', true);
   const options = linkOptions(row, line);

@@ -1,4 +1,4 @@
-import { existsSync, openSync, readFileSync, readdirSync, writeFileSync, writeSync, closeSync } from 'node:fs';
+import { chmodSync, existsSync, openSync, readFileSync, readdirSync, statSync, writeFileSync, writeSync, closeSync } from 'node:fs';
 import { join } from 'node:path';
 import Sqlite from 'better-sqlite3';
 import test, { type ExecutionContext } from 'ava';
@@ -223,3 +223,63 @@ test('check copes with a live database while kurz serves it', async (t) => {
   t.deepEqual(OK.exec(result.stdout)?.slice(1), ['5', '15']);
   t.is(await kurz.stop(), 0);
 });
+
+// Issue 23: kurz creates its files 0600 in 0700, and says so when an existing one is open to others.
+sqliteOnly(
+  'check warns of the database, its WAL and SHM, the first password file and their folder when others may open them; the exit code stays 0',
+  'the modes of the SQLite file',
+  async (t) => {
+    const dir = join(tempDir(t), 'data dir');
+    const db = join(dir, 'kurz.db');
+    const env = { KURZ_DB: db };
+    t.is((await runCli(['create', 'https://example.com/private'], env)).code, 0);
+    // A -wal and -shm, as a running server has them.
+    const open = new Sqlite(db);
+    t.teardown(() => open.close());
+    open.prepare('SELECT count(*) FROM links').get();
+    writeFileSync(join(dir, 'kurz-admin-password'), 'generated\n', { mode: 0o600 });
+    const clean = await runCli(['check'], env);
+    t.is(clean.code, 0, clean.stdout);
+    t.false(clean.stdout.includes('warning'), clean.stdout);
+
+    chmodSync(db, 0o644);
+    chmodSync(`${db}-wal`, 0o640);
+    chmodSync(`${db}-shm`, 0o604);
+    chmodSync(join(dir, 'kurz-admin-password'), 0o666);
+    chmodSync(dir, 0o755);
+    const result = await runCli(['check'], env);
+    t.is(result.code, 0, result.stdout);
+    const q = (path: string) => `'${path}'`;
+    t.deepEqual(
+      result.stdout.split('\n').filter((line) => line.startsWith('warning')),
+      [
+        `warning  ${db} is open to its group and others (mode 0644): run chmod 600 ${q(db)}`,
+        `warning  ${db}-wal is open to its group (mode 0640): run chmod 600 ${q(`${db}-wal`)}`,
+        `warning  ${db}-shm is open to others (mode 0604): run chmod 600 ${q(`${db}-shm`)}`,
+        `warning  ${join(dir, 'kurz-admin-password')} is open to its group and others (mode 0666): run chmod 600 ${q(join(dir, 'kurz-admin-password'))}`,
+        `warning  ${dir} is open to its group and others (mode 0755): run chmod 700 ${q(dir)}`,
+      ],
+    );
+    t.regex(result.stdout, OK);
+  },
+);
+
+sqliteOnly(
+  'serve logs a warning naming a database file others may read, and the chmod to run',
+  'the modes of the SQLite file',
+  async (t) => {
+    const dir = tempDir(t);
+    const db = join(dir, 'kurz.db');
+    t.is((await runCli(['create', 'https://example.com/private'], { KURZ_DB: db })).code, 0);
+    chmodSync(db, 0o644);
+    const kurz = await startServe(t, { KURZ_DB: db });
+    t.is(await kurz.stop(), 0);
+    t.regex(
+      kurz.output().stderr,
+      new RegExp(
+        `warn a file of kurz is open to other users of this machine file=${db} mode=0644 openTo="its group and others" fix="chmod 600 ${db}"`,
+      ),
+    );
+    t.is(statSync(db).mode & 0o777, 0o644, 'an existing file keeps the mode its owner gave it');
+  },
+);

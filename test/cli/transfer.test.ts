@@ -107,6 +107,32 @@ const BAD_FILES: Array<[string, string, RegExp]> = [
     JSON.stringify({ ...OLD, passwordHash: `scrypt$1073741824$8$1$${'a'.repeat(22)}$${'b'.repeat(43)}` }),
     /line 1: passwordHash must be .*scrypt\$N/,
   ],
+  // Issue 23: one anonymous unlock attempt on such a hash took 3.5 s of CPU, and r and p up to 99 were taken.
+  [
+    'in.ndjson',
+    JSON.stringify({ ...OLD, passwordHash: `scrypt$1048576$8$2$${'a'.repeat(22)}$${'b'.repeat(43)}` }),
+    /^kurz: line 1: passwordHash must be a password hash as kurz exports it \(scrypt\$N\$r\$p\$salt\$hash with N=32768, r=8, p=1, a 16-byte salt and a 32-byte hash\): N is 1048576, p is 2\n$/,
+  ],
+  [
+    'in.ndjson',
+    JSON.stringify({ ...OLD, passwordHash: `scrypt$32768$99$99$${'a'.repeat(22)}$${'b'.repeat(43)}` }),
+    /line 1: passwordHash must be .*: r is 99, p is 99\n$/,
+  ],
+  [
+    'in.ndjson',
+    JSON.stringify({ ...OLD, passwordHash: `scrypt$16384$8$1$${'a'.repeat(22)}$${'b'.repeat(43)}` }),
+    /line 1: passwordHash must be .*: N is 16384\n$/,
+  ],
+  [
+    'in.ndjson',
+    JSON.stringify({ ...OLD, passwordHash: `scrypt$32768$8$1$${'a'.repeat(64)}$${'b'.repeat(43)}` }),
+    /line 1: passwordHash must be .*: the salt is not 16 bytes\n$/,
+  ],
+  [
+    'in.csv',
+    `code,url,isAlias,createdAt,updatedAt,visitCount,lastVisitAt,deletedAt,passwordHash\nabc,https://x.example/,true,2025-01-01T00:00:00.000Z,2025-01-01T00:00:00.000Z,0,,,scrypt$32768$8$1$${'a'.repeat(22)}$${'b'.repeat(86)}\n`,
+    /line 2: passwordHash must be .*: the hash is not 32 bytes\n$/,
+  ],
   ['in.csv', 'code,url\n"unterminated,https://x.example\n', /not valid CSV/],
   // JSON.parse and csv-parse would each keep the last, silently.
   [

@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { join } from 'node:path';
 import test from 'ava';
-import { createKeyIn, freshDatabase, sqliteOnly, startKurz, startServe, waitFor } from '../helpers.ts';
+import { createKeyIn, freshDatabase, runCli, sqliteOnly, startKurz, startServe, waitFor } from '../helpers.ts';
 
 const MAIN = join(import.meta.dirname, '..', '..', 'src', 'main.ts');
 
@@ -107,4 +107,19 @@ test('every line about a request carries its request id, which the error answer 
   t.not(api.headers.get('x-request-id'), redirect.headers.get('x-request-id'));
   t.true(failures[0]!.fields['err'] instanceof Error, 'the error is logged with its stack');
   t.false((await api.text()).includes('at '), 'and never sent');
+});
+
+// Issue 23: a database URL's password, in either place, reaches no log line and no error.
+test('an unreachable PostgreSQL is named in the error and the log without the password of its URL', async (t) => {
+  const url = 'postgres://kurz:user-password-s3cret@127.0.0.1:1/kurz?password=query-password-s3cret&connect_timeout=2';
+  for (const args of [['list'], ['serve', '--port', '0']]) {
+    const result = await runCli(args, { KURZ_DATABASE_URL: url, KURZ_LOG_FORMAT: 'json' });
+    t.not(result.code, 0);
+    t.regex(
+      result.stderr,
+      /cannot connect to PostgreSQL at postgres:\/\/kurz:\*\*\*@127\.0\.0\.1:1\/kurz\?password=\*\*\*&connect_timeout=2: /,
+    );
+    t.false(result.stderr.includes('s3cret'), result.stderr);
+    t.false(result.stdout.includes('s3cret'), result.stdout);
+  }
 });

@@ -278,8 +278,13 @@ test('metricsKey must be long enough and metricsAllow addresses; kurz will not s
   t.is(short.code, 2);
   t.regex(short.stderr, /metricsKey \(environment variable KURZ_METRICS_KEY\): must be at least 16 characters long/);
   t.false(short.stderr.includes('short'.repeat(2)));
-  const spaced = await runCli(['serve', '--metrics-key', 'has a space in it, sixteen+'], db.env);
-  t.regex(spaced.stderr, /metricsKey \(flag --metrics-key\): must be printable ASCII without spaces/);
+  const spaced = await runCli(['serve'], { ...db.env, KURZ_METRICS_KEY: 'has a space in it, sixteen+' });
+  t.regex(spaced.stderr, /metricsKey \(environment variable KURZ_METRICS_KEY\): must be printable ASCII without spaces/);
+  // Issue 23: a flag is in every user's process list, so the key is never taken from one.
+  const flag = await runCli(['serve', '--metrics-key', 'a-metrics-key-of-32-characters!!'], db.env);
+  t.is(flag.code, 2);
+  t.regex(flag.stderr, /metricsKey \(flag --metrics-key\) is a secret, .*: set KURZ_METRICS_KEY, or KURZ_METRICS_KEY_FILE naming a file/);
+  t.false(flag.stderr.includes('a-metrics-key-of-32'));
   const bad = await runCli(['serve'], { ...db.env, KURZ_METRICS_ALLOW: '10.0.0.0/33' });
   t.is(bad.code, 2);
   t.regex(bad.stderr, /metricsAllow \(environment variable KURZ_METRICS_ALLOW\): .*give addresses or CIDR ranges/);

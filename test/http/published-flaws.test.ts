@@ -1,6 +1,7 @@
 import { parse as parseCsv } from 'csv-parse/sync';
+import { scryptSync } from 'node:crypto';
 import test from 'ava';
-import { ADMIN_PASSWORD, BROWSER_ACCEPT, BROWSER_UA, cookiesOf, csrfOf, startKurz } from '../helpers.ts';
+import { ADMIN_PASSWORD, BROWSER_ACCEPT, BROWSER_UA, cookiesOf, csrfOf, freshDatabase, startKurz } from '../helpers.ts';
 import { escapeHtml, pageText, rawRequest } from '../support/hostile.ts';
 import { browser } from './ui-session.ts';
 
@@ -192,4 +193,46 @@ test('formula injection in exports (CSV injection): no cell of a links or visits
   );
   // `kurz export` writes the same cells, and `kurz import` reads them back exactly: test/cli/transfer.test.ts,
   // "CSV export is safe to open in a spreadsheet and still reads back exactly".
+});
+
+// --- Issue 23: files and secrets ---
+
+test('a password hash of a foreign scrypt cost planted in the database (as an import once could) is never run: the right password does not open it', async (t) => {
+  const k = await startKurz(t);
+  t.is(
+    (await k.postJson('/api/v1/links', { url: 'https://example.com/locked', alias: 'locked', password: 'the right password' })).status,
+    201,
+  );
+  const salt = Buffer.alloc(16, 9);
+  const cost = { N: 1024, r: 1, p: 1 };
+  const foreign = [
+    'scrypt',
+    cost.N,
+    cost.r,
+    cost.p,
+    salt.toString('base64url'),
+    scryptSync('the right password', salt, 32, cost).toString('base64url'),
+  ];
+  await k.sql('UPDATE links SET password_hash = ? WHERE code = ?', foreign.join('$'), 'locked');
+  const unlock = await fetch(`${k.base}/links/locked/unlock`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', 'user-agent': BROWSER_UA },
+    body: new URLSearchParams({ password: 'the right password' }),
+    redirect: 'manual',
+  });
+  t.is(unlock.status, 401);
+  t.is(unlock.headers.get('location'), null);
+});
+
+test("/settings shows no secret: the metrics key is left out, and a database URL's password (user:pw@ or ?password=) is ***", async (t) => {
+  // On SQLite there is no database URL to show; the PostgreSQL pass gives one with a password in its query.
+  const { settings } = await freshDatabase(t);
+  const url = 'databaseUrl' in settings ? new URL(settings.databaseUrl) : undefined;
+  url?.searchParams.set('password', 'query-password-s3cret');
+  const k = await startKurz(t, { metricsKey: 'metrics-key-s3cret-of-32-chars!!', ...(url ? { databaseUrl: url.href } : {}) });
+  const b = await browser(k);
+  const html = await (await b.get('/settings')).text();
+  t.true(html.includes('metricsAllow'));
+  t.false(html.includes('s3cret'));
+  if (url) t.true(html.includes('password=***') && html.includes('KURZ_DATABASE_URL_FILE'));
 });

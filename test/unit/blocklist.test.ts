@@ -133,3 +133,36 @@ for (const [target, expected] of MATCHES) {
 test('an empty blocklist matches nothing', (t) => {
   t.is(matchBlocklist(EMPTY_BLOCKLIST, 'https://evil.example/'), undefined);
 });
+
+// Issue 23: a URL entry matches the URL however either side spells it; what names another resource does not.
+const SPELLINGS: Array<[entry: string, target: string, matches: boolean]> = [
+  ['HTTPS://Example.COM:443/', 'https://example.com/', true],
+  ['https://example.com', 'https://example.com/', true],
+  ['https://example.com/', 'HTTPS://EXAMPLE.com:443', true],
+  ['http://example.com:80', 'http://example.com/', true],
+  ['HTTP://Example.com:80/Path', 'http://example.com/Path', true],
+  ['https://example.com./x', 'https://example.com/x', true],
+  ['https://example.com/x', 'https://example.com./x', true],
+  ['https://example.com/x?', 'https://example.com/x', true],
+  ['https://example.com/x', 'https://example.com/x?', true],
+  ['https://example.com/%7Euser/a%2db', 'https://example.com/~user/a-b', true],
+  ['https://example.com/~user', 'https://example.com/%7euser', true],
+  ['https://example.com/x?q=%41', 'https://example.com/x?q=A', true],
+  ['https://example.com/a%2fb', 'https://example.com/a%2Fb', true],
+  ['https://xn--bcher-kva.example/x', 'https://bücher.example/x', true],
+  ['https://example.com/x', 'https://example.com/x#top', true],
+  // The path and query keep their case and their slashes; another port, scheme or query is another URL.
+  ['https://example.com/X', 'https://example.com/x', false],
+  ['https://example.com/x/', 'https://example.com/x', false],
+  ['https://example.com/a%2Fb', 'https://example.com/a/b', false],
+  ['https://example.com/x?q=A', 'https://example.com/x?q=a', false],
+  ['https://example.com:8443/', 'https://example.com/', false],
+  ['http://example.com/', 'https://example.com/', false],
+];
+for (const [entry, target, matches] of SPELLINGS) {
+  test(`the URL entry ${entry} ${matches ? 'matches' : 'does not match'} ${target}`, (t) => {
+    const list = { files: [parseBlocklist(entry, 'urls.txt')] };
+    t.is(list.files[0]?.urls.size, 1);
+    t.is(matchBlocklist(list, new URL(target).href)?.kind === 'url', matches);
+  });
+}

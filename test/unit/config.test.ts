@@ -204,3 +204,98 @@ test('rate limits are counts, 0 for off; the server timeouts are durations, head
     message: 'headersTimeout (1m) must not be longer than requestTimeout (30s): the headers are part of the request',
   });
 });
+
+// Issue 23, files and secrets.
+const SECRETS = OPTIONS.filter((o) => o.secret !== undefined).map((o) => o.name);
+
+test('the secret options are marked in the table: metricsKey and databaseUrl', (t) => {
+  t.deepEqual(SECRETS.sort(), ['databaseUrl', 'metricsKey']);
+});
+
+test('a secret is read from the file KURZ_<NAME>_FILE names, without its trailing line break', (t) => {
+  const dir = tempDir(t);
+  const key = join(dir, 'metrics-key');
+  writeFileSync(key, 'a-metrics-key-read-from-a-file\n');
+  const url = join(dir, 'database-url');
+  writeFileSync(url, 'postgres://kurz:s3cret@db.example.com/kurz\r\n');
+  const config = loadConfig({ env: { KURZ_METRICS_KEY_FILE: key, KURZ_DATABASE_URL_FILE: url } });
+  t.is(config.metricsKey, 'a-metrics-key-read-from-a-file');
+  t.is(config.databaseUrl, 'postgres://kurz:s3cret@db.example.com/kurz');
+  const line = describeConfig(config);
+  t.false(line.includes('a-metrics-key-read-from-a-file'));
+  t.false(line.includes('s3cret'));
+});
+
+test('only secret options have a _FILE variable', (t) => {
+  const err = t.throws(() => loadConfig({ env: { KURZ_PORT_FILE: '/etc/kurz/port' } }), { instanceOf: ConfigError });
+  t.regex(err.message, /^unknown environment variable KURZ_PORT_FILE \(known: .*KURZ_METRICS_KEY_FILE/);
+});
+
+for (const name of ['metricsKey', 'databaseUrl']) {
+  test(`${name}: its variable and its _FILE together are refused, naming both`, (t) => {
+    const file = join(tempDir(t), 'secret');
+    writeFileSync(file, 'a-secret-of-enough-characters');
+    t.throws(() => loadConfig({ env: { [envName(name)]: 'postgres://db/kurz', [`${envName(name)}_FILE`]: file } }), {
+      instanceOf: ConfigError,
+      message: `${name}: both ${envName(name)} and ${envName(name)}_FILE are set; set one of them`,
+    });
+  });
+
+  test(`${name}: an unreadable _FILE is named with its path and why, never its content`, (t) => {
+    const dir = tempDir(t);
+    t.throws(() => loadConfig({ env: { [`${envName(name)}_FILE`]: join(dir, 'missing') } }), {
+      instanceOf: ConfigError,
+      message: `${name} (environment variable ${envName(name)}_FILE): cannot read the file ${join(dir, 'missing')}: ENOENT`,
+    });
+    t.throws(() => loadConfig({ env: { [`${envName(name)}_FILE`]: dir } }), { message: /: cannot read the file .*: EISDIR$/ });
+  });
+}
+
+test('a bad secret read from a file is named by its key, variable and path, never its content', (t) => {
+  const file = join(tempDir(t), 'metrics-key');
+  writeFileSync(file, 'short-secret\n');
+  const err = t.throws(() => loadConfig({ env: { KURZ_METRICS_KEY_FILE: file } }), { instanceOf: ConfigError });
+  t.is(
+    err.message,
+    `metricsKey (file ${file} of environment variable KURZ_METRICS_KEY_FILE): must be at least 16 characters long (e.g. openssl rand -hex 16), got 12`,
+  );
+});
+
+// A flag is in every user's process list (ps): a secret given as one is refused, naming what to use.
+const SECRET_FLAGS: Array<[string, string, string]> = [
+  ['metrics-key', 'a-metrics-key-of-32-characters!!', 'metricsKey (flag --metrics-key) is a secret, which'],
+  ['database-url', 'postgres://kurz:s3cret@db.example.com/kurz', 'databaseUrl (flag --database-url) holds a password, which'],
+  ['database-url', 'postgres://kurz@db.example.com/kurz?password=s3cret', 'databaseUrl (flag --database-url) holds a password, which'],
+];
+for (const [flag, value, start] of SECRET_FLAGS) {
+  test(`--${flag} ${value.slice(0, 24)}… is refused, naming the environment variables to use`, (t) => {
+    const err = t.throws(() => loadConfig({ flags: { [flag]: value } }), { instanceOf: ConfigError });
+    const name = flag === 'metrics-key' ? 'KURZ_METRICS_KEY' : 'KURZ_DATABASE_URL';
+    const key = flag === 'metrics-key' ? 'metricsKey' : 'databaseUrl';
+    t.is(
+      err.message,
+      `${start} every user of this machine can read in the process list: set ${name}, or ${name}_FILE naming a file that holds it, or the key "${key}" in the config file`,
+    );
+    t.false(err.message.includes('s3cret') || err.message.includes('a-metrics-key'));
+  });
+}
+
+test('a database URL without a password may be a flag; a secret in the config file is taken', (t) => {
+  t.is(loadConfig({ flags: { 'database-url': 'postgres://kurz@db.example.com/kurz' } }).databaseUrl, 'postgres://kurz@db.example.com/kurz');
+  t.is(loadConfig({ file: { metricsKey: 'a-metrics-key-of-32-characters!!' } }).metricsKey, 'a-metrics-key-of-32-characters!!');
+});
+
+test("a database URL's password is hidden wherever it is written, and a URL that does not parse shows its scheme and host only", (t) => {
+  const line = describeConfig(loadConfig({ env: { KURZ_DATABASE_URL: 'postgres://kurz@db.example.com/kurz?password=s3cret' } }));
+  t.regex(line, /databaseUrl=postgres:\/\/kurz@db\.example\.com\/kurz\?password=\*\*\* /);
+  t.false(line.includes('s3cret'));
+  for (const [url, shown] of [
+    ['postgres://kurz:s3cret@db example/kurz', 'postgres:…'],
+    ['mysql://kurz:s3cret@db.example.com/kurz?password=s3cret', 'mysql://kurz:***@db.example.com/kurz?password=***'],
+    ['postgres:kurz:s3cret@db.example.com', 'postgres:…'],
+  ]) {
+    const err = t.throws(() => loadConfig({ env: { KURZ_DATABASE_URL: url } }), { instanceOf: ConfigError });
+    t.true(err.message.endsWith(`, got ${JSON.stringify(shown)}`), err.message);
+    t.false(err.message.includes('s3cret'), err.message);
+  }
+});

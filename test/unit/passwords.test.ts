@@ -1,6 +1,6 @@
 import { scryptSync } from 'node:crypto';
 import test from 'ava';
-import { hashPassword, passwordProblem, verifyPassword } from '../../src/auth/passwords.ts';
+import { hashPassword, hashProblem, passwordProblem, verifyPassword } from '../../src/auth/passwords.ts';
 
 const random = (size: number) => Buffer.alloc(size, 7);
 
@@ -27,5 +27,42 @@ const PROBLEMS: Array<[string, string | undefined]> = [
 for (const [password, problem] of PROBLEMS) {
   test(`passwordProblem(${JSON.stringify(password)}) is ${problem ?? 'none'}`, (t) => {
     t.is(passwordProblem(password), problem);
+  });
+}
+
+test('verification refuses, without hashing, a stored hash whose cost is not the one kurz writes (issue 23)', async (t) => {
+  const salt = Buffer.alloc(16, 3);
+  const foreign = (N: number, r: number, p: number) =>
+    [
+      'scrypt',
+      N,
+      r,
+      p,
+      salt.toString('base64url'),
+      scryptSync('the right one', salt, 32, { N, r, p, maxmem: 256 * N * r * p }).toString('base64url'),
+    ].join('$');
+  for (const stored of [foreign(1024, 1, 1), foreign(2 ** 15, 8, 2), foreign(2 ** 15, 1, 1), foreign(2 ** 14, 8, 1)]) {
+    t.regex(hashProblem(stored) ?? '', /^must be a password hash as kurz exports it/, stored);
+    t.false(await verifyPassword('the right one', stored), stored);
+  }
+  const own = await hashPassword('the right one', random);
+  t.is(hashProblem(own), undefined);
+  t.true(await verifyPassword('the right one', own));
+});
+
+const HASH_PROBLEMS: Array<[string, string]> = [
+  ['hunter2', ''],
+  [`scrypt$1048576$8$2$${'a'.repeat(22)}$${'b'.repeat(43)}`, ': N is 1048576, p is 2'],
+  [`scrypt$32768$99$99$${'a'.repeat(22)}$${'b'.repeat(43)}`, ': r is 99, p is 99'],
+  [`scrypt$32768$8$1$${'a'.repeat(21)}$${'b'.repeat(43)}`, ': the salt is not 16 bytes'],
+  [`scrypt$32768$8$1$${'a'.repeat(22)}$${'b'.repeat(44)}`, ': the hash is not 32 bytes'],
+  [`scrypt$32768$8$1$${'a'.repeat(22)}$${'b'.repeat(43)}$`, ''],
+];
+for (const [i, [stored, reason]] of HASH_PROBLEMS.entries()) {
+  test(`hashProblem #${i} (${stored.slice(0, 20)}…) names ${reason || 'the format'}`, (t) => {
+    t.is(
+      hashProblem(stored),
+      `must be a password hash as kurz exports it (scrypt$N$r$p$salt$hash with N=32768, r=8, p=1, a 16-byte salt and a 32-byte hash)${reason}`,
+    );
   });
 }

@@ -2,6 +2,7 @@ import type { Socket } from 'node:net';
 import pg from 'pg';
 import { AppError } from '../../errors.ts';
 import type { Logger } from '../../log.ts';
+import { redactUrl, withoutUrlSecrets } from '../../redact.ts';
 import { MIGRATIONS } from './migrations.ts';
 import * as q from './queries.ts';
 
@@ -64,6 +65,8 @@ export async function openDatabase(url: string, log: Logger): Promise<Database> 
     application_name: 'kurz',
   };
   const pool = new pg.Pool({ ...connection, types });
+  // A driver's message may quote the connection string or the password: never logged or thrown as it is.
+  const reasonOf = (err: unknown): string => withoutUrlSecrets(describe(err), url);
   let lost = false;
   let closed = false;
   const timers = new Set<NodeJS.Timeout>();
@@ -81,14 +84,14 @@ export async function openDatabase(url: string, log: Logger): Promise<Database> 
   function noteLost(err: unknown): void {
     if (lost || closed) return;
     lost = true;
-    log.error('the database is unreachable; retrying', { database: maskPassword(url), reason: describe(err) });
+    log.error('the database is unreachable; retrying', { database: redactUrl(url), reason: reasonOf(err) });
     const retry = (delay: number): void =>
       later(delay, () => {
         void ping().then((ok) => {
           if (closed) return;
           if (!ok) return retry(Math.min(2 * delay, BACKOFF_MAX));
           lost = false;
-          log.info('the database is reachable again', { database: maskPassword(url) });
+          log.info('the database is reachable again', { database: redactUrl(url) });
         });
       });
     retry(BACKOFF_FIRST);
@@ -104,7 +107,7 @@ export async function openDatabase(url: string, log: Logger): Promise<Database> 
   // An idle connection the server dropped reports here; the pool replaces it on the next query.
   pool.on('error', (err) => {
     if (isUnreachable(err)) noteLost(err);
-    else log.error('a database connection failed', { reason: describe(err) });
+    else log.error('a database connection failed', { reason: reasonOf(err) });
   });
 
   async function ping(): Promise<boolean> {
@@ -237,7 +240,9 @@ export async function openDatabase(url: string, log: Logger): Promise<Database> 
     await pool.query(q.PING);
   } catch (err) {
     await db.close();
-    throw new Error(`cannot connect to PostgreSQL at ${maskPassword(url)}: ${describe(err)}`, { cause: err });
+    // Without its cause, which may quote the password (a URL error's `input`, shown by util.inspect).
+    // eslint-disable-next-line preserve-caught-error
+    throw new Error(`cannot connect to PostgreSQL at ${redactUrl(url)}: ${reasonOf(err)}`);
   }
   try {
     await migrate(pool);
@@ -329,14 +334,6 @@ function isUnreachable(err: unknown): boolean {
 function isConflict(err: unknown): boolean {
   const code = (err as { code?: unknown } | undefined)?.code;
   return code === '40P01' || code === '40001';
-}
-
-/** A connection URL with its password, if any, shown as ***. */
-function maskPassword(url: string): string {
-  const parsed = URL.parse(url);
-  if (!parsed?.password) return url;
-  parsed.password = '***';
-  return parsed.href;
 }
 
 function describe(err: unknown): string {

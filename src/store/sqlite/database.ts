@@ -1,4 +1,4 @@
-import { existsSync } from 'node:fs';
+import { closeSync, constants, existsSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Sqlite, { type Database } from 'better-sqlite3';
 import type { Durability } from '../../config.ts';
@@ -46,7 +46,7 @@ export function openDatabase(path: string, options: OpenOptions = {}): Database 
     throw new Error(`there is no database at ${path}; check --db (or KURZ_DB)`);
   }
   try {
-    if (path !== ':memory:') ensureDir(dirname(path));
+    if (path !== ':memory:') createPrivately(path);
     // @types/better-sqlite3 only knows the path form of nativeBinding; the executable passes the loaded addon.
     db = new Sqlite(path, {
       fileMustExist: options.mustExist ?? false,
@@ -59,10 +59,12 @@ export function openDatabase(path: string, options: OpenOptions = {}): Database 
   try {
     db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
     db.pragma(`cache_size = -${PAGE_CACHE_KIB}`);
+    // Before anything that writes (journal_mode = WAL does): a refused file must be left as it was.
+    const unclaimed = refuseForeign(db, path);
     db.pragma('journal_mode = WAL');
     db.exec(connectionSync(options.durability ?? 'full'));
     db.pragma('foreign_keys = ON');
-    claim(db, path);
+    if (unclaimed) db.pragma(`application_id = ${APPLICATION_ID}`);
     migrate(db);
     return db;
   } catch (err) {
@@ -74,10 +76,29 @@ export function openDatabase(path: string, options: OpenOptions = {}): Database 
   }
 }
 
-function claim(db: Database, path: string): void {
+/**
+ * Throws when the file is another program's: marked with another application_id, or unmarked with tables.
+ * Only reads. True for an empty file, which kurz then marks as its own.
+ */
+function refuseForeign(db: Database, path: string): boolean {
   const id = db.pragma('application_id', { simple: true }) as number;
-  if (id === APPLICATION_ID) return;
+  if (id === APPLICATION_ID) return false;
   const tables = db.prepare(`SELECT count(*) AS n FROM sqlite_schema`).get() as { n: number };
   if (id !== 0 || tables.n > 0) throw new Error(`${path} is a SQLite database that does not belong to kurz; refusing to use it`);
-  db.pragma(`application_id = ${APPLICATION_ID}`);
+  return true;
+}
+
+/**
+ * Creates the folders (0700) and the file (0600) when missing, whatever the umask: the file holds the session
+ * secret, the code key and every hash, and SQLite gives its -wal and -shm the database file's mode. An
+ * existing file keeps its mode (`kurz check` warns when others may read it).
+ */
+function createPrivately(path: string): void {
+  if (existsSync(path)) return;
+  ensureDir(dirname(path));
+  try {
+    closeSync(openSync(path, constants.O_CREAT | constants.O_EXCL | constants.O_WRONLY, 0o600));
+  } catch (err) {
+    if ((err as NodeJS.ErrnoException).code !== 'EEXIST') throw err;
+  }
 }

@@ -36,7 +36,7 @@ function isIntact(file: string, bytes: Buffer): boolean {
 function writeAtomically(dir: string, file: string, bytes: Buffer): void {
   const temp = `${file}.${process.pid}.${randomBytes(4).toString('hex')}.tmp`;
   try {
-    ensureDir(dir, 0o700);
+    ensureDir(dir);
     const fd = openSync(temp, 'wx', 0o700);
     try {
       writeSync(fd, bytes);

@@ -1,5 +1,5 @@
 import type { Context } from 'koa';
-import { describeConfig, envName, flagName, OPTIONS } from '../../config.ts';
+import { describeConfig, envName, fileEnvName, flagName, OPTIONS } from '../../config.ts';
 import type { WebServices } from '../../context.ts';
 import { formatTime, showPage } from './pages.ts';
 
@@ -25,12 +25,12 @@ export function settingsUiHandlers(web: WebServices) {
   return {
     showSettings(ctx: Context): void {
       const values = shownValues(describeConfig(web.config));
-      const options = OPTIONS.filter((o) => !o.secret).map((o) => ({
+      const options = OPTIONS.filter((o) => o.secret !== 'value').map((o) => ({
         name: o.name,
         value: values.get(o.name) ?? '',
         doc: o.doc,
-        env: envName(o.name),
-        flag: `--${flagName(o.name)}`,
+        env: o.secret ? `${envName(o.name)} or ${fileEnvName(o.name)}` : envName(o.name),
+        flag: o.secret ? `--${flagName(o.name)} (without a password)` : `--${flagName(o.name)}`,
       }));
       const { files, loadedAt, failure, screened } = web.screening.status();
       const blocklist = {
