@@ -121,10 +121,12 @@ test('an expired link answers 410 with a page saying it expired', async (t) => {
   t.like((await api.json()) as Problem, { code: 'gone', detail: `the link "${code}" has expired` });
 });
 
-test('a link with max visits redirects that many times, then answers 410 used up; HEAD uses none', async (t) => {
+test('a link with max visits redirects that many times, then answers 410 used up; HEAD uses none and is not shown the target', async (t) => {
   const k = await startKurz(t);
   const { code } = await create(k, { url: 'https://example.com/twice', maxVisits: 2 });
-  t.is((await follow(k, `/${code}`, { method: 'HEAD' })).status, 302);
+  const head = await follow(k, `/${code}`, { method: 'HEAD' });
+  t.is(head.status, 200);
+  t.is(head.headers.get('location'), null);
   t.is((await follow(k, `/${code}`)).status, 302);
   t.is((await follow(k, `/${code}`)).status, 302);
   const third = await follow(k, `/${code}`, { headers: { accept: BROWSER_ACCEPT } });

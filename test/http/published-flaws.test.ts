@@ -1,6 +1,6 @@
 import { parse as parseCsv } from 'csv-parse/sync';
 import test from 'ava';
-import { ADMIN_PASSWORD, BROWSER_ACCEPT, BROWSER_UA, cookiesOf, csrfOf, startKurz } from '../helpers.ts';
+import { ADMIN_PASSWORD, BROWSER_ACCEPT, BROWSER_UA, cookiesOf, csrfOf, startKurz, type TestKurz } from '../helpers.ts';
 import { escapeHtml, pageText, rawRequest } from '../support/hostile.ts';
 import { browser } from './ui-session.ts';
 
@@ -192,4 +192,87 @@ test('formula injection in exports (CSV injection): no cell of a links or visits
   );
   // `kurz export` writes the same cells, and `kurz import` reads them back exactly: test/cli/transfer.test.ts,
   // "CSV export is safe to open in a spreadsheet and still reads back exactly".
+});
+
+/*
+ * Issue 23: one-time and password links, and logins, as a careful attacker finds them behind a real proxy. A
+ * gated link (a visit limit, an expiry, a password) hands out its target only in an answer that counts; a
+ * guess is counted before its slow hash runs; a burst of guesses cannot occupy every core; a browser that
+ * logged in before cannot be kept out by anyone else's wrong passwords.
+ */
+
+/** A link made through the API, failing the test if it is not created. */
+async function createLink(k: TestKurz, body: Record<string, unknown>): Promise<LinkBody> {
+  const res = await k.postJson('/api/v1/links', body);
+  if (res.status !== 201) throw new Error(`create: ${res.status} ${await res.text()}`);
+  return (await res.json()) as LinkBody;
+}
+
+/** POSTs a wrong or right password to a password link's unlock, as `client` (kurz trusts 127.0.0.1 as its proxy). */
+const unlockAs = (k: TestKurz, code: string, password: string, client = '198.51.100.7') =>
+  fetch(`${k.base}/links/${code}/unlock`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-forwarded-for': client },
+    body: JSON.stringify({ password }),
+    redirect: 'manual',
+  });
+
+test('issue 23: a used-up one-time link answers HEAD without its target, before and after its visit', async (t) => {
+  const k = await startKurz(t);
+  const { code } = await createLink(k, { url: 'https://example.com/once', maxVisits: 1 });
+  const before = await rawRequest(k.base, 'HEAD', `/${code}`, { 'user-agent': BROWSER_UA });
+  t.is(before.status, 200, 'a link checker learns the link is live');
+  t.is(before.headers.location, undefined);
+  const visit = await rawRequest(k.base, 'GET', `/${code}`, { 'user-agent': BROWSER_UA });
+  t.is(visit.status, 302);
+  t.is(visit.headers.location, 'https://example.com/once');
+  const after = await rawRequest(k.base, 'HEAD', `/${code}`, { 'user-agent': BROWSER_UA });
+  t.is(after.status, 410);
+  t.is(after.headers.location, undefined);
+});
+
+test("issue 23: curl with an empty or its own User-Agent never gets a one-time link's target; only the one visit that counts does", async (t) => {
+  const k = await startKurz(t);
+  const { code } = await createLink(k, { url: 'https://example.com/secret-plan', maxVisits: 1 });
+  const looks: Array<Record<string, string>> = [{ 'user-agent': '' }, {}, { 'user-agent': 'curl/8.5.0' }];
+  for (const headers of looks) {
+    for (let i = 0; i < 3; i++) {
+      const res = await rawRequest(k.base, 'GET', `/${code}`, headers);
+      t.is(res.status, 200, `${JSON.stringify(headers)} #${i + 1}`);
+      t.is(res.headers.location, undefined);
+      t.false(res.text.includes('secret-plan'), 'the body does not name the target either');
+      t.like(JSON.parse(res.text), { code, state: 'live' });
+    }
+  }
+  // A chat app's preview gets a page showing the short link, not the target.
+  const preview = await rawRequest(k.base, 'GET', `/${code}`, { 'user-agent': 'Slackbot-LinkExpanding 1.0', accept: BROWSER_ACCEPT });
+  t.is(preview.status, 200);
+  t.regex(preview.text, new RegExp(`/${code}`));
+  t.false(preview.text.includes('secret-plan'));
+  t.is(((await (await k.get(`/api/v1/links/${code}`)).json()) as LinkBody)['visitsLeft'], 1, 'no look used the visit up');
+  const person = await rawRequest(k.base, 'GET', `/${code}`, { 'user-agent': BROWSER_UA });
+  t.is(person.status, 302);
+  t.is(person.headers.location, 'https://example.com/secret-plan');
+  for (const headers of [...looks, { 'user-agent': BROWSER_UA }]) {
+    const res = await rawRequest(k.base, 'GET', `/${code}`, headers);
+    t.is(res.status, 410, JSON.stringify(headers));
+    t.is(res.headers.location, undefined);
+  }
+});
+
+test("issue 23: a gated link's redirect is never cacheable (no-store), the unlock's included; an ordinary link keeps private, max-age=90", async (t) => {
+  const k = await startKurz(t);
+  const cacheOf = async (path: string) => (await rawRequest(k.base, 'GET', path, { 'user-agent': BROWSER_UA })).headers['cache-control'];
+  const plain = await createLink(k, { url: 'https://example.com/plain' });
+  t.is(await cacheOf(`/${plain.code}`), 'private, max-age=90');
+  const redirectOnly = await createLink(k, { url: 'https://example.com/moved', redirectStatus: 301 });
+  t.is(await cacheOf(`/${redirectOnly.code}`), 'private, max-age=90', 'a redirect option guards nothing');
+  const once = await createLink(k, { url: 'https://example.com/once', maxVisits: 2 });
+  t.is(await cacheOf(`/${once.code}`), 'no-store');
+  const expiring = await createLink(k, { url: 'https://example.com/soon', expiresAt: new Date(k.clock.now() + 60_000).toISOString() });
+  t.is(await cacheOf(`/${expiring.code}`), 'no-store');
+  const locked = await createLink(k, { url: 'https://example.com/locked', password: 'open sesame' });
+  const unlocked = await unlockAs(k, locked.code, 'open sesame');
+  t.is(unlocked.status, 303);
+  t.is(unlocked.headers.get('cache-control'), 'no-store');
 });
