@@ -846,7 +846,9 @@ export const OPENAPI: OpenApiDocument = {
       post: {
         operationId: 'unlockLink',
         summary: "Give a password link's password and go on to its target",
-        description: 'Tried too often with a wrong password, a client must wait (429 with Retry-After).',
+        description:
+          'Tried too often with a wrong password, by one client or by all together, a client must wait (429 with Retry-After); ' +
+          'so must it while the server checks as many passwords as it may at once.',
         tags: ['redirect'],
         security: PUBLIC,
         parameters: [parameter('code')],
@@ -865,7 +867,7 @@ export const OPENAPI: OpenApiDocument = {
           '401': pageOrProblem('A wrong password: the form again for a browser'),
           '404': pageOrProblem('No link has this code'),
           '410': pageOrProblem('The link was deleted, is disabled (by its owner or the blocklist), has expired or has used up its visits'),
-          '429': pageOrProblem('Too many wrong passwords; try again after Retry-After seconds'),
+          '429': pageOrProblem('Too many wrong passwords, or too many password checks at once; try again after Retry-After seconds'),
         },
       },
     },

@@ -208,12 +208,41 @@ async function createLink(k: TestKurz, body: Record<string, unknown>): Promise<L
   return (await res.json()) as LinkBody;
 }
 
+/** The value of one series in a /metrics text (`name` with its labels as written), 0 when absent. */
+async function metric(k: TestKurz, series: string): Promise<number> {
+  const text = await (await fetch(`${k.base}/metrics`)).text();
+  const line = text.split('\n').find((l) => l.startsWith(`${series} `));
+  return line === undefined ? 0 : Number(line.slice(series.length + 1));
+}
+
+/** How many answers had each status, e.g. { 401: 6, 429: 24 }. */
+function tally(statuses: number[]): Record<number, number> {
+  const counts: Record<number, number> = {};
+  for (const status of statuses) counts[status] = (counts[status] ?? 0) + 1;
+  return counts;
+}
+
 /** POSTs a wrong or right password to a password link's unlock, as `client` (kurz trusts 127.0.0.1 as its proxy). */
 const unlockAs = (k: TestKurz, code: string, password: string, client = '198.51.100.7') =>
   fetch(`${k.base}/links/${code}/unlock`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', 'x-forwarded-for': client },
     body: JSON.stringify({ password }),
+    redirect: 'manual',
+  });
+
+/** A login form ready to post: the page's cookies (with `jar`'s) and CSRF token, fetched as `client`. */
+async function loginForm(k: TestKurz, client: string, jar = ''): Promise<{ jar: string; csrf: string }> {
+  const page = await fetch(`${k.base}/login`, { headers: { accept: BROWSER_ACCEPT, 'x-forwarded-for': client, cookie: jar } });
+  return { jar: cookiesOf(page, jar), csrf: csrfOf(await page.text()) };
+}
+
+/** Posts a login form got from `loginForm`, as `client`. */
+const postLogin = (k: TestKurz, form: { jar: string; csrf: string }, password: string, client: string) =>
+  fetch(`${k.base}/login`, {
+    method: 'POST',
+    headers: { cookie: form.jar, 'content-type': 'application/x-www-form-urlencoded', accept: BROWSER_ACCEPT, 'x-forwarded-for': client },
+    body: new URLSearchParams({ _csrf: form.csrf, user: 'admin', password }),
     redirect: 'manual',
   });
 
@@ -275,4 +304,84 @@ test("issue 23: a gated link's redirect is never cacheable (no-store), the unloc
   const unlocked = await unlockAs(k, locked.code, 'open sesame');
   t.is(unlocked.status, 303);
   t.is(unlocked.headers.get('cache-control'), 'no-store');
+});
+
+test('issue 23: 30 wrong passwords sent at once on one link are not all checked: at most the unlock limit, from one client or from thirty', async (t) => {
+  // Slots for every hash: only the limit decides what is checked.
+  const k = await startKurz(t, { trustedProxies: '127.0.0.1', hashConcurrency: 64 });
+  const fromOne = await createLink(k, { url: 'https://example.com/one', password: 'open sesame' });
+  const answers = await Promise.all(Array.from({ length: 30 }, (_, i) => unlockAs(k, fromOne.code, `guess ${i} guess`)));
+  t.deepEqual(tally(answers.map((r) => r.status)), { 401: 6, 429: 24 });
+  for (const res of answers.filter((r) => r.status === 429)) t.truthy(res.headers.get('retry-after'));
+  // The link's own limit holds guesses spread over many addresses.
+  const fromMany = await createLink(k, { url: 'https://example.com/many', password: 'open sesame' });
+  const spread = await Promise.all(
+    Array.from({ length: 30 }, (_, i) => unlockAs(k, fromMany.code, `guess ${i} guess`, `203.0.113.${i + 1}`)),
+  );
+  t.deepEqual(tally(spread.map((r) => r.status)), { 401: 6, 429: 24 });
+  t.is((await unlockAs(k, fromMany.code, 'open sesame', '192.0.2.1')).status, 429, 'a new address waits for the link too');
+});
+
+test('issue 23: 20 wrong logins sent at once are not all checked: at most the login limit', async (t) => {
+  const k = await startKurz(t, { trustedProxies: '127.0.0.1', hashConcurrency: 64 });
+  await k.login();
+  const forms = [];
+  for (let i = 0; i < 20; i++) forms.push(await loginForm(k, '198.51.100.30'));
+  const answers = await Promise.all(forms.map((form, i) => postLogin(k, form, `wrong ${i} wrong`, '198.51.100.30')));
+  t.deepEqual(tally(answers.map((r) => r.status)), { 401: 4, 429: 16 });
+});
+
+test('issue 23: four wrong logins from anywhere cannot keep the owner out of a browser that logged in before (device cookie)', async (t) => {
+  const k = await startKurz(t, { trustedProxies: '127.0.0.1' });
+  await k.login();
+  const owner = '198.51.100.40';
+  const first = await loginForm(k, owner);
+  const loggedIn = await postLogin(k, first, ADMIN_PASSWORD, owner);
+  t.is(loggedIn.status, 303);
+  const device = loggedIn.headers.getSetCookie().find((c) => c.startsWith('kurz_device='));
+  t.truthy(device, 'a successful login marks the browser');
+  t.regex(device ?? '', /; httponly/i);
+  t.regex(device ?? '', /; samesite=strict/i);
+  t.regex(device ?? '', /; secure/i, 'publicUrl is https');
+  t.regex(device ?? '', /; expires=/i, 'it outlives the session');
+  const known = cookiesOf(loggedIn, first.jar);
+
+  for (let i = 0; i < 4; i++)
+    t.is((await postLogin(k, await loginForm(k, `203.0.113.${i}`), `wrong ${i} wrong`, `203.0.113.${i}`)).status, 401);
+  const stranger = await postLogin(k, await loginForm(k, '192.0.2.50'), ADMIN_PASSWORD, '192.0.2.50');
+  t.is(stranger.status, 429, 'without a device cookie the account limit applies');
+  const forged = known.replace(/kurz_device=([^;.]+)\./, 'kurz_device=AAAAAAAAAAAAAAAAAAAAAA.');
+  t.is(
+    (await postLogin(k, await loginForm(k, '192.0.2.51', forged), ADMIN_PASSWORD, '192.0.2.51')).status,
+    429,
+    'a forged device cookie is none',
+  );
+  // The owner's browser, even from the attacker's own address, gets in with the right password.
+  const again = await postLogin(k, await loginForm(k, '203.0.113.0', known), ADMIN_PASSWORD, '203.0.113.0');
+  t.is(again.status, 303);
+  t.is(again.headers.get('location'), '/');
+  // Its own failures are limited on its own key.
+  for (let i = 0; i < 4; i++) t.is((await postLogin(k, await loginForm(k, owner, known), `typo ${i} typo`, owner)).status, 401);
+  t.is((await postLogin(k, await loginForm(k, owner, known), ADMIN_PASSWORD, owner)).status, 429);
+});
+
+test('issue 23: a burst of password checks runs at most hashConcurrency hashes at once; the rest get 429 with Retry-After, never a 500', async (t) => {
+  const k = await startKurz(t, { trustedProxies: '127.0.0.1', hashConcurrency: 1, unlockRateLimit: 0, loginRateLimit: 0 });
+  await k.login();
+  const { code } = await createLink(k, { url: 'https://example.com/burst', password: 'open sesame' });
+  const hashesBefore = await metric(k, 'kurz_password_hashes_total');
+  const unlocks = await Promise.all(Array.from({ length: 20 }, (_, i) => unlockAs(k, code, `guess ${i} guess`, `203.0.113.${i + 1}`)));
+  const forms = [];
+  for (let i = 0; i < 10; i++) forms.push(await loginForm(k, `198.51.100.${i + 1}`));
+  const logins = await Promise.all(forms.map((form, i) => postLogin(k, form, `wrong ${i} wrong`, `198.51.100.${i + 1}`)));
+  const answers = [...unlocks, ...logins];
+  const counts = tally(answers.map((r) => r.status));
+  t.deepEqual(Object.keys(counts).sort(), ['401', '429'], JSON.stringify(counts));
+  for (const res of answers.filter((r) => r.status === 429)) t.is(res.headers.get('retry-after'), '1');
+  t.is(
+    (await metric(k, 'kurz_password_hashes_total')) - hashesBefore,
+    counts[401] ?? 0,
+    'a hash ran for each check answered, and none for a refusal',
+  );
+  t.is(await metric(k, 'kurz_rate_limited_total{limit="password_hashing"}'), counts[429] ?? 0);
 });
