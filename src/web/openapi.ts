@@ -147,9 +147,9 @@ const OPTION_PROPERTIES: Record<string, Schema> = {
   maxVisits: { type: ['integer', 'null'], minimum: 1, maximum: LIMITS.maxVisits, description: 'Visits allowed in all; then 410' },
   password: {
     type: ['string', 'null'],
-    minLength: 1,
+    minLength: LIMITS.passwordMin,
     maxLength: LIMITS.password,
-    description: 'Visitors must give it first (POST /links/{code}/unlock); never shown again',
+    description: `At least ${LIMITS.passwordMin} characters: visitors must give it first (POST /links/{code}/unlock); never shown again`,
   },
   redirectStatus: { type: ['integer', 'null'], enum: [...REDIRECT_STATUSES, null], description: "null: the instance's setting" },
   forwardQuery: {

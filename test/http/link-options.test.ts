@@ -94,7 +94,7 @@ const INVALID_OPTIONS: Array<[string, Record<string, unknown>, string, RegExp]> 
     'note',
     /^note must not contain characters that reorder text \(found U\+202E\)$/,
   ],
-  ['empty password', { password: '' }, 'password', /1 to 1024/],
+  ['empty password', { password: '' }, 'password', /8 to 1024/],
 ];
 for (const [name, options, field, message] of INVALID_OPTIONS) {
   test(`refuses ${name}, naming the field, and stores nothing`, async (t) => {

@@ -385,3 +385,24 @@ test('issue 23: a burst of password checks runs at most hashConcurrency hashes a
   );
   t.is(await metric(k, 'kurz_rate_limited_total{limit="password_hashing"}'), counts[429] ?? 0);
 });
+
+test('issue 23: a link password needs at least 8 characters, said by the API, the form and the OpenAPI document', async (t) => {
+  const k = await startKurz(t);
+  const short = await k.postJson('/api/v1/links', { url: 'https://example.com/p', password: 'seven77' });
+  t.is(short.status, 400);
+  t.like(await short.json(), { code: 'invalid', field: 'password', detail: 'password must be a string of 8 to 1024 characters' });
+  t.is(
+    (await k.request('PATCH', `/api/v1/links/${(await createLink(k, { url: 'https://example.com/q' })).code}`, { password: 'seven77' }))
+      .status,
+    400,
+  );
+  t.is((await k.postJson('/api/v1/links', { url: 'https://example.com/p', password: 'eight888' })).status, 201);
+  const b = await browser(k);
+  const form = await b.page('/');
+  t.regex(form.html, /At least 8 characters/);
+  const refused = await b.submit('/', { url: 'https://example.com/form', password: 'seven77', enabled: 'true' });
+  t.is(refused.status, 400);
+  t.regex(await refused.text(), /8 to 1024 characters/);
+  const openapi = await (await fetch(`${k.base}/api/v1/openapi.json`)).text();
+  t.regex(openapi, /"password":\{"type":\["string","null"\],"minLength":8,/);
+});
