@@ -42,6 +42,7 @@ export interface Config {
   readonly creationRateLimit: number;
   readonly loginRateLimit: number;
   readonly unlockRateLimit: number;
+  readonly hashConcurrency: number;
   readonly apiKeyRateLimit: number;
   readonly notFoundRateLimit: number;
   readonly maxHeaderSize: number;
@@ -234,7 +235,13 @@ export const OPTIONS: readonly Option[] = [
     name: 'unlockRateLimit',
     default: 6,
     parse: integer(0, RATE_MAX),
-    doc: 'Wrong passwords per client and link before each attempt waits 1 s, doubling up to 15 min (0 = no limit)',
+    doc: 'Wrong passwords per client and link, and per link from all clients, before each attempt waits 1 s, doubling up to 15 min (0 = no limit)',
+  },
+  {
+    name: 'hashConcurrency',
+    default: 0,
+    parse: integer(0, 64),
+    doc: 'Password checks (logins, link passwords) run at once by this process; more are answered 429 (0 = half the CPUs, 1 to 3)',
   },
   {
     name: 'apiKeyRateLimit',

@@ -1,4 +1,5 @@
 import type { Access } from './auth/access.ts';
+import type { PasswordHashing } from './auth/passwords.ts';
 import type { RateLimits } from './auth/rate-limits.ts';
 import type { CacheStats } from './cache/redirect-cache.ts';
 import type { Config } from './config.ts';
@@ -25,6 +26,8 @@ export interface Services {
   listening: Listening;
   /** The per-client rate limits, and their refusal counts. */
   limits: RateLimits;
+  /** The slow password hashes this process runs at once, and the checks refused for want of a slot. */
+  hashing: PasswordHashing;
   access: Access;
   creation: LinkCreation;
   links: LinkManagement;

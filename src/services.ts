@@ -1,4 +1,5 @@
 import { accessControl } from './auth/access.ts';
+import { defaultHashConcurrency, PasswordHashing } from './auth/passwords.ts';
 import { createRateLimits } from './auth/rate-limits.ts';
 import { RedirectCache } from './cache/redirect-cache.ts';
 import { CODE_KEY_SETTING, createCodeGenerator } from './codes/code-generator.ts';
@@ -60,6 +61,7 @@ export async function createServices(config: Config, deps: Deps, storage: Storag
   const { links } = storage;
   const { now, random } = deps;
   const limits = createRateLimits(config, now);
+  const hashing = new PasswordHashing(config.hashConcurrency || defaultHashConcurrency());
   // Updated by the server once it listens (a configured port 0 becomes the real one).
   const listening: Listening = { port: config.port, addresses: [config.host] };
   const screening = linkScreening({ config, links, cache, log: deps.log, now });
@@ -71,9 +73,18 @@ export async function createServices(config: Config, deps: Deps, storage: Storag
     log: deps.log,
     listening,
     limits,
-    access: await accessControl({ config, now, random, store: storage.access, settings: storage.settings, loginLimit: limits.login }),
-    creation: linkCreation({ config, listening, blocklist, now, random, links, codes, cache }),
-    links: linkManagement({ config, listening, blocklist, now, random, links, cache, unlockLimit: limits.unlock }),
+    hashing,
+    access: await accessControl({
+      config,
+      now,
+      random,
+      store: storage.access,
+      settings: storage.settings,
+      loginLimit: limits.login,
+      hashing,
+    }),
+    creation: linkCreation({ config, listening, blocklist, now, random, links, codes, cache, hashing }),
+    links: linkManagement({ config, listening, blocklist, now, random, links, cache, unlockLimit: limits.unlock, hashing }),
     resolver: linkResolver({ links, cache }),
     changes: await followChanges({ links, cache }),
     transfer: linkTransfer({ config, listening, blocklist, links, cache }),

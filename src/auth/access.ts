@@ -4,7 +4,7 @@ import type { Config } from '../config.ts';
 import { AppError, isUnavailable } from '../errors.ts';
 import type { AccessStore, SettingsStore } from '../store/ports.ts';
 import type { ApiKey, Session } from './identity.ts';
-import { hashPassword, passwordProblem, verifyPassword } from './passwords.ts';
+import { passwordProblem, type PasswordHashing } from './passwords.ts';
 import type { RateLimit } from './rate-limits.ts';
 
 export interface AccessDeps {
@@ -13,8 +13,9 @@ export interface AccessDeps {
   random: (size: number) => Buffer;
   store: AccessStore;
   settings: SettingsStore;
-  /** Failed logins, per client and per account. */
+  /** Failed logins, per client and per account, or per device. */
   loginLimit: RateLimit;
+  hashing: PasswordHashing;
 }
 
 const PASSWORD_SETTING = 'admin_password';
@@ -44,7 +45,7 @@ function sha256(secret: string): string {
  * CSRF tokens bound to the session (or to a pre-login cookie), and API keys. Rejects if the settings
  * cannot be read.
  */
-export async function accessControl({ config, now, random, store, settings, loginLimit }: AccessDeps) {
+export async function accessControl({ config, now, random, store, settings, loginLimit, hashing }: AccessDeps) {
   const secret = await settings.settingOrInit(SECRET_SETTING, () => random(32).toString('hex'));
   const keyTouched = new Map<number, number>();
   const checkedKeys = new LRUCache<string, ApiKey>({ max: 1000, ttl: KEY_RECHECK_MS, ttlAutopurge: false, perf: { now } });
@@ -60,9 +61,26 @@ export async function accessControl({ config, now, random, store, settings, logi
   async function setPassword(password: string): Promise<void> {
     const problem = passwordProblem(password);
     if (problem) throw new AppError('invalid', problem, 'password');
-    await settings.setSetting(PASSWORD_SETTING, await hashPassword(password, random));
+    await settings.setSetting(PASSWORD_SETTING, await hashing.hash(password, random));
     // A new password ends every session made with the old one.
     await store.deleteAllSessions();
+  }
+
+  /** A new device token for `user`: a random id, the user name, and their signature. */
+  function deviceToken(user: string): string {
+    const value = `${random(16).toString('base64url')}.${Buffer.from(user).toString('base64url')}`;
+    return `${value}.${sign('device', value)}`;
+  }
+
+  /** The user a device token was made for, if this server signed it; else undefined. */
+  function deviceUser(token: string): string | undefined {
+    const at = token.lastIndexOf('.');
+    if (at === -1) return undefined;
+    const value = token.slice(0, at);
+    const expected = Buffer.from(sign('device', value));
+    const given = Buffer.from(token.slice(at + 1));
+    if (given.length !== expected.length || !timingSafeEqual(given, expected)) return undefined;
+    return Buffer.from(value.slice(value.indexOf('.') + 1), 'base64url').toString();
   }
 
   return {
@@ -73,7 +91,7 @@ export async function accessControl({ config, now, random, store, settings, logi
     async ensureAdminPassword(): Promise<string | undefined> {
       if ((await settings.setting(PASSWORD_SETTING)) !== undefined) return undefined;
       const password = random(15).toString('base64url');
-      const hash = await hashPassword(password, random);
+      const hash = await hashing.hash(password, random);
       // Another process starting on the same file may have set one meanwhile: the first writer wins.
       return (await settings.settingOrInit(PASSWORD_SETTING, () => hash)) === hash ? password : undefined;
     },
@@ -81,29 +99,30 @@ export async function accessControl({ config, now, random, store, settings, logi
     setPassword,
 
     /**
-     * Checks a login and opens a session; returns the token for the cookie. Throws AppError: 'unauthorized'
-     * with one message for a wrong user or password, 'rate_limited' while the client or account must wait.
+     * Checks a login and opens a session; returns the token for the session cookie and a new device token
+     * for the device cookie. `device` is the device token this browser holds from an earlier login, if any
+     * (OWASP's device cookies): when it is valid and names `user`, the browser's failures are limited on
+     * their own, so that guesses from elsewhere never keep it out; without one, the client address and the
+     * account share a limit. A failure is counted before the slow hash runs and forgotten on success.
+     * Throws AppError: 'unauthorized' with one message for a wrong user or password, 'rate_limited' while
+     * the device, or the client or account, must wait, or when this process checks as many passwords as
+     * it may at once.
      */
-    async login(user: string, password: string, client: string): Promise<string> {
-      const clientKey = `client:${client}`;
-      const userKey = `user:${user.toLowerCase()}`;
-      const refused = loginLimit.check(clientKey, userKey);
+    async login(user: string, password: string, client: string, device?: string): Promise<{ token: string; device: string }> {
+      const known = device !== undefined && deviceUser(device) === user;
+      const keys = known ? [`device:${device.slice(0, device.indexOf('.'))}`] : [`client:${client}`, `user:${user.toLowerCase()}`];
+      const stored = (await settings.setting(PASSWORD_SETTING)) || (await (decoy ??= hashing.hash(random(16).toString('hex'), random)));
+      const refused = hashing.busy() ?? loginLimit.attempt(...keys);
       if (refused) throw refused;
-      const stored = (await settings.setting(PASSWORD_SETTING)) || (await (decoy ??= hashPassword(random(16).toString('hex'), random)));
       // The password is checked even for a wrong user name, so that both take the same time.
-      const ok = (await verifyPassword(password, stored)) && user === config.adminUser;
-      if (!ok) {
-        loginLimit.failed(clientKey);
-        loginLimit.failed(userKey);
-        throw new AppError('unauthorized', LOGIN_FAILED);
-      }
-      loginLimit.succeeded(clientKey);
-      loginLimit.succeeded(userKey);
+      const ok = (await hashing.verify(password, stored)) && user === config.adminUser;
+      if (!ok) throw new AppError('unauthorized', LOGIN_FAILED);
+      loginLimit.succeeded(...keys);
       const at = new Date(now());
       await store.deleteExpiredSessions(new Date(at.getTime() - config.sessionIdle), new Date(at.getTime() - config.sessionMaxAge));
       const token = random(32).toString('base64url');
       await store.insertSession({ idHash: sha256(token), user, createdAt: at, seenAt: at });
-      return token;
+      return { token, device: deviceToken(user) };
     },
 
     /** The live session a cookie's token names, its last-seen time renewed; undefined if none or expired. */

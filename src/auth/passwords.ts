@@ -1,4 +1,6 @@
 import { scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
+import { availableParallelism } from 'node:os';
+import { rateLimited, type AppError } from '../errors.ts';
 import { codePoint, controlCharacter, unicodeProblem } from '../links/text-rules.ts';
 
 /** scrypt's cost: 2^15 rounds of 8-block mixing, 32 MiB of memory, about 50-100 ms per hash. */
@@ -67,4 +69,77 @@ export function passwordProblem(password: string, what = 'password'): string | u
   if (control !== undefined) return `${what} must not contain control characters (found ${codePoint(control)})`;
   const unicode = unicodeProblem(password);
   return unicode === undefined ? undefined : `${what} ${unicode}`;
+}
+
+/**
+ * The slow hashes one process runs at once by default: half its CPUs (at least one), so that a burst of
+ * logins or unlocks leaves the other half to the event loop, and at most three, so that one of libuv's four
+ * threads, where scrypt runs beside file and DNS work, stays free.
+ */
+export function defaultHashConcurrency(cpus = availableParallelism()): number {
+  return Math.min(3, Math.max(1, Math.floor(cpus / 2)));
+}
+
+/** How long a check refused for want of a free slot is told to wait: a hash takes far less. */
+const BUSY_RETRY_MS = 1000;
+
+/**
+ * Bounds the slow hashes running at once in this process. A guess (a login, a link's password) is checked
+ * only when a slot is free, else refused with a 429 at once: a burst of them costs nothing more. Setting a
+ * password (someone already known: a link's author, the admin) waits for a slot instead.
+ */
+export class PasswordHashing {
+  readonly max: number;
+  #running = 0;
+  readonly #waiting: Array<() => void> = [];
+  #ran = 0;
+  #refused = 0;
+
+  constructor(max: number) {
+    this.max = max;
+  }
+
+  /** Hashes run (or begun) so far. */
+  get ran(): number {
+    return this.#ran;
+  }
+
+  /** Checks refused for want of a free slot so far. */
+  get refused(): number {
+    return this.#refused;
+  }
+
+  /**
+   * The 429 for a check asked for now, when no slot is free (counted as a refusal); else undefined. Asked
+   * before a guess is counted against a rate limit, so that a guess never checked is never counted.
+   */
+  busy(): AppError | undefined {
+    if (this.#running < this.max) return undefined;
+    this.#refused++;
+    return rateLimited('too many password checks at once', BUSY_RETRY_MS);
+  }
+
+  /** verifyPassword in a free slot. Throws AppError('rate_limited') when none is free. */
+  async verify(password: string, stored: string): Promise<boolean> {
+    const busy = this.busy();
+    if (busy) throw busy;
+    return this.#run(() => verifyPassword(password, stored));
+  }
+
+  /** hashPassword once a slot is free. */
+  async hash(password: string, random: (size: number) => Buffer): Promise<string> {
+    while (this.#running >= this.max) await new Promise<void>((resolve) => this.#waiting.push(resolve));
+    return this.#run(() => hashPassword(password, random));
+  }
+
+  async #run<T>(work: () => Promise<T>): Promise<T> {
+    this.#running++;
+    this.#ran++;
+    try {
+      return await work();
+    } finally {
+      this.#running--;
+      this.#waiting.shift()?.();
+    }
+  }
 }

@@ -90,12 +90,33 @@ export class RateLimit {
   check(key: string, other?: string): AppError | undefined {
     if (this.#waitingUntil === 0) return undefined;
     const until = Math.max(this.#entries.get(key)?.until ?? 0, other === undefined ? 0 : (this.#entries.get(other)?.until ?? 0));
-    if (until === 0) return undefined;
+    return until === 0 ? undefined : this.#refusal(until);
+  }
+
+  /** The 429 for a key that waits until `until`, counted, or undefined once that has passed. */
+  #refusal(until: number): AppError | undefined {
     const at = this.#rule.now();
     if (at >= this.#waitingUntil) this.#waitingUntil = 0;
     if (at >= until) return undefined;
     this.#refused++;
     return rateLimited(this.#rule.message, until - at);
+  }
+
+  /**
+   * For guesses checked by a slow hash (logins, link passwords): the 429 while any of `keys` must wait
+   * (counted as a refusal), else counts a failure of every key at once, before the check runs, so that
+   * attempts arriving meanwhile already see it. A right guess then calls `succeeded` to forget it; a wrong
+   * one leaves it counted.
+   */
+  attempt(...keys: string[]): AppError | undefined {
+    if (this.#waitingUntil !== 0) {
+      let until = 0;
+      for (const key of keys) until = Math.max(until, this.#entries.get(key)?.until ?? 0);
+      const refused = until === 0 ? undefined : this.#refusal(until);
+      if (refused) return refused;
+    }
+    for (const key of keys) this.#count(key, 1);
+    return undefined;
   }
 
   /** For events that are limited themselves (creations): the 429 while `key` must wait, else counts `n` events. */
@@ -110,9 +131,9 @@ export class RateLimit {
     this.#count(key, 1);
   }
 
-  /** Forgets the failures of `key`. */
-  succeeded(key: string): void {
-    this.#entries.delete(key);
+  /** Forgets the failures of `keys`. */
+  succeeded(...keys: string[]): void {
+    for (const key of keys) this.#entries.delete(key);
   }
 
   #count(key: string, n: number): void {
@@ -140,9 +161,12 @@ export interface RateLimits {
   readonly creation: RateLimit;
   /** Links shortened per client per minute through the public form. */
   readonly anonymousCreation: RateLimit;
-  /** Failed logins, per client address and per account: then a growing wait. */
+  /**
+   * Failed logins: per client address and per account, or per device for a browser that logged in before
+   * (its device cookie); then a growing wait.
+   */
   readonly login: RateLimit;
-  /** Wrong passwords of a password link, per client and link: then a growing wait. */
+  /** Wrong passwords of a password link, per client and link and per link from all clients: then a growing wait. */
   readonly unlock: RateLimit;
   /** Requests with a wrong API key per client per minute. */
   readonly apiKey: RateLimit;

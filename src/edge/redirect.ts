@@ -1,10 +1,10 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { WebServices } from '../context.ts';
 import { CODE } from '../links/alias-rules.ts';
-import { locationOf, queryOf, refusalOf } from '../links/gate.ts';
-import { goneMessage, notFoundMessage, refusalMessage, type Gate, type Refusal, type Target } from '../links/link.ts';
+import { guards, locationOf, queryOf, refusalOf } from '../links/gate.ts';
+import { goneMessage, guardedMessage, notFoundMessage, refusalMessage, type Gate, type Refusal, type Target } from '../links/link.ts';
 import { sendClientError, sendError } from '../http/problems.ts';
-import { sendPage, sendProblem, sendRedirect, wantsHtml } from '../http/respond.ts';
+import { CACHED_REDIRECT, sendJson, sendPage, sendProblem, sendRedirect, UNCACHED, wantsHtml } from '../http/respond.ts';
 import { RESERVED_PATHS } from '../reserved-paths.ts';
 import { isBot } from '../visits/classify.ts';
 
@@ -41,8 +41,11 @@ export function redirectSegment(req: IncomingMessage): string | undefined {
  * and the error is a 500.
  *
  * A link with a gate (link options) is checked against what the cache holds: disabled or expired answers
- * 410, a password link its password form, and a link with a visit limit claims one visit from the store
- * first (a bot only checks that one is left). An ordinary link has no gate and costs one field test.
+ * 410, a password link its password form. A link whose gate guards its target (a visit limit, an expiry)
+ * hands it out only in an answer that counts, a person's GET, which a link with a visit limit claims from
+ * the store first, and never lets it be cached; a HEAD or a bot (a chat app's preview) gets the link's
+ * state instead, without the target: 200, or 410 once its visits are used up. An ordinary link has no gate
+ * and costs one field test.
  * Each 404 counts against the client's `notFoundRateLimit`; past it, the pipeline refuses the client's
  * requests (429) before any lookup. Each redirect's duration goes to `pipeline.redirectTimes`.
  */
@@ -89,20 +92,42 @@ export function redirectHandler(web: WebServices): (req: IncomingMessage, res: S
       answered(res);
       return undefined;
     }
-    const go = (): undefined => {
-      sendRedirect(res, gate.redirectStatus ?? status, locationOf(target.url, queryOf(req.url ?? ''), gate.forwardQuery ?? forwardQuery));
+    const go = (cache: string): undefined => {
+      sendRedirect(
+        res,
+        gate.redirectStatus ?? status,
+        locationOf(target.url, queryOf(req.url ?? ''), gate.forwardQuery ?? forwardQuery),
+        cache,
+      );
       if (req.method === 'GET') visits.record(target.id, now(), pipeline.clientOf(req), req.rawHeaders);
       answered(res);
       return undefined;
     };
-    // A HEAD (a link checker) neither uses up a visit nor is refused for lack of one.
-    if (gate.maxVisits === null || req.method !== 'GET') return go();
-    // A bot (a chat app's preview) only looks: it follows while visits are left and uses none up.
-    const looking = isBot(req.headers['user-agent'] ?? '');
-    return (looking ? web.links.hasVisitsLeft(target.id) : web.links.claimVisit(target.id)).then(
-      (allowed) => (allowed ? go() : refuse(req, res, code, 'used_up')),
+    if (!guards(gate)) return go(CACHED_REDIRECT);
+    // Only a person's GET counts: a HEAD (a link checker) or a bot only looks, uses no visit up, and is not shown the target.
+    if (req.method !== 'GET' || isBot(req.headers['user-agent'] ?? '')) {
+      if (gate.maxVisits === null) return show(req, res, code, target);
+      return web.links.hasVisitsLeft(target.id).then(
+        (left) => (left ? show(req, res, code, target) : refuse(req, res, code, 'used_up')),
+        (err: unknown) => fail(req, res, err),
+      );
+    }
+    if (gate.maxVisits === null) return go(UNCACHED);
+    return web.links.claimVisit(target.id).then(
+      (allowed) => (allowed ? go(UNCACHED) : refuse(req, res, code, 'used_up')),
       (err: unknown) => fail(req, res, err),
     );
+  }
+
+  /** A guarded link's state, for a look that does not count: a page or JSON, never the target. A bot's GET is recorded (as a bot's). */
+  function show(req: IncomingMessage, res: ServerResponse, code: string, target: Target): undefined {
+    res.setHeader('Cache-Control', UNCACHED);
+    if (wantsHtml(req))
+      sendPage(res, 200, render('guarded', { title: 'Open this link in a browser', code, message: guardedMessage(code) }));
+    else sendJson(res, 200, { code, state: 'live', detail: guardedMessage(code) });
+    if (req.method === 'GET') visits.record(target.id, now(), pipeline.clientOf(req), req.rawHeaders);
+    answered(res);
+    return undefined;
   }
 
   function refuse(req: IncomingMessage, res: ServerResponse, code: string, refusal: Refusal): undefined {

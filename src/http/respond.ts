@@ -26,6 +26,7 @@ const VIEWS = [
   'error',
   'login',
   'password',
+  'guarded',
 ] as const;
 export type View = (typeof VIEWS)[number];
 
@@ -116,13 +117,19 @@ export function sendNoContent(res: ServerResponse): void {
   res.end();
 }
 
-/** A See Other after a form post. */
-export function sendSeeOther(res: ServerResponse, location: string): void {
-  send(res, 303, { Location: location, 'Content-Type': 'text/plain; charset=utf-8' }, `Redirecting to ${location}.`);
+/** A See Other after a form post; `cache` (UNCACHED) when it hands out a gated link's target. */
+export function sendSeeOther(res: ServerResponse, location: string, cache?: string): void {
+  const headers = { Location: location, 'Content-Type': 'text/plain; charset=utf-8' };
+  send(res, 303, cache === undefined ? headers : { ...headers, 'Cache-Control': cache }, `Redirecting to ${location}.`);
 }
 
+/** What a redirect may be cached for: an ordinary link's, briefly by the visitor's browser alone. */
+export const CACHED_REDIRECT = 'private, max-age=90';
+/** A gated link's (visit limit, expiry, password): each visit must come back to kurz to be counted. */
+export const UNCACHED = 'no-store';
+
 /** A bodiless redirect, the hot path's answer: the headers as a flat list, so nothing is copied. */
-export function sendRedirect(res: ServerResponse, status: number, location: string): void {
-  res.writeHead(status, ['Location', location, 'Cache-Control', 'private, max-age=90', 'Content-Length', '0']);
+export function sendRedirect(res: ServerResponse, status: number, location: string, cache = CACHED_REDIRECT): void {
+  res.writeHead(status, ['Location', location, 'Cache-Control', cache, 'Content-Length', '0']);
   res.end();
 }

@@ -1,6 +1,6 @@
 import { hash } from 'node:crypto';
 import type { RedirectCache } from '../cache/redirect-cache.ts';
-import { hashPassword } from '../auth/passwords.ts';
+import type { PasswordHashing } from '../auth/passwords.ts';
 import type { CodeGenerator } from '../codes/code-generator.ts';
 import type { Config } from '../config.ts';
 import { AppError } from '../errors.ts';
@@ -39,6 +39,7 @@ export interface CreateDeps {
   links: LinkStore;
   codes: CodeGenerator;
   cache: RedirectCache;
+  hashing: PasswordHashing;
 }
 
 /** Ids tried before giving up when generated codes keep landing on aliases or reserved words (each try skips one id). */
@@ -47,7 +48,7 @@ const MAX_CODE_TRIES = 1000;
 export type LinkCreation = ReturnType<typeof linkCreation>;
 
 /** Creating a link: validation, dedupe, and a code that is never shared or reused. */
-export function linkCreation({ config, listening, blocklist, now, random, links, codes, cache }: CreateDeps) {
+export function linkCreation({ config, listening, blocklist, now, random, links, codes, cache, hashing }: CreateDeps) {
   const rules = urlRules(config, listening, blocklist);
   const stats = { created: 0, deduplicated: 0, refused: new Map<string, number>() };
 
@@ -102,7 +103,7 @@ export function linkCreation({ config, listening, blocklist, now, random, links,
     const given = parseOptions(input, now());
     // Only a bare URL is deduplicated: a link with options or an alias is what its author asked for.
     const plain = alias === undefined && isPlain(given);
-    const passwordHash = given.password ? await hashPassword(given.password, random) : null;
+    const passwordHash = given.password ? await hashing.hash(given.password, random) : null;
     const result = await links.write(async (tx): Promise<CreatedLink> => {
       refuseListed(url, rules);
       const at = new Date(now());

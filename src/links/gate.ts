@@ -8,6 +8,15 @@ export function refusalOf(gate: Pick<Gate, 'blocked' | 'enabled' | 'expiresAt'>,
   return undefined;
 }
 
+/**
+ * True when the gate guards the target (a visit limit, an expiry, a password): then only an answer that
+ * counts (a person's GET) may hand it out, and never one a cache could hand out again. A gate of redirect
+ * options alone guards nothing.
+ */
+export function guards(gate: Pick<Gate, 'maxVisits' | 'expiresAt' | 'locked'>): boolean {
+  return gate.maxVisits !== null || gate.expiresAt !== null || gate.locked;
+}
+
 /** Why a stored live link does not redirect at `at`, its visit limit included (its page, its password form). */
 export function linkRefusal(
   link: Pick<Link, 'blocked' | 'enabled' | 'expiresAt' | 'maxVisits' | 'claimedVisits'>,

@@ -17,7 +17,8 @@ export const OPTION_FIELDS = [
   'enabled',
 ] as const;
 
-export const LIMITS = { title: 200, note: 2000, tag: 50, tags: 20, password: 1024, maxVisits: 1_000_000_000 } as const;
+/** `passwordMin`: a link's password can only be guessed online, against the unlock limits; 8 characters keep that out of reach. */
+export const LIMITS = { title: 200, note: 2000, tag: 50, tags: 20, passwordMin: 8, password: 1024, maxVisits: 1_000_000_000 } as const;
 
 const REDIRECT_STATUSES: readonly RedirectStatus[] = [301, 302, 307, 308];
 const TAG = /^[\p{L}\p{N}][\p{L}\p{N} _.:/+-]*$/u;
@@ -103,13 +104,15 @@ export function parseOptions(input: Record<string, unknown>, at: number): Option
   }
   if (has('password')) {
     const value = input['password'];
-    if (value !== null && (typeof value !== 'string' || value.length === 0 || value.length > LIMITS.password))
-      throw invalid('password', `must be a string of 1 to ${LIMITS.password} characters`);
-    // A control character is never typed, and a NUL would not count (see auth/passwords.ts).
+    const lengths = `must be a string of ${LIMITS.passwordMin} to ${LIMITS.password} characters`;
+    if (value !== null && typeof value !== 'string') throw invalid('password', lengths);
+    // A control character is never typed, and a NUL would not count (see auth/passwords.ts): said before the length.
     const control = typeof value === 'string' ? controlCharacter(value) : undefined;
     if (control !== undefined) throw invalid('password', `must not contain control characters (found ${codePoint(control)})`);
     const problem = typeof value === 'string' ? unicodeProblem(value) : undefined;
     if (problem) throw invalid('password', problem);
+    if (typeof value === 'string' && (value.length < LIMITS.passwordMin || value.length > LIMITS.password))
+      throw invalid('password', lengths);
     result.password = value;
   }
   if (has('redirectStatus')) {

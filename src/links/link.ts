@@ -99,6 +99,11 @@ export function refusalMessage(code: string, refusal: Refusal): string {
   return `the link "${code}" has been used up: it allowed a limited number of visits`;
 }
 
+/** What a guarded link (see gate.ts `guards`) tells a client whose look does not count: a link checker, a preview bot. */
+export function guardedMessage(code: string): string {
+  return `the link "${code}" leads on only when a person opens it in a browser: it allows a limited number of visits or expires`;
+}
+
 export interface LinkQuery {
   /** Substring of the code or URL. */
   search?: string | undefined;

@@ -1,4 +1,4 @@
-import { hashPassword, verifyPassword } from '../auth/passwords.ts';
+import type { PasswordHashing } from '../auth/passwords.ts';
 import type { RateLimit } from '../auth/rate-limits.ts';
 import type { RedirectCache } from '../cache/redirect-cache.ts';
 import { AppError } from '../errors.ts';
@@ -19,8 +19,9 @@ export interface ManageDeps {
   random: (size: number) => Buffer;
   links: LinkStore;
   cache: RedirectCache;
-  /** Wrong passwords of password links, per client and link. */
+  /** Wrong passwords of password links, per client and link and per link. */
   unlockLimit: RateLimit;
+  hashing: PasswordHashing;
 }
 
 export type LinkManagement = ReturnType<typeof linkManagement>;
@@ -31,7 +32,7 @@ function linkNotFound(code: string): AppError {
 }
 
 /** Reading, listing, editing, deleting and pruning links. */
-export function linkManagement({ config, listening, blocklist, now, random, links, cache, unlockLimit }: ManageDeps) {
+export function linkManagement({ config, listening, blocklist, now, random, links, cache, unlockLimit, hashing }: ManageDeps) {
   const rules = urlRules(config, listening, blocklist);
 
   /** The link with this code, deleted or not; a string no code can spell is not looked up. */
@@ -81,7 +82,8 @@ export function linkManagement({ config, listening, blocklist, now, random, link
     /**
      * The live password link `code` once `password` is right. Throws AppError: 'not_found'; 'gone' for a
      * deleted, disabled, expired or used-up link (before any password is checked); 'unauthorized' for a
-     * wrong password; 'rate_limited' while the client must wait after repeated wrong ones.
+     * wrong password; 'rate_limited' while the client, or the link for every client, must wait after
+     * repeated wrong ones, or when this process checks as many passwords as it may at once.
      */
     async unlockLink(code: string, password: unknown, client: string): Promise<Link> {
       const link = await existingLink(code);
@@ -89,14 +91,14 @@ export function linkManagement({ config, listening, blocklist, now, random, link
       const refusal = linkRefusal(link, now());
       if (refusal) throw new AppError('gone', refusalMessage(code, refusal));
       if (link.passwordHash === null) return link;
-      const key = `${client} ${code}`;
-      const refused = unlockLimit.check(key);
+      if (typeof password !== 'string') throw new AppError('unauthorized', 'wrong password', 'password');
+      // The link's own key holds guesses spread over many addresses; a code has no space, a client key no "link ".
+      const keys = [`${client} ${code}`, `link ${code}`];
+      const refused = hashing.busy() ?? unlockLimit.attempt(...keys);
       if (refused) throw refused;
-      if (typeof password !== 'string' || !(await verifyPassword(password, link.passwordHash))) {
-        unlockLimit.failed(key);
-        throw new AppError('unauthorized', 'wrong password', 'password');
-      }
-      unlockLimit.succeeded(key);
+      // Counted as a failure until the hash says otherwise; nothing is awaited in between, so the slot is still free.
+      if (!(await hashing.verify(password, link.passwordHash))) throw new AppError('unauthorized', 'wrong password', 'password');
+      unlockLimit.succeeded(...keys);
       return link;
     },
 
@@ -111,7 +113,7 @@ export function linkManagement({ config, listening, blocklist, now, random, link
       if (input['url'] !== undefined) edit.url = normaliseUrl(input['url'], rules);
       const given = parseOptions(input, now());
       Object.assign(edit, given.options);
-      if (given.password !== undefined) edit.passwordHash = given.password === null ? null : await hashPassword(given.password, random);
+      if (given.password !== undefined) edit.passwordHash = given.password === null ? null : await hashing.hash(given.password, random);
       const edited = await links.write(async (tx) => {
         if (edit.url !== undefined) refuseListed(edit.url, rules);
         const link = await tx.linkByCode(code);

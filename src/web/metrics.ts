@@ -140,7 +140,17 @@ function buildRegistry(web: WebServices): Registry {
       name: 'kurz_rate_limited_total',
       help: 'Requests refused by a rate limit, by limit',
       type: 'counter',
-      values: () => refusalCounts(web.limits).map(({ limit, refused }) => ({ labels: { limit }, value: refused })),
+      values: () => [
+        ...refusalCounts(web.limits).map(({ limit, refused }) => ({ labels: { limit }, value: refused })),
+        // Checks refused because this process already ran as many password hashes as it may at once.
+        { labels: { limit: 'password_hashing' }, value: web.hashing.refused },
+      ],
+    },
+    {
+      name: 'kurz_password_hashes_total',
+      help: 'Slow password hashes run: logins, link passwords, passwords set',
+      type: 'counter',
+      values: () => [{ labels: {}, value: web.hashing.ran }],
     },
   ];
   for (const metric of collected) registry.registerMetric(asMetric(metric));

@@ -147,9 +147,9 @@ const OPTION_PROPERTIES: Record<string, Schema> = {
   maxVisits: { type: ['integer', 'null'], minimum: 1, maximum: LIMITS.maxVisits, description: 'Visits allowed in all; then 410' },
   password: {
     type: ['string', 'null'],
-    minLength: 1,
+    minLength: LIMITS.passwordMin,
     maxLength: LIMITS.password,
-    description: 'Visitors must give it first (POST /links/{code}/unlock); never shown again',
+    description: `At least ${LIMITS.passwordMin} characters: visitors must give it first (POST /links/{code}/unlock); never shown again`,
   },
   redirectStatus: { type: ['integer', 'null'], enum: [...REDIRECT_STATUSES, null], description: "null: the instance's setting" },
   forwardQuery: {
@@ -551,7 +551,9 @@ const REDIRECT: Omit<Operation, 'operationId'> = {
   summary: 'Follow a short link',
   description:
     "Answered by kurz's edge for any one-segment path that is not one of kurz's own. The visitor's query string is appended " +
-    'to the target when the link forwards queries. A HEAD is answered the same but counts no visit.',
+    'to the target when the link forwards queries. A HEAD is answered the same but counts no visit. A link with a visit ' +
+    'limit, an expiry or a password hands out its target only to a GET that counts (from a browser, not a bot), with ' +
+    'Cache-Control: no-store; a HEAD or a bot gets its state instead (200, or 410 once used up), without Location.',
   tags: ['redirect'],
   security: PUBLIC,
   parameters: [parameter('code')],
@@ -565,7 +567,20 @@ const REDIRECT: Omit<Operation, 'operationId'> = {
         },
       ]),
     ),
-    '200': page('A password link, to a browser: the password form, which posts to /links/{code}/unlock'),
+    '200': {
+      description:
+        'A password link, to a browser: the password form, which posts to /links/{code}/unlock. A link with a visit limit or an ' +
+        'expiry, to a HEAD or a bot: its state, without the target',
+      content: {
+        ...HTML,
+        ...json({
+          type: 'object',
+          additionalProperties: false,
+          required: ['code', 'state', 'detail'],
+          properties: { code: { type: 'string' }, state: { type: 'string', const: 'live' }, detail: { type: 'string' } },
+        }),
+      },
+    },
     '401': { description: 'A password link, to a program: POST the password to /links/{code}/unlock', content: PROBLEM },
     '404': pageOrProblem('No link has this code'),
     '410': pageOrProblem('The link was deleted, is disabled (by its owner or the blocklist), has expired or has used up its visits'),
@@ -831,7 +846,9 @@ export const OPENAPI: OpenApiDocument = {
       post: {
         operationId: 'unlockLink',
         summary: "Give a password link's password and go on to its target",
-        description: 'Tried too often with a wrong password, a client must wait (429 with Retry-After).',
+        description:
+          'Tried too often with a wrong password, by one client or by all together, a client must wait (429 with Retry-After); ' +
+          'so must it while the server checks as many passwords as it may at once.',
         tags: ['redirect'],
         security: PUBLIC,
         parameters: [parameter('code')],
@@ -845,12 +862,12 @@ export const OPENAPI: OpenApiDocument = {
           ),
         },
         responses: {
-          '303': seeOther('The right password: on to the target (a See Other, so the password is not re-sent)'),
+          '303': seeOther('The right password: on to the target (a See Other, so the password is not re-sent; never cached)'),
           ...FORM_BODY_REFUSED,
           '401': pageOrProblem('A wrong password: the form again for a browser'),
           '404': pageOrProblem('No link has this code'),
           '410': pageOrProblem('The link was deleted, is disabled (by its owner or the blocklist), has expired or has used up its visits'),
-          '429': pageOrProblem('Too many wrong passwords; try again after Retry-After seconds'),
+          '429': pageOrProblem('Too many wrong passwords, or too many password checks at once; try again after Retry-After seconds'),
         },
       },
     },

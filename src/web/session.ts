@@ -9,6 +9,10 @@ import { BODY_LIMIT, readBody } from '../http/body.ts';
 export const SESSION_COOKIE = 'kurz_session';
 /** A random value that binds the CSRF token of forms shown before login (login, anonymous shortening). */
 export const FORM_COOKIE = 'kurz_form';
+/** A browser that logged in before: its failed logins are limited on their own (see Access.login). */
+export const DEVICE_COOKIE = 'kurz_device';
+/** How long a browser stays known without logging in again. */
+export const DEVICE_MAX_AGE = 365 * 86_400_000;
 /** The hidden field every state-changing form carries. */
 export const CSRF_FIELD = '_csrf';
 

@@ -101,7 +101,7 @@ test('payloads stored in every field that is shown later, and reflected ones, ne
   await post({ url: 'https://example.com/deleted', alias: 'deleted', title: TITLE });
   await k.request('DELETE', '/api/v1/links/deleted');
   await post({ url: 'https://example.com/off', alias: 'off', title: TITLE, enabled: false });
-  await post({ url: 'https://example.com/locked', alias: 'locked', title: TITLE, password: 'secret' });
+  await post({ url: 'https://example.com/locked', alias: 'locked', title: TITLE, password: 'secret password' });
   // Visits whose referrer host and user agent carry payloads (a referrer host keeps quotes, not brackets).
   const referrer = 'x"onmouseover="window.__pwned=9"autofocus"onfocus="window.__pwned=10';
   await rawRequest(k.base, 'GET', `/${code}`, { 'user-agent': BROWSER_UA, referer: `http://${referrer}/` });

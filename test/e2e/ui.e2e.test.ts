@@ -253,7 +253,7 @@ test('screenshots of every page, light and dark, desktop and phone', async (t) =
   await k.postJson('/api/v1/links', {
     url: 'https://example.com/locked',
     alias: 'locked',
-    password: 'pw',
+    password: 'password',
     maxVisits: 100,
     tags: ['private'],
   });

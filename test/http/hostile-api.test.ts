@@ -147,7 +147,7 @@ test('malformed, nested, duplicated, oversized and mis-encoded requests, hostile
   const k = await startKurz(t);
   const base = (await (await k.postJson('/api/v1/links', { url: 'https://example.com/base' })).json()) as LinkBody;
   // A password link for the password form's cases.
-  await k.postJson('/api/v1/links', { url: 'https://example.com/locked', alias: 'locked', password: 'secret' });
+  await k.postJson('/api/v1/links', { url: 'https://example.com/locked', alias: 'locked', password: 'secret password' });
   const cases = corpus<RequestCase>('requests');
   for (const c of cases) {
     const before = await k.linkCount();

@@ -170,7 +170,7 @@ test('the login form: hostile user names, passwords and next paths are refused o
 test('the other forms and pages: hostile fields, bodies and codes get a precise 4xx page and change nothing', async (t) => {
   const k = await startKurz(t);
   await k.postJson('/api/v1/links', { url: 'https://example.com/base', alias: 'base' });
-  await k.postJson('/api/v1/links', { url: 'https://example.com/locked', alias: 'locked', password: 'secret' });
+  await k.postJson('/api/v1/links', { url: 'https://example.com/locked', alias: 'locked', password: 'secret password' });
   const b: Browser = await browser(k);
   const csrf = await b.csrf();
   const cases = corpus<FormCase>('forms').filter((c) => c.form !== 'login');

@@ -94,7 +94,7 @@ const INVALID_OPTIONS: Array<[string, Record<string, unknown>, string, RegExp]> 
     'note',
     /^note must not contain characters that reorder text \(found U\+202E\)$/,
   ],
-  ['empty password', { password: '' }, 'password', /1 to 1024/],
+  ['empty password', { password: '' }, 'password', /8 to 1024/],
 ];
 for (const [name, options, field, message] of INVALID_OPTIONS) {
   test(`refuses ${name}, naming the field, and stores nothing`, async (t) => {
@@ -121,10 +121,12 @@ test('an expired link answers 410 with a page saying it expired', async (t) => {
   t.like((await api.json()) as Problem, { code: 'gone', detail: `the link "${code}" has expired` });
 });
 
-test('a link with max visits redirects that many times, then answers 410 used up; HEAD uses none', async (t) => {
+test('a link with max visits redirects that many times, then answers 410 used up; HEAD uses none and is not shown the target', async (t) => {
   const k = await startKurz(t);
   const { code } = await create(k, { url: 'https://example.com/twice', maxVisits: 2 });
-  t.is((await follow(k, `/${code}`, { method: 'HEAD' })).status, 302);
+  const head = await follow(k, `/${code}`, { method: 'HEAD' });
+  t.is(head.status, 200);
+  t.is(head.headers.get('location'), null);
   t.is((await follow(k, `/${code}`)).status, 302);
   t.is((await follow(k, `/${code}`)).status, 302);
   const third = await follow(k, `/${code}`, { headers: { accept: BROWSER_ACCEPT } });
@@ -176,8 +178,9 @@ test('a password link shows a form; the right password leads on with 303, wrong 
   const blocked = await unlock('open sesame');
   t.is(blocked.status, 429);
   t.is(blocked.headers.get('retry-after'), '1');
-  t.is((await unlock('open sesame', '198.51.100.8')).status, 303, 'another client is not held up');
+  t.is((await unlock('open sesame', '198.51.100.8')).status, 429, 'the link waits for every client: its own count holds all guesses');
   k.clock.advance(1000);
+  t.is((await unlock('open sesame', '198.51.100.8')).status, 303);
   t.is((await unlock('open sesame')).status, 303);
   // Visits through the password form are counted like redirects.
   await k.flushVisits();

@@ -163,7 +163,7 @@ test('real answers of the JSON API validate against the document', async (t) => 
     tags: ['b', 'a'],
     expiresAt: '2027-01-01T00:00:00Z',
     maxVisits: 10,
-    password: 'secret',
+    password: 'secret password',
     redirectStatus: 307,
     forwardQuery: true,
     enabled: true,
@@ -240,7 +240,9 @@ test('the redirect and the health check answer as documented', async (t) => {
   const { code } = (await (await k.postJson('/api/v1/links', { url: 'https://example.com/' })).json()) as { code: string };
   await check(await k.get(`/${code}`), 'get', '/{code}');
   await check(await k.get('/nope42', { accept: 'application/json' }), 'get', '/{code}');
-  const locked = (await (await k.postJson('/api/v1/links', { url: 'https://example.com/l', password: 'pw' })).json()) as { code: string };
+  const locked = (await (await k.postJson('/api/v1/links', { url: 'https://example.com/l', password: 'password' })).json()) as {
+    code: string;
+  };
   await check(await k.get(`/${locked.code}`), 'get', '/{code}');
 });
 

@@ -100,7 +100,7 @@ test('submitting the form creates the link with every option and lands on its pa
     tags: 'work, docs',
     expiresAt: '2026-12-31T23:30',
     maxVisits: '5',
-    password: 'secret!',
+    password: 'secret password!',
     redirectStatus: '307',
     forwardQuery: 'yes',
     enabled: 'true',
@@ -340,7 +340,7 @@ test('a refused edit shows the form again as typed, and changes nothing', async 
 
 test('an empty password field keeps the password; "remove the password" removes it', async (t) => {
   const k = await startKurz(t);
-  await k.postJson('/api/v1/links', { url: 'https://example.com/p', alias: 'locked', password: 'pw123' });
+  await k.postJson('/api/v1/links', { url: 'https://example.com/p', alias: 'locked', password: 'pw123456' });
   const b = await browser(k);
   const fields = { url: 'https://example.com/p', enabled: 'true' };
   await b.submit('/links/locked', { ...fields, password: '' });
@@ -502,7 +502,7 @@ test('error pages say what happened and what to do', async (t) => {
 
 test('the password page lets its form lead on to the target, and only that page', async (t) => {
   const k = await startKurz(t);
-  await k.postJson('/api/v1/links', { url: 'https://example.com/p', alias: 'locked', password: 'pw123' });
+  await k.postJson('/api/v1/links', { url: 'https://example.com/p', alias: 'locked', password: 'pw123456' });
   const res = await fetch(`${k.base}/locked`, { headers: { accept: BROWSER_ACCEPT } });
   t.is(res.status, 200);
   t.is(res.headers.get('content-security-policy'), PAGE_CSP.replace("form-action 'self'", "form-action 'self' http: https:"));

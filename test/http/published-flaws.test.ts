@@ -1,7 +1,7 @@
 import { parse as parseCsv } from 'csv-parse/sync';
 import { scryptSync } from 'node:crypto';
 import test from 'ava';
-import { ADMIN_PASSWORD, BROWSER_ACCEPT, BROWSER_UA, cookiesOf, csrfOf, freshDatabase, startKurz } from '../helpers.ts';
+import { ADMIN_PASSWORD, BROWSER_ACCEPT, BROWSER_UA, cookiesOf, csrfOf, freshDatabase, startKurz, type TestKurz } from '../helpers.ts';
 import { escapeHtml, pageText, rawRequest } from '../support/hostile.ts';
 import { browser } from './ui-session.ts';
 
@@ -235,4 +235,217 @@ test("/settings shows no secret: the metrics key is left out, and a database URL
   t.true(html.includes('metricsAllow'));
   t.false(html.includes('s3cret'));
   if (url) t.true(html.includes('password=***') && html.includes('KURZ_DATABASE_URL_FILE'));
+});
+
+/*
+ * Issue 23: one-time and password links, and logins, as a careful attacker finds them behind a real proxy. A
+ * gated link (a visit limit, an expiry, a password) hands out its target only in an answer that counts; a
+ * guess is counted before its slow hash runs; a burst of guesses cannot occupy every core; a browser that
+ * logged in before cannot be kept out by anyone else's wrong passwords.
+ */
+
+/** A link made through the API, failing the test if it is not created. */
+async function createLink(k: TestKurz, body: Record<string, unknown>): Promise<LinkBody> {
+  const res = await k.postJson('/api/v1/links', body);
+  if (res.status !== 201) throw new Error(`create: ${res.status} ${await res.text()}`);
+  return (await res.json()) as LinkBody;
+}
+
+/** The value of one series in a /metrics text (`name` with its labels as written), 0 when absent. */
+async function metric(k: TestKurz, series: string): Promise<number> {
+  const text = await (await fetch(`${k.base}/metrics`)).text();
+  const line = text.split('\n').find((l) => l.startsWith(`${series} `));
+  return line === undefined ? 0 : Number(line.slice(series.length + 1));
+}
+
+/** How many answers had each status, e.g. { 401: 6, 429: 24 }. */
+function tally(statuses: number[]): Record<number, number> {
+  const counts: Record<number, number> = {};
+  for (const status of statuses) counts[status] = (counts[status] ?? 0) + 1;
+  return counts;
+}
+
+/** POSTs a wrong or right password to a password link's unlock, as `client` (kurz trusts 127.0.0.1 as its proxy). */
+const unlockAs = (k: TestKurz, code: string, password: string, client = '198.51.100.7') =>
+  fetch(`${k.base}/links/${code}/unlock`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'x-forwarded-for': client },
+    body: JSON.stringify({ password }),
+    redirect: 'manual',
+  });
+
+/** A login form ready to post: the page's cookies (with `jar`'s) and CSRF token, fetched as `client`. */
+async function loginForm(k: TestKurz, client: string, jar = ''): Promise<{ jar: string; csrf: string }> {
+  const page = await fetch(`${k.base}/login`, { headers: { accept: BROWSER_ACCEPT, 'x-forwarded-for': client, cookie: jar } });
+  return { jar: cookiesOf(page, jar), csrf: csrfOf(await page.text()) };
+}
+
+/** Posts a login form got from `loginForm`, as `client`. */
+const postLogin = (k: TestKurz, form: { jar: string; csrf: string }, password: string, client: string) =>
+  fetch(`${k.base}/login`, {
+    method: 'POST',
+    headers: { cookie: form.jar, 'content-type': 'application/x-www-form-urlencoded', accept: BROWSER_ACCEPT, 'x-forwarded-for': client },
+    body: new URLSearchParams({ _csrf: form.csrf, user: 'admin', password }),
+    redirect: 'manual',
+  });
+
+test('issue 23: a used-up one-time link answers HEAD without its target, before and after its visit', async (t) => {
+  const k = await startKurz(t);
+  const { code } = await createLink(k, { url: 'https://example.com/once', maxVisits: 1 });
+  const before = await rawRequest(k.base, 'HEAD', `/${code}`, { 'user-agent': BROWSER_UA });
+  t.is(before.status, 200, 'a link checker learns the link is live');
+  t.is(before.headers.location, undefined);
+  const visit = await rawRequest(k.base, 'GET', `/${code}`, { 'user-agent': BROWSER_UA });
+  t.is(visit.status, 302);
+  t.is(visit.headers.location, 'https://example.com/once');
+  const after = await rawRequest(k.base, 'HEAD', `/${code}`, { 'user-agent': BROWSER_UA });
+  t.is(after.status, 410);
+  t.is(after.headers.location, undefined);
+});
+
+test("issue 23: curl with an empty or its own User-Agent never gets a one-time link's target; only the one visit that counts does", async (t) => {
+  const k = await startKurz(t);
+  const { code } = await createLink(k, { url: 'https://example.com/secret-plan', maxVisits: 1 });
+  const looks: Array<Record<string, string>> = [{ 'user-agent': '' }, {}, { 'user-agent': 'curl/8.5.0' }];
+  for (const headers of looks) {
+    for (let i = 0; i < 3; i++) {
+      const res = await rawRequest(k.base, 'GET', `/${code}`, headers);
+      t.is(res.status, 200, `${JSON.stringify(headers)} #${i + 1}`);
+      t.is(res.headers.location, undefined);
+      t.false(res.text.includes('secret-plan'), 'the body does not name the target either');
+      t.like(JSON.parse(res.text), { code, state: 'live' });
+    }
+  }
+  // A chat app's preview gets a page showing the short link, not the target.
+  const preview = await rawRequest(k.base, 'GET', `/${code}`, { 'user-agent': 'Slackbot-LinkExpanding 1.0', accept: BROWSER_ACCEPT });
+  t.is(preview.status, 200);
+  t.regex(preview.text, new RegExp(`/${code}`));
+  t.false(preview.text.includes('secret-plan'));
+  t.is(((await (await k.get(`/api/v1/links/${code}`)).json()) as LinkBody)['visitsLeft'], 1, 'no look used the visit up');
+  const person = await rawRequest(k.base, 'GET', `/${code}`, { 'user-agent': BROWSER_UA });
+  t.is(person.status, 302);
+  t.is(person.headers.location, 'https://example.com/secret-plan');
+  for (const headers of [...looks, { 'user-agent': BROWSER_UA }]) {
+    const res = await rawRequest(k.base, 'GET', `/${code}`, headers);
+    t.is(res.status, 410, JSON.stringify(headers));
+    t.is(res.headers.location, undefined);
+  }
+});
+
+test("issue 23: a gated link's redirect is never cacheable (no-store), the unlock's included; an ordinary link keeps private, max-age=90", async (t) => {
+  const k = await startKurz(t);
+  const cacheOf = async (path: string) => (await rawRequest(k.base, 'GET', path, { 'user-agent': BROWSER_UA })).headers['cache-control'];
+  const plain = await createLink(k, { url: 'https://example.com/plain' });
+  t.is(await cacheOf(`/${plain.code}`), 'private, max-age=90');
+  const redirectOnly = await createLink(k, { url: 'https://example.com/moved', redirectStatus: 301 });
+  t.is(await cacheOf(`/${redirectOnly.code}`), 'private, max-age=90', 'a redirect option guards nothing');
+  const once = await createLink(k, { url: 'https://example.com/once', maxVisits: 2 });
+  t.is(await cacheOf(`/${once.code}`), 'no-store');
+  const expiring = await createLink(k, { url: 'https://example.com/soon', expiresAt: new Date(k.clock.now() + 60_000).toISOString() });
+  t.is(await cacheOf(`/${expiring.code}`), 'no-store');
+  const locked = await createLink(k, { url: 'https://example.com/locked', password: 'open sesame' });
+  const unlocked = await unlockAs(k, locked.code, 'open sesame');
+  t.is(unlocked.status, 303);
+  t.is(unlocked.headers.get('cache-control'), 'no-store');
+});
+
+test('issue 23: 30 wrong passwords sent at once on one link are not all checked: at most the unlock limit, from one client or from thirty', async (t) => {
+  // Slots for every hash: only the limit decides what is checked.
+  const k = await startKurz(t, { trustedProxies: '127.0.0.1', hashConcurrency: 64 });
+  const fromOne = await createLink(k, { url: 'https://example.com/one', password: 'open sesame' });
+  const answers = await Promise.all(Array.from({ length: 30 }, (_, i) => unlockAs(k, fromOne.code, `guess ${i} guess`)));
+  t.deepEqual(tally(answers.map((r) => r.status)), { 401: 6, 429: 24 });
+  for (const res of answers.filter((r) => r.status === 429)) t.truthy(res.headers.get('retry-after'));
+  // The link's own limit holds guesses spread over many addresses.
+  const fromMany = await createLink(k, { url: 'https://example.com/many', password: 'open sesame' });
+  const spread = await Promise.all(
+    Array.from({ length: 30 }, (_, i) => unlockAs(k, fromMany.code, `guess ${i} guess`, `203.0.113.${i + 1}`)),
+  );
+  t.deepEqual(tally(spread.map((r) => r.status)), { 401: 6, 429: 24 });
+  t.is((await unlockAs(k, fromMany.code, 'open sesame', '192.0.2.1')).status, 429, 'a new address waits for the link too');
+});
+
+test('issue 23: 20 wrong logins sent at once are not all checked: at most the login limit', async (t) => {
+  const k = await startKurz(t, { trustedProxies: '127.0.0.1', hashConcurrency: 64 });
+  await k.login();
+  const forms = [];
+  for (let i = 0; i < 20; i++) forms.push(await loginForm(k, '198.51.100.30'));
+  const answers = await Promise.all(forms.map((form, i) => postLogin(k, form, `wrong ${i} wrong`, '198.51.100.30')));
+  t.deepEqual(tally(answers.map((r) => r.status)), { 401: 4, 429: 16 });
+});
+
+test('issue 23: four wrong logins from anywhere cannot keep the owner out of a browser that logged in before (device cookie)', async (t) => {
+  const k = await startKurz(t, { trustedProxies: '127.0.0.1' });
+  await k.login();
+  const owner = '198.51.100.40';
+  const first = await loginForm(k, owner);
+  const loggedIn = await postLogin(k, first, ADMIN_PASSWORD, owner);
+  t.is(loggedIn.status, 303);
+  const device = loggedIn.headers.getSetCookie().find((c) => c.startsWith('kurz_device='));
+  t.truthy(device, 'a successful login marks the browser');
+  t.regex(device ?? '', /; httponly/i);
+  t.regex(device ?? '', /; samesite=strict/i);
+  t.regex(device ?? '', /; secure/i, 'publicUrl is https');
+  t.regex(device ?? '', /; expires=/i, 'it outlives the session');
+  const known = cookiesOf(loggedIn, first.jar);
+
+  for (let i = 0; i < 4; i++)
+    t.is((await postLogin(k, await loginForm(k, `203.0.113.${i}`), `wrong ${i} wrong`, `203.0.113.${i}`)).status, 401);
+  const stranger = await postLogin(k, await loginForm(k, '192.0.2.50'), ADMIN_PASSWORD, '192.0.2.50');
+  t.is(stranger.status, 429, 'without a device cookie the account limit applies');
+  const forged = known.replace(/kurz_device=([^;.]+)\./, 'kurz_device=AAAAAAAAAAAAAAAAAAAAAA.');
+  t.is(
+    (await postLogin(k, await loginForm(k, '192.0.2.51', forged), ADMIN_PASSWORD, '192.0.2.51')).status,
+    429,
+    'a forged device cookie is none',
+  );
+  // The owner's browser, even from the attacker's own address, gets in with the right password.
+  const again = await postLogin(k, await loginForm(k, '203.0.113.0', known), ADMIN_PASSWORD, '203.0.113.0');
+  t.is(again.status, 303);
+  t.is(again.headers.get('location'), '/');
+  // Its own failures are limited on its own key.
+  for (let i = 0; i < 4; i++) t.is((await postLogin(k, await loginForm(k, owner, known), `typo ${i} typo`, owner)).status, 401);
+  t.is((await postLogin(k, await loginForm(k, owner, known), ADMIN_PASSWORD, owner)).status, 429);
+});
+
+test('issue 23: a burst of password checks runs at most hashConcurrency hashes at once; the rest get 429 with Retry-After, never a 500', async (t) => {
+  const k = await startKurz(t, { trustedProxies: '127.0.0.1', hashConcurrency: 1, unlockRateLimit: 0, loginRateLimit: 0 });
+  await k.login();
+  const { code } = await createLink(k, { url: 'https://example.com/burst', password: 'open sesame' });
+  const hashesBefore = await metric(k, 'kurz_password_hashes_total');
+  const unlocks = await Promise.all(Array.from({ length: 20 }, (_, i) => unlockAs(k, code, `guess ${i} guess`, `203.0.113.${i + 1}`)));
+  const forms = [];
+  for (let i = 0; i < 10; i++) forms.push(await loginForm(k, `198.51.100.${i + 1}`));
+  const logins = await Promise.all(forms.map((form, i) => postLogin(k, form, `wrong ${i} wrong`, `198.51.100.${i + 1}`)));
+  const answers = [...unlocks, ...logins];
+  const counts = tally(answers.map((r) => r.status));
+  t.deepEqual(Object.keys(counts).sort(), ['401', '429'], JSON.stringify(counts));
+  for (const res of answers.filter((r) => r.status === 429)) t.is(res.headers.get('retry-after'), '1');
+  t.is(
+    (await metric(k, 'kurz_password_hashes_total')) - hashesBefore,
+    counts[401] ?? 0,
+    'a hash ran for each check answered, and none for a refusal',
+  );
+  t.is(await metric(k, 'kurz_rate_limited_total{limit="password_hashing"}'), counts[429] ?? 0);
+});
+
+test('issue 23: a link password needs at least 8 characters, said by the API, the form and the OpenAPI document', async (t) => {
+  const k = await startKurz(t);
+  const short = await k.postJson('/api/v1/links', { url: 'https://example.com/p', password: 'seven77' });
+  t.is(short.status, 400);
+  t.like(await short.json(), { code: 'invalid', field: 'password', detail: 'password must be a string of 8 to 1024 characters' });
+  t.is(
+    (await k.request('PATCH', `/api/v1/links/${(await createLink(k, { url: 'https://example.com/q' })).code}`, { password: 'seven77' }))
+      .status,
+    400,
+  );
+  t.is((await k.postJson('/api/v1/links', { url: 'https://example.com/p', password: 'eight888' })).status, 201);
+  const b = await browser(k);
+  const form = await b.page('/');
+  t.regex(form.html, /At least 8 characters/);
+  const refused = await b.submit('/', { url: 'https://example.com/form', password: 'seven77', enabled: 'true' });
+  t.is(refused.status, 400);
+  t.regex(await refused.text(), /8 to 1024 characters/);
+  const openapi = await (await fetch(`${k.base}/api/v1/openapi.json`)).text();
+  t.regex(openapi, /"password":\{"type":\["string","null"\],"minLength":8,/);
 });

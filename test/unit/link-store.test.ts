@@ -13,6 +13,7 @@ import { createSqliteLinkStore } from '../../src/store/sqlite/link-store.ts';
 import { createSqliteVisitStore } from '../../src/store/sqlite/visit-store.ts';
 import { watchWrites } from '../../src/store/sqlite/write-health.ts';
 import { memoryLogger } from '../../src/log.ts';
+import { PasswordHashing } from '../../src/auth/passwords.ts';
 import type { VisitBatch } from '../../src/visits/rollup.ts';
 import type { VisitCount } from '../../src/visits/visit.ts';
 import { freshStorage, sqliteOnly, tempDir } from '../helpers.ts';
@@ -31,6 +32,7 @@ function serviceOn(links: LinkStore, codes: CodeGenerator, settings: Record<stri
     links,
     codes,
     cache: new RedirectCache({ size: 10, negativeTtl: 0, now: () => 0 }),
+    hashing: new PasswordHashing(1),
   });
   return {
     createLink: (input: CreateLinkInput) => creation.createLink(input),

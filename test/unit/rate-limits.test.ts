@@ -151,3 +151,95 @@ test('the limits of a config, each named for the refusal counts', (t) => {
     { limit: 'not_found', refused: 1 },
   ]);
 });
+
+/** A step of an attempt script: an attempt on keys (the Retry-After it must get, 0 when let in), a success, or time passing. */
+type Step = ['attempt', string[], number] | ['succeeded', string[]] | ['advance', number];
+
+const ATTEMPTS: Array<[string, number, Step[]]> = [
+  [
+    'attempts counted before any answer: a burst is let in up to the limit, the rest refused at once',
+    3,
+    [
+      ['attempt', ['k'], 0],
+      ['attempt', ['k'], 0],
+      ['attempt', ['k'], 0],
+      ['attempt', ['k'], 1],
+      ['attempt', ['k'], 1],
+    ],
+  ],
+  [
+    'a success forgets its own provisional failure and the earlier ones',
+    2,
+    [
+      ['attempt', ['k'], 0],
+      ['attempt', ['k'], 0],
+      ['succeeded', ['k']],
+      ['attempt', ['k'], 0],
+      ['succeeded', ['k']],
+      ['attempt', ['k'], 0],
+      ['attempt', ['k'], 0],
+      ['attempt', ['k'], 1],
+    ],
+  ],
+  [
+    'a wait grows with each further failure let in after it',
+    1,
+    [
+      ['attempt', ['k'], 0],
+      ['attempt', ['k'], 1],
+      ['advance', 1000],
+      ['attempt', ['k'], 0],
+      ['attempt', ['k'], 2],
+      ['advance', 2000],
+      ['attempt', ['k'], 0],
+      ['attempt', ['k'], 4],
+    ],
+  ],
+  [
+    'several keys: refused while any waits (the longest wait), and a refused attempt counts on none',
+    2,
+    [
+      ['attempt', ['client a', 'link'], 0],
+      ['attempt', ['client b', 'link'], 0],
+      ['attempt', ['client c', 'link'], 1],
+      ['attempt', ['client c'], 0],
+      ['attempt', ['client c'], 0],
+      ['attempt', ['client c'], 1],
+    ],
+  ],
+  [
+    'a success clears only the keys it names',
+    1,
+    [
+      ['attempt', ['device'], 0],
+      ['attempt', ['client', 'account'], 0],
+      ['succeeded', ['device']],
+      ['attempt', ['device'], 0],
+      ['attempt', ['client', 'account'], 1],
+    ],
+  ],
+];
+
+for (const [name, max, steps] of ATTEMPTS) {
+  test(`attempt: ${name}`, (t) => {
+    const clock = fakeClock();
+    const limit = new RateLimit({ name: 'login', limit: max, window: 1000, growTo: 15 * 60_000, message: 'm', now: clock.now });
+    let refusals = 0;
+    for (const [i, step] of steps.entries()) {
+      if (step[0] === 'advance') clock.advance(step[1]);
+      else if (step[0] === 'succeeded') limit.succeeded(...step[1]);
+      else {
+        const wait = retryAfter(limit.attempt(...step[1]));
+        if (wait > 0) refusals++;
+        t.is(wait, step[2], `step ${i + 1}: attempt ${step[1].join(', ')}`);
+      }
+    }
+    t.is(limit.refused, refusals, 'each refusal is counted');
+  });
+}
+
+test('attempt on a limit of 0 lets everything in and remembers nothing', (t) => {
+  const limit = new RateLimit({ name: 'unlock', limit: 0, window: 1000, growTo: 60_000, message: 'm', now: fakeClock().now });
+  for (let i = 0; i < 100; i++) t.is(limit.attempt('a', 'b'), undefined);
+  t.is(limit.size, 0);
+});

@@ -3,7 +3,17 @@ import type { WebServices } from '../../context.ts';
 import { AppError, STATUS } from '../../errors.ts';
 import { asClientError, sendRetryAfter } from '../../http/problems.ts';
 import { sendPage, sendSeeOther } from '../../http/respond.ts';
-import { cookieOptions, cookiesOf, csrfToken, readForm, safeReturnPath, SESSION_COOKIE, sessionOf } from '../session.ts';
+import {
+  cookieOptions,
+  cookiesOf,
+  csrfToken,
+  DEVICE_COOKIE,
+  DEVICE_MAX_AGE,
+  readForm,
+  safeReturnPath,
+  SESSION_COOKIE,
+  sessionOf,
+} from '../session.ts';
 
 /** /login and /logout. */
 export function accessPageHandlers(web: WebServices) {
@@ -18,15 +28,22 @@ export function accessPageHandlers(web: WebServices) {
       showLogin(ctx, 200, next, '', null);
     },
 
-    /** A right user and password open a session and go back where the login was asked for (on kurz only). */
+    /**
+     * A right user and password open a session, mark the browser as known (the device cookie) and go back
+     * where the login was asked for (on kurz only).
+     */
     async login(ctx: Context): Promise<void> {
       const form = await readForm(ctx, web);
       const next = safeReturnPath(form['next']);
       const user = typeof form['user'] === 'string' ? form['user'].trim() : '';
       const password = typeof form['password'] === 'string' ? form['password'] : '';
       try {
-        const token = await web.access.login(user, password, web.pipeline.contextOf(ctx.req).client);
-        cookiesOf(ctx, web).set(SESSION_COOKIE, token, cookieOptions(web, web.config.sessionMaxAge));
+        const cookies = cookiesOf(ctx, web);
+        const known = cookies.get(DEVICE_COOKIE);
+        const { token, device } = await web.access.login(user, password, web.pipeline.contextOf(ctx.req).client, known);
+        cookies.set(SESSION_COOKIE, token, cookieOptions(web, web.config.sessionMaxAge));
+        // The device token carries its own signature; Strict, since only the login form, on kurz, needs it.
+        cookies.set(DEVICE_COOKIE, device, { ...cookieOptions(web, DEVICE_MAX_AGE), sameSite: 'strict', signed: false });
         sendSeeOther(ctx.res, next);
       } catch (err) {
         const problem = asClientError(err);

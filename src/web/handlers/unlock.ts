@@ -3,13 +3,14 @@ import type { WebServices } from '../../context.ts';
 import { AppError, STATUS } from '../../errors.ts';
 import { readBody } from '../../http/body.ts';
 import { asClientError, sendRetryAfter } from '../../http/problems.ts';
-import { sendPage, sendSeeOther, wantsHtml } from '../../http/respond.ts';
+import { sendPage, sendSeeOther, UNCACHED, wantsHtml } from '../../http/respond.ts';
 import { locationOf } from '../../links/gate.ts';
 import { refusalMessage } from '../../links/link.ts';
 
 /**
  * POST /links/CODE/unlock: the password form of a password link. The right password leads on with 303 See Other, so
- * that the browser GETs the target and the password is never re-sent to it (307/308 would re-post it).
+ * that the browser GETs the target and the password is never re-sent to it (307/308 would re-post it);
+ * never cached, as no gated link's redirect is.
  * No CSRF token: this form changes nothing of its sender's, and a forged one would need the password.
  */
 export function unlockHandlers(web: WebServices) {
@@ -22,7 +23,7 @@ export function unlockHandlers(web: WebServices) {
         const link = await web.links.unlockLink(code, body['password'], client);
         if (link.maxVisits !== null && !(await web.links.claimVisit(link.id))) throw new AppError('gone', refusalMessage(code, 'used_up'));
         web.visits.record(link.id, web.now(), client, ctx.req.rawHeaders);
-        sendSeeOther(ctx.res, locationOf(link.url, ctx.querystring, link.forwardQuery ?? web.config.forwardQuery));
+        sendSeeOther(ctx.res, locationOf(link.url, ctx.querystring, link.forwardQuery ?? web.config.forwardQuery), UNCACHED);
       } catch (err) {
         const problem = asClientError(err);
         if (!(err instanceof AppError) || !problem || !wantsHtml(ctx.req) || (err.code !== 'unauthorized' && err.code !== 'rate_limited'))
