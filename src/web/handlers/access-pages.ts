@@ -25,7 +25,7 @@ export function accessPageHandlers(web: WebServices) {
       const user = typeof form['user'] === 'string' ? form['user'].trim() : '';
       const password = typeof form['password'] === 'string' ? form['password'] : '';
       try {
-        const token = await web.access.login(user, password, web.pipeline.contextOf(ctx.req).client);
+        const token = await web.access.login(user, password, web.pipeline.contextOf(ctx.req).limitKey);
         cookiesOf(ctx, web).set(SESSION_COOKIE, token, cookieOptions(web, web.config.sessionMaxAge));
         sendSeeOther(ctx.res, next);
       } catch (err) {
