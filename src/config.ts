@@ -354,7 +354,7 @@ export const OPTIONS: readonly Option[] = [
     name: 'metricsAllow',
     default: '127.0.0.1,::1',
     parse: addressList(),
-    doc: 'Addresses or CIDR ranges that may GET /metrics without the key, comma-separated (empty = none)',
+    doc: 'Addresses or CIDR ranges whose own connections may GET /metrics without the key, on a request with no forwarding header, comma-separated (empty = none)',
   },
 ];
 
