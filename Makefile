@@ -27,7 +27,7 @@ BUNDLE := build/kurz.cjs
 
 help:
 	@echo "make run     install, build and start kurz on http://127.0.0.1:8080 (database ./data/kurz.db)"
-	@echo "make test    install, typecheck and run every test on SQLite, then the storage tests on PostgreSQL (installs Chromium and PostgreSQL if missing)"
+	@echo "make test    install, typecheck and run every test on SQLite, then the storage tests on PostgreSQL (installs Chromium, PostgreSQL and nginx if missing)"
 	@echo "make test-reliability  crash, fault, abuse and slow-client tests and a 1-minute soak (about 4 minutes)"
 	@echo "make e2e     only the browser tests; screenshots in test/e2e/screenshots/"
 	@echo "make lint    tsc --noEmit, eslint, prettier --check, depcruise (no import cycles, SQLite store only from the wiring)"
@@ -84,7 +84,7 @@ STORAGE_TESTS := "test/http/**/*.test.ts" "test/cli/**/*.test.ts" test/unit/link
 # With a throwaway PostgreSQL server (test/support/with-postgres.ts, for both passes: the PostgreSQL store's
 # own tests are in the first): every test on SQLite, then STORAGE_TESTS with KURZ_TEST_BACKEND=postgres.
 # The second pass runs even when the first fails; the target fails if either does.
-test: $(BUNDLE) chromium postgresql
+test: $(BUNDLE) chromium postgresql nginx
 	tsc -p .
 	node test/support/with-postgres.ts -- bash -c 'status=0; ava || status=1; \
 	  KURZ_TEST_BACKEND=postgres ava $(STORAGE_TESTS) || status=1; exit $$status'
@@ -124,6 +124,20 @@ postgresql:
 	  echo "installing PostgreSQL for the PostgreSQL tests (apt-get install postgresql)"; \
 	  $$sudo apt-get update && $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y postgresql && compgen -G '$(POSTGRES_BINS)' >/dev/null || { \
 	    echo "make: could not install PostgreSQL's server with apt-get; install it by hand (Debian/Ubuntu: apt-get install postgresql)" >&2; exit 1; }; }
+
+# The proxy tests (test/support/nginx.ts) run kurz behind Debian's nginx, started by each test on a free port
+# with docs/nginx-kurz.conf: installed with apt-get when /usr/sbin/nginx is missing (as root, or with sudo).
+# Its own service is never started.
+NGINX_BIN := /usr/sbin/nginx
+.PHONY: nginx
+nginx:
+	@test -x $(NGINX_BIN) || { \
+	  if [ "$$(id -u)" = 0 ]; then sudo=; \
+	  elif command -v sudo >/dev/null; then sudo=sudo; \
+	  else echo "make: the proxy tests need nginx at $(NGINX_BIN); install it as root: apt-get install -y nginx" >&2; exit 1; fi; \
+	  echo "installing nginx for the proxy tests (apt-get install nginx)"; \
+	  $$sudo apt-get update && $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y nginx && test -x $(NGINX_BIN) || { \
+	    echo "make: could not install nginx at $(NGINX_BIN) with apt-get; install it by hand (Debian/Ubuntu: apt-get install nginx)" >&2; exit 1; }; }
 
 lint: $(DEPS)
 	tsc -p .

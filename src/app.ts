@@ -17,6 +17,7 @@ import { openStorage } from './store/open.ts';
 import { lineFormat } from './log.ts';
 import { handleErrors } from './web/errors.ts';
 import { createMetrics, type Metrics } from './web/metrics.ts';
+import { checkMethod } from './web/methods.ts';
 import { authenticate } from './web/middleware/authenticate.ts';
 import { createRouter } from './web/routes.ts';
 
@@ -98,7 +99,7 @@ export async function createApp(config: Config, deps: Deps, options: AppOptions 
   const web: WebServices = {
     ...services,
     render: createRenderer(),
-    pipeline: createPipeline(config.trustedProxies, [refuseWaitingClients(services.limits.notFound)]),
+    pipeline: createPipeline(config, [refuseWaitingClients(services.limits.notFound)]),
     scrapeMetrics: () => (options.scrapeMetrics ?? metrics.text)(),
   };
   const metrics = createMetrics(web);
@@ -114,6 +115,7 @@ export async function createApp(config: Config, deps: Deps, options: AppOptions 
   });
   const router = createRouter(web);
   koa.use(handleErrors(web));
+  koa.use(checkMethod(router));
   koa.use(authenticate(web));
   koa.use(router.routes());
   koa.use(router.allowedMethods());

@@ -9,6 +9,8 @@ export type CodeMode = 'obfuscated' | 'sequential';
 export type RedirectStatus = 301 | 302 | 307 | 308;
 /** What an acknowledged write survives on SQLite: a power cut (`full`) or only a crash of kurz (`process`). */
 export type Durability = 'full' | 'process';
+/** The one header a trusted proxy names the client in. */
+export type ClientAddressHeader = 'x-forwarded-for' | 'forwarded';
 
 /** The whole configuration, read once at start, frozen and passed down in `deps`. */
 export interface Config {
@@ -33,6 +35,7 @@ export interface Config {
   readonly visitFlushSize: number;
   readonly cacheDir: string;
   readonly trustedProxies: string;
+  readonly clientAddressHeader: ClientAddressHeader;
   readonly forwardQuery: boolean;
   readonly adminUser: string;
   readonly sessionIdle: number;
@@ -184,7 +187,13 @@ export const OPTIONS: readonly Option[] = [
     name: 'trustedProxies',
     default: '',
     parse: addressList(),
-    doc: 'Proxies whose X-Forwarded-For names the client: addresses or CIDR ranges, comma-separated (empty = none)',
+    doc: 'Proxies whose clientAddressHeader names the client: addresses or CIDR ranges, comma-separated (empty = none)',
+  },
+  {
+    name: 'clientAddressHeader',
+    default: 'x-forwarded-for',
+    parse: headerName(['x-forwarded-for', 'forwarded']),
+    doc: 'The one header a trusted proxy names the client in: x-forwarded-for or forwarded (RFC 7239); no other is read',
   },
   {
     name: 'forwardQuery',
@@ -355,7 +364,7 @@ export const OPTIONS: readonly Option[] = [
     name: 'metricsAllow',
     default: '127.0.0.1,::1',
     parse: addressList(),
-    doc: 'Addresses or CIDR ranges that may GET /metrics without the key, comma-separated (empty = none)',
+    doc: 'Addresses or CIDR ranges whose own connections may GET /metrics without the key, on a request with no forwarding header, comma-separated (empty = none)',
   },
 ];
 
@@ -494,6 +503,27 @@ function readConfigFile(path: string): Record<string, unknown> {
   return parsed as Record<string, unknown>;
 }
 
+/**
+ * The warning for a start that makes every visitor one client: kurz on a loopback address with an https
+ * `publicUrl` is behind a proxy on this machine, and without `trustedProxies` every request has the
+ * proxy's address, so one scanner or four wrong logins make everyone wait. Undefined for any other start.
+ */
+export function proxyWarning(config: Config): string | undefined {
+  if (config.trustedProxies !== '' || !config.publicUrl.startsWith('https:')) return undefined;
+  const proxy = config.host === 'localhost' ? '127.0.0.1,::1' : isLoopback(config.host) ? config.host : undefined;
+  if (proxy === undefined) return undefined;
+  return (
+    `kurz listens on ${config.host} with the https publicUrl ${config.publicUrl}, so a proxy on this machine passes every request on, ` +
+    `but trustedProxies is empty: every visitor has the proxy's address and they share each per-client limit. ` +
+    `Set KURZ_TRUSTED_PROXIES=${proxy} (trustedProxies) and have the proxy overwrite ${config.clientAddressHeader} with the client's address (clientAddressHeader)`
+  );
+}
+
+/** True for an address of this machine's loopback interface (127.0.0.0/8, ::1 and their mapped forms). */
+function isLoopback(host: string): boolean {
+  return /^(::ffff:)?127\./i.test(host) || host === '::1' || /^(0+:){7}0*1$/.test(host);
+}
+
 /** One line per option for the start-up log, secrets masked. */
 export function describeConfig(config: Config): string {
   return OPTIONS.map((o) => `${o.name}=${shown(o, config[o.name])}`).join(' ');
@@ -543,6 +573,12 @@ function integer(min: number, max: number): (raw: unknown) => number {
     if (n < min || n > max) throw new Error(`must be between ${min} and ${max}, got ${n}`);
     return n;
   };
+}
+
+/** One of `allowed`, header names compared case-insensitively. */
+function headerName<T extends string>(allowed: readonly T[]): (raw: unknown) => T {
+  const parse = oneOf(allowed);
+  return (raw) => parse(typeof raw === 'string' ? raw.trim().toLowerCase() : raw);
 }
 
 function oneOf<T extends Value>(allowed: readonly T[]): (raw: unknown) => T {

@@ -4,7 +4,7 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { once } from 'node:events';
 import { Server } from 'node:net';
 import { createApp } from '../app.ts';
-import { describeConfig, type Config } from '../config.ts';
+import { describeConfig, proxyWarning, type Config } from '../config.ts';
 import { defaultDeps, type Deps } from '../deps.ts';
 import { exposedFiles } from '../file-modes.ts';
 import { createHttpServer } from '../http/server.ts';
@@ -36,6 +36,8 @@ export const serve: Command = {
       return undefined;
     }
     deps.log.info('starting kurz', { config: describeConfig(config) });
+    const warning = proxyWarning(config);
+    if (warning !== undefined) deps.log.warn(warning);
     if (config.workers > 1) {
       const port = await superviseWorkers(config, deps);
       warnExposed(config, deps);

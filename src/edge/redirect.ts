@@ -17,7 +17,15 @@ export const REDIRECT_ROUTE = 'redirect';
  */
 export function redirectSegment(req: IncomingMessage): string | undefined {
   const { method, url = '' } = req;
-  if ((method !== 'GET' && method !== 'HEAD') || url.charCodeAt(0) !== 47 /* / */) return undefined;
+  return method === 'GET' || method === 'HEAD' ? redirectPathSegment(url) : undefined;
+}
+
+/** The methods a redirect path answers. */
+export const REDIRECT_METHODS = ['GET', 'HEAD'] as const;
+
+/** The segment a request-target names when it is a redirect's path, whatever the method; else undefined. */
+export function redirectPathSegment(url: string): string | undefined {
+  if (url.charCodeAt(0) !== 47 /* / */) return undefined;
   const end = url.indexOf('?');
   let segment = end === -1 ? url.slice(1) : url.slice(1, end);
   if (segment === '' || segment.includes('/')) return undefined;
@@ -65,7 +73,8 @@ export function redirectHandler(web: WebServices): (req: IncomingMessage, res: S
   function answer(req: IncomingMessage, res: ServerResponse, code: string, target: Target | undefined): Promise<void> | undefined {
     if (!target) {
       // Only a 404 is counted: a client that follows live links never touches the limit's map.
-      notFound.failed(pipeline.clientOf(req));
+      const key = pipeline.notFoundKeyOf(req);
+      if (key !== undefined) notFound.failed(key);
       sendClientError(req, res, { status: 404, code: 'not_found', message: notFoundMessage(code) }, render);
     } else if (target.deleted) sendClientError(req, res, { status: 410, code: 'gone', message: goneMessage(code) }, render);
     else if (target.gate === null) {

@@ -1,17 +1,19 @@
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { isIP } from 'node:net';
-import parseForwarded from 'forwarded-parse';
 import proxyaddr from 'proxy-addr';
 import type { RateLimit } from '../auth/rate-limits.ts';
+import type { ClientAddressHeader, Config } from '../config.ts';
 import type { AppError } from '../errors.ts';
 import { Histogram } from '../histogram.ts';
 import { RequestCounter } from './request-counter.ts';
 
 /** What the pipeline knows of a request, built on first use (a hook, a log line). */
 export interface RequestContext {
-  /** The client's address: the socket's, or from X-Forwarded-For when the socket is a trusted proxy. */
+  /** The client's address: the socket's, or from `clientAddressHeader` when the socket is a trusted proxy. */
   readonly client: string;
+  /** The key the per-client limits count the client under (`limitKeyOf`): its address, or an IPv6 /64. */
+  readonly limitKey: string;
   /** Unique within this process's life; in every log line about the request. */
   readonly id: string;
 }
@@ -36,6 +38,12 @@ export interface Pipeline {
   contextOf(req: IncomingMessage): RequestContext;
   /** The client's address (see RequestContext.client), without building a context: the redirect's. */
   clientOf(req: IncomingMessage): string;
+  /**
+   * The key the 404 limit counts and refuses `req` under: the client's limit key, or undefined for
+   * `/healthz` and for a request whose client is a trusted proxy itself (a load balancer's health check
+   * must not wait because a scanner behind it did).
+   */
+  notFoundKeyOf(req: IncomingMessage): string | undefined;
   requests: RequestCounter;
   /** Milliseconds from the edge taking a redirect to its answer (kurz_redirect_duration_seconds). */
   redirectTimes: Histogram;
@@ -47,7 +55,10 @@ export interface Pipeline {
  */
 export const REDIRECT_BUCKETS = [0.00005, 0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1];
 
-/** Route name of requests that no route took (404, 405). */
+/** The health check's path: never refused by the 404 limit. */
+const HEALTH_PATH = '/healthz';
+
+/** Route name of requests that no route took (404, 405, 501). */
 export const UNMATCHED = 'unmatched';
 
 /**
@@ -56,8 +67,9 @@ export const UNMATCHED = 'unmatched';
  * answers it; the redirect and Koa's one middleware report every answer, so no route can skip them.
  * Nothing is built for a request that no hook and no log line asks about.
  */
-export function createPipeline(trustedProxies: string, hooks: readonly Hook[] = []): Pipeline {
-  const clientOf = clientAddress(trustedProxies);
+export function createPipeline(settings: Pick<Config, 'trustedProxies' | 'clientAddressHeader'>, hooks: readonly Hook[] = []): Pipeline {
+  const clientOf = clientAddress(settings.trustedProxies, settings.clientAddressHeader);
+  const trusted = trustedProxy(settings.trustedProxies);
   const requests = new RequestCounter();
   const contexts = new WeakMap<IncomingMessage, RequestContext>();
   const prefix = randomBytes(3).toString('hex');
@@ -68,9 +80,13 @@ export function createPipeline(trustedProxies: string, hooks: readonly Hook[] = 
     if (!request) {
       let client: string | undefined;
       let id: string | undefined;
+      let limitKey: string | undefined;
       request = {
         get client() {
           return (client ??= clientOf(req));
+        },
+        get limitKey() {
+          return (limitKey ??= limitKeyOf(this.client));
         },
         get id() {
           return (id ??= `${prefix}-${(++sequence).toString(36)}`);
@@ -92,6 +108,13 @@ export function createPipeline(trustedProxies: string, hooks: readonly Hook[] = 
     answered: (route, status) => requests.count(route, status),
     contextOf,
     clientOf,
+    notFoundKeyOf(req) {
+      const client = clientOf(req);
+      if (trusted(client)) return undefined;
+      const url = req.url ?? '';
+      if (url.startsWith(HEALTH_PATH) && (url.length === HEALTH_PATH.length || url[HEALTH_PATH.length] === '?')) return undefined;
+      return limitKeyOf(client);
+    },
     requests,
     redirectTimes: new Histogram(REDIRECT_BUCKETS),
   };
@@ -101,48 +124,121 @@ export function createPipeline(trustedProxies: string, hooks: readonly Hook[] = 
 /**
  * The hook that refuses every request of a client that must wait under `limit` (the 404 limit: a client
  * scanning for codes gets 429 for everything, redirects included, and its lookups stop reaching the
- * store). While no client waits it costs one field test, and works out no client address; while one
- * does, the others cost a map lookup each: nothing is allocated either way.
+ * store). `/healthz` and a trusted proxy's own requests are never refused (see Pipeline.notFoundKeyOf).
+ * While no client waits it costs one field test, and works out no client address; while one does, the
+ * others cost a map lookup each: nothing is allocated either way.
  */
 export function refuseWaitingClients(limit: RateLimit): Hook {
-  return (req, _owner, pipeline) => (limit.mayWait ? limit.check(pipeline.clientOf(req)) : undefined);
+  return (req, _owner, pipeline) => {
+    if (!limit.mayWait) return undefined;
+    const key = pipeline.notFoundKeyOf(req);
+    return key === undefined ? undefined : limit.check(key);
+  };
+}
+
+/** The headers a proxy names a client in: a request with any of them came through one. */
+const FORWARDING_HEADERS = ['forwarded', 'x-forwarded-for', 'x-real-ip'] as const;
+
+/** True when `req` carries any header a proxy names a client in, whoever sent it. */
+export function hasForwardingHeader(req: IncomingMessage): boolean {
+  return FORWARDING_HEADERS.some((name) => req.headers[name] !== undefined);
+}
+
+/** Whether an address is one of `trustedProxies` (addresses or CIDR ranges, comma-separated); none when empty. */
+export function trustedProxy(trustedProxies: string): (address: string) => boolean {
+  if (trustedProxies === '') return () => false;
+  const trust = proxyaddr.compile(trustedProxies.split(',').map((s) => s.trim()));
+  return (address) => address !== '' && trust(address, 0);
 }
 
 /**
- * The client address of a request: the socket's, unless the socket is a trusted proxy; then the nearest
- * address its `Forwarded` header (RFC 7239), or else its `X-Forwarded-For`, names that is not itself a
- * trusted proxy. A header from a peer that is not trusted is never read.
+ * The client address of a request: the socket's, unless the socket is a trusted proxy; then, walking the
+ * one header `header` names from its right-most (nearest) hop inwards while the hop reached is a trusted
+ * proxy, the first address that is not. No other header is ever read, and none from a peer that is not
+ * trusted. A hop that is no address (malformed, `unknown`, an obfuscated name) ends the walk at the last
+ * trusted one.
  */
-export function clientAddress(trustedProxies: string): (req: IncomingMessage) => string {
+export function clientAddress(trustedProxies: string, header: ClientAddressHeader): (req: IncomingMessage) => string {
   if (trustedProxies === '') return (req) => req.socket.remoteAddress ?? '';
-  const trust = proxyaddr.compile(trustedProxies.split(',').map((s) => s.trim()));
+  const trusted = trustedProxy(trustedProxies);
+  const hopsOf = header === 'forwarded' ? forwardedFor : forwardedList;
   return (req) => {
-    const socket = req.socket.remoteAddress ?? '';
-    const forwarded = req.headers.forwarded;
-    if (forwarded === undefined || !trust(socket, 0)) return proxyaddr(req, trust);
+    let client = req.socket.remoteAddress ?? '';
+    if (!trusted(client)) return client;
+    const value = req.headers[header];
+    if (typeof value !== 'string') return client;
     // Nearest hop last, as proxies append.
-    const hops = forwardedFor(forwarded);
-    if (hops === undefined) return proxyaddr(req, trust);
-    let client = socket;
-    for (let i = hops.length - 1; i >= 0 && trust(client, hops.length - 1 - i); i--) {
+    const hops = hopsOf(value);
+    for (let i = hops.length - 1; i >= 0 && trusted(client); i--) {
       const hop = hops[i]!;
-      if (!isIP(hop)) break;
+      if (isIP(hop) === 0) break;
       client = hop;
     }
     return client;
   };
 }
 
-/** The `for` addresses of a Forwarded header, ports and brackets removed; undefined when it is malformed. */
-function forwardedFor(header: string): string[] | undefined {
-  try {
-    return parseForwarded(header).map((element) => {
-      const node = element['for'] ?? '';
-      const v6 = /^\[([^\]]+)\](?::\d+)?$/.exec(node);
-      if (v6) return v6[1]!;
-      return node.includes('.') ? node.replace(/:\d+$/, '') : node;
-    });
-  } catch {
-    return undefined;
+/** The hops of an X-Forwarded-For header: bare addresses, or bracketed IPv6 and IPv4 with a port. */
+function forwardedList(header: string): string[] {
+  return header.split(',').map((hop) => withoutPort(hop.trim()));
+}
+
+/**
+ * The `for` node of each element of a Forwarded header (RFC 7239), ports and brackets removed: '' for an
+ * element without one, which ends the walk there. Elements are split at every comma, quoted or not: what
+ * a client wrote (an unclosed quote) must never run into the elements its proxies appended after it.
+ */
+function forwardedFor(header: string): string[] {
+  return header.split(',').map((element) => {
+    for (const pair of element.split(';')) {
+      const at = pair.indexOf('=');
+      if (at === -1 || pair.slice(0, at).trim().toLowerCase() !== 'for') continue;
+      let node = pair.slice(at + 1).trim();
+      if (node.length >= 2 && node.startsWith('"') && node.endsWith('"')) node = node.slice(1, -1);
+      return withoutPort(node);
+    }
+    return '';
+  });
+}
+
+/** `[v6]:port` and `[v6]` -> v6, `a.b.c.d:port` -> a.b.c.d; anything else unchanged. */
+function withoutPort(node: string): string {
+  const v6 = /^\[([^\]]+)\](?::\d+)?$/.exec(node);
+  if (v6) return v6[1]!;
+  return /^[\d.]+:\d+$/.test(node) ? node.slice(0, node.indexOf(':')) : node;
+}
+
+/**
+ * The key every per-client limit counts an address under: an IPv6 address by its /64 (one customer's
+ * prefix: a host given one can take any address in it), written `2001:db8:0:1::/64`; an IPv4 address,
+ * also IPv4-mapped IPv6 (`::ffff:192.0.2.1`), by itself. Anything else (no address) unchanged.
+ */
+export function limitKeyOf(address: string): string {
+  if (!address.includes(':')) return address;
+  const zone = address.indexOf('%');
+  const groups = ipv6Groups(zone === -1 ? address : address.slice(0, zone));
+  if (groups === undefined) return address;
+  if (groups.slice(0, 5).every((g) => g === 0) && groups[5] === 0xffff) {
+    return [groups[6]! >> 8, groups[6]! & 255, groups[7]! >> 8, groups[7]! & 255].join('.');
   }
+  return `${groups
+    .slice(0, 4)
+    .map((g) => g.toString(16))
+    .join(':')}::/64`;
+}
+
+/** The eight 16-bit groups of an IPv6 address (an IPv4 tail included); undefined when it is none. */
+function ipv6Groups(address: string): number[] | undefined {
+  if (isIP(address) !== 6) return undefined;
+  let text = address.toLowerCase();
+  const dotted = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
+  if (dotted) {
+    const [a, b, c, d] = dotted.slice(1).map(Number) as [number, number, number, number];
+    text = `${text.slice(0, dotted.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const [head = '', tail] = text.split('::') as [string, string | undefined];
+  const left = head === '' ? [] : head.split(':');
+  const right = tail === undefined || tail === '' ? [] : tail.split(':');
+  const zeros = tail === undefined ? 0 : 8 - left.length - right.length;
+  return [...left, ...Array<string>(zeros).fill('0'), ...right].map((g) => parseInt(g, 16));
 }

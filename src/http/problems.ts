@@ -29,20 +29,23 @@ function codeOfStatus(status: number): ErrorCode {
   return CODE_BY_STATUS[status] ?? 'invalid';
 }
 
-/** The client's error that `err` is (AppError, or a 4xx HttpError meant to be shown), or undefined. */
+/**
+ * The client's error that `err` is (AppError, or a 4xx or 501 HttpError meant to be shown), or undefined.
+ * A 501 is the client's too: it asked for a method kurz implements nowhere, and nothing failed.
+ */
 export function asClientError(err: unknown): ClientError | undefined {
   if (err instanceof AppError)
     return err.code === 'internal'
       ? undefined
       : { status: STATUS[err.code], code: err.code, message: err.message, field: err.field, retryAfter: err.retryAfter };
   const e = err as { status?: unknown; expose?: unknown; message?: unknown };
-  if (typeof e?.status === 'number' && e.status >= 400 && e.status < 500 && e.expose === true) {
+  if (typeof e?.status === 'number' && ((e.status >= 400 && e.status < 500) || e.status === 501) && e.expose === true) {
     return { status: e.status, code: codeOfStatus(e.status), message: String(e.message) };
   }
   return undefined;
 }
 
-/** A 4xx error that carries its own status (415, 405), shown to the client like an AppError. */
+/** A 4xx (or 501) error that carries its own status (415, 405), shown to the client like an AppError. */
 export function httpError(status: number, message: string): Error {
   return Object.assign(new Error(message), { status, expose: true });
 }

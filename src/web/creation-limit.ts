@@ -9,6 +9,6 @@ import { principalOf } from './session.ts';
  */
 export function takeCreations(ctx: Context, web: WebServices, links: number): void {
   const limit = principalOf(ctx) ? web.limits.creation : web.limits.anonymousCreation;
-  const refused = limit.take(web.pipeline.contextOf(ctx.req).client, links);
+  const refused = limit.take(web.pipeline.contextOf(ctx.req).limitKey, links);
   if (refused) throw refused;
 }

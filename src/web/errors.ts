@@ -6,10 +6,13 @@ import { send } from '../http/respond.ts';
 
 /**
  * Koa's outermost middleware. Handlers write their answers with http/respond.ts, so Koa itself writes
- * nothing (`respond = false`); a request no route answered (404, or 405 from allowedMethods) and every
- * thrown error go to the shared `sendError`. Every answer is reported to the request counter under the
- * route that took it; a 404 of no route counts against the client's `notFoundRateLimit`.
+ * nothing (`respond = false`); a request no route answered (404, or 405 and 501 from checkMethod) and
+ * every thrown error go to the shared `sendError`. Every answer is reported to the request counter under
+ * the route that took it; a 404, 405 or 501 of no route counts against the client's `notFoundRateLimit`.
  */
+/** What a request no route took is answered: nothing there, a method the path does not take, or none kurz takes. */
+const UNROUTED = new Set([404, 405, 501]);
+
 export function handleErrors(web: WebServices) {
   const { pipeline } = web;
   return async function errors(ctx: Context, next: Next): Promise<void> {
@@ -24,8 +27,12 @@ export function handleErrors(web: WebServices) {
       sendError(ctx.req, ctx.res, err, web);
     } finally {
       const matched = (ctx as Context & { _matchedRoute?: string })._matchedRoute;
-      // A path nothing serves counts like an unknown code: scanners probe paths too.
-      if (!matched && ctx.res.statusCode === 404) web.limits.notFound.failed(pipeline.clientOf(ctx.req));
+      // A path nothing serves, or a method it does not take, counts like an unknown code: scanners probe
+      // paths and methods too.
+      if (!matched && UNROUTED.has(ctx.res.statusCode)) {
+        const key = pipeline.notFoundKeyOf(ctx.req);
+        if (key !== undefined) web.limits.notFound.failed(key);
+      }
       pipeline.answered(matched ? `${ctx.method} ${matched}` : UNMATCHED, ctx.res.statusCode);
     }
   };

@@ -12,6 +12,7 @@ import {
   type TestKurz,
 } from '../helpers.ts';
 import { freshRequest } from '../support/fresh-connection.ts';
+import { requestFrom } from '../support/from-address.ts';
 
 /** One scrape: each series (`name{label="value",…}` with labels sorted) and its value, and each family's type. */
 interface Scrape {
@@ -224,44 +225,57 @@ test('rate-limit refusals are counted by limit, answered as a page or as problem
   t.is(metrics.value('kurz_http_requests_total', { route: 'POST /login', status: 429 }), 2);
 });
 
-/** A request to /metrics as if from `client` (kurz trusts 127.0.0.1 as a proxy in these tests). */
-function metricsFrom(k: TestKurz, client: string, headers: Record<string, string> = {}): Promise<Response> {
-  return fetch(`${k.base}/metrics`, { headers: { 'x-forwarded-for': client, ...headers } });
+/** A request to /metrics from the socket address `client` (one of 127.0.0.0/8). */
+async function metricsFrom(k: TestKurz, client: string, headers: Record<string, string> = {}): Promise<Response> {
+  const answer = await requestFrom(client, k.base, '/metrics', { headers });
+  return new Response(answer.status === 204 ? null : answer.text, {
+    status: answer.status,
+    headers: Object.entries(answer.headers).flatMap(([name, value]) =>
+      value === undefined ? [] : (Array.isArray(value) ? value : [value]).map((v): [string, string] => [name, v]),
+    ),
+  });
 }
 
 const KEY = 'a-metrics-key-of-32-characters!!';
 
 test('from another address without metricsKey set: 403 naming the settings; nothing else opens it', async (t) => {
   const k = await startKurz(t, { trustedProxies: '127.0.0.1' });
-  const refused = await metricsFrom(k, '203.0.113.7');
+  const refused = await metricsFrom(k, '127.0.0.7');
   t.is(refused.status, 403);
   const problem = (await refused.json()) as { code: string; detail: string };
   t.is(problem.code, 'forbidden');
   t.regex(problem.detail, /only the addresses in the setting metricsAllow.*set metricsKey/);
   t.regex(refused.headers.get('x-request-id') ?? '', /^[0-9a-f]{6}-/);
   // A user's API key or session is not the way in.
-  t.is((await metricsFrom(k, '203.0.113.7', { authorization: `Bearer ${k.key}` })).status, 403);
-  t.is((await metricsFrom(k, '203.0.113.7', { cookie: await k.login() })).status, 403);
+  t.is((await metricsFrom(k, '127.0.0.7', { authorization: `Bearer ${k.key}` })).status, 403);
+  t.is((await metricsFrom(k, '127.0.0.7', { cookie: await k.login() })).status, 403);
   // The local address is still let in, and an address in a CIDR range of metricsAllow.
   t.is((await metricsFrom(k, '127.0.0.1')).status, 200);
-  const ranges = await startKurz(t, { trustedProxies: '127.0.0.1', metricsAllow: '10.0.0.0/8, 192.0.2.5' });
-  t.is((await metricsFrom(ranges, '10.20.30.40')).status, 200);
-  t.is((await metricsFrom(ranges, '192.0.2.5')).status, 200);
-  t.is((await metricsFrom(ranges, '192.0.2.6')).status, 403);
+  const ranges = await startKurz(t, { trustedProxies: '127.0.0.1', metricsAllow: '127.0.1.0/24, 127.0.0.9' });
+  t.is((await metricsFrom(ranges, '127.0.1.40')).status, 200);
+  t.is((await metricsFrom(ranges, '127.0.0.9')).status, 200);
+  t.is((await metricsFrom(ranges, '127.0.0.10')).status, 403);
   t.is((await metricsFrom(ranges, '127.0.0.1')).status, 403, 'the default list is replaced, not extended');
+  // Only the socket's own address counts, and only on a request no proxy passed on: a forwarding header
+  // (any of them, whoever sent it) closes it, even from an allowed socket behind a trusted proxy.
+  for (const header of ['forwarded', 'x-forwarded-for', 'x-real-ip']) {
+    const value = header === 'forwarded' ? 'for=127.0.0.1' : '127.0.0.1';
+    t.is((await metricsFrom(k, '127.0.0.1', { [header]: value })).status, 403, header);
+    t.is((await metricsFrom(ranges, '127.0.0.1', { [header]: value === '127.0.0.1' ? '127.0.0.9' : 'for=127.0.0.9' })).status, 403, header);
+  }
 });
 
 test('with metricsKey set: the key opens it from anywhere; none or a wrong one is a 401', async (t) => {
   const k = await startKurz(t, { trustedProxies: '127.0.0.1', metricsKey: KEY });
-  const missing = await metricsFrom(k, '203.0.113.7');
+  const missing = await metricsFrom(k, '127.0.0.7');
   t.is(missing.status, 401);
   t.is(missing.headers.get('www-authenticate'), 'Bearer realm="kurz metrics"');
   t.regex(((await missing.json()) as { detail: string }).detail, /needs the metrics key.*Authorization: Bearer KEY/);
-  const wrong = await metricsFrom(k, '203.0.113.7', { authorization: 'Bearer a-metrics-key-of-32-characters!?' });
+  const wrong = await metricsFrom(k, '127.0.0.7', { authorization: 'Bearer a-metrics-key-of-32-characters!?' });
   t.is(wrong.status, 401);
   t.regex(((await wrong.json()) as { detail: string }).detail, /the metrics key is wrong/);
-  t.is((await metricsFrom(k, '203.0.113.7', { authorization: `Bearer ${k.key}` })).status, 401, 'an API key is no metrics key');
-  const right = await metricsFrom(k, '203.0.113.7', { authorization: `Bearer ${KEY}` });
+  t.is((await metricsFrom(k, '127.0.0.7', { authorization: `Bearer ${k.key}` })).status, 401, 'an API key is no metrics key');
+  const right = await metricsFrom(k, '127.0.0.7', { authorization: `Bearer ${KEY}` });
   t.is(right.status, 200);
   t.regex(await right.text(), /^# HELP /m);
   // From an allowed address the key is not needed, but a wrong one sent is still refused.

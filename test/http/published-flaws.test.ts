@@ -1,8 +1,23 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { parse as parseCsv } from 'csv-parse/sync';
 import { scryptSync } from 'node:crypto';
-import test from 'ava';
-import { ADMIN_PASSWORD, BROWSER_ACCEPT, BROWSER_UA, cookiesOf, csrfOf, freshDatabase, startKurz, type TestKurz } from '../helpers.ts';
+import test, { type ExecutionContext } from 'ava';
+import { envName, OPTIONS } from '../../src/config.ts';
+import {
+  ADMIN_PASSWORD,
+  BROWSER_ACCEPT,
+  BROWSER_UA,
+  cookiesOf,
+  csrfOf,
+  freshDatabase,
+  startKurz,
+  startServe,
+  type TestKurz,
+} from '../helpers.ts';
+import { requestFrom } from '../support/from-address.ts';
 import { escapeHtml, pageText, rawRequest } from '../support/hostile.ts';
+import { NGINX_CONF, startNginx } from '../support/nginx.ts';
 import { browser } from './ui-session.ts';
 
 /**
@@ -448,4 +463,181 @@ test('issue 23: a link password needs at least 8 characters, said by the API, th
   t.regex(await refused.text(), /8 to 1024 characters/);
   const openapi = await (await fetch(`${k.base}/api/v1/openapi.json`)).text();
   t.regex(openapi, /"password":\{"type":\["string","null"\],"minLength":8,/);
+});
+
+// --- Issue 23: behind a proxy. kurz as docs/kurz.service runs it, behind the README's nginx configuration
+// (docs/nginx-kurz.conf) started by the test, and the requests an attacker would send through it.
+
+/** The settings of docs/kurz.service that decide who a client is, by option name (Environment=KURZ_…). */
+function unitSettings(): Record<string, string> {
+  const unit = readFileSync(join(import.meta.dirname, '..', '..', 'docs', 'kurz.service'), 'utf8');
+  const settings: Record<string, string> = {};
+  for (const [, name = '', value = ''] of unit.matchAll(/^Environment=KURZ_([A-Z_]+)=(.*)$/gm)) {
+    const option = OPTIONS.find((o) => envName(o.name) === `KURZ_${name}`);
+    if (option && ['trustedProxies', 'clientAddressHeader', 'publicUrl', 'notFoundRateLimit', 'loginRateLimit'].includes(option.name))
+      settings[option.name] = value;
+  }
+  return settings;
+}
+
+/** kurz with the shipped unit's settings (and `settings`), behind nginx with the README's configuration. */
+async function behindNginx(t: ExecutionContext, settings: Record<string, unknown> = {}) {
+  const k = await startKurz(t, { ...unitSettings(), ...settings });
+  return { k, nginx: await startNginx(t, k.base) };
+}
+
+/** A scanner's unknown codes, one request each from `from` through `base`: the statuses, in order. */
+async function scan(from: string, base: string, n: number, headers: (i: number) => Record<string, string> = () => ({})) {
+  const statuses: number[] = [];
+  for (let i = 0; i < n; i++) statuses.push((await requestFrom(from, base, `/scan${i}`, { headers: headers(i) })).status);
+  return statuses;
+}
+
+const count = (statuses: number[], status: number) => statuses.filter((s) => s === status).length;
+
+test('issue 23: the shipped unit trusts its proxy, and the README shows docs/nginx-kurz.conf as it is', (t) => {
+  t.like(unitSettings(), { trustedProxies: '127.0.0.1' });
+  const readme = readFileSync(join(import.meta.dirname, '..', '..', 'README.md'), 'utf8');
+  t.true(readme.includes('```nginx\n' + readFileSync(NGINX_CONF, 'utf8') + '```'), 'the README quotes the file whole');
+});
+
+test('issue 23, behind nginx: a Forwarded, X-Forwarded-For or X-Real-IP naming this machine does not open /metrics', async (t) => {
+  const { k, nginx } = await behindNginx(t);
+  for (const headers of [{ forwarded: 'for=127.0.0.1' }, { 'x-forwarded-for': '127.0.0.1' }, { 'x-real-ip': '127.0.0.1' }, {}] as Array<
+    Record<string, string>
+  >) {
+    const res = await requestFrom('127.0.0.2', nginx, '/metrics', { headers });
+    t.is(res.status, 403, JSON.stringify(headers));
+  }
+  // Even from this machine's own address, through the proxy: every request there carries its header.
+  t.is((await requestFrom('127.0.0.1', nginx, '/metrics')).status, 403, 'nginx on this machine passes it on');
+  t.is((await requestFrom('127.0.0.1', k.base, '/metrics')).status, 200, 'a scraper on this machine, not through the proxy');
+});
+
+test('issue 23, behind nginx: a new Forwarded or X-Forwarded-For per request does not escape the 404 limit', async (t) => {
+  const { nginx } = await behindNginx(t);
+  const statuses = await scan('127.0.0.2', nginx, 150, (i) => ({
+    forwarded: `for=198.51.100.${i % 250}`,
+    'x-forwarded-for': `198.51.100.${i % 250}`,
+  }));
+  t.is(count(statuses, 404), 100);
+  t.is(count(statuses, 429), 50, 'the scanner is one client: the address nginx saw');
+});
+
+test('issue 23, behind nginx with the shipped unit: a scanner does not make other visitors wait; two clients are limited apart', async (t) => {
+  const { k, nginx } = await behindNginx(t);
+  const { code } = (await (await k.postJson('/api/v1/links', { url: 'https://example.com/live' })).json()) as { code: string };
+  const statuses = await scan('127.0.0.2', nginx, 150);
+  t.is(count(statuses, 429), 50);
+  t.is((await requestFrom('127.0.0.2', nginx, `/${code}`)).status, 429, 'the scanner waits for everything');
+  const visitor = await requestFrom('127.0.0.3', nginx, `/${code}`);
+  t.is(visitor.status, 302, 'another visitor behind the same proxy is not');
+  t.is(visitor.headers.location, 'https://example.com/live');
+});
+
+test("issue 23, behind nginx: the proxy's own requests and /healthz are never refused by the 404 limit", async (t) => {
+  const { k, nginx } = await behindNginx(t);
+  // The proxy itself (a load balancer's health check, its own probes): neither counted nor refused.
+  const own = await scan('127.0.0.1', k.base, 150);
+  t.is(count(own, 404), 150, 'the proxy address is never counted');
+  t.is((await requestFrom('127.0.0.1', k.base, '/healthz')).status, 200);
+  // A scanner behind the proxy is refused, the health check from the proxy still answered, and /healthz
+  // answers even the scanner.
+  t.is(count(await scan('127.0.0.2', nginx, 150), 429), 50);
+  t.is((await requestFrom('127.0.0.1', k.base, '/healthz')).status, 200);
+  t.is((await requestFrom('127.0.0.2', nginx, '/healthz')).status, 200);
+  t.is((await requestFrom('127.0.0.2', nginx, '/scan-more')).status, 429);
+});
+
+test('issue 23: clientAddressHeader forwarded reads Forwarded alone, the right-most untrusted address', async (t) => {
+  const k = await startKurz(t, { trustedProxies: '127.0.0.1', clientAddressHeader: 'forwarded', notFoundRateLimit: 3 });
+  const statuses = await scan('127.0.0.1', k.base, 5, (i) => ({
+    forwarded: `for=10.9.9.${i}, for=198.51.100.1`,
+    'x-forwarded-for': `198.51.100.${i + 10}`,
+  }));
+  t.deepEqual(statuses, [404, 404, 404, 429, 429], 'neither a made-up left hop nor X-Forwarded-For makes a new client');
+  t.is((await requestFrom('127.0.0.1', k.base, '/scan9', { headers: { forwarded: 'for=198.51.100.2' } })).status, 404, 'another client');
+});
+
+test('issue 23: per-client limits key IPv6 clients by their /64 and IPv4-mapped ones by the IPv4 address; visitors keep their own', async (t) => {
+  const k = await startKurz(t, { trustedProxies: '127.0.0.1', notFoundRateLimit: 3, visitFlushInterval: '60s' });
+  const from = (client: string, path: string) =>
+    requestFrom('127.0.0.1', k.base, path, { headers: { 'x-forwarded-for': client, 'user-agent': BROWSER_UA } });
+  for (let i = 0; i < 3; i++) t.is((await from(`2001:db8:1:2::${i + 1}`, `/scan${i}`)).status, 404);
+  t.is((await from('2001:db8:1:2:ffff:ffff:ffff:ffff', '/scan9')).status, 429, 'the same /64');
+  t.is((await from('2001:db8:1:3::1', '/scan9')).status, 404, 'the next /64 is another client');
+  for (let i = 0; i < 3; i++) t.is((await from('::ffff:198.51.100.7', `/scan${i}`)).status, 404);
+  t.is((await from('198.51.100.7', '/scan9')).status, 429, 'IPv4-mapped IPv6 is the IPv4 address');
+  t.is((await from('198.51.100.8', '/scan9')).status, 404);
+  // The creation limit too: one place decides the key for every limit.
+  const creator = await startKurz(t, { trustedProxies: '127.0.0.1', creationRateLimit: 2 });
+  const create = (client: string, i: number) =>
+    creator.request('POST', '/api/v1/links', { url: `https://example.com/${i}` }, { 'x-forwarded-for': client });
+  t.is((await create('2001:db8:5:6::1', 1)).status, 201);
+  t.is((await create('2001:db8:5:6::2', 2)).status, 201);
+  t.is((await create('2001:db8:5:6:7::3', 3)).status, 429);
+  t.is((await create('2001:db8:5:7::1', 4)).status, 201);
+  // The visit recorder keeps the whole address: two hosts of one /64 are two visitors.
+  const { code } = (await (await k.postJson('/api/v1/links', { url: 'https://example.com/v6' })).json()) as { code: string };
+  t.is((await from('2001:db8:9:9::1', `/${code}`)).status, 302);
+  t.is((await from('2001:db8:9:9::2', `/${code}`)).status, 302);
+  await k.flushVisits();
+  const stats = (await (await k.get(`/api/v1/links/${code}/stats`)).json()) as { visits: { uniqueVisitors: number } };
+  t.is(stats.visits.uniqueVisitors, 2);
+});
+
+const METHODS: Array<[string, string, number, string | undefined]> = [
+  ['TRACE', '/', 501, undefined],
+  ['PROPFIND', '/CODE', 501, undefined],
+  ['MKCOL', '/api/v1/links', 501, undefined],
+  ['PURGE', '/metrics', 501, undefined],
+  ['QUERY', '/nothing/here', 501, undefined],
+  ['PUT', '/', 501, undefined],
+  ['DELETE', '/', 405, 'HEAD, GET, POST'],
+  ['POST', '/CODE', 405, 'GET, HEAD'],
+  ['DELETE', '/CODE', 405, 'GET, HEAD'],
+  ['PATCH', '/api/v1/links', 405, 'HEAD, GET, POST'],
+  ['POST', '/metrics', 405, 'HEAD, GET'],
+  ['GET', '/links/CODE/unlock', 405, 'POST'],
+];
+
+test('issue 23: a method no route knows is a 405 with Allow or a 501, never a 500; logged at no error level, counted like an unknown path', async (t) => {
+  const k = await startKurz(t, { notFoundRateLimit: 0 });
+  await k.postJson('/api/v1/links', { url: 'https://example.com/m', alias: 'CODE' });
+  for (const [method, path, status, allow] of METHODS) {
+    for (const headers of [{}, { authorization: `Bearer ${k.key}` }, { accept: BROWSER_ACCEPT }] as Array<Record<string, string>>) {
+      const res = await requestFrom('127.0.0.1', k.base, path, { method, headers });
+      const name = `${method} ${path} ${JSON.stringify(headers)}`;
+      t.is(res.status, status, name);
+      t.is(res.headers.allow, allow, name);
+      t.notRegex(res.text, /something went wrong/, name);
+    }
+  }
+  t.deepEqual(
+    k.log.records.filter((r) => r.level === 'error'),
+    [],
+  );
+  const metrics = await (await fetch(`${k.base}/metrics`)).text();
+  t.regex(metrics, /kurz_http_requests_total\{route="unmatched",status="501"\} 18\b/);
+  t.regex(metrics, /kurz_http_requests_total\{route="unmatched",status="405"\} 18\b/);
+  t.notRegex(metrics, /status="500"/);
+  // Like a 404, each counts against the client's 404 limit.
+  const limited = await startKurz(t, { notFoundRateLimit: 3 });
+  for (const method of ['TRACE', 'PROPFIND', 'DELETE']) t.not((await requestFrom('127.0.0.1', limited.base, '/x', { method })).status, 429);
+  t.is((await fetch(`${limited.base}/`)).status, 429);
+});
+
+test('issue 23: kurz serve on loopback with an https publicUrl and no trustedProxies warns what to set', async (t) => {
+  const db = await freshDatabase(t);
+  const bare = await startServe(t, { ...db.env, KURZ_PUBLIC_URL: 'https://s.example.com' });
+  t.is(await bare.stop(), 0);
+  const warning = bare
+    .output()
+    .stderr.split('\n')
+    .find((line) => / warn /.test(line));
+  t.truthy(warning);
+  t.regex(warning ?? '', /trustedProxies is empty.*Set KURZ_TRUSTED_PROXIES=127\.0\.0\.1 \(trustedProxies\)/);
+  const set = await startServe(t, { ...db.env, KURZ_PUBLIC_URL: 'https://s.example.com', KURZ_TRUSTED_PROXIES: '127.0.0.1' });
+  t.is(await set.stop(), 0);
+  t.notRegex(set.output().stderr, / warn /);
 });

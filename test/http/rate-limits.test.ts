@@ -229,11 +229,13 @@ test('code scanning: after notFoundRateLimit unknown codes a client gets 429 for
   t.is(refused(k, 'not_found'), 98);
 });
 
-test('paths nothing serves count like unknown codes', async (t) => {
+test('paths nothing serves count like unknown codes; /healthz is never refused', async (t) => {
   const k = await startKurz(t, { notFoundRateLimit: 3 });
   for (const path of ['/wp-admin/setup.php', '/.git/config', '/cgi-bin/x']) t.is((await fetch(k.base + path)).status, 404);
   t.is((await fetch(`${k.base}/anything`)).status, 429);
-  t.is((await fetch(`${k.base}/healthz`)).status, 429);
+  t.is((await fetch(`${k.base}/robots.txt`)).status, 429);
+  t.is((await fetch(`${k.base}/healthz`)).status, 200, "a load balancer's health check is answered");
+  t.is((await fetch(`${k.base}/healthz?probe=1`)).status, 200);
 });
 
 test('notFoundRateLimit 0 turns the 404 limit off', async (t) => {

@@ -370,27 +370,51 @@ test('without trusted proxies, Forwarded and X-Forwarded-For are ignored: the cl
   t.is(stats.visits.uniqueVisitors, 1, 'one client, one browser');
 });
 
-const FORWARDED: Array<[string, Record<string, string>, string | null]> = [
+/** What a trusted proxy's request says, and the country of the client kurz takes from it. */
+type Forwarding = Array<[string, Record<string, string>, string]>;
+
+const X_FORWARDED_FOR: Forwarding = [
   ['X-Forwarded-For', { 'x-forwarded-for': '203.0.113.9' }, 'DE'],
   ['X-Forwarded-For with a chain: the nearest untrusted hop', { 'x-forwarded-for': '2001:db8::7, 203.0.113.9' }, 'DE'],
+  ['X-Forwarded-For past a trusted hop', { 'x-forwarded-for': '203.0.113.15, 127.0.0.1' }, 'DE'],
+  ['Forwarded alone: never read, the socket', { forwarded: 'for=203.0.113.10' }, 'AU'],
+  ['Forwarded and X-Forwarded-For: X-Forwarded-For', { forwarded: 'for="[2001:db8::3]"', 'x-forwarded-for': '203.0.113.12' }, 'DE'],
+  ['a hop that is no address: the socket', { 'x-forwarded-for': 'unknown' }, 'AU'],
+  ['a malformed nearest hop ends the walk there', { 'x-forwarded-for': '203.0.113.16, garbage' }, 'AU'],
+  ['neither: the socket', {}, 'AU'],
+];
+
+const FORWARDED: Forwarding = [
   ['Forwarded', { forwarded: 'for=203.0.113.10' }, 'DE'],
   ['Forwarded with an IPv4 address and port', { forwarded: 'for="203.0.113.11:8080"' }, 'DE'],
   ['Forwarded with a bracketed IPv6 address and port', { forwarded: 'for="[2001:db8::1]:4711"' }, 'JP'],
   ['Forwarded with an IPv6 address, no port', { forwarded: 'for="[2001:db8::2]"' }, 'JP'],
-  ['Forwarded before X-Forwarded-For', { forwarded: 'for="[2001:db8::3]"', 'x-forwarded-for': '203.0.113.12' }, 'JP'],
   ['Forwarded with a chain: the nearest untrusted hop', { forwarded: 'for=203.0.113.13, for="[2001:db8::4]";proto=https' }, 'JP'],
-  ['a malformed Forwarded: X-Forwarded-For instead', { forwarded: 'for=', 'x-forwarded-for': '203.0.113.14' }, 'DE'],
+  ['X-Forwarded-For alone: never read, the socket', { 'x-forwarded-for': '203.0.113.12' }, 'AU'],
+  ['Forwarded and X-Forwarded-For: Forwarded', { forwarded: 'for="[2001:db8::3]"', 'x-forwarded-for': '203.0.113.12' }, 'JP'],
+  ['a malformed Forwarded: the socket, never X-Forwarded-For', { forwarded: 'for=', 'x-forwarded-for': '203.0.113.14' }, 'AU'],
+  ['Forwarded past a trusted hop', { forwarded: 'for=203.0.113.17, for=127.0.0.1' }, 'DE'],
   ['neither: the socket', {}, 'AU'],
 ];
 
-test('behind a trusted proxy, the client comes from Forwarded (preferred) or X-Forwarded-For', async (t) => {
-  const k = await startKurz(t, { visitFlushInterval: '60s', trustedProxies: '127.0.0.1', geoipDatabase: countryDatabase(tempDir(t)) });
-  const code = await create(k, { url: 'https://example.com/proxied' });
-  for (const [, headers] of FORWARDED) t.is(await follow(k, code, headers), 302);
-  await k.flushVisits();
-  const countries = (await k.sql<{ country: string | null }>('SELECT country FROM visits ORDER BY id')).map((v) => v.country);
-  t.is(countries.length, FORWARDED.length);
-  for (const [i, [name, , country]] of FORWARDED.entries()) t.is(countries[i], country, name);
-  const stats = await linkStats(k, code);
-  t.is(stats.visits.uniqueVisitors, 9, 'each forwarded address is its own visitor (203.0.113.9 came twice)');
-});
+for (const [header, table, unique] of [
+  ['x-forwarded-for', X_FORWARDED_FOR, 4],
+  ['forwarded', FORWARDED, 8],
+] as const) {
+  test(`behind a trusted proxy with clientAddressHeader ${header}, the client comes from that header alone`, async (t) => {
+    const k = await startKurz(t, {
+      visitFlushInterval: '60s',
+      trustedProxies: '127.0.0.1',
+      clientAddressHeader: header,
+      geoipDatabase: countryDatabase(tempDir(t)),
+    });
+    const code = await create(k, { url: 'https://example.com/proxied' });
+    for (const [, headers] of table) t.is(await follow(k, code, headers), 302);
+    await k.flushVisits();
+    const countries = (await k.sql<{ country: string | null }>('SELECT country FROM visits ORDER BY id')).map((v) => v.country);
+    t.is(countries.length, table.length);
+    for (const [i, [name, , country]] of table.entries()) t.is(countries[i], country, name);
+    const stats = await linkStats(k, code);
+    t.is(stats.visits.uniqueVisitors, unique, 'each client address is its own visitor');
+  });
+}

@@ -2,7 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import test from 'ava';
-import { ConfigError, describeConfig, envName, flagName, loadConfig, OPTIONS } from '../../src/config.ts';
+import { ConfigError, describeConfig, envName, flagName, loadConfig, OPTIONS, proxyWarning } from '../../src/config.ts';
 import { tempDir } from '../helpers.ts';
 
 test('defaults: 127.0.0.1:8080, ./data/kurz.db, 6-character obfuscated codes, 302', (t) => {
@@ -141,6 +141,36 @@ test('trustedProxies takes addresses and CIDR ranges, and names a bad one', (t) 
     message: /^trustedProxies \(environment variable KURZ_TRUSTED_PROXIES\): invalid IP address: proxy\.example/,
   });
 });
+
+test('clientAddressHeader is x-forwarded-for or forwarded, in any case, and names anything else', (t) => {
+  t.is(loadConfig().clientAddressHeader, 'x-forwarded-for');
+  t.is(loadConfig({ env: { KURZ_CLIENT_ADDRESS_HEADER: 'Forwarded' } }).clientAddressHeader, 'forwarded');
+  t.is(loadConfig({ flags: { 'client-address-header': ' X-Forwarded-For ' } }).clientAddressHeader, 'x-forwarded-for');
+  for (const bad of ['x-real-ip', '', 'forwarded,x-forwarded-for']) {
+    t.throws(() => loadConfig({ env: { KURZ_CLIENT_ADDRESS_HEADER: bad } }), {
+      instanceOf: ConfigError,
+      message: /^clientAddressHeader \(environment variable KURZ_CLIENT_ADDRESS_HEADER\): must be one of x-forwarded-for, forwarded/,
+    });
+  }
+  t.throws(() => loadConfig({ file: { clientAddressHeader: 7 } }), { message: /^clientAddressHeader \(.*\): must be one of/ });
+});
+
+const PROXY_WARNINGS: Array<[string, Record<string, string>, string | undefined]> = [
+  ['loopback and https, no trusted proxies', { KURZ_HOST: '127.0.0.1', KURZ_PUBLIC_URL: 'https://s.example.com' }, '127.0.0.1'],
+  ['::1', { KURZ_HOST: '::1', KURZ_PUBLIC_URL: 'https://s.example.com' }, '::1'],
+  ['localhost', { KURZ_HOST: 'localhost', KURZ_PUBLIC_URL: 'https://s.example.com' }, '127.0.0.1,::1'],
+  ['trusted proxies set', { KURZ_PUBLIC_URL: 'https://s.example.com', KURZ_TRUSTED_PROXIES: '127.0.0.1' }, undefined],
+  ['http publicUrl', { KURZ_PUBLIC_URL: 'http://s.example.com' }, undefined],
+  ['every interface', { KURZ_HOST: '0.0.0.0', KURZ_PUBLIC_URL: 'https://s.example.com' }, undefined],
+];
+
+for (const [name, env, proxy] of PROXY_WARNINGS) {
+  test(`proxyWarning: ${name}`, (t) => {
+    const warning = proxyWarning(loadConfig({ env }));
+    if (proxy === undefined) t.is(warning, undefined);
+    else t.true(warning?.includes(`Set KURZ_TRUSTED_PROXIES=${proxy} (trustedProxies)`), warning);
+  });
+}
 
 test('databaseUrl takes a postgres:// URL, logged with its password masked, and names anything else', (t) => {
   const config = loadConfig({ env: { KURZ_DATABASE_URL: 'postgres://kurz:s3cret@db.example.com:5432/kurz' } });

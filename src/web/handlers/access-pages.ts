@@ -40,7 +40,7 @@ export function accessPageHandlers(web: WebServices) {
       try {
         const cookies = cookiesOf(ctx, web);
         const known = cookies.get(DEVICE_COOKIE);
-        const { token, device } = await web.access.login(user, password, web.pipeline.contextOf(ctx.req).client, known);
+        const { token, device } = await web.access.login(user, password, web.pipeline.contextOf(ctx.req).limitKey, known);
         cookies.set(SESSION_COOKIE, token, cookieOptions(web, web.config.sessionMaxAge));
         // The device token carries its own signature; Strict, since only the login form, on kurz, needs it.
         cookies.set(DEVICE_COOKIE, device, { ...cookieOptions(web, DEVICE_MAX_AGE), sameSite: 'strict', signed: false });

@@ -3,14 +3,16 @@ import type { Context } from 'koa';
 import proxyaddr from 'proxy-addr';
 import type { WebServices } from '../../context.ts';
 import { AppError } from '../../errors.ts';
+import { hasForwardingHeader } from '../../http/pipeline.ts';
 import { send } from '../../http/respond.ts';
 import { METRICS_CONTENT_TYPE } from '../metrics.ts';
 
 const BEARER = /^Bearer +([\x21-\x7e]+) *$/i;
 
 /**
- * GET /metrics, in Prometheus's text format: for the addresses of `metricsAllow` (by default this machine
- * only), and for anyone sending `metricsKey` as a bearer token. Neither a session nor an API key opens it.
+ * GET /metrics, in Prometheus's text format: for a socket from the addresses of `metricsAllow` (by default
+ * this machine only) on a request that carries no forwarding header, and for anyone sending `metricsKey`
+ * as a bearer token. Neither a session nor an API key opens it.
  */
 export function metricsHandlers(web: WebServices) {
   const { config } = web;
@@ -24,7 +26,9 @@ export function metricsHandlers(web: WebServices) {
       if (timingSafeEqual(digest(given), key)) return;
       throw new AppError('unauthorized', 'the metrics key is wrong (setting metricsKey)');
     }
-    if (allowed(web.pipeline.contextOf(ctx.req).client, 0)) return;
+    // The socket's own address, and only for a request no proxy passed on: behind a proxy on this machine
+    // every request comes from it, and what a header names can be made up.
+    if (!hasForwardingHeader(ctx.req) && allowed(ctx.req.socket.remoteAddress ?? '', 0)) return;
     if (key) {
       ctx.res.setHeader('WWW-Authenticate', 'Bearer realm="kurz metrics"');
       throw new AppError(

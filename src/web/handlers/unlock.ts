@@ -19,8 +19,8 @@ export function unlockHandlers(web: WebServices) {
       const code = ctx.params['code'] ?? '';
       const body = (await readBody(ctx.req, ['form', 'json'])) as Record<string, unknown>;
       try {
-        const client = web.pipeline.contextOf(ctx.req).client;
-        const link = await web.links.unlockLink(code, body['password'], client);
+        const { client, limitKey } = web.pipeline.contextOf(ctx.req);
+        const link = await web.links.unlockLink(code, body['password'], limitKey);
         if (link.maxVisits !== null && !(await web.links.claimVisit(link.id))) throw new AppError('gone', refusalMessage(code, 'used_up'));
         web.visits.record(link.id, web.now(), client, ctx.req.rawHeaders);
         sendSeeOther(ctx.res, locationOf(link.url, ctx.querystring, link.forwardQuery ?? web.config.forwardQuery), UNCACHED);

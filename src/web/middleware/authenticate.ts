@@ -31,7 +31,7 @@ export function authenticate(web: WebServices) {
     const header = ctx.get('X-Api-Key');
     if (authorization !== '' || header !== '') {
       // A client that keeps sending wrong keys is refused before its key is looked up.
-      const client = pipeline.contextOf(ctx.req).client;
+      const client = pipeline.contextOf(ctx.req).limitKey;
       const refused = limit.check(client);
       if (refused) throw refused;
       const secret = authorization !== '' ? BEARER.exec(authorization)?.[1] : header.trim();
