@@ -85,12 +85,14 @@ const BUSY_RETRY_MS = 1000;
 
 /**
  * Bounds the slow hashes running at once in this process. A guess (a login, a link's password) is checked
- * only when a slot is free, else refused with a 429 at once: a burst of them costs nothing more. Setting a
- * password (someone already known: a link's author, the admin) waits for a slot instead.
+ * only when one of `max` slots for guesses is free, else refused with a 429 at once: a burst of them costs
+ * nothing more. Setting a password (someone already known: a link's author, the admin, the first start)
+ * waits for one of `max` slots of its own instead, so that it never makes a guess wait, nor the reverse.
  */
 export class PasswordHashing {
   readonly max: number;
-  #running = 0;
+  #checking = 0;
+  #hashing = 0;
   readonly #waiting: Array<() => void> = [];
   #ran = 0;
   #refused = 0;
@@ -114,7 +116,7 @@ export class PasswordHashing {
    * before a guess is counted against a rate limit, so that a guess never checked is never counted.
    */
   busy(): AppError | undefined {
-    if (this.#running < this.max) return undefined;
+    if (this.#checking < this.max) return undefined;
     this.#refused++;
     return rateLimited('too many password checks at once', BUSY_RETRY_MS);
   }
@@ -123,22 +125,24 @@ export class PasswordHashing {
   async verify(password: string, stored: string): Promise<boolean> {
     const busy = this.busy();
     if (busy) throw busy;
-    return this.#run(() => verifyPassword(password, stored));
-  }
-
-  /** hashPassword once a slot is free. */
-  async hash(password: string, random: (size: number) => Buffer): Promise<string> {
-    while (this.#running >= this.max) await new Promise<void>((resolve) => this.#waiting.push(resolve));
-    return this.#run(() => hashPassword(password, random));
-  }
-
-  async #run<T>(work: () => Promise<T>): Promise<T> {
-    this.#running++;
+    this.#checking++;
     this.#ran++;
     try {
-      return await work();
+      return await verifyPassword(password, stored);
     } finally {
-      this.#running--;
+      this.#checking--;
+    }
+  }
+
+  /** hashPassword once a slot for setting passwords is free. */
+  async hash(password: string, random: (size: number) => Buffer): Promise<string> {
+    while (this.#hashing >= this.max) await new Promise<void>((resolve) => this.#waiting.push(resolve));
+    this.#hashing++;
+    this.#ran++;
+    try {
+      return await hashPassword(password, random);
+    } finally {
+      this.#hashing--;
       this.#waiting.shift()?.();
     }
   }

@@ -88,7 +88,7 @@ for (const [cpus, slots] of CONCURRENCY) {
   });
 }
 
-test('PasswordHashing checks only in a free slot and refuses the rest with 429 at once; setting a password waits for a slot', async (t) => {
+test('PasswordHashing checks only in a free slot and refuses the rest with 429 at once; setting a password waits for a slot of its own', async (t) => {
   const hashing = new PasswordHashing(2);
   const stored = await hashPassword('correct horse battery staple', random);
   const checks = Array.from({ length: 5 }, () => hashing.verify('wrong horse battery staple', stored).then(String, (err: unknown) => err));
@@ -105,4 +105,20 @@ test('PasswordHashing checks only in a free slot and refuses the rest with 429 a
   t.is(hashing.refused, 3);
   t.is(hashing.busy(), undefined, 'every slot is free again');
   t.true(await hashing.verify('correct horse battery staple', stored));
+});
+
+test('PasswordHashing: a password being set (the first start, a new link) never makes a guess wait, nor a guess a password being set', async (t) => {
+  const hashing = new PasswordHashing(1);
+  const stored = await hashPassword('correct horse battery staple', random);
+  const setting = [hashing.hash('first password', random), hashing.hash('second password', random)];
+  t.is(hashing.busy(), undefined, "the guesses' slot is free while passwords are hashed");
+  const check = hashing.verify('correct horse battery staple', stored);
+  t.true((hashing.busy() as AppError | undefined)?.code === 'rate_limited', 'and taken by the guess');
+  const third = hashing.hash('third password', random);
+  t.true(await check);
+  const hashes = await Promise.all([...setting, third]);
+  t.true(await verifyPassword('second password', hashes[1]!));
+  t.true(await verifyPassword('third password', hashes[2]!));
+  t.is(hashing.ran, 4);
+  t.is(hashing.refused, 1);
 });
