@@ -6,7 +6,7 @@ import { goneMessage, guardedMessage, notFoundMessage, refusalMessage, type Gate
 import { sendClientError, sendError } from '../http/problems.ts';
 import { CACHED_REDIRECT, sendJson, sendPage, sendProblem, sendRedirect, UNCACHED, wantsHtml } from '../http/respond.ts';
 import { RESERVED_PATHS } from '../reserved-paths.ts';
-import { isBot } from '../visits/classify.ts';
+import { cachedBotCheck } from '../visits/classify.ts';
 
 /** The redirect's name in the request counter. */
 export const REDIRECT_ROUTE = 'redirect';
@@ -63,6 +63,8 @@ export function redirectHandler(web: WebServices): (req: IncomingMessage, res: S
   const times = pipeline.redirectTimes;
   const status = config.redirectStatus;
   const forwardQuery = config.forwardQuery;
+  // Asked for each visit of a gated link: whether it counts (a person) or only looks (a bot).
+  const looksLikeBot = cachedBotCheck(1000);
 
   /** Counts an answer under the redirect's route (its duration is taken where the request came in). */
   function answered(res: ServerResponse): void {
@@ -114,7 +116,7 @@ export function redirectHandler(web: WebServices): (req: IncomingMessage, res: S
     };
     if (!guards(gate)) return go(CACHED_REDIRECT);
     // Only a person's GET counts: a HEAD (a link checker) or a bot only looks, uses no visit up, and is not shown the target.
-    if (req.method !== 'GET' || isBot(req.headers['user-agent'] ?? '')) {
+    if (req.method !== 'GET' || looksLikeBot(req.headers['user-agent'] ?? '')) {
       if (gate.maxVisits === null) return show(req, res, code, target);
       return web.links.hasVisitsLeft(target.id).then(
         (left) => (left ? show(req, res, code, target) : refuse(req, res, code, 'used_up')),

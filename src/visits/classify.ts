@@ -79,6 +79,22 @@ export function isBot(userAgent: string): boolean {
   return botName(userAgent.slice(0, MAX_LENGTH).trim()) !== null;
 }
 
+/**
+ * isBot behind an LRU cache of `size` distinct user agents: the redirect asks it for every visit of a gated
+ * link, and a handful of browsers' strings repeat. A string longer than what is classified is not kept.
+ */
+export function cachedBotCheck(size: number): (userAgent: string) => boolean {
+  const cache = new LRUCache<string, boolean>({ max: size });
+  return (userAgent) => {
+    let bot = cache.get(userAgent);
+    if (bot === undefined) {
+      bot = isBot(userAgent);
+      if (userAgent.length <= MAX_LENGTH) cache.set(userAgent, bot);
+    }
+    return bot;
+  };
+}
+
 /** classifyUserAgent behind an LRU cache (lru-cache, already a dependency) of `size` distinct strings. */
 export function cachedClassifier(size: number): (userAgent: string) => ClientKind {
   const cache = new LRUCache<string, ClientKind>({ max: size });

@@ -1,5 +1,13 @@
 import test from 'ava';
-import { cachedClassifier, classifyUserAgent, isBot, primaryLanguage, referrerHost, type Device } from '../../src/visits/classify.ts';
+import {
+  cachedBotCheck,
+  cachedClassifier,
+  classifyUserAgent,
+  isBot,
+  primaryLanguage,
+  referrerHost,
+  type Device,
+} from '../../src/visits/classify.ts';
 
 const BROWSERS: Array<[string, string, string, Device]> = [
   [
@@ -285,3 +293,14 @@ for (const [header, language] of LANGUAGES) {
     t.is(primaryLanguage(header), language);
   });
 }
+
+test('the cached bot check answers as isBot, for a repeated, an evicted and an overlong user agent', (t) => {
+  const looksLikeBot = cachedBotCheck(2);
+  const browser = BROWSERS[0]![0];
+  const long = 'Mozilla/5.0 ' + 'x'.repeat(600) + ' Googlebot/2.1';
+  for (const ua of ['curl/8.5.0', browser, '', 'Wget/1.21.4', 'curl/8.5.0', browser, long, long]) {
+    t.is(looksLikeBot(ua), isBot(ua), JSON.stringify(ua.slice(0, 40)));
+  }
+  t.true(looksLikeBot('curl/8.5.0'));
+  t.false(looksLikeBot(browser));
+});
