@@ -66,7 +66,7 @@ function showFirstPassword(config: Config, deps: Deps, file: string, password: s
   }
   try {
     writeFirstPassword(file, password);
-    deps.log.warn(`first start: the admin account has a generated password, written to a file only kurz's user can read; ${change}`, {
+    deps.log.info(`first start: the admin account has a generated password, written to a file only kurz's user can read; ${change}`, {
       user: config.adminUser,
       file,
     });
