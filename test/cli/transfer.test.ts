@@ -107,6 +107,9 @@ const BAD_FILES: Array<[string, string, RegExp]> = [
     JSON.stringify({ ...OLD, passwordHash: `scrypt$1073741824$8$1$${'a'.repeat(22)}$${'b'.repeat(43)}` }),
     /line 1: passwordHash must be .*scrypt\$N/,
   ],
+  // An export over the API names a password link without its hash: imported, it would be open to anyone.
+  ['in.ndjson', JSON.stringify({ ...OLD, hasPassword: true }), /line 1: passwordHash is missing: the link has a password.*kurz export/],
+  ['in.ndjson', JSON.stringify({ ...OLD, hasPassword: 'yes' }), /line 1: hasPassword must be true or false/],
   ['in.csv', 'code,url\n"unterminated,https://x.example\n', /not valid CSV/],
   // JSON.parse and csv-parse would each keep the last, silently.
   [

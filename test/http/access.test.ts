@@ -259,3 +259,25 @@ test('the login page only ever returns to a path on kurz itself', async (t) => {
     t.is(res.headers.get('location'), expected, next);
   }
 });
+
+test('the admin changes the password at /account/password: every session ends, the new one logs in, the old one no longer', async (t) => {
+  const k = await startKurz(t);
+  const cookie = await k.login();
+  const form = await fetch(`${k.base}/account/password`, { headers: { cookie, accept: BROWSER_ACCEPT } });
+  t.is(form.status, 200);
+  const html = await form.text();
+  t.regex(html, /A new password ends every login session/);
+  const res = await fetch(`${k.base}/account/password`, {
+    method: 'POST',
+    headers: { cookie, accept: BROWSER_ACCEPT, 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ _csrf: csrfOf(html), password: 'a brand new password', repeat: 'a brand new password' }),
+    redirect: 'manual',
+  });
+  t.is(res.status, 303);
+  t.is(res.headers.get('location'), '/login');
+  t.is((await fetch(`${k.base}/api/v1/tags`, { headers: { cookie } })).status, 401, 'the session ended');
+  await t.throwsAsync(loginAs(k.base, 'admin', ADMIN_PASSWORD), { message: /login failed: 401/ });
+  t.truthy(await loginAs(k.base, 'admin', 'a brand new password'));
+  const stranger = await fetch(`${k.base}/account/password`, { headers: { accept: BROWSER_ACCEPT }, redirect: 'manual' });
+  t.is(stranger.headers.get('location'), '/login?next=%2Faccount%2Fpassword', 'only for the logged-in admin');
+});
