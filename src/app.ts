@@ -55,12 +55,18 @@ export interface AppOptions {
  * Shows the generated first password where only the admin sees it: on the terminal, or else (a journal keeps
  * what it is sent) in a file readable by kurz's user alone, whose path is logged instead.
  */
-function showFirstPassword(config: Config, deps: Deps, file: string, password: string): void {
+function showFirstPassword(config: Config, deps: Deps, file: string | undefined, password: string): void {
   const change = 'the first login with it asks for a new one (or set one with "kurz admin password")';
   if (deps.terminal) {
     deps.log.info(`first start: the admin account has a generated password, shown this once; ${change}`, {
       user: config.adminUser,
       password,
+    });
+    return;
+  }
+  if (file === undefined) {
+    deps.log.warn('first start on an in-memory database: its generated admin password is shown on a terminal only', {
+      user: config.adminUser,
     });
     return;
   }

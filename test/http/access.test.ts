@@ -82,7 +82,7 @@ test('the first start generates an admin password, logs it once on a terminal, a
   const cookie = await loginAs(k.base, 'admin', password);
   t.regex(cookie, /kurz_session=/);
   t.is(k.log.lines.filter((l) => l.includes(password)).length, 1, 'the password is in the log exactly once');
-  t.false(existsSync(k.kurz.services.access.passwordFile), 'and in no file');
+  t.false(existsSync(k.kurz.services.access.passwordFile ?? ''), 'and in no file');
 
   // A second start on the same database keeps it and says nothing.
   const log = memoryLogger();

@@ -17,11 +17,11 @@ const ANONYMOUS: ReadonlySet<string> = new Set(['/healthz', '/metrics', '/favico
 
 const BEARER = /^Bearer +([\x21-\x7e]+) *$/i;
 
-/** The challenge of every 401 about who is asking (RFC 6750): send a bearer token, this key is no good. */
+/** The challenge every 401 about credentials carries (RFC 6750). */
 const CHALLENGE = 'Bearer realm="kurz"';
 
 /** Where a session made with the generated first password is sent, and what it may reach meanwhile. */
-export const CHANGE_PASSWORD_PATH = '/account/password';
+const CHANGE_PASSWORD_PATH = '/account/password';
 const WHILE_PASSWORD_GENERATED: ReadonlySet<string> = new Set([CHANGE_PASSWORD_PATH, '/logout', '/login']);
 
 /**
