@@ -10,6 +10,7 @@ import { createAccessLog } from './http/access-log.ts';
 import { createPipeline, refuseWaitingClients, type Pipeline } from './http/pipeline.ts';
 import { createRenderer } from './http/respond.ts';
 import { createServices } from './services.ts';
+import { writeFirstPassword } from './auth/first-password.ts';
 import type { Storage } from './store/ports.ts';
 import type { VisitEvents } from './visits/visit-events.ts';
 import { scheduleBackups } from './scheduled-backups.ts';
@@ -49,6 +50,39 @@ export interface AppOptions {
   screenLinks?: boolean;
   /** Runs after each reload of the blocklist, before the links are screened (the primary: its workers reload). */
   beforeScreen?: () => Promise<void>;
+}
+
+/**
+ * Shows the generated first password where only the admin sees it: on the terminal, or else (a journal keeps
+ * what it is sent) in a file readable by kurz's user alone, whose path is logged instead.
+ */
+function showFirstPassword(config: Config, deps: Deps, file: string | undefined, password: string): void {
+  const change = 'the first login with it asks for a new one (or set one with "kurz admin password")';
+  if (deps.terminal) {
+    deps.log.info(`first start: the admin account has a generated password, shown this once; ${change}`, {
+      user: config.adminUser,
+      password,
+    });
+    return;
+  }
+  if (file === undefined) {
+    deps.log.warn('first start on an in-memory database: its generated admin password is shown on a terminal only', {
+      user: config.adminUser,
+    });
+    return;
+  }
+  try {
+    writeFirstPassword(file, password);
+    deps.log.info(`first start: the admin account has a generated password, written to a file only kurz's user can read; ${change}`, {
+      user: config.adminUser,
+      file,
+    });
+  } catch (err) {
+    deps.log.error('first start: could not write the generated admin password to its file; set one with "kurz admin password"', {
+      file,
+      reason: (err as NodeJS.ErrnoException).code ?? (err as Error).message,
+    });
+  }
 }
 
 /** The whole server, ready to be handed to http.createServer. */
@@ -122,13 +156,7 @@ export async function createApp(config: Config, deps: Deps, options: AppOptions 
 
   // On the thread pool while the server starts: a first start does not wait for the slow hash.
   const firstPassword = services.access.ensureAdminPassword().then(
-    (password) => {
-      if (password === undefined) return;
-      deps.log.info('first start: the admin account has a generated password, shown this once; change it with "kurz admin password"', {
-        user: config.adminUser,
-        password,
-      });
-    },
+    (password) => password !== undefined && showFirstPassword(config, deps, services.access.passwordFile, password),
     (err: unknown) => deps.log.error('could not set the first admin password', { err }),
   );
 

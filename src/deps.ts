@@ -10,10 +10,15 @@ export interface Deps {
   log: Logger;
   /** Where the access log writes, in the log's format; process.stderr (the log's stream) unless given. */
   logStream?: LogStream;
+  /**
+   * True when stderr is a terminal a person watches, not a file or a journal that keeps what it is sent:
+   * only then is the generated first password printed. Absent: false.
+   */
+  terminal?: boolean;
 }
 
 /** The real clock, the real CSPRNG, and a logger writing to stderr at the configured level and format. */
 export function defaultDeps(config?: Pick<Config, 'logLevel' | 'logFormat'>): Deps {
   const log = createLogger(process.stderr, { level: config?.logLevel ?? 'info', format: config?.logFormat ?? 'auto' });
-  return { now: Date.now, random: randomBytes, log };
+  return { now: Date.now, random: randomBytes, log, terminal: process.stderr.isTTY === true };
 }

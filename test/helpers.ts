@@ -68,7 +68,7 @@ export interface TestKurz {
   sql: TestDatabase['sql'];
   /** Number of rows in the links table. */
   linkCount(): Promise<number>;
-  /** An API key made for the test ("tests"); `postJson`, `get` and `request` send it. */
+  /** An API key made for the test ("tests", scope admin); `postJson`, `get` and `request` send it. */
   key: string;
   /** POST a JSON body (a string is sent as is) to `path`, with the test's API key. */
   postJson(path: string, body: unknown): Promise<Response>;
@@ -90,23 +90,30 @@ export const ADMIN_PASSWORD = 'correct horse battery staple';
 
 /**
  * Starts the real app on a fresh database of the test's backend, listening on 127.0.0.1 on a free port, with
- * a fake clock. `settings` are config-file values overriding the test defaults. Everything is torn down after
- * the test.
+ * a fake clock. `settings` are config-file values overriding the test defaults; `terminal` says stderr is a
+ * terminal (Deps.terminal). Everything is torn down after the test.
  */
-export async function startKurz(t: ExecutionContext, settings: Record<string, unknown> = {}, options: AppOptions = {}): Promise<TestKurz> {
+export async function startKurz(
+  t: ExecutionContext,
+  settings: Record<string, unknown> = {},
+  { terminal, ...options }: AppOptions & { terminal?: boolean } = {},
+): Promise<TestKurz> {
   const database = await freshDatabase(t);
-  const config = loadConfig({ file: { ...database.settings, port: 0, publicUrl: 'https://kurz.test', ...settings } });
+  // On PostgreSQL too, the first start's password file goes beside a `db` of the test's own.
+  const dataFolder = backend === 'postgres' ? { db: join(tempDir(t), 'kurz.db') } : {};
+  const config = loadConfig({ file: { ...dataFolder, ...database.settings, port: 0, publicUrl: 'https://kurz.test', ...settings } });
   const clock = fakeClock();
   const log = memoryLogger();
   const accessLog: string[] = [];
   const logStream = { write: (text: string) => accessLog.push(...text.trimEnd().split('\n')) };
   let counter = 0;
   const random = (size: number) => Buffer.alloc(size, ++counter);
-  const kurz = await createApp(config, { now: clock.now, random, log, logStream }, { backgroundWriter: false, ...options });
+  const kurz = await createApp(config, { now: clock.now, random, log, logStream, terminal }, { backgroundWriter: false, ...options });
   t.teardown(() => kurz.close());
   const base = await listen(t, kurz.callback, config);
   kurz.listeningOn({ address: '127.0.0.1', family: 'IPv4', port: Number(new URL(base).port) });
-  const key = (await kurz.services.access.createKey('tests')).secret;
+  // The harness's key may do everything; the scopes' own tests make keys with less.
+  const key = (await kurz.services.access.createKey('tests', { scopes: ['admin'] })).secret;
   let passwordSet: Promise<void> | undefined;
   const request = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
     fetch(base + path, {
@@ -321,10 +328,10 @@ export async function startServe(
   };
 }
 
-/** Makes an API key in `database` (for a kurz started as its own process); returns the key. */
+/** Makes an API key (scope admin) in `database` (for a kurz started as its own process); returns the key. */
 export async function createKeyIn(database: TestDatabase, name = 'tests'): Promise<string> {
   const config = loadConfig({ file: database.settings });
-  return withServices(config, async (services) => (await services.access.createKey(name)).secret);
+  return withServices(config, async (services) => (await services.access.createKey(name, { scopes: ['admin'] })).secret);
 }
 
 // --- the backend: one test matrix over SQLite and PostgreSQL ---

@@ -3,12 +3,14 @@ import { LRUCache } from 'lru-cache';
 import type { Config } from '../config.ts';
 import { AppError, isUnavailable } from '../errors.ts';
 import type { AccessStore, SettingsStore } from '../store/ports.ts';
+import { firstPasswordPath, removeFirstPassword } from './first-password.ts';
 import type { ApiKey, Session } from './identity.ts';
 import { passwordProblem, type PasswordHashing } from './passwords.ts';
 import type { RateLimit } from './rate-limits.ts';
+import { DEFAULT_SCOPES, type Scope } from './scopes.ts';
 
 export interface AccessDeps {
-  config: Pick<Config, 'adminUser' | 'sessionIdle' | 'sessionMaxAge'>;
+  config: Pick<Config, 'adminUser' | 'sessionIdle' | 'sessionMaxAge' | 'db'>;
   now: () => number;
   random: (size: number) => Buffer;
   store: AccessStore;
@@ -19,6 +21,8 @@ export interface AccessDeps {
 }
 
 const PASSWORD_SETTING = 'admin_password';
+/** The hash of the password the first start generated: while it is the password, it must be changed. */
+const GENERATED_SETTING = 'admin_password_generated';
 const SECRET_SETTING = 'session_secret';
 const KEY_PREFIX = 'kurz_';
 /** A session's last-seen time is written at most this often. */
@@ -29,6 +33,17 @@ const TOUCH_EVERY = 60_000;
  */
 const KEY_RECHECK_MS = 1000;
 const KEY_NAME = /^[A-Za-z0-9._ -]{1,64}$/;
+/** The longest a key may be made to last (as long as any duration setting). */
+const MAX_KEY_LIFE = 36_500 * 86_400_000;
+
+/** What a key is made with: DEFAULT_SCOPES when `scopes` is empty; `expiresIn` ms from now, or never. */
+export interface KeyOptions {
+  scopes?: readonly Scope[];
+  expiresIn?: number | null;
+}
+
+/** The key a secret is, or why it is refused (the 401's message). */
+export type KeyCheck = { key: ApiKey } | { refused: string };
 
 /** The one answer to a failed login, whether the user or the password was wrong. */
 export const LOGIN_FAILED = 'wrong user name or password';
@@ -51,6 +66,10 @@ export async function accessControl({ config, now, random, store, settings, logi
   const checkedKeys = new LRUCache<string, ApiKey>({ max: 1000, ttl: KEY_RECHECK_MS, ttlAutopurge: false, perf: { now } });
   // Compared against when no password is set yet, so that the answer takes as long as ever.
   let decoy: Promise<string> | undefined;
+  // Once the password is one a person chose, it never again is a generated one: asked no more.
+  let generatedInForce = true;
+  let generating = false;
+  const passwordFile = firstPasswordPath(config);
 
   const sign = (purpose: string, value: string): string => createHmac('sha256', secret).update(`${purpose}:${value}`).digest('base64url');
 
@@ -64,6 +83,7 @@ export async function accessControl({ config, now, random, store, settings, logi
     await settings.setSetting(PASSWORD_SETTING, await hashing.hash(password, random));
     // A new password ends every session made with the old one.
     await store.deleteAllSessions();
+    removeFirstPassword(passwordFile);
   }
 
   /** A new device token for `user`: a random id, the user name, and their signature. */
@@ -87,13 +107,36 @@ export async function accessControl({ config, now, random, store, settings, logi
     /** The keys the session cookie is signed with (Koa's `app.keys`). */
     cookieKeys: [secret],
 
-    /** Sets a generated password when none is set yet and returns it (to be shown once); else undefined. */
+    /**
+     * Sets a generated password when none is set yet and returns it (to be shown once); else undefined.
+     * Until a person sets one, a session made with it is sent to change it (`mustChangePassword`).
+     */
     async ensureAdminPassword(): Promise<string | undefined> {
       if ((await settings.setting(PASSWORD_SETTING)) !== undefined) return undefined;
       const password = random(15).toString('base64url');
-      const hash = await hashing.hash(password, random);
-      // Another process starting on the same file may have set one meanwhile: the first writer wins.
-      return (await settings.settingOrInit(PASSWORD_SETTING, () => hash)) === hash ? password : undefined;
+      generating = true;
+      try {
+        const hash = await hashing.hash(password, random);
+        // Another process starting on the same file may have set one meanwhile: the first writer wins.
+        if ((await settings.settingOrInit(PASSWORD_SETTING, () => hash)) !== hash) return undefined;
+        // Marked after: a password set in between is no longer this hash, so never taken for the generated one.
+        await settings.setSetting(GENERATED_SETTING, hash);
+        return password;
+      } finally {
+        generating = false;
+      }
+    },
+
+    /** Where the generated password is written when no terminal shows it; removed once a password is set. */
+    passwordFile,
+
+    /** True while the admin's password is still the one the first start generated. */
+    async mustChangePassword(): Promise<boolean> {
+      if (!generatedInForce) return false;
+      const [stored, generated] = [await settings.setting(PASSWORD_SETTING), await settings.setting(GENERATED_SETTING)];
+      if (stored !== undefined && stored === generated) return true;
+      if (stored !== undefined && !generating) generatedInForce = false;
+      return false;
     },
 
     setPassword,
@@ -154,16 +197,25 @@ export async function accessControl({ config, now, random, store, settings, logi
       return given.length === expected.length && timingSafeEqual(given, expected);
     },
 
-    /** Creates a key; returns it with the secret, which is shown this once. Throws AppError for a bad or taken name. */
-    async createKey(name: unknown): Promise<{ key: ApiKey; secret: string }> {
+    /**
+     * Creates a key; returns it with the secret, which is shown this once. Throws AppError for a bad or
+     * taken name, or a lifetime that is not a whole number of milliseconds up to 36500 days.
+     */
+    async createKey(name: unknown, options: KeyOptions = {}): Promise<{ key: ApiKey; secret: string }> {
       if (typeof name !== 'string' || !KEY_NAME.test(name.trim()))
         throw new AppError('invalid', 'name must be 1-64 letters, digits, spaces, ".", "_" or "-"', 'name');
+      const expiresIn = options.expiresIn ?? null;
+      if (expiresIn !== null && (!Number.isSafeInteger(expiresIn) || expiresIn < 1 || expiresIn > MAX_KEY_LIFE))
+        throw new AppError('invalid', 'expires must be a duration from 1 ms to 36500 days', 'expires');
       const secretKey = KEY_PREFIX + random(32).toString('base64url');
+      const at = now();
       const key = await store.insertKey({
         name: name.trim(),
         prefix: secretKey.slice(0, KEY_PREFIX.length + 6),
         keyHash: sha256(secretKey),
-        createdAt: new Date(now()),
+        scopes: options.scopes?.length ? options.scopes : DEFAULT_SCOPES,
+        createdAt: new Date(at),
+        expiresAt: expiresIn === null ? null : new Date(at + expiresIn),
       });
       if (!key)
         throw new AppError('conflict', `an API key named "${name.trim()}" exists already; revoke it first or pick another name`, 'name');
@@ -181,24 +233,28 @@ export async function accessControl({ config, now, random, store, settings, logi
     },
 
     /**
-     * The live key this secret is, its last use recorded (at most once a minute); undefined if unknown or
-     * revoked (checked in the database at most once a second per key).
+     * The live key this secret is, its last use and the client's address recorded (at most once a minute
+     * per key); else why it is refused: unknown or revoked (checked in the database at most once a second
+     * per key), or expired.
      */
-    async keyOf(secretKey: string): Promise<ApiKey | undefined> {
-      if (!secretKey.startsWith(KEY_PREFIX)) return undefined;
+    async keyOf(secretKey: string, client: string): Promise<KeyCheck> {
+      const unknown = { refused: 'the API key is not valid: unknown or revoked' };
+      if (!secretKey.startsWith(KEY_PREFIX)) return unknown;
       const keyHash = sha256(secretKey);
       let key = checkedKeys.get(keyHash);
       if (!key) {
         key = await store.keyByHash(keyHash);
-        if (!key || key.revokedAt) return undefined;
+        if (!key || key.revokedAt) return unknown;
         checkedKeys.set(keyHash, key);
       }
       const at = now();
+      if (key.expiresAt && key.expiresAt.getTime() <= at)
+        return { refused: `the API key "${key.name}" expired at ${key.expiresAt.toISOString()}; make a new one` };
       if (at - (keyTouched.get(key.id) ?? 0) >= TOUCH_EVERY) {
         keyTouched.set(key.id, at);
-        await store.touchKey(key.id, new Date(at)).catch(unlessUnavailable);
+        await store.touchKey(key.id, new Date(at), client).catch(unlessUnavailable);
       }
-      return key;
+      return { key };
     },
   };
 }

@@ -1,5 +1,7 @@
 /** Who may act: login sessions and API keys, as the store keeps them and requests carry them. */
 
+import type { Scope } from './scopes.ts';
+
 /** A login session, as stored: the id the browser holds is known only by its hash. */
 export interface Session {
   idHash: string;
@@ -14,8 +16,14 @@ export interface ApiKey {
   name: string;
   /** The key's first characters, to tell keys apart. */
   prefix: string;
+  /** What the key may do (auth/scopes.ts). */
+  scopes: Scope[];
   createdAt: Date;
+  /** From this time on the key is refused; null: never. */
+  expiresAt: Date | null;
   lastUsedAt: Date | null;
+  /** The client address of the last use recorded with lastUsedAt. */
+  lastUsedFrom: string | null;
   revokedAt: Date | null;
 }
 

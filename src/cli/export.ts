@@ -28,7 +28,8 @@ export const exportLinks: Command = {
       config,
       async (services) => {
         const sources = { links: () => services.transfer.exportLinks(), visits: (from: Date, to: Date) => services.stats.visits(from, to) };
-        for await (const line of exportLines(sources, query)) out(line);
+        // On the server, an export is a backup: password links keep their hashes (the API's leaves them out).
+        for await (const line of exportLines(sources, query, 'with-hashes')) out(line);
         return EXIT.ok;
       },
       { existing: true },

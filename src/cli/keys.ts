@@ -1,17 +1,29 @@
 import type { ApiKey } from '../auth/identity.ts';
-import { EXIT, JSON_FLAG, UsageError, subcommandOf, table, type Command, type CommandInput } from './command.ts';
+import { DEFAULT_SCOPES, parseScopes, SCOPES, type Scope } from '../auth/scopes.ts';
+import { AppError } from '../errors.ts';
+import { EXIT, JSON_FLAG, parseAge, UsageError, subcommandOf, table, type Command, type CommandInput } from './command.ts';
 import { withServices } from './wiring.ts';
 
 export const keys: Command = {
   summary: 'Create, list and revoke API keys (sent as "Authorization: Bearer KEY").',
-  usage: 'keys create --name NAME | list | revoke NAME [--json]',
+  usage: 'keys create --name NAME [--scope S,S] [--expires 90d] | list | revoke NAME [--json]',
   subcommands: {
-    create: { usage: 'keys create --name NAME [--json]', summary: 'make a key and print it, this once: it is stored only as a hash' },
-    list: { usage: 'keys list [--json]', summary: 'name, prefix, creation, last use and revocation of every key' },
+    create: {
+      usage: 'keys create --name NAME [--scope S,S] [--expires 90d] [--json]',
+      summary: 'make a key and print it, this once: it is stored only as a hash',
+    },
+    list: { usage: 'keys list [--json]', summary: 'name, prefix, scopes, creation, expiry, last use (when, from where) and revocation' },
     revoke: { usage: 'keys revoke NAME', summary: 'the key stops working at once; its name may be used again' },
   },
   flags: {
     name: { type: 'string', placeholder: 'NAME', doc: 'keys create: what the key is for (1-64 letters, digits, spaces, . _ -)' },
+    scope: {
+      type: 'string',
+      placeholder: 'S,S',
+      multiple: true,
+      doc: `keys create: what the key may do, comma-separated: ${SCOPES.join(', ')} (default ${DEFAULT_SCOPES.join(',')})`,
+    },
+    expires: { type: 'string', placeholder: 'AGE', doc: 'keys create: the key stops working after this long (90d, 12h, …); default never' },
     json: JSON_FLAG,
   },
   positionals: [0, 2],
@@ -23,16 +35,34 @@ export const keys: Command = {
     if (sub !== 'revoke' && input.positionals.length > 1)
       throw new UsageError(`keys ${sub}: unexpected argument ${JSON.stringify(input.positionals[1])}; usage: kurz ${usage}`);
     if (sub === 'create' && typeof name !== 'string') throw new UsageError(`keys create needs --name NAME; usage: kurz ${usage}`);
-    if (sub !== 'create' && name !== undefined) throw new UsageError(`--name is for "keys create"; usage: kurz ${usage}`);
+    for (const flag of ['name', 'scope', 'expires'])
+      if (sub !== 'create' && input.values[flag] !== undefined)
+        throw new UsageError(`--${flag} is for "keys create"; usage: kurz ${usage}`);
     if (sub === 'create') return createKey(input, String(name));
     if (sub === 'list') return listKeys(input);
     return revokeKey(input, input.positionals[1] ?? '');
   },
 };
 
+/** The --scope flags (each a comma-separated list); throws UsageError naming an unknown scope or an empty item. */
+function scopesOf(given: CommandInput['values'][string]): Scope[] {
+  const items = Array.isArray(given) ? given : [];
+  const empty = items.find((item) => item.split(',').some((name) => name.trim() === ''));
+  if (empty !== undefined) throw new UsageError(`--scope must list scopes separated by commas, got ${JSON.stringify(empty)}`);
+  try {
+    return parseScopes(items);
+  } catch (err) {
+    if (err instanceof AppError) throw new UsageError(`--scope: ${err.message}`);
+    throw err;
+  }
+}
+
 function createKey({ values, config, out }: CommandInput, name: string): Promise<number> {
+  const scopes = scopesOf(values['scope']);
+  const expires = values['expires'];
+  const expiresIn = typeof expires === 'string' ? parseAge('expires', expires) : null;
   return withServices(config, async (services) => {
-    const { key, secret } = await services.access.createKey(name);
+    const { key, secret } = await services.access.createKey(name, { scopes, expiresIn });
     out(
       values['json']
         ? JSON.stringify({ name: key.name, key: secret, prefix: key.prefix, createdAt: key.createdAt.toISOString() }) + '\n'
@@ -48,7 +78,7 @@ function listKeys({ values, config, out }: CommandInput): Promise<number> {
     async (services) => {
       const all = await services.access.listKeys();
       if (values['json']) out(JSON.stringify(all.map(keyJson)) + '\n');
-      else out(table(['NAME', 'PREFIX', 'CREATED', 'LAST USED', 'REVOKED'], all.map(keyRow)));
+      else out(table(['NAME', 'PREFIX', 'SCOPES', 'CREATED', 'EXPIRES', 'LAST USED', 'FROM', 'REVOKED'], all.map(keyRow)));
       return EXIT.ok;
     },
     { existing: true },
@@ -72,8 +102,11 @@ function keyJson(key: ApiKey) {
   return {
     name: key.name,
     prefix: key.prefix,
+    scopes: key.scopes,
     createdAt: key.createdAt.toISOString(),
+    expiresAt: key.expiresAt?.toISOString() ?? null,
     lastUsedAt: key.lastUsedAt?.toISOString() ?? null,
+    lastUsedFrom: key.lastUsedFrom,
     revokedAt: key.revokedAt?.toISOString() ?? null,
   };
 }
@@ -83,8 +116,11 @@ function keyRow(key: ApiKey): string[] {
   return [
     key.name,
     `${key.prefix}…`,
+    key.scopes.join(','),
     minute(key.createdAt),
+    key.expiresAt ? minute(key.expiresAt) : 'never',
     key.lastUsedAt ? minute(key.lastUsedAt) : 'never',
+    key.lastUsedFrom ?? '-',
     key.revokedAt ? minute(key.revokedAt) : '-',
   ];
 }

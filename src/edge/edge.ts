@@ -17,13 +17,22 @@ const URI_TOO_LONG = {
  * else by Koa. Both pass through the same pipeline (web.pipeline): every request is admitted by its hooks
  * (the redirect's by the redirect, the rest here), and every answer is counted by whoever gave it. A
  * request-target over MAX_REQUEST_TARGET is answered 414 before either sees it. With an access log, every
- * request is logged from here.
+ * request is logged from here. With an https public URL, every answer tells browsers to come back over
+ * https only (HSTS).
  */
+/**
+ * A year, and no `includeSubDomains`: a short domain is often a bare domain (ex.co) with other sites under
+ * it that kurz does not serve and cannot promise speak https. No `preload`: that is the domain owner's call.
+ */
+const HSTS = 'max-age=31536000';
+
 export function createEdge(web: WebServices, koa: RequestListener, accessLog?: AccessLog): RequestListener {
   const redirect = redirectHandler(web);
   const { pipeline, render } = web;
+  const hsts = web.config.publicUrl.startsWith('https:');
   return (req, res) => {
     if (accessLog !== undefined) accessLog(req, res);
+    if (hsts) res.setHeader('Strict-Transport-Security', HSTS);
     if (req.url!.length > MAX_REQUEST_TARGET) {
       sendClientError(req, res, URI_TOO_LONG, render);
       pipeline.answered(UNMATCHED, res.statusCode);

@@ -27,6 +27,7 @@ const VIEWS = [
   'login',
   'password',
   'guarded',
+  'account-password',
 ] as const;
 export type View = (typeof VIEWS)[number];
 
@@ -73,12 +74,25 @@ const PAGE_HEADERS = {
 const JSON_TYPE = 'application/json; charset=utf-8';
 const PROBLEM_TYPE = 'application/problem+json';
 
+/** Answers for someone known (an API key, a session): whatever their handler says, no cache keeps them. */
+const forSomeone = new WeakSet<ServerResponse>();
+
+/** Marks `res` as an answer for someone known: it is sent `Cache-Control: no-store` (authenticate.ts). */
+export function markPersonal(res: ServerResponse): void {
+  forSomeone.add(res);
+}
+
+/** `headers`, with Cache-Control: no-store when `res` is an answer for someone known. */
+function withCaching(res: ServerResponse, headers: OutgoingHttpHeaders): OutgoingHttpHeaders {
+  return forSomeone.has(res) ? { ...headers, 'Cache-Control': 'no-store' } : headers;
+}
+
 /**
  * The one response writer: every answer kurz gives, from the edge or from Koa, is written here with its
  * status, headers and Content-Length. Headers set earlier on `res` (Allow, Location, cookies) are kept.
  */
 export function send(res: ServerResponse, status: number, headers: OutgoingHttpHeaders, body: string | Buffer): void {
-  res.writeHead(status, { ...headers, 'Content-Length': Buffer.byteLength(body) });
+  res.writeHead(status, { ...withCaching(res, headers), 'Content-Length': Buffer.byteLength(body) });
   res.end(body);
 }
 
@@ -107,13 +121,13 @@ export async function sendStream(
   headers: OutgoingHttpHeaders,
   chunks: AsyncIterable<string>,
 ): Promise<void> {
-  res.writeHead(status, { ...headers, 'X-Content-Type-Options': 'nosniff' });
+  res.writeHead(status, { ...withCaching(res, headers), 'X-Content-Type-Options': 'nosniff' });
   await pipeline(Readable.from(chunks), res);
 }
 
 /** 204: done, nothing to say (no Content-Length, which a 204 must not carry). */
 export function sendNoContent(res: ServerResponse): void {
-  res.writeHead(204);
+  res.writeHead(204, withCaching(res, {}));
   res.end();
 }
 

@@ -40,19 +40,31 @@ const COLUMNS = [
 ] as const;
 
 const CSV_TAG_SEPARATOR = ';';
-const CSV_BOOLEANS = ['isAlias', 'forwardQuery', 'enabled'];
+const CSV_BOOLEANS = ['isAlias', 'forwardQuery', 'enabled', 'hasPassword'];
 const CSV_NUMBERS = ['visitCount', 'maxVisits', 'claimedVisits', 'redirectStatus'];
 
 // A spreadsheet treats a cell starting with one of these as a formula; a leading ' makes it text.
 const FORMULA_START = /^[=+\-@\t\r]/;
 
+/**
+ * Whether an export carries the links' password hashes: a backup (`kurz export` on the server) does, so
+ * that a password link stays locked after a move; whatever leaves over the API does not, and says only
+ * `hasPassword` instead. A file without the hashes does not import its password links back (see toRecord).
+ */
+export type Secrets = 'with-hashes' | 'without-hashes';
+
+/** The columns of an export, in order. */
+function columnsOf(secrets: Secrets): readonly string[] {
+  return secrets === 'with-hashes' ? COLUMNS : COLUMNS.map((c) => (c === 'passwordHash' ? 'hasPassword' : c));
+}
+
 /** The header line of a CSV export. */
-export function csvHeader(): string {
-  return stringifyCsv([[...COLUMNS]]);
+export function csvHeader(secrets: Secrets): string {
+  return stringifyCsv([[...columnsOf(secrets)]]);
 }
 
 /** One exported link as a line of the format (with its newline). */
-export function formatRecord(record: LinkRecord, format: TransferFormat): string {
+export function formatRecord(record: LinkRecord, format: TransferFormat, secrets: Secrets): string {
   const row = {
     code: record.code,
     url: record.url,
@@ -68,14 +80,14 @@ export function formatRecord(record: LinkRecord, format: TransferFormat): string
     expiresAt: record.expiresAt?.toISOString() ?? null,
     maxVisits: record.maxVisits,
     claimedVisits: record.claimedVisits,
-    passwordHash: record.passwordHash,
+    ...(secrets === 'with-hashes' ? { passwordHash: record.passwordHash } : { hasPassword: record.passwordHash !== null }),
     redirectStatus: record.redirectStatus,
     forwardQuery: record.forwardQuery,
     enabled: record.enabled,
   };
   if (format === 'ndjson') return JSON.stringify(row) + '\n';
   const cell = (value: unknown) => (value === null ? '' : Array.isArray(value) ? value.join(CSV_TAG_SEPARATOR) : String(value));
-  return stringifyCsv([COLUMNS.map((c) => defuse(cell(row[c])))]);
+  return stringifyCsv([columnsOf(secrets).map((c) => defuse(cell(row[c as keyof typeof row])))]);
 }
 
 /**
@@ -136,7 +148,8 @@ function toRecord(row: Record<string, unknown>, line: number, reserved: Readonly
   const fail = (field: string, message: string): never => {
     throw new AppError('invalid', `line ${line}: ${field} ${message}`, field);
   };
-  for (const key of Object.keys(row)) if (!(COLUMNS as readonly string[]).includes(key)) fail(key, 'is not a known field');
+  for (const key of Object.keys(row))
+    if (!(COLUMNS as readonly string[]).includes(key) && key !== 'hasPassword') fail(key, 'is not a known field');
   let code = '';
   try {
     code = checkAlias(row['code'], reserved);
@@ -158,6 +171,11 @@ function toRecord(row: Record<string, unknown>, line: number, reserved: Readonly
   if (typeof claimedVisits !== 'number' || !Number.isSafeInteger(claimedVisits) || claimedVisits < 0)
     fail('claimedVisits', 'must be a whole number ≥ 0');
   const passwordHash = row['passwordHash'] ?? null;
+  const hasPassword = row['hasPassword'] ?? null;
+  if (hasPassword !== null && typeof hasPassword !== 'boolean') fail('hasPassword', 'must be true or false');
+  // An export made over the API names a password link without its hash: imported, it would lose its lock.
+  if (hasPassword === true && passwordHash === null)
+    fail('passwordHash', 'is missing: the link has a password, and an export over the API leaves its hash out; move it with `kurz export`');
   if (passwordHash !== null) {
     const problem = typeof passwordHash === 'string' ? hashProblem(passwordHash) : hashProblem('');
     if (problem !== undefined) fail('passwordHash', problem);

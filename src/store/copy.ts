@@ -32,7 +32,10 @@ export const COPIED_TABLES: ReadonlyArray<{ name: string; columns: readonly stri
   { name: 'link_visits', columns: ['link_id', 'count', 'last_at'] },
   { name: 'settings', columns: ['key', 'value'] },
   { name: 'sessions', columns: ['id_hash', 'user', 'created_at', 'seen_at'] },
-  { name: 'api_keys', columns: ['id', 'name', 'prefix', 'key_hash', 'created_at', 'last_used_at', 'revoked_at'] },
+  {
+    name: 'api_keys',
+    columns: ['id', 'name', 'prefix', 'key_hash', 'created_at', 'last_used_at', 'revoked_at', 'scopes', 'expires_at', 'last_used_from'],
+  },
   { name: 'visits', columns: ['id', 'link_id', 'at', 'bot', 'referrer', 'browser', 'os', 'device', 'country', 'language'] },
   { name: 'visit_hours', columns: ['link_id', 'hour', 'humans', 'bots', 'uniques'] },
   { name: 'visit_dimensions', columns: ['link_id', 'hour', 'dimension', 'value', 'count'] },

@@ -1,4 +1,5 @@
 import type { ApiKey, Session } from '../auth/identity.ts';
+import type { Scope } from '../auth/scopes.ts';
 import type { Block, Link, LinkChange, LinkEdit, LinkQuery, LinkRecord, LinkUrl, NewLink, TagCount, Target } from '../links/link.ts';
 import type { VisitBatch } from '../visits/rollup.ts';
 import type { DimensionCount, LinkTally, StoredVisit, VisitTally } from '../visits/visit.ts';
@@ -142,6 +143,16 @@ export interface SettingsStore {
   setSetting(key: string, value: string): Promise<void>;
 }
 
+/** A key to store: its secret only as a hash; scopes space-separated in the store. */
+export interface NewKey {
+  name: string;
+  prefix: string;
+  keyHash: string;
+  scopes: readonly Scope[];
+  createdAt: Date;
+  expiresAt: Date | null;
+}
+
 /** Login sessions and API keys, found by the SHA-256 (hex) of the secret the client holds. */
 export interface AccessStore {
   insertSession(session: Session): Promise<void>;
@@ -152,10 +163,11 @@ export interface AccessStore {
   deleteExpiredSessions(idleBefore: Date, createdBefore: Date): Promise<void>;
   deleteAllSessions(): Promise<void>;
   /** Stores a new key; undefined when a live key already has this name. */
-  insertKey(key: { name: string; prefix: string; keyHash: string; createdAt: Date }): Promise<ApiKey | undefined>;
+  insertKey(key: NewKey): Promise<ApiKey | undefined>;
   keyByHash(keyHash: string): Promise<ApiKey | undefined>;
   listKeys(): Promise<ApiKey[]>;
   /** Revokes the live key with this name; false if there is none. */
   revokeKey(name: string, at: Date): Promise<boolean>;
-  touchKey(id: number, at: Date): Promise<void>;
+  /** Records a use of the key: when, and from which client address. */
+  touchKey(id: number, at: Date, from: string): Promise<void>;
 }

@@ -1,4 +1,5 @@
 import type { ApiKey, Session } from '../auth/identity.ts';
+import { SCOPES } from '../auth/scopes.ts';
 import type { RedirectStatus } from '../config.ts';
 import type { Link, LinkUrl, Target } from '../links/link.ts';
 
@@ -130,8 +131,12 @@ export interface KeyRow {
   id: number;
   name: string;
   prefix: string;
+  /** Space-separated. */
+  scopes: string;
   createdAt: number;
+  expiresAt: number | null;
   lastUsedAt: number | null;
+  lastUsedFrom: string | null;
   revokedAt: number | null;
 }
 
@@ -145,8 +150,12 @@ export function toKey(row: KeyRow | undefined): ApiKey | undefined {
       id: row.id,
       name: row.name,
       prefix: row.prefix,
+      // Only kurz writes the column, from SCOPES; a name this build does not know grants nothing.
+      scopes: SCOPES.filter((scope) => row.scopes.split(' ').includes(scope)),
       createdAt: new Date(row.createdAt),
+      expiresAt: row.expiresAt === null ? null : new Date(row.expiresAt),
       lastUsedAt: row.lastUsedAt === null ? null : new Date(row.lastUsedAt),
+      lastUsedFrom: row.lastUsedFrom,
       revokedAt: row.revokedAt === null ? null : new Date(row.revokedAt),
     }
   );

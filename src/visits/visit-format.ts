@@ -1,6 +1,6 @@
 import { stringify as stringifyCsv } from 'csv-stringify/sync';
 import type { LinkRecord } from '../links/link.ts';
-import { csvHeader, defuse, formatRecord, type TransferFormat } from '../links/transfer-format.ts';
+import { csvHeader, defuse, formatRecord, type Secrets, type TransferFormat } from '../links/transfer-format.ts';
 import type { StoredVisit } from './visit.ts';
 import type { ExportQuery } from './stats-query.ts';
 
@@ -34,11 +34,14 @@ export interface ExportSources {
   visits(from: Date, to: Date): AsyncIterable<StoredVisit>;
 }
 
-/** The lines of an export, header first, read from the store a page at a time (constant memory). */
-export async function* exportLines(sources: ExportSources, query: ExportQuery): AsyncGenerator<string> {
+/**
+ * The lines of an export, header first, read from the store a page at a time (constant memory); links with
+ * their password hashes or without (transfer-format.ts's Secrets).
+ */
+export async function* exportLines(sources: ExportSources, query: ExportQuery, secrets: Secrets): AsyncGenerator<string> {
   if (query.what === 'links') {
-    if (query.format === 'csv') yield csvHeader();
-    for await (const record of sources.links()) yield formatRecord(record, query.format);
+    if (query.format === 'csv') yield csvHeader(secrets);
+    for await (const record of sources.links()) yield formatRecord(record, query.format, secrets);
     return;
   }
   if (query.format === 'csv') yield visitCsvHeader();

@@ -9,6 +9,7 @@ import { BATCH_MAX } from './handlers/links-api.ts';
 import { LINK_FIELDS } from './handlers/pages.ts';
 import { QR_FORMATS, QR_SIZE } from './handlers/qr.ts';
 import { CSRF_FIELD, SESSION_COOKIE } from './session.ts';
+import { SCOPE_DOCS, SCOPES, type Scope } from '../auth/scopes.ts';
 import { DASHBOARD_DAYS, MAX_DASHBOARD_DAYS, TOP } from '../visits/stats.ts';
 import { DIMENSIONS } from '../visits/visit.ts';
 
@@ -65,8 +66,8 @@ interface Operation {
   summary: string;
   description?: string;
   tags: string[];
-  /** Overrides the document's: `[]` for a public route. */
-  security?: Record<string, []>[];
+  /** Overrides the document's: `[]` for a public route; an API route lists the scope a key needs. */
+  security?: Record<string, string[]>[];
   parameters?: (Parameter | Reference)[];
   requestBody?: { required: boolean; description?: string; content: Record<string, MediaType> };
   responses: Record<string, Response | Reference>;
@@ -78,7 +79,7 @@ export interface OpenApiDocument {
   openapi: '3.1.0';
   info: { title: string; version: string; description: string; license: { name: string; identifier: string } };
   tags: { name: string; description: string }[];
-  security: Record<string, []>[];
+  security: Record<string, string[]>[];
   paths: Record<string, PathItem>;
   components: {
     schemas: Record<string, Schema>;
@@ -460,7 +461,17 @@ const UNAVAILABLE =
 
 const RESPONSES: Record<string, Response> = {
   Invalid: { description: 'The request is invalid; `field` names the input at fault', content: PROBLEM },
-  Unauthorized: { description: 'No API key or session, or an unknown or revoked key', content: PROBLEM },
+  Unauthorized: {
+    description: 'No API key or session, or an unknown, revoked or expired key (`detail` says which)',
+    headers: {
+      'WWW-Authenticate': {
+        description: '`Bearer realm="kurz"`, with `error="invalid_token"` when a key was sent and is no good (RFC 6750)',
+        schema: { type: 'string' },
+      },
+    },
+    content: PROBLEM,
+  },
+  Forbidden: { description: 'The API key lacks the scope this call needs; `detail` names it', content: PROBLEM },
   NotFound: { description: 'No link has this code', content: PROBLEM },
   Gone: { description: 'The link was deleted', content: PROBLEM },
   TooLarge: {
@@ -613,6 +624,28 @@ function withLimits(paths: Record<string, PathItem>): Record<string, PathItem> {
   );
 }
 
+/**
+ * The document with the scope each API route needs (web/routes.ts's API_SCOPES, keyed `METHOD /path/:param`)
+ * on its operation, and the 403 of a key without it. Throws if a route is not in the document.
+ */
+export function scopedOpenApi(scopes: Readonly<Record<string, Scope>>): OpenApiDocument {
+  const paths: Record<string, PathItem> = Object.fromEntries(Object.entries(OPENAPI.paths).map(([path, item]) => [path, { ...item }]));
+  for (const [route, scope] of Object.entries(scopes)) {
+    const [method = '', routePath = ''] = route.split(' ');
+    const path = routePath.replace(/:(\w+)/g, '{$1}');
+    const item = paths[path];
+    const operation = item?.[method.toLowerCase() as Method];
+    if (!item || !operation) throw new Error(`the OpenAPI document has no operation for ${route}`);
+    item[method.toLowerCase() as Method] = {
+      ...operation,
+      description: [operation.description, `An API key needs the scope \`${scope}\` (or \`admin\`).`].filter(Boolean).join(' '),
+      security: [{ bearer: [scope] }, { apiKey: [scope] }, { session: [] }],
+      responses: { ...operation.responses, '403': response('Forbidden') },
+    };
+  }
+  return { ...OPENAPI, paths };
+}
+
 /** kurz's HTTP interface: every route of web/routes.ts and the edge's redirect. */
 export const OPENAPI: OpenApiDocument = {
   openapi: '3.1.0',
@@ -621,6 +654,9 @@ export const OPENAPI: OpenApiDocument = {
     version: VERSION,
     description:
       'A self-hosted URL shortener. The JSON API under /api/v1 needs an API key (`kurz keys create`) or a logged-in session; ' +
+      'a key may call only the operations of its scopes (each operation names the one it needs; `admin` grants all): ' +
+      SCOPES.map((scope) => `\`${scope}\`: ${SCOPE_DOCS[scope]}`).join('; ') +
+      '. ' +
       'errors are RFC 9457 problem details (application/problem+json), or a page when a browser asks; an error answered ' +
       "by the API or the pages carries the request's id in `X-Request-Id`, as kurz's log lines about it do.",
     license: { name: 'MIT', identifier: 'MIT' },
@@ -735,7 +771,7 @@ export const OPENAPI: OpenApiDocument = {
             description: 'The QR code (error correction M), shown inline as kurz-CODE.svg or kurz-CODE.png',
             headers: {
               'Content-Disposition': { description: 'inline; filename="kurz-CODE.FORMAT"', schema: { type: 'string' } },
-              'Cache-Control': { description: 'private, max-age=300', schema: { type: 'string' } },
+              'Cache-Control': { description: 'no-store, as every answer to a key or a session', schema: { type: 'string' } },
             },
             content: { 'image/svg+xml': { schema: { type: 'string' } }, 'image/png': {} },
           },
@@ -889,6 +925,21 @@ export const OPENAPI: OpenApiDocument = {
         },
       }),
     },
+    '/account/password': {
+      get: adminPage({
+        operationId: 'showPasswordForm',
+        summary: "The form that sets the admin's password; where a session made with the generated first password is sent",
+        responses: { '200': page('The form') },
+      }),
+      post: adminForm(['password', 'repeat'], {
+        operationId: 'changePassword',
+        summary: "Set the admin's password: every session ends, the generated password's file is deleted",
+        responses: {
+          '303': seeOther('To the login page'),
+          '400': page('The form again: the two differ, or the password is too short or too long'),
+        },
+      }),
+    },
     '/logout': {
       post: pages({
         operationId: 'logout',
@@ -1031,12 +1082,15 @@ export const OPENAPI: OpenApiDocument = {
         ],
         responses: { '200': page('The keys and the form to create one') },
       }),
-      post: adminForm(['name'], {
+      post: adminForm(['name', 'expires', ...SCOPES.map((scope) => `scope:${scope}`)], {
         operationId: 'createKey',
         summary: 'Create an API key',
+        description:
+          'Each ticked `scope:SCOPE` checkbox (value `true`) grants that scope; none ticked: links:read, links:write and stats:read. ' +
+          '`expires` is never, 7d, 30d, 90d or 365d.',
         responses: {
           '200': page('The keys, with the new key shown this once'),
-          '400': page('The form again: the name is invalid'),
+          '400': page('The form again: the name or the lifetime is invalid'),
           '409': page('The form again: the name is taken'),
         },
       }),
@@ -1113,7 +1167,12 @@ export const OPENAPI: OpenApiDocument = {
     securitySchemes: {
       bearer: { type: 'http', scheme: 'bearer', description: 'An API key: `Authorization: Bearer KEY`' },
       apiKey: { type: 'apiKey', in: 'header', name: 'X-Api-Key', description: 'An API key: `X-Api-Key: KEY`' },
-      session: { type: 'apiKey', in: 'cookie', name: SESSION_COOKIE, description: 'The signed session cookie set by POST /login' },
+      session: {
+        type: 'apiKey',
+        in: 'cookie',
+        name: SESSION_COOKIE,
+        description: `The signed session cookie set by POST /login, named __Host-${SESSION_COOKIE} when the public URL is https; a session has every scope`,
+      },
       metricsKey: {
         type: 'http',
         scheme: 'bearer',

@@ -1,4 +1,6 @@
 import Router from '@koa/router';
+import type { Middleware } from 'koa';
+import type { Scope } from '../auth/scopes.ts';
 import type { WebServices } from '../context.ts';
 import { accessPageHandlers } from './handlers/access-pages.ts';
 import { dashboardHandlers } from './handlers/dashboard.ts';
@@ -13,13 +15,34 @@ import { statsPageHandlers } from './handlers/stats-pages.ts';
 import { qrHandlers } from './handlers/qr.ts';
 import { systemHandlers } from './handlers/system.ts';
 import { unlockHandlers } from './handlers/unlock.ts';
-import { loginRequired } from './middleware/authenticate.ts';
+import { loginRequired, needs } from './middleware/authenticate.ts';
+import { scopedOpenApi } from './openapi.ts';
+
+/**
+ * The scope an API key needs for each API route (`METHOD /path`, as registered below); a session has every
+ * scope, and `admin` grants every scope. The OpenAPI document shows them.
+ */
+export const API_SCOPES = {
+  'GET /api/v1/links': 'links:read',
+  'POST /api/v1/links': 'links:write',
+  'POST /api/v1/links/batch': 'links:write',
+  'GET /api/v1/links/:code': 'links:read',
+  'PATCH /api/v1/links/:code': 'links:write',
+  'DELETE /api/v1/links/:code': 'links:write',
+  'GET /api/v1/links/:code/qr': 'links:read',
+  'GET /api/v1/links/:code/stats': 'stats:read',
+  'GET /api/v1/tags': 'links:read',
+  'GET /api/v1/stats': 'stats:read',
+  'GET /api/v1/export': 'export',
+} as const satisfies Record<string, Scope>;
+export type ApiRoute = keyof typeof API_SCOPES;
 
 /**
  * Every route Koa serves, in one table. The redirect (`GET|HEAD /CODE`) is the edge's (src/edge/); every
  * top-level segment here is in RESERVED_PATHS, so the edge hands it to Koa (a test checks this). Who may
  * call what: every /api/ route needs an API key or a session (middleware/authenticate.ts, except the
- * OpenAPI document); pages marked `loginRequired` need a session; /metrics its own key or address.
+ * OpenAPI document), and a key the route's scope (API_SCOPES); pages marked `loginRequired` need a
+ * session; /metrics its own key or address.
  */
 export function createRouter(web: WebServices): Router {
   const dashboard = dashboardHandlers(web);
@@ -32,15 +55,21 @@ export function createRouter(web: WebServices): Router {
   const qr = qrHandlers(web);
   const stats = statsApiHandlers(web);
   const statsPages = statsPageHandlers(web);
-  const system = systemHandlers(web);
+  const system = systemHandlers(web, scopedOpenApi(API_SCOPES));
   const metrics = metricsHandlers(web);
   const unlock = unlockHandlers(web);
   const router = new Router({ sensitive: true });
+  const apiRoute = (route: ApiRoute, handler: Middleware) => {
+    const [method = '', path = ''] = route.split(' ');
+    router.register(path, [method], [needs(API_SCOPES[route]), handler]);
+  };
 
   // Access
   router.get('/login', access.showLogin);
   router.post('/login', access.login);
   router.post('/logout', access.logout);
+  router.get('/account/password', loginRequired, access.showPasswordForm);
+  router.post('/account/password', loginRequired, access.changePassword);
 
   // Pages
   router.get('/', dashboard.showHome);
@@ -63,17 +92,17 @@ export function createRouter(web: WebServices): Router {
   router.get('/assets/:name', system.showAsset);
 
   // JSON API
-  router.get('/api/v1/links', api.listLinks);
-  router.post('/api/v1/links', api.createLink);
-  router.post('/api/v1/links/batch', api.createLinks);
-  router.get('/api/v1/links/:code', api.showLink);
-  router.patch('/api/v1/links/:code', api.editLink);
-  router.delete('/api/v1/links/:code', api.deleteLink);
-  router.get('/api/v1/links/:code/qr', qr.showQrCode);
-  router.get('/api/v1/links/:code/stats', stats.showLinkStats);
-  router.get('/api/v1/tags', api.listTags);
-  router.get('/api/v1/stats', stats.showStats);
-  router.get('/api/v1/export', stats.exportData);
+  apiRoute('GET /api/v1/links', api.listLinks);
+  apiRoute('POST /api/v1/links', api.createLink);
+  apiRoute('POST /api/v1/links/batch', api.createLinks);
+  apiRoute('GET /api/v1/links/:code', api.showLink);
+  apiRoute('PATCH /api/v1/links/:code', api.editLink);
+  apiRoute('DELETE /api/v1/links/:code', api.deleteLink);
+  apiRoute('GET /api/v1/links/:code/qr', qr.showQrCode);
+  apiRoute('GET /api/v1/links/:code/stats', stats.showLinkStats);
+  apiRoute('GET /api/v1/tags', api.listTags);
+  apiRoute('GET /api/v1/stats', stats.showStats);
+  apiRoute('GET /api/v1/export', stats.exportData);
   router.get('/api/v1/openapi.json', system.showOpenApi);
 
   // System

@@ -5,12 +5,23 @@ import type { WebServices } from '../context.ts';
 import { AppError } from '../errors.ts';
 import { BODY_LIMIT, readBody } from '../http/body.ts';
 
-/** The signed cookie holding a login session's token. */
-export const SESSION_COOKIE = 'kurz_session';
-/** A random value that binds the CSRF token of forms shown before login (login, anonymous shortening). */
-export const FORM_COOKIE = 'kurz_form';
-/** A browser that logged in before: its failed logins are limited on their own (see Access.login). */
-export const DEVICE_COOKIE = 'kurz_device';
+/**
+ * Every cookie kurz sets, by its base name. With an https public URL each is sent as `__Host-` + the name:
+ * a browser then takes it only over https, for this host alone (no Domain), on every path, so that a
+ * sibling subdomain or a plain-http page cannot plant or overwrite it.
+ */
+export const COOKIES = {
+  /** The signed cookie holding a login session's token. */
+  session: 'kurz_session',
+  /** A random value that binds the CSRF token of forms shown before login (login, anonymous shortening). */
+  form: 'kurz_form',
+  /** A browser that logged in before: its failed logins are limited on their own (see Access.login). */
+  device: 'kurz_device',
+} as const;
+export type CookieName = keyof typeof COOKIES;
+
+/** The session cookie's name on a public URL served over plain http (the OpenAPI document's example). */
+export const SESSION_COOKIE = COOKIES.session;
 /** How long a browser stays known without logging in again. */
 export const DEVICE_MAX_AGE = 365 * 86_400_000;
 /** The hidden field every state-changing form carries. */
@@ -31,38 +42,62 @@ export function sessionOf(ctx: Context): Extract<Principal, { kind: 'session' }>
   return principal?.kind === 'session' ? principal : undefined;
 }
 
+/** True when kurz is reached over https (also behind a TLS-terminating proxy, which talks plain HTTP to kurz). */
+export function isHttps(web: WebServices): boolean {
+  return web.config.publicUrl.startsWith('https:');
+}
+
+/** A cookie's name as sent: `__Host-` + its base name on https. */
+export function cookieName(web: WebServices, cookie: CookieName): string {
+  return isHttps(web) ? `__Host-${COOKIES[cookie]}` : COOKIES[cookie];
+}
+
 /**
- * The request's cookies, marked Secure when the public URL is https (also behind a TLS-terminating proxy,
- * where the connection to kurz is plain HTTP). Built only when a cookie is read or set: a request with an
- * API key never pays for them.
+ * The request's cookies, marked Secure when the public URL is https. Built only when a cookie is read or
+ * set: a request with an API key never pays for them.
  */
-export function cookiesOf(ctx: Context, web: WebServices): Context['cookies'] {
+function cookiesOf(ctx: Context, web: WebServices): Context['cookies'] {
   const cookies = ctx.cookies;
-  cookies.secure = web.config.publicUrl.startsWith('https:');
+  cookies.secure = isHttps(web);
   return cookies;
 }
 
-/** Cookie attributes: HttpOnly, SameSite=Lax, Secure when the public URL is https; signed with the session secret. */
-export function cookieOptions(web: WebServices, maxAge?: number) {
-  return {
+/** The signed cookie's value; undefined when it is absent or its signature is wrong. */
+export function readCookie(ctx: Context, web: WebServices, cookie: CookieName): string | undefined {
+  return cookiesOf(ctx, web).get(cookieName(web, cookie), { signed: true });
+}
+
+/**
+ * Sets (or with null, clears) a cookie: HttpOnly, SameSite=Lax (or `sameSite`), Path=/, no Domain, signed with the session
+ * secret; Secure and `__Host-` prefixed when the public URL is https; for `maxAge` ms, else for the session.
+ */
+export function writeCookie(
+  ctx: Context,
+  web: WebServices,
+  cookie: CookieName,
+  value: string | null,
+  maxAge?: number,
+  sameSite: 'lax' | 'strict' = 'lax',
+): void {
+  cookiesOf(ctx, web).set(cookieName(web, cookie), value, {
     httpOnly: true,
-    sameSite: 'lax' as const,
-    secure: web.config.publicUrl.startsWith('https:'),
+    sameSite,
+    secure: isHttps(web),
     signed: true,
     path: '/',
     overwrite: true,
     ...(maxAge === undefined ? {} : { maxAge }),
-  };
+  });
 }
 
 /** What a form's CSRF token is bound to: the session's token, else the pre-login form cookie (set when missing). */
 function csrfBinding(ctx: Context, web: WebServices): string {
   const session = sessionOf(ctx);
   if (session) return session.token;
-  let value = cookiesOf(ctx, web).get(FORM_COOKIE, { signed: true });
+  let value = readCookie(ctx, web, 'form');
   if (!value) {
     value = web.random(16).toString('base64url');
-    cookiesOf(ctx, web).set(FORM_COOKIE, value, cookieOptions(web));
+    writeCookie(ctx, web, 'form', value);
   }
   return value;
 }
@@ -82,7 +117,7 @@ export async function readForm(ctx: Context, web: WebServices, limit = BODY_LIMI
   const empty = !typeis.hasBody(ctx.req) || ctx.req.headers['content-length'] === '0';
   const body = empty ? {} : ((await readBody(ctx.req, ['form'], limit)) as Record<string, unknown>);
   const session = sessionOf(ctx);
-  const bound = session ? session.token : (cookiesOf(ctx, web).get(FORM_COOKIE, { signed: true }) ?? '');
+  const bound = session ? session.token : (readCookie(ctx, web, 'form') ?? '');
   if (!web.access.checkCsrf(bound, body[CSRF_FIELD]))
     throw new AppError('forbidden', 'the form has expired or did not come from this site; reload the page and send it again');
   return body;

@@ -1,11 +1,11 @@
 import { execFile } from 'node:child_process';
-import { copyFileSync, existsSync, readdirSync, writeFileSync } from 'node:fs';
+import { copyFileSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { once } from 'node:events';
 import { join } from 'node:path';
 import Sqlite from 'better-sqlite3';
 import test, { type ExecutionContext } from 'ava';
-import { BROWSER_ACCEPT, loginAs, runCli, startServe, tempDir, waitFor } from '../helpers.ts';
+import { BROWSER_ACCEPT, csrfOf, loginAs, runCli, startServe, tempDir, waitFor } from '../helpers.ts';
 import { NODE_FLAGS } from '../../src/node-flags.ts';
 
 // The built executable under test (make smoke sets it): these tests never touch the source.
@@ -55,10 +55,21 @@ test('the executable serves, survives a restart, and backs up while serving', as
   const first = await startServe(t, kurz.env, { binary: kurz.binary, cwd: kurz.dir });
   t.true(existsSync(join(kurz.dir, 'data', 'kurz.db')), 'creates ./data/kurz.db on first start');
 
-  // The first start logs the admin's generated password once, and it logs in.
+  // The first start writes the admin's generated password to a file (stderr is no terminal here), never to
+  // the log; it logs in once, to choose the admin's own.
   await waitFor(() => /generated password/.test(first.output().stderr));
-  const password = /generated password.* password=(\S+)/.exec(first.output().stderr)?.[1] ?? '';
-  const cookie = await loginAs(first.url, 'admin', password);
+  const generated = readFileSync(join(kurz.dir, 'data', 'kurz-admin-password'), 'utf8').trim();
+  t.false(first.output().stderr.includes(generated));
+  const firstLogin = await loginAs(first.url, 'admin', generated);
+  const form = await fetch(`${first.url}/account/password`, { headers: { cookie: firstLogin, accept: BROWSER_ACCEPT } });
+  const changed = await fetch(`${first.url}/account/password`, {
+    method: 'POST',
+    headers: { cookie: firstLogin, 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ _csrf: csrfOf(await form.text()), password: 'the smoke test password', repeat: 'the smoke test password' }),
+    redirect: 'manual',
+  });
+  t.is(changed.status, 303);
+  const cookie = await loginAs(first.url, 'admin', 'the smoke test password');
   const dashboard = await fetch(`${first.url}/`, { headers: { cookie, accept: BROWSER_ACCEPT } });
   t.is(dashboard.status, 200);
   t.regex(await dashboard.text(), /Shorten a link/);

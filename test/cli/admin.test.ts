@@ -1,5 +1,7 @@
+import { existsSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import test, { type ExecutionContext } from 'ava';
-import { freshDatabase, loginAs, runCli, startServe } from '../helpers.ts';
+import { BROWSER_ACCEPT, freshDatabase, loginAs, runCli, startServe, tempDir, waitFor } from '../helpers.ts';
 
 async function kurzOn(t: ExecutionContext) {
   const env = { ...(await freshDatabase(t)).env, KURZ_PUBLIC_URL: 'https://s.example' };
@@ -50,4 +52,21 @@ test('a refused password leaves the old one in place', async (t) => {
   t.is((await kurz(['admin', 'password'], 'short\n')).code, 1);
   const server = await startServe(t, kurz.env);
   t.truthy(await loginAs(server.url, 'admin', PASSWORD));
+});
+
+test("admin password replaces the first start's generated password: its file is deleted and its session is no longer sent to change it", async (t) => {
+  const database = await freshDatabase(t);
+  const db = join(tempDir(t), 'kurz.db');
+  const env = { ...database.env, KURZ_DB: db, ...(database.file === '' ? {} : { KURZ_DB: database.file }) };
+  const server = await startServe(t, env);
+  const file = join(dirname(env.KURZ_DB), 'kurz-admin-password');
+  await waitFor(() => existsSync(file) && readFileSync(file, 'utf8').endsWith('\n'));
+  const generated = readFileSync(file, 'utf8').trim();
+  const cookie = await loginAs(server.url, 'admin', generated);
+  const before = await fetch(server.url, { headers: { cookie, accept: BROWSER_ACCEPT }, redirect: 'manual' });
+  t.is(before.headers.get('location'), '/account/password');
+  t.is((await runCli(['admin', 'password'], env, { input: `${PASSWORD}\n` })).code, 0);
+  t.false(existsSync(file));
+  const own = await loginAs(server.url, 'admin', PASSWORD);
+  t.is((await fetch(server.url, { headers: { cookie: own, accept: BROWSER_ACCEPT }, redirect: 'manual' })).status, 200);
 });

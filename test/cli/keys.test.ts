@@ -27,8 +27,14 @@ test('keys create prints the key alone; keys list shows its name and prefix, nev
 
   const listed = await kurz('keys', 'list');
   t.is(listed.code, 0);
-  t.regex(listed.stdout, /^NAME {8}PREFIX {8}CREATED {11}LAST USED {2}REVOKED\n/);
-  t.regex(listed.stdout, new RegExp(`^deploy bot  ${key.slice(0, 11)}… +\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d +never +-$`, 'm'));
+  t.regex(listed.stdout, /^NAME {8}PREFIX {8}SCOPES {29}CREATED {11}EXPIRES {2}LAST USED {2}FROM {2}REVOKED\n/);
+  t.regex(
+    listed.stdout,
+    new RegExp(
+      `^deploy bot  ${key.slice(0, 11)}… +links:read,links:write,stats:read +\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d +never +never +- +-$`,
+      'm',
+    ),
+  );
   t.false(listed.stdout.includes(key), 'the key is never listed');
   const listedJson = (await kurz('keys', 'list', '--json')).stdout;
   t.false(listedJson.includes(key));
@@ -72,4 +78,60 @@ test('a created key works as "Authorization: Bearer"; once revoked it does not, 
   const revoked = JSON.parse((await kurz('keys', 'list', '--json')).stdout) as ListedKey[];
   t.regex(revoked[0]?.revokedAt ?? '', /^\d{4}-/);
   t.regex((await kurz('keys', 'list')).stdout, /^ci .* \d{4}-\d\d-\d\d \d\d:\d\d$/m, 'the table shows when');
+});
+
+test('keys create --scope takes comma-separated lists and may be repeated; --expires sets the expiry; keys list shows both', async (t) => {
+  const kurz = await kurzOn(t);
+  const made = await kurz(
+    'keys',
+    'create',
+    '--name',
+    'reports',
+    '--scope',
+    'stats:read,links:read',
+    '--scope',
+    'export',
+    '--expires',
+    '90d',
+  );
+  t.is(made.code, 0, made.stderr);
+  t.is((await kurz('keys', 'create', '--name', 'plain')).code, 0);
+  const listed = JSON.parse((await kurz('keys', 'list', '--json')).stdout) as Array<
+    ListedKey & { scopes: string[]; expiresAt: string | null }
+  >;
+  const reports = listed.find((k) => k.name === 'reports');
+  t.deepEqual(reports?.scopes, ['links:read', 'stats:read', 'export']);
+  t.is(Date.parse(reports?.expiresAt ?? '') - Date.parse(reports?.createdAt ?? ''), 90 * 86_400_000);
+  const plain = listed.find((k) => k.name === 'plain');
+  t.deepEqual(plain?.scopes, ['links:read', 'links:write', 'stats:read'], 'a key made without scopes');
+  t.is(plain?.expiresAt, null);
+  t.regex(
+    (await kurz('keys', 'list')).stdout,
+    /^reports +kurz_\S+… +links:read,stats:read,export +\S+ \S+ +\d{4}-\d\d-\d\d \d\d:\d\d +never +- +-$/m,
+  );
+});
+
+test('keys create refuses an unknown scope, an empty one and a bad duration with exit 2, naming them; nothing is made', async (t) => {
+  const kurz = await kurzOn(t);
+  t.is((await kurz('keys', 'create', '--name', 'first')).code, 0);
+  t.deepEqual(await kurz('keys', 'create', '--name', 'x', '--scope', 'links:read,links:delete'), {
+    code: 2,
+    stdout: '',
+    stderr:
+      'kurz: --scope: unknown scope "links:delete"; the scopes are links:read, links:write, stats:read, export, admin\n' +
+      'Run "kurz help" for usage.\n',
+  });
+  const empty = await kurz('keys', 'create', '--name', 'x', '--scope', 'links:read,');
+  t.is(empty.code, 2);
+  t.regex(empty.stderr, /^kurz: --scope must list scopes separated by commas, got "links:read,"/);
+  const bad = await kurz('keys', 'create', '--name', 'x', '--expires', 'soon');
+  t.is(bad.code, 2);
+  t.regex(bad.stderr, /^kurz: --expires must be a positive duration like 180d, 12h, 30m, 10s or 500ms, got "soon"/);
+  const misplaced = await kurz('keys', 'list', '--scope', 'export');
+  t.is(misplaced.code, 2);
+  t.regex(misplaced.stderr, /^kurz: --scope is for "keys create"/);
+  t.deepEqual(
+    (JSON.parse((await kurz('keys', 'list', '--json')).stdout) as ListedKey[]).map((k) => k.name),
+    ['first'],
+  );
 });

@@ -133,6 +133,9 @@ const BAD_FILES: Array<[string, string, RegExp]> = [
     `code,url,isAlias,createdAt,updatedAt,visitCount,lastVisitAt,deletedAt,passwordHash\nabc,https://x.example/,true,2025-01-01T00:00:00.000Z,2025-01-01T00:00:00.000Z,0,,,scrypt$32768$8$1$${'a'.repeat(22)}$${'b'.repeat(86)}\n`,
     /line 2: passwordHash must be .*: the hash is not 32 bytes\n$/,
   ],
+  // An export over the API names a password link without its hash: imported, it would be open to anyone.
+  ['in.ndjson', JSON.stringify({ ...OLD, hasPassword: true }), /line 1: passwordHash is missing: the link has a password.*kurz export/],
+  ['in.ndjson', JSON.stringify({ ...OLD, hasPassword: 'yes' }), /line 1: hasPassword must be true or false/],
   ['in.csv', 'code,url\n"unterminated,https://x.example\n', /not valid CSV/],
   // JSON.parse and csv-parse would each keep the last, silently.
   [

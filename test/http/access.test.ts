@@ -1,4 +1,5 @@
 import test from 'ava';
+import { existsSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { once } from 'node:events';
 import { createApp } from '../../src/app.ts';
@@ -70,8 +71,8 @@ test('a malformed or unknown key is a 401 even on a page, never a silent fallbac
   }
 });
 
-test('the first start generates an admin password, logs it once, and it logs in', async (t) => {
-  const k = await startKurz(t);
+test('the first start generates an admin password, logs it once on a terminal, and it logs in', async (t) => {
+  const k = await startKurz(t, {}, { terminal: true });
   await waitFor(() => k.log.lines.some((l) => l.includes('generated password')));
   const lines = k.log.lines.filter((l) => l.includes('generated password'));
   t.is(lines.length, 1);
@@ -81,6 +82,7 @@ test('the first start generates an admin password, logs it once, and it logs in'
   const cookie = await loginAs(k.base, 'admin', password);
   t.regex(cookie, /kurz_session=/);
   t.is(k.log.lines.filter((l) => l.includes(password)).length, 1, 'the password is in the log exactly once');
+  t.false(existsSync(k.kurz.services.access.passwordFile ?? ''), 'and in no file');
 
   // A second start on the same database keeps it and says nothing.
   const log = memoryLogger();
@@ -102,12 +104,12 @@ test('login sets an HttpOnly, SameSite=Lax, Secure (https public URL) signed coo
   });
   t.is(res.status, 303);
   t.is(res.headers.get('location'), '/links');
-  const session = res.headers.getSetCookie().find((c) => c.startsWith('kurz_session='));
+  const session = res.headers.getSetCookie().find((c) => c.startsWith('__Host-kurz_session='));
   t.regex(session ?? '', /; httponly/i);
   t.regex(session ?? '', /; samesite=lax/i);
   t.regex(session ?? '', /; secure/i);
   t.true(
-    res.headers.getSetCookie().some((c) => c.startsWith('kurz_session.sig=')),
+    res.headers.getSetCookie().some((c) => c.startsWith('__Host-kurz_session.sig=')),
     'signed',
   );
 
@@ -256,4 +258,26 @@ test('the login page only ever returns to a path on kurz itself', async (t) => {
     t.is(res.status, 303, next);
     t.is(res.headers.get('location'), expected, next);
   }
+});
+
+test('the admin changes the password at /account/password: every session ends, the new one logs in, the old one no longer', async (t) => {
+  const k = await startKurz(t);
+  const cookie = await k.login();
+  const form = await fetch(`${k.base}/account/password`, { headers: { cookie, accept: BROWSER_ACCEPT } });
+  t.is(form.status, 200);
+  const html = await form.text();
+  t.regex(html, /A new password ends every login session/);
+  const res = await fetch(`${k.base}/account/password`, {
+    method: 'POST',
+    headers: { cookie, accept: BROWSER_ACCEPT, 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ _csrf: csrfOf(html), password: 'a brand new password', repeat: 'a brand new password' }),
+    redirect: 'manual',
+  });
+  t.is(res.status, 303);
+  t.is(res.headers.get('location'), '/login');
+  t.is((await fetch(`${k.base}/api/v1/tags`, { headers: { cookie } })).status, 401, 'the session ended');
+  await t.throwsAsync(loginAs(k.base, 'admin', ADMIN_PASSWORD), { message: /login failed: 401/ });
+  t.truthy(await loginAs(k.base, 'admin', 'a brand new password'));
+  const stranger = await fetch(`${k.base}/account/password`, { headers: { accept: BROWSER_ACCEPT }, redirect: 'manual' });
+  t.is(stranger.headers.get('location'), '/login?next=%2Faccount%2Fpassword', 'only for the logged-in admin');
 });

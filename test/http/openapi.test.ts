@@ -3,7 +3,8 @@ import { Ajv2020 } from 'ajv/dist/2020.js';
 import { createRenderer } from '../../src/http/respond.ts';
 import { OPTION_FIELDS } from '../../src/links/link-options.ts';
 import type { OpenApiDocument } from '../../src/web/openapi.ts';
-import { createRouter } from '../../src/web/routes.ts';
+import { SCOPES } from '../../src/auth/scopes.ts';
+import { API_SCOPES, createRouter } from '../../src/web/routes.ts';
 import { BROWSER_ACCEPT, startKurz, type TestKurz } from '../helpers.ts';
 
 type Document = OpenApiDocument & Record<string, unknown>;
@@ -277,4 +278,28 @@ test('limits answer as documented: 429 with Retry-After, 413, 414', async (t) =>
   const scanning = await k.get('/nope43', { accept: BROWSER_ACCEPT });
   t.is(scanning.status, 429);
   await check(scanning, 'get', '/{code}');
+});
+
+test('each API operation names the scope a key needs, as the route table checks it, and documents its 403', async (t) => {
+  const k = await startKurz(t);
+  const doc = await servedDocument(k);
+  t.is((await k.postJson('/api/v1/links', { url: 'https://example.com/s', alias: 's' })).status, 201);
+  const { access } = k.kurz.services;
+  for (const [route, scope] of Object.entries(API_SCOPES)) {
+    const [method = '', path = ''] = route.split(' ');
+    const operation = doc.paths[path.replace(/:(\w+)/g, '{$1}')]?.[method.toLowerCase() as Method];
+    t.deepEqual(operation?.security, [{ bearer: [scope] }, { apiKey: [scope] }, { session: [] }], route);
+    t.deepEqual(operation?.responses['403'], { $ref: '#/components/responses/Forbidden' }, route);
+    // What the document says is what the route table enforces: without the scope 403, with it alone not.
+    const name = route.replace(/[^\w]+/g, '-').slice(0, 60);
+    const without = (await access.createKey(`${name}-without`, { scopes: SCOPES.filter((s) => s !== scope && s !== 'admin') })).secret;
+    const only = (await access.createKey(`${name}-only`, { scopes: [scope] })).secret;
+    const url = path.replace(':code', 's') + (path.endsWith('export') ? '?what=links' : '');
+    const body = method === 'POST' || method === 'PATCH' ? {} : undefined;
+    const refused = await k.request(method, url, body, { authorization: `Bearer ${without}` });
+    t.is(refused.status, 403, route);
+    t.regex(((await refused.json()) as { detail: string }).detail, new RegExp(`lacks the scope ${scope}`), route);
+    t.not((await k.request(method, url, body, { authorization: `Bearer ${only}` })).status, 403, route);
+  }
+  t.deepEqual(doc.paths['/api/v1/openapi.json']?.get?.security, [], 'the document itself needs nothing');
 });

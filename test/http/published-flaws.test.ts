@@ -1,7 +1,9 @@
-import { readFileSync } from 'node:fs';
-import { join } from 'node:path';
-import { parse as parseCsv } from 'csv-parse/sync';
+import { spawn } from 'node:child_process';
 import { scryptSync } from 'node:crypto';
+import { once } from 'node:events';
+import { existsSync, readFileSync, statSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { parse as parseCsv } from 'csv-parse/sync';
 import test, { type ExecutionContext } from 'ava';
 import { envName, OPTIONS } from '../../src/config.ts';
 import {
@@ -11,8 +13,12 @@ import {
   cookiesOf,
   csrfOf,
   freshDatabase,
+  loginAs,
+  runCli,
   startKurz,
   startServe,
+  tempDir,
+  waitFor,
   type TestKurz,
 } from '../helpers.ts';
 import { requestFrom } from '../support/from-address.ts';
@@ -396,7 +402,8 @@ test('issue 23: four wrong logins from anywhere cannot keep the owner out of a b
   const first = await loginForm(k, owner);
   const loggedIn = await postLogin(k, first, ADMIN_PASSWORD, owner);
   t.is(loggedIn.status, 303);
-  const device = loggedIn.headers.getSetCookie().find((c) => c.startsWith('kurz_device='));
+  // __Host-: publicUrl is https.
+  const device = loggedIn.headers.getSetCookie().find((c) => c.startsWith('__Host-kurz_device='));
   t.truthy(device, 'a successful login marks the browser');
   t.regex(device ?? '', /; httponly/i);
   t.regex(device ?? '', /; samesite=strict/i);
@@ -408,7 +415,7 @@ test('issue 23: four wrong logins from anywhere cannot keep the owner out of a b
     t.is((await postLogin(k, await loginForm(k, `203.0.113.${i}`), `wrong ${i} wrong`, `203.0.113.${i}`)).status, 401);
   const stranger = await postLogin(k, await loginForm(k, '192.0.2.50'), ADMIN_PASSWORD, '192.0.2.50');
   t.is(stranger.status, 429, 'without a device cookie the account limit applies');
-  const forged = known.replace(/kurz_device=([^;.]+)\./, 'kurz_device=AAAAAAAAAAAAAAAAAAAAAA.');
+  const forged = known.replace(/__Host-kurz_device=([^;.]+)\./, '__Host-kurz_device=AAAAAAAAAAAAAAAAAAAAAA.');
   t.is(
     (await postLogin(k, await loginForm(k, '192.0.2.51', forged), ADMIN_PASSWORD, '192.0.2.51')).status,
     429,
@@ -640,4 +647,243 @@ test('issue 23: kurz serve on loopback with an https publicUrl and no trustedPro
   const set = await startServe(t, { ...db.env, KURZ_PUBLIC_URL: 'https://s.example.com', KURZ_TRUSTED_PROXIES: '127.0.0.1' });
   t.is(await set.stop(), 0);
   t.notRegex(set.output().stderr, / warn /);
+});
+
+// --- Issue 23: API keys, authenticated answers, and the first start's password ---
+
+type Problem = { status: number; code: string; detail: string };
+
+test('issue 23: a key with links:read only gets 403 naming links:write on create; a key made without scopes gets links:read links:write stats:read; a session has every scope', async (t) => {
+  const k = await startKurz(t);
+  const { access } = k.kurz.services;
+  const reader = (await access.createKey('reader', { scopes: ['links:read'] })).secret;
+  const plain = await access.createKey('plain');
+  t.deepEqual(plain.key.scopes, ['links:read', 'links:write', 'stats:read']);
+  const call = (key: string, method: string, path: string, body?: unknown) =>
+    k.request(method, path, body, { authorization: `Bearer ${key}` });
+
+  const refused = await call(reader, 'POST', '/api/v1/links', { url: 'https://example.com/r' });
+  t.is(refused.status, 403);
+  t.is(refused.headers.get('content-type'), 'application/problem+json');
+  const problem = (await refused.json()) as Problem;
+  t.is(problem.code, 'forbidden');
+  t.regex(problem.detail, /lacks the scope links:write/);
+  t.is(await k.linkCount(), 0, 'nothing was created');
+  t.is((await call(reader, 'GET', '/api/v1/links')).status, 200);
+  t.regex(((await (await call(reader, 'GET', '/api/v1/stats')).json()) as Problem).detail, /lacks the scope stats:read/);
+
+  t.is((await call(plain.secret, 'POST', '/api/v1/links', { url: 'https://example.com/p', alias: 'p' })).status, 201);
+  t.is((await call(plain.secret, 'GET', '/api/v1/links/p/stats')).status, 200);
+  const exported = await call(plain.secret, 'GET', '/api/v1/export?what=links');
+  t.is(exported.status, 403, 'the default scopes do not take a copy of everything');
+  t.regex(((await exported.json()) as Problem).detail, /lacks the scope export/);
+  t.is((await call(plain.secret, 'DELETE', '/api/v1/links/p')).status, 204);
+
+  const cookie = await k.login();
+  t.is((await fetch(`${k.base}/api/v1/export?what=links`, { headers: { cookie } })).status, 200, 'a session has every scope');
+  const admin = (await access.createKey('all', { scopes: ['admin'] })).secret;
+  t.is((await call(admin, 'GET', '/api/v1/export?what=links')).status, 200, 'admin grants every scope');
+});
+
+test('issue 23: an expired key is refused like an unknown one, with a 401 that says it expired', async (t) => {
+  const k = await startKurz(t);
+  const { secret } = await k.kurz.services.access.createKey('for a day', { expiresIn: 86_400_000 });
+  const list = () => k.get('/api/v1/links', { authorization: `Bearer ${secret}` });
+  t.is((await list()).status, 200);
+  k.clock.advance(86_400_000 - 1);
+  t.is((await list()).status, 200, 'alive until the end');
+  k.clock.advance(1);
+  const res = await list();
+  t.is(res.status, 401);
+  t.regex(((await res.json()) as Problem).detail, /^the API key "for a day" expired at 2026-01-16T12:00:00\.000Z/);
+  t.is(res.headers.get('www-authenticate'), 'Bearer realm="kurz", error="invalid_token"');
+});
+
+test("issue 23: a key's last use is recorded with the client's address and shown on the keys page", async (t) => {
+  const k = await startKurz(t, { trustedProxies: '127.0.0.1' });
+  const { secret } = await k.kurz.services.access.createKey('ci');
+  const res = await k.get('/api/v1/links', { authorization: `Bearer ${secret}`, 'x-forwarded-for': '203.0.113.9' });
+  t.is(res.status, 200);
+  const key = (await k.kurz.services.access.listKeys()).find((listed) => listed.name === 'ci');
+  t.is(key?.lastUsedAt?.getTime(), k.clock.now());
+  t.is(key?.lastUsedFrom, '203.0.113.9');
+  const html = await (await browser(k)).page('/keys');
+  t.regex(html.html, /<td data-label="Last used"><span>[^<]+ from <code>203\.0\.113\.9<\/code><\/span><\/td>/);
+  t.regex(html.html, /<td data-label="Scopes"><span>links:read links:write stats:read<\/span><\/td>/);
+});
+
+test('issue 23: the API export never contains a password hash; `kurz export` on the server does (a backup)', async (t) => {
+  const k = await startKurz(t);
+  t.is((await k.postJson('/api/v1/links', { url: 'https://example.com/secret', alias: 'locked', password: 'open sesame' })).status, 201);
+  for (const format of ['csv', 'ndjson']) {
+    const body = await (await k.get(`/api/v1/export?what=links&format=${format}`)).text();
+    t.false(body.includes('passwordHash'), format);
+    t.false(body.includes('scrypt$'), format);
+  }
+  const row = JSON.parse(await (await k.get('/api/v1/export?what=links&format=ndjson')).text()) as Record<string, unknown>;
+  t.is(row['hasPassword'], true, 'it says the link has a password');
+  const backup = await runCli(['export', '--format', 'ndjson'], k.database.env);
+  t.is(backup.code, 0, backup.stderr);
+  t.regex(JSON.parse(backup.stdout)['passwordHash'] as string, /^scrypt\$/);
+});
+
+test('issue 23: every 401 about credentials carries WWW-Authenticate: Bearer, with error="invalid_token" for a key that is no good', async (t) => {
+  const k = await startKurz(t);
+  const none = await fetch(`${k.base}/api/v1/links`);
+  t.is(none.status, 401);
+  t.is(none.headers.get('www-authenticate'), 'Bearer realm="kurz"');
+  const wrong = await fetch(`${k.base}/api/v1/links`, { headers: { authorization: 'Bearer kurz_nope' } });
+  t.is(wrong.status, 401);
+  t.is(wrong.headers.get('www-authenticate'), 'Bearer realm="kurz", error="invalid_token"');
+  const malformed = await fetch(`${k.base}/api/v1/links`, { headers: { authorization: 'Basic YWRtaW46eA==' } });
+  t.is(malformed.headers.get('www-authenticate'), 'Bearer realm="kurz", error="invalid_request"');
+  const form = await fetch(`${k.base}/links/x/delete`, { method: 'POST' });
+  t.is(form.status, 401);
+  t.is(form.headers.get('www-authenticate'), 'Bearer realm="kurz"');
+});
+
+test('issue 23: every answer to a key or a session is Cache-Control: no-store, pages and JSON', async (t) => {
+  const k = await startKurz(t);
+  t.is((await k.postJson('/api/v1/links', { url: 'https://example.com/n', alias: 'n' })).status, 201);
+  for (const path of ['/api/v1/links', '/api/v1/links/n', '/api/v1/links/n/stats', '/api/v1/stats', '/api/v1/tags', '/api/v1/links/n/qr']) {
+    const res = await k.get(path);
+    t.is(res.status, 200, path);
+    t.is(res.headers.get('cache-control'), 'no-store', path);
+  }
+  t.is((await k.get('/api/v1/links/none')).headers.get('cache-control'), 'no-store', 'a 404 too');
+  const b = await browser(k);
+  for (const path of ['/', '/links', '/links/n', '/links/n/stats', '/keys', '/settings', '/import']) {
+    const res = await b.get(path);
+    t.is(res.status, 200, path);
+    t.is(res.headers.get('cache-control'), 'no-store', path);
+  }
+});
+
+test('issue 23: with an https public URL every answer carries Strict-Transport-Security and the cookies are __Host- ones; on http neither', async (t) => {
+  for (const [publicUrl, https] of [
+    ['https://kurz.test', true],
+    ['http://kurz.test', false],
+  ] as const) {
+    const k = await startKurz(t, { publicUrl });
+    t.is((await k.postJson('/api/v1/links', { url: 'https://example.com/h', alias: 'h' })).status, 201);
+    const redirect = await rawRequest(k.base, 'GET', '/h', { 'user-agent': BROWSER_UA });
+    t.is(redirect.status, 302);
+    for (const res of [
+      { path: '/h', hsts: redirect.headers['strict-transport-security'] },
+      ...(await Promise.all(
+        ['/login', '/api/v1/links', '/nothing/here', '/healthz'].map(async (path) => ({
+          path,
+          hsts: (await fetch(k.base + path, { headers: { accept: BROWSER_ACCEPT } })).headers.get('strict-transport-security') ?? undefined,
+        })),
+      )),
+    ])
+      t.is(res.hsts, https ? 'max-age=31536000' : undefined, `${publicUrl}${res.path}`);
+    const page = await fetch(`${k.base}/login`, { headers: { accept: BROWSER_ACCEPT } });
+    const form = page.headers.getSetCookie();
+    t.true(form.length > 0);
+    const login = await fetch(`${k.base}/login`, {
+      method: 'POST',
+      headers: { cookie: cookiesOf(page), 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ _csrf: csrfOf(await page.text()), user: 'admin', password: 'wrong password', next: '/' }),
+      redirect: 'manual',
+    });
+    t.is(login.status, 401);
+    await k.kurz.services.access.setPassword(ADMIN_PASSWORD);
+    const cookies = [...form, ...(await sessionCookies(k.base))];
+    t.true(cookies.some((c) => /^(__Host-)?kurz_session=/.test(c)));
+    for (const cookie of cookies) {
+      if (https) {
+        t.regex(cookie, /^__Host-kurz_\w+(\.sig)?=/, cookie);
+        t.regex(cookie, /; path=\/(;|$)/i, cookie);
+        t.regex(cookie, /; secure/i, cookie);
+        t.notRegex(cookie, /; domain=/i, cookie);
+      } else {
+        t.regex(cookie, /^kurz_\w+(\.sig)?=/, cookie);
+        t.notRegex(cookie, /; secure/i, cookie);
+      }
+    }
+    const jar = await loginAs(k.base, 'admin', ADMIN_PASSWORD);
+    t.is((await fetch(`${k.base}/links`, { headers: { cookie: jar, accept: BROWSER_ACCEPT } })).status, 200, 'the session works');
+  }
+});
+
+/** The Set-Cookie lines of a successful login as the admin. */
+async function sessionCookies(base: string): Promise<string[]> {
+  const page = await fetch(`${base}/login`, { headers: { accept: BROWSER_ACCEPT } });
+  const res = await fetch(`${base}/login`, {
+    method: 'POST',
+    headers: { cookie: cookiesOf(page), 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ _csrf: csrfOf(await page.text()), user: 'admin', password: ADMIN_PASSWORD, next: '/' }),
+    redirect: 'manual',
+  });
+  return res.headers.getSetCookie();
+}
+
+const MAIN = join(import.meta.dirname, '..', '..', 'src', 'main.ts');
+
+test("issue 23: a first start whose stderr is no terminal writes the password to a 0600 file in a 0700 folder, whatever the umask, and logs only the file's path; the first login asks for a new password, which deletes the file", async (t) => {
+  const database = await freshDatabase(t);
+  // A folder kurz makes itself, under umask 000: left alone it would be open to everyone.
+  const db = join(tempDir(t), 'data', 'kurz.db');
+  const env = { PATH: process.env['PATH'] ?? '', KURZ_PORT: '0', KURZ_LOG_FORMAT: 'text', KURZ_DB: db, ...database.env };
+  if (database.file !== '') env.KURZ_DB = db;
+  const child = spawn('/bin/sh', ['-c', 'umask 000 && exec "$@"', 'sh', process.execPath, MAIN, 'serve'], {
+    env,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  t.teardown(() => {
+    if (child.exitCode === null) child.kill('SIGKILL');
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d: Buffer) => (stdout += d));
+  child.stderr.on('data', (d: Buffer) => (stderr += d));
+  await waitFor(() => /open http:\/\/127\.0\.0\.1:\d+\//.test(stdout) && /generated password/.test(stderr));
+  const base = /open (http:\/\/127\.0\.0\.1:\d+)\//.exec(stdout)?.[1] ?? '';
+  const file = join(dirname(db), 'kurz-admin-password');
+  t.true(stderr.includes(file), 'the log names the file');
+  const password = readFileSync(file, 'utf8').trim();
+  t.regex(password, /^[\w-]{20}$/);
+  t.false(stderr.includes(password), 'the password is not in the log');
+  t.false(stdout.includes(password));
+  t.is(statSync(file).mode & 0o777, 0o600);
+  t.is(statSync(dirname(file)).mode & 0o777, 0o700);
+
+  const cookie = await loginAs(base, 'admin', password);
+  for (const path of ['/', '/links', '/keys', '/settings']) {
+    const res = await fetch(base + path, { headers: { cookie, accept: BROWSER_ACCEPT }, redirect: 'manual' });
+    t.is(res.status, 303, path);
+    t.is(res.headers.get('location'), '/account/password', path);
+  }
+  const api = await fetch(`${base}/api/v1/links`, { headers: { cookie } });
+  t.is(api.status, 403, 'nor the API with that session');
+  t.regex(((await api.json()) as Problem).detail, /still the generated one/);
+  const form = await fetch(`${base}/account/password`, { headers: { cookie, accept: BROWSER_ACCEPT } });
+  t.is(form.status, 200);
+  const csrf = csrfOf(await form.text());
+  const change = (fields: Record<string, string>) =>
+    fetch(`${base}/account/password`, {
+      method: 'POST',
+      headers: { cookie, accept: BROWSER_ACCEPT, 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ _csrf: csrf, ...fields }),
+      redirect: 'manual',
+    });
+  const differ = await change({ password: 'my own password', repeat: 'my own passw0rd' });
+  t.is(differ.status, 400);
+  t.regex(await differ.text(), /the two passwords differ/);
+  t.true(existsSync(file), 'kept until a password is set');
+  const short = await change({ password: 'short', repeat: 'short' });
+  t.is(short.status, 400);
+  t.regex(await short.text(), /at least 8 characters/);
+  const changed = await change({ password: 'my own password', repeat: 'my own password' });
+  t.is(changed.status, 303);
+  t.is(changed.headers.get('location'), '/login');
+  t.false(existsSync(file), 'the file is gone');
+
+  await t.throwsAsync(loginAs(base, 'admin', password), { message: /login failed: 401/ });
+  const own = await loginAs(base, 'admin', 'my own password');
+  const home = await fetch(base, { headers: { cookie: own, accept: BROWSER_ACCEPT }, redirect: 'manual' });
+  t.is(home.status, 200, 'no longer sent to change it');
+  child.kill('SIGTERM');
+  await once(child, 'exit');
 });

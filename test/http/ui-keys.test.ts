@@ -58,3 +58,45 @@ test('revoking asks first; then the key gets 401 on the API', async (t) => {
   t.is((await b.get('/keys/revoke?name=tests')).status, 404);
   t.is((await b.submit('/keys/revoke', { name: 'tests' })).status, 404);
 });
+
+test('the create form ticks the default scopes; a key gets the scopes ticked and the lifetime chosen, and the list shows them', async (t) => {
+  const k = await startKurz(t);
+  const b = await browser(k);
+  const form = (await b.page('/keys')).html;
+  for (const scope of ['links:read', 'links:write', 'stats:read'])
+    t.regex(form, new RegExp(`<input type="checkbox" id="scope:${scope}" name="scope:${scope}" value="true" checked`), scope);
+  for (const scope of ['export', 'admin'])
+    t.regex(form, new RegExp(`<input type="checkbox" id="scope:${scope}" name="scope:${scope}" value="true" aria-describedby`), scope);
+  t.regex(form, /<option value="never" selected>Never<\/option>/);
+
+  const res = await b.submit('/keys', { name: 'reports', 'scope:stats:read': 'true', 'scope:export': 'true', expires: '30d' });
+  t.is(res.status, 200);
+  const secret = /<code class="secret" id="new-key-value">(kurz_[\w-]+)<\/code>/.exec(await res.text())?.[1] ?? '';
+  const key = (await k.kurz.services.access.listKeys()).find((listed) => listed.name === 'reports');
+  t.deepEqual(key?.scopes, ['stats:read', 'export']);
+  t.is(key?.expiresAt?.getTime(), k.clock.now() + 30 * 86_400_000);
+  t.is((await fetch(`${k.base}/api/v1/links`, { headers: { authorization: `Bearer ${secret}` } })).status, 403, 'no links:read');
+  t.is((await fetch(`${k.base}/api/v1/stats`, { headers: { authorization: `Bearer ${secret}` } })).status, 200);
+
+  const none = await b.submit('/keys', { name: 'defaults', expires: 'never' });
+  t.is(none.status, 200);
+  t.deepEqual((await k.kurz.services.access.listKeys()).find((listed) => listed.name === 'defaults')?.scopes, [
+    'links:read',
+    'links:write',
+    'stats:read',
+  ]);
+
+  const list = (await b.page('/keys')).html;
+  t.regex(
+    list,
+    /<td data-label="Scopes"><span>stats:read export<\/span><\/td>\s*<td data-label="Created"><span>[^<]+<\/span><\/td>\s*<td data-label="Expires"><span>2026-02-14[^<]*<\/span><\/td>/,
+  );
+  k.clock.advance(30 * 86_400_000);
+  // A month on, the session has ended too: a new login.
+  const later = await browser(k);
+  t.regex((await later.page('/keys')).html, /<span class="state state-off">expired<\/span>/);
+
+  const bad = await later.submit('/keys', { name: 'odd', expires: '1000y' });
+  t.is(bad.status, 400);
+  t.regex(await bad.text(), /id="expires-error" role="alert">expires must be one of never, 7d, 30d, 90d, 365d/);
+});

@@ -229,14 +229,22 @@ async function script(storage: Omit<Storage, 'close' | 'databaseBytes'>): Promis
   sessions.push(await access.sessionByIdHash('aa'));
   out['sessions'] = sessions;
 
-  const key = (name: string, keyHash: string) => access.insertKey({ name, prefix: `p_${name}`, keyHash, createdAt: new Date(100) });
+  const key = (name: string, keyHash: string) =>
+    access.insertKey({
+      name,
+      prefix: `p_${name}`,
+      keyHash,
+      scopes: name === 'Backup' ? ['export'] : ['links:read', 'stats:read'],
+      createdAt: new Date(100),
+      expiresAt: name === 'z' ? new Date(5000) : null,
+    });
   const keys: Array<ApiKey | boolean | undefined> = [
     await key('ci', 'h1'),
     await key('ci', 'h2'),
     await key('Backup', 'h3'),
     await key('z', 'h1'),
   ];
-  await access.touchKey((keys[0] as ApiKey).id, new Date(200));
+  await access.touchKey((keys[0] as ApiKey).id, new Date(200), '2001:db8::7');
   keys.push(await access.revokeKey('ci', new Date(300)), await access.revokeKey('ci', new Date(300)), await key('ci', 'h4'));
   keys.push(await access.revokeKey('Backup', new Date(400)));
   out['keys'] = [keys, await access.keyByHash('h1'), await access.keyByHash('nope'), await access.listKeys()];
@@ -543,7 +551,17 @@ if (SERVER === undefined) {
     t.is(await storage.countRows('visits'), 12_000);
     t.like(await storage.links.linkByCode('seven'), { id: 7, tags: ['a', 'b'] });
     t.is(await storage.links.write((tx) => tx.insertLink(newLink('next'), null)), 41);
-    t.like(await storage.access.insertKey({ name: 'new', prefix: 'p', keyHash: 'h2', createdAt: new Date(1) }), { id: 10 });
+    t.like(
+      await storage.access.insertKey({
+        name: 'new',
+        prefix: 'p',
+        keyHash: 'h2',
+        scopes: ['admin'],
+        createdAt: new Date(1),
+        expiresAt: null,
+      }),
+      { id: 10 },
+    );
     await storage.visits.addVisits(rollUp([visit(7, START + DAY)], true));
     const last = [];
     for await (const v of storage.visits.allVisits(new Date(START + DAY), new Date(START + 2 * DAY))) last.push(v.id);

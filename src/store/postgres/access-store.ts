@@ -16,10 +16,21 @@ export function createPostgresAccessStore(db: Database): AccessStore {
       void (await run(q.DELETE_EXPIRED_SESSIONS, [idleBefore.getTime(), createdBefore.getTime()])),
     deleteAllSessions: async () => void (await run(q.DELETE_ALL_SESSIONS)),
     insertKey: async (key) =>
-      toKey((await db.query<KeyRow>(q.INSERT_KEY, [key.name, key.prefix, key.keyHash, key.createdAt.getTime()])).rows[0]),
+      toKey(
+        (
+          await db.query<KeyRow>(q.INSERT_KEY, [
+            key.name,
+            key.prefix,
+            key.keyHash,
+            key.createdAt.getTime(),
+            key.scopes.join(' '),
+            key.expiresAt?.getTime() ?? null,
+          ])
+        ).rows[0],
+      ),
     keyByHash: async (keyHash) => toKey((await db.query<KeyRow>(q.KEY_BY_HASH, [keyHash])).rows[0]),
     listKeys: async () => (await db.query<KeyRow>(q.LIST_KEYS)).rows.map((row) => toKey(row)!),
     revokeKey: async (name, at) => (await run(q.REVOKE_KEY, [name, at.getTime()])) === 1,
-    touchKey: async (id, at) => void (await run(q.TOUCH_KEY, [id, at.getTime()])),
+    touchKey: async (id, at, from) => void (await run(q.TOUCH_KEY, [id, at.getTime(), from])),
   };
 }

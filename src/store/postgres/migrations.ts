@@ -149,4 +149,10 @@ export const MIGRATIONS: readonly string[] = [
     AFTER UPDATE OF url, deleted_at, enabled, expires_at, max_visits, password_hash, redirect_status, forward_query, blocked_rule ON links
     FOR EACH ROW EXECUTE FUNCTION kurz_link_changed();
   `,
+  // API keys get scopes (space-separated), an optional expiry, and the address of their last use. A key
+  // made before scopes keeps what it could do then: every API route, none of which needed more.
+  `
+  ALTER TABLE api_keys ADD COLUMN scopes TEXT NOT NULL DEFAULT 'links:read links:write stats:read export',
+    ADD COLUMN expires_at BIGINT, ADD COLUMN last_used_from TEXT;
+  `,
 ];

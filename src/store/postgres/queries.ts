@@ -305,13 +305,15 @@ export const DELETE_EXPIRED_SESSIONS = `DELETE FROM sessions WHERE seen_at < $1 
 
 export const DELETE_ALL_SESSIONS = `DELETE FROM sessions`;
 
-const KEY_COLUMNS = `id, name, prefix, created_at AS "createdAt", last_used_at AS "lastUsedAt", revoked_at AS "revokedAt"`;
+const KEY_COLUMNS = `id, name, prefix, scopes, created_at AS "createdAt", expires_at AS "expiresAt", last_used_at AS "lastUsedAt",
+  last_used_from AS "lastUsedFrom", revoked_at AS "revokedAt"`;
 
 /**
  * No row comes back when a live key has the name (or the hash is known). Checked before the insert too, so
  * that a refused key costs no id (as in SQLite); ON CONFLICT covers two inserts racing.
  */
-export const INSERT_KEY = `INSERT INTO api_keys (name, prefix, key_hash, created_at) SELECT $1, $2, $3, $4::bigint
+export const INSERT_KEY = `INSERT INTO api_keys (name, prefix, key_hash, created_at, scopes, expires_at)
+  SELECT $1, $2, $3, $4::bigint, $5, $6::bigint
   WHERE NOT EXISTS (SELECT 1 FROM api_keys WHERE (name = $1 AND revoked_at IS NULL) OR key_hash = $3)
   ON CONFLICT DO NOTHING RETURNING ${KEY_COLUMNS}`;
 
@@ -322,7 +324,7 @@ export const LIST_KEYS = `SELECT ${KEY_COLUMNS} FROM api_keys ORDER BY revoked_a
 
 export const REVOKE_KEY = `UPDATE api_keys SET revoked_at = $2 WHERE name = $1 AND revoked_at IS NULL`;
 
-export const TOUCH_KEY = `UPDATE api_keys SET last_used_at = $2 WHERE id = $1`;
+export const TOUCH_KEY = `UPDATE api_keys SET last_used_at = $2, last_used_from = $3 WHERE id = $1`;
 
 // kurz migrate: copying a SQLite database's rows into these tables.
 

@@ -18,7 +18,7 @@ export function createSqliteAccessStore(db: Database, health: WriteHealth): Acce
   const keyById = db.prepare<[number], KeyRow>(q.KEY_BY_ID);
   const listKeys = db.prepare<[], KeyRow>(q.LIST_KEYS);
   const revokeKey = db.prepare<[number, string]>(q.REVOKE_KEY);
-  const touchKey = db.prepare<[number, number]>(q.TOUCH_KEY);
+  const touchKey = db.prepare<[number, string, number]>(q.TOUCH_KEY);
   const write = <T>(work: () => T) => outsideTransaction(db, health, work);
 
   return {
@@ -33,7 +33,14 @@ export function createSqliteAccessStore(db: Database, health: WriteHealth): Acce
     insertKey: (key) =>
       write(() => {
         try {
-          const { lastInsertRowid } = insertKey.run({ ...key, createdAt: key.createdAt.getTime() });
+          const { lastInsertRowid } = insertKey.run({
+            name: key.name,
+            prefix: key.prefix,
+            keyHash: key.keyHash,
+            scopes: key.scopes.join(' '),
+            createdAt: key.createdAt.getTime(),
+            expiresAt: key.expiresAt?.getTime() ?? null,
+          });
           return toKey(keyById.get(Number(lastInsertRowid)));
         } catch (err) {
           if ((err as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE') return undefined;
@@ -43,6 +50,6 @@ export function createSqliteAccessStore(db: Database, health: WriteHealth): Acce
     keyByHash: async (keyHash) => toKey(keyByHash.get(keyHash)),
     listKeys: async () => listKeys.all().map((row) => toKey(row)!),
     revokeKey: (name, at) => write(() => revokeKey.run(at.getTime(), name).changes === 1),
-    touchKey: (id, at) => write(() => void touchKey.run(at.getTime(), id)),
+    touchKey: (id, at, from) => write(() => void touchKey.run(at.getTime(), from, id)),
   };
 }

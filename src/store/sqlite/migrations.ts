@@ -218,6 +218,13 @@ export const MIGRATIONS: readonly string[] = [
       WHERE day = OLD.created_at - OLD.created_at % 86400000;
   END;
   `,
+  // API keys get scopes (space-separated), an optional expiry, and the address of their last use. A key
+  // made before scopes keeps what it could do then: every API route, none of which needed more.
+  `
+  ALTER TABLE api_keys ADD COLUMN scopes TEXT NOT NULL DEFAULT 'links:read links:write stats:read export';
+  ALTER TABLE api_keys ADD COLUMN expires_at INTEGER;
+  ALTER TABLE api_keys ADD COLUMN last_used_from TEXT;
+  `,
 ];
 
 /**

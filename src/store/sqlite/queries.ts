@@ -223,9 +223,11 @@ export const DELETE_EXPIRED_SESSIONS = `DELETE FROM sessions WHERE seen_at < ? O
 
 export const DELETE_ALL_SESSIONS = `DELETE FROM sessions`;
 
-const KEY_COLUMNS = `id, name, prefix, created_at AS createdAt, last_used_at AS lastUsedAt, revoked_at AS revokedAt`;
+const KEY_COLUMNS = `id, name, prefix, scopes, created_at AS createdAt, expires_at AS expiresAt, last_used_at AS lastUsedAt,
+  last_used_from AS lastUsedFrom, revoked_at AS revokedAt`;
 
-export const INSERT_KEY = `INSERT INTO api_keys (name, prefix, key_hash, created_at) VALUES (@name, @prefix, @keyHash, @createdAt)`;
+export const INSERT_KEY = `INSERT INTO api_keys (name, prefix, key_hash, scopes, created_at, expires_at)
+  VALUES (@name, @prefix, @keyHash, @scopes, @createdAt, @expiresAt)`;
 
 export const KEY_BY_HASH = `SELECT ${KEY_COLUMNS} FROM api_keys WHERE key_hash = ?`;
 
@@ -236,7 +238,7 @@ export const LIST_KEYS = `SELECT ${KEY_COLUMNS} FROM api_keys ORDER BY revoked_a
 
 export const REVOKE_KEY = `UPDATE api_keys SET revoked_at = ? WHERE name = ? AND revoked_at IS NULL`;
 
-export const TOUCH_KEY = `UPDATE api_keys SET last_used_at = ? WHERE id = ?`;
+export const TOUCH_KEY = `UPDATE api_keys SET last_used_at = ?, last_used_from = ? WHERE id = ?`;
 
 export const PING = `SELECT 1 AS ok`;
 

@@ -3,20 +3,19 @@ import type { WebServices } from '../../context.ts';
 import { AppError, STATUS } from '../../errors.ts';
 import { asClientError, sendRetryAfter } from '../../http/problems.ts';
 import { sendPage, sendSeeOther } from '../../http/respond.ts';
-import {
-  cookieOptions,
-  cookiesOf,
-  csrfToken,
-  DEVICE_COOKIE,
-  DEVICE_MAX_AGE,
-  readForm,
-  safeReturnPath,
-  SESSION_COOKIE,
-  sessionOf,
-} from '../session.ts';
+import { csrfToken, DEVICE_MAX_AGE, readCookie, readForm, safeReturnPath, sessionOf, writeCookie } from '../session.ts';
 
-/** /login and /logout. */
+/** /login, /logout and /account/password. */
 export function accessPageHandlers(web: WebServices) {
+  const showPasswordForm = async (ctx: Context, status: number, error: string | null): Promise<void> => {
+    const generated = await web.access.mustChangePassword();
+    sendPage(
+      ctx.res,
+      status,
+      web.render('account-password', { title: 'Choose your password', csrf: csrfToken(ctx, web), generated, error }),
+    );
+  };
+
   const showLogin = (ctx: Context, status: number, next: string, user: string, error: string | null): void => {
     sendPage(ctx.res, status, web.render('login', { title: 'Log in', csrf: csrfToken(ctx, web), next, user, error }));
   };
@@ -38,12 +37,11 @@ export function accessPageHandlers(web: WebServices) {
       const user = typeof form['user'] === 'string' ? form['user'].trim() : '';
       const password = typeof form['password'] === 'string' ? form['password'] : '';
       try {
-        const cookies = cookiesOf(ctx, web);
-        const known = cookies.get(DEVICE_COOKIE);
+        const known = readCookie(ctx, web, 'device');
         const { token, device } = await web.access.login(user, password, web.pipeline.contextOf(ctx.req).limitKey, known);
-        cookies.set(SESSION_COOKIE, token, cookieOptions(web, web.config.sessionMaxAge));
-        // The device token carries its own signature; Strict, since only the login form, on kurz, needs it.
-        cookies.set(DEVICE_COOKIE, device, { ...cookieOptions(web, DEVICE_MAX_AGE), sameSite: 'strict', signed: false });
+        writeCookie(ctx, web, 'session', token, web.config.sessionMaxAge);
+        // Strict: only the login form, on kurz itself, needs it.
+        writeCookie(ctx, web, 'device', device, DEVICE_MAX_AGE, 'strict');
         sendSeeOther(ctx.res, next);
       } catch (err) {
         const problem = asClientError(err);
@@ -53,11 +51,28 @@ export function accessPageHandlers(web: WebServices) {
       }
     },
 
+    showPasswordForm: (ctx: Context) => showPasswordForm(ctx, 200, null),
+
+    /** Sets the admin's new password: every session ends (this one too), and the login page follows. */
+    async changePassword(ctx: Context): Promise<void> {
+      const form = await readForm(ctx, web);
+      const password = typeof form['password'] === 'string' ? form['password'] : '';
+      if (password !== form['repeat']) return showPasswordForm(ctx, 400, 'the two passwords differ; nothing was changed');
+      try {
+        await web.access.setPassword(password);
+      } catch (err) {
+        if (!(err instanceof AppError) || err.code !== 'invalid') throw err;
+        return showPasswordForm(ctx, 400, err.message);
+      }
+      writeCookie(ctx, web, 'session', null);
+      sendSeeOther(ctx.res, '/login');
+    },
+
     async logout(ctx: Context): Promise<void> {
       await readForm(ctx, web);
       const session = sessionOf(ctx);
       if (session) await web.access.logout(session.token);
-      cookiesOf(ctx, web).set(SESSION_COOKIE, null, cookieOptions(web));
+      writeCookie(ctx, web, 'session', null);
       sendSeeOther(ctx.res, '/login');
     },
   };

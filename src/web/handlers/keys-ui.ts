@@ -1,18 +1,43 @@
 import type { Context } from 'koa';
 import type { ApiKey } from '../../auth/identity.ts';
+import { DEFAULT_SCOPES, SCOPE_DOCS, SCOPES, type Scope } from '../../auth/scopes.ts';
 import type { WebServices } from '../../context.ts';
 import { AppError, STATUS } from '../../errors.ts';
 import { sendSeeOther } from '../../http/respond.ts';
 import { readForm } from '../session.ts';
 import { formatTime, formError, formFailure, showPage, textOf, type FormError } from './pages.ts';
 
+/** The lifetimes the form offers, by the value of its `expires` field. */
+const LIFETIMES: ReadonlyArray<{ value: string; label: string; ms: number | null }> = [
+  { value: 'never', label: 'Never', ms: null },
+  { value: '7d', label: 'In 7 days', ms: 7 * 86_400_000 },
+  { value: '30d', label: 'In 30 days', ms: 30 * 86_400_000 },
+  { value: '90d', label: 'In 90 days', ms: 90 * 86_400_000 },
+  { value: '365d', label: 'In a year', ms: 365 * 86_400_000 },
+];
+
+/** The checkbox of each scope in the form. */
+const scopeField = (scope: Scope) => `scope:${scope}`;
+
+/** What the create form was sent with (or starts with: the default scopes, no expiry). */
+interface KeyForm {
+  name: string;
+  scopes: readonly Scope[];
+  expires: string;
+}
+const NEW_KEY: KeyForm = { name: '', scopes: DEFAULT_SCOPES, expires: 'never' };
+
 /** A key as the list shows it (never the key itself). */
-function keyRow(key: ApiKey) {
+function keyRow(key: ApiKey, now: number) {
   return {
     name: key.name,
     prefix: key.prefix,
+    scopes: key.scopes.join(' '),
     created: formatTime(key.createdAt),
+    expires: key.expiresAt ? formatTime(key.expiresAt) : null,
+    expired: key.expiresAt !== null && key.expiresAt.getTime() <= now,
     lastUsed: key.lastUsedAt ? formatTime(key.lastUsedAt) : null,
+    lastUsedFrom: key.lastUsedFrom,
     revoked: key.revokedAt ? formatTime(key.revokedAt) : null,
     revokeHref: `/keys/revoke?${new URLSearchParams({ name: key.name })}`,
   };
@@ -23,30 +48,55 @@ export function keysUiHandlers(web: WebServices) {
   async function showKeys(
     ctx: Context,
     status: number,
-    name: string,
+    form: KeyForm,
     error: FormError | null,
     created: { name: string; secret: string } | null,
   ) {
     const keys = await web.access.listKeys();
     const revoked = typeof ctx.query['revoked'] === 'string' ? ctx.query['revoked'] : null;
-    // The page that shows a new key must not be kept by the browser or a proxy.
-    if (created) ctx.res.setHeader('Cache-Control', 'no-store');
-    showPage(ctx, web, status, 'keys', { title: 'API keys', section: 'keys', keys: keys.map(keyRow), name, error, created, revoked });
+    const now = web.now();
+    const scopes = SCOPES.map((scope) => ({
+      scope,
+      field: scopeField(scope),
+      doc: SCOPE_DOCS[scope],
+      checked: form.scopes.includes(scope),
+    }));
+    const lifetimes = LIFETIMES.map(({ value, label }) => ({ value, label }));
+    showPage(ctx, web, status, 'keys', {
+      title: 'API keys',
+      section: 'keys',
+      keys: keys.map((key) => keyRow(key, now)),
+      name: form.name,
+      scopes,
+      lifetimes,
+      expires: form.expires,
+      error,
+      created,
+      revoked,
+    });
   }
 
   return {
     async listKeys(ctx: Context): Promise<void> {
-      await showKeys(ctx, 200, '', null, null);
+      await showKeys(ctx, 200, NEW_KEY, null, null);
     },
 
+    /** Makes a key with the ticked scopes (none ticked: the default ones) and the lifetime chosen. */
     async createKey(ctx: Context): Promise<void> {
-      const name = textOf(await readForm(ctx, web), 'name');
+      const body = await readForm(ctx, web);
+      const form: KeyForm = {
+        name: textOf(body, 'name'),
+        scopes: SCOPES.filter((scope) => body[scopeField(scope)] === 'true'),
+        expires: textOf(body, 'expires') || 'never',
+      };
       try {
-        const { key, secret } = await web.access.createKey(name);
-        await showKeys(ctx, 200, '', null, { name: key.name, secret });
+        const lifetime = LIFETIMES.find((l) => l.value === form.expires);
+        if (!lifetime) throw new AppError('invalid', `expires must be one of ${LIFETIMES.map((l) => l.value).join(', ')}`, 'expires');
+        const { key, secret } = await web.access.createKey(form.name, { scopes: form.scopes, expiresIn: lifetime.ms });
+        await showKeys(ctx, 200, NEW_KEY, null, { name: key.name, secret });
       } catch (err) {
         const error = formFailure(err);
-        await showKeys(ctx, STATUS[error.code], name, formError(error, ['name']), null);
+        await showKeys(ctx, STATUS[error.code], form, formError(error, ['name', 'expires']), null);
       }
     },
 
@@ -55,7 +105,7 @@ export function keysUiHandlers(web: WebServices) {
       const name = typeof ctx.query['name'] === 'string' ? ctx.query['name'] : '';
       const key = (await web.access.listKeys()).find((k) => k.name === name && !k.revokedAt);
       if (!key) throw new AppError('not_found', `no live API key named ${JSON.stringify(name)}`);
-      showPage(ctx, web, 200, 'key-revoke', { title: `Revoke ${key.name}?`, section: 'keys', key: keyRow(key) });
+      showPage(ctx, web, 200, 'key-revoke', { title: `Revoke ${key.name}?`, section: 'keys', key: keyRow(key, web.now()) });
     },
 
     async revokeKey(ctx: Context): Promise<void> {

@@ -48,7 +48,6 @@ export function qrHandlers(web: WebServices) {
         {
           'Content-Type': CONTENT_TYPES[format],
           'Content-Disposition': `inline; filename="kurz-${link.code}.${format}"`,
-          'Cache-Control': 'private, max-age=300',
           'X-Content-Type-Options': 'nosniff',
         },
         image,

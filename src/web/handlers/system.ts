@@ -3,7 +3,7 @@ import { readAsset } from '../../assets.ts';
 import type { WebServices } from '../../context.ts';
 import { AppError } from '../../errors.ts';
 import { send, sendJson } from '../../http/respond.ts';
-import { OPENAPI } from '../openapi.ts';
+import type { OpenApiDocument } from '../openapi.ts';
 
 // Short links are for people; crawlers following them only skew the counts, and kurz's pages are not content.
 const ROBOTS = 'User-agent: *\nDisallow: /\n';
@@ -14,8 +14,8 @@ const ASSETS: Readonly<Record<string, string>> = {
   'kurz.js': 'text/javascript; charset=utf-8',
 };
 
-/** /healthz, /favicon.ico, /robots.txt, /assets/, /api/v1/openapi.json. */
-export function systemHandlers(web: WebServices) {
+/** /healthz, /favicon.ico, /robots.txt, /assets/, /api/v1/openapi.json (the document the route table gives). */
+export function systemHandlers(web: WebServices, openApi: OpenApiDocument) {
   const favicon = readAsset('views/favicon.ico');
   const assets = new Map(Object.entries(ASSETS).map(([name, type]) => [name, { type, body: readAsset(`views/${name}`) }]));
   return {
@@ -46,7 +46,7 @@ export function systemHandlers(web: WebServices) {
     /** The OpenAPI document of every route (web/openapi.ts); needs no key. */
     showOpenApi(ctx: Context): void {
       ctx.res.setHeader('Cache-Control', 'public, max-age=3600');
-      sendJson(ctx.res, 200, OPENAPI);
+      sendJson(ctx.res, 200, openApi);
     },
   };
 }

@@ -1,9 +1,10 @@
 import type { Context, Next } from 'koa';
 import type { Principal } from '../../auth/identity.ts';
+import { grants, type Scope } from '../../auth/scopes.ts';
 import type { WebServices } from '../../context.ts';
 import { AppError } from '../../errors.ts';
-import { sendSeeOther, wantsHtml } from '../../http/respond.ts';
-import { cookiesOf, SESSION_COOKIE, sessionOf, type WebState } from '../session.ts';
+import { markPersonal, sendSeeOther, wantsHtml } from '../../http/respond.ts';
+import { principalOf as principalIn, readCookie, sessionOf, type WebState } from '../session.ts';
 
 /** The API routes anyone may call: the description of the API itself. */
 const PUBLIC_API: ReadonlySet<string> = new Set(['/api/v1/openapi.json']);
@@ -16,11 +17,30 @@ const ANONYMOUS: ReadonlySet<string> = new Set(['/healthz', '/metrics', '/favico
 
 const BEARER = /^Bearer +([\x21-\x7e]+) *$/i;
 
+/** The challenge every 401 about credentials carries (RFC 6750). */
+const CHALLENGE = 'Bearer realm="kurz"';
+
+/** Where a session made with the generated first password is sent, and what it may reach meanwhile. */
+const CHANGE_PASSWORD_PATH = '/account/password';
+const WHILE_PASSWORD_GENERATED: ReadonlySet<string> = new Set([CHANGE_PASSWORD_PATH, '/logout', '/login']);
+
+/**
+ * The 401 of a request whose credentials are missing (`error` undefined), malformed (invalid_request) or
+ * no good (invalid_token), with its WWW-Authenticate challenge.
+ */
+function unauthorized(ctx: Context, message: string, error?: 'invalid_request' | 'invalid_token'): AppError {
+  ctx.res.setHeader('WWW-Authenticate', error ? `${CHALLENGE}, error="${error}"` : CHALLENGE);
+  return new AppError('unauthorized', message);
+}
+
 /**
  * Finds who a request acts for, for every request Koa serves: an API key (`Authorization: Bearer KEY` or
  * `X-Api-Key: KEY`), else the signed session cookie. Every /api/ route but PUBLIC_API needs one: without,
- * 401. A key that is given but unknown or revoked is a 401 wherever it is sent, never a silent fallback;
- * past `apiKeyRateLimit` of those a minute, the client gets 429 without its key being looked up.
+ * 401. A key that is given but unknown, revoked or expired is a 401 wherever it is sent, never a silent
+ * fallback; past `apiKeyRateLimit` of those a minute, the client gets 429 without its key being looked up.
+ * Every 401 carries a `WWW-Authenticate: Bearer` challenge. Every answer to someone known is marked
+ * personal: the response writer sends it `Cache-Control: no-store`, whatever its handler asks for.
+ * A session made with the generated first password reaches nothing but the form that replaces it.
  */
 export function authenticate(web: WebServices) {
   const { access, pipeline } = web;
@@ -35,17 +55,18 @@ export function authenticate(web: WebServices) {
       const refused = limit.check(client);
       if (refused) throw refused;
       const secret = authorization !== '' ? BEARER.exec(authorization)?.[1] : header.trim();
-      const key = secret ? await access.keyOf(secret) : undefined;
-      if (!key) {
+      if (!secret) {
         limit.failed(client);
-        throw new AppError(
-          'unauthorized',
-          secret ? 'the API key is not valid: unknown or revoked' : 'send the API key as "Authorization: Bearer KEY" or "X-Api-Key: KEY"',
-        );
+        throw unauthorized(ctx, 'send the API key as "Authorization: Bearer KEY" or "X-Api-Key: KEY"', 'invalid_request');
       }
-      return { kind: 'key', key };
+      const checked = await access.keyOf(secret, client);
+      if ('refused' in checked) {
+        limit.failed(client);
+        throw unauthorized(ctx, checked.refused, 'invalid_token');
+      }
+      return { kind: 'key', key: checked.key };
     }
-    const token = cookiesOf(ctx, web).get(SESSION_COOKIE, { signed: true });
+    const token = readCookie(ctx, web, 'session');
     const session = token ? await access.session(token) : undefined;
     return session && token ? { kind: 'session', session, token } : undefined;
   }
@@ -55,7 +76,30 @@ export function authenticate(web: WebServices) {
     const principal = await principalOf(ctx);
     (ctx.state as WebState).principal = principal;
     if (!principal && (ctx.path === '/api' || ctx.path.startsWith('/api/')) && !PUBLIC_API.has(ctx.path)) {
-      throw new AppError('unauthorized', 'this API needs an API key ("Authorization: Bearer KEY") or a logged-in session');
+      throw unauthorized(ctx, 'this API needs an API key ("Authorization: Bearer KEY") or a logged-in session');
+    }
+    if (principal) markPersonal(ctx.res);
+    if (principal?.kind === 'session' && !WHILE_PASSWORD_GENERATED.has(ctx.path) && (await access.mustChangePassword())) {
+      if (ctx.method === 'GET' && wantsHtml(ctx.req)) return sendSeeOther(ctx.res, CHANGE_PASSWORD_PATH);
+      throw new AppError('forbidden', `the admin password is still the generated one: choose a new one at ${CHANGE_PASSWORD_PATH} first`);
+    }
+    await next();
+  };
+}
+
+/**
+ * An API route an API key may call only when it has `scope` (or `admin`); a session has every scope.
+ * Refused with 403 naming the scope.
+ */
+export function needs(scope: Scope) {
+  return async function scoped(ctx: Context, next: Next): Promise<void> {
+    const principal = principalIn(ctx);
+    if (principal?.kind === 'key' && !grants(principal.key.scopes, scope)) {
+      throw new AppError(
+        'forbidden',
+        `the API key "${principal.key.name}" lacks the scope ${scope}, which this call needs; make a key that has it`,
+        'scope',
+      );
     }
     await next();
   };
@@ -68,5 +112,5 @@ export function authenticate(web: WebServices) {
 export async function loginRequired(ctx: Context, next: Next): Promise<void> {
   if (sessionOf(ctx)) return next();
   if (ctx.method === 'GET' && wantsHtml(ctx.req)) return sendSeeOther(ctx.res, `/login?next=${encodeURIComponent(ctx.originalUrl)}`);
-  throw new AppError('unauthorized', 'log in first');
+  throw unauthorized(ctx, 'log in first');
 }
