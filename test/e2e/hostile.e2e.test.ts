@@ -50,7 +50,12 @@ async function watchedPage(t: ExecutionContext<{ browser: Browser }>, k: TestKur
     await context.addCookies(
       cookie.split('; ').map((pair) => {
         const at = pair.indexOf('=');
-        return { name: pair.slice(0, at), value: pair.slice(at + 1), url: k.base };
+        const name = pair.slice(0, at);
+        // A __Host- cookie (kurz's under an https publicUrl, as here) must be Secure with no Domain: given by
+        // its host and path, since a cookie given by an http URL is never Secure.
+        if (name.startsWith('__Host-'))
+          return { name, value: pair.slice(at + 1), domain: new URL(k.base).hostname, path: '/', secure: true };
+        return { name, value: pair.slice(at + 1), url: k.base };
       }),
     );
   }

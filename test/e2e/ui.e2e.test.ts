@@ -206,6 +206,16 @@ const SCREENS: Array<{ name: string; open: (page: Page, k: TestKurz, code: strin
   { name: 'error-404', open: (page) => page.goto('/nope-nothing'), loggedIn: false },
   { name: 'error-410', open: (page) => page.goto('/gone'), loggedIn: false },
   { name: 'password', open: (page) => page.goto('/locked'), loggedIn: false },
+  {
+    // What a chat app's preview fetches of a one-time link: its state, never its target.
+    name: 'guarded',
+    open: async (page) => {
+      await page.setExtraHTTPHeaders({ 'user-agent': 'Slackbot-LinkExpanding 1.0 (+https://api.slack.com/robots)' });
+      await page.goto('/once');
+      await page.setExtraHTTPHeaders({});
+    },
+    loggedIn: false,
+  },
   { name: 'dashboard', open: (page) => page.goto('/') },
   {
     name: 'dashboard-error',
@@ -238,6 +248,7 @@ const SCREENS: Array<{ name: string; open: (page: Page, k: TestKurz, code: strin
   },
   { name: 'key-revoke', open: (page) => page.goto('/keys/revoke?name=tests') },
   { name: 'settings', open: (page) => page.goto('/settings') },
+  { name: 'account-password', open: (page) => page.goto('/account/password') },
 ];
 
 test('screenshots of every page, light and dark, desktop and phone', async (t) => {
@@ -257,6 +268,7 @@ test('screenshots of every page, light and dark, desktop and phone', async (t) =
     maxVisits: 100,
     tags: ['private'],
   });
+  await k.postJson('/api/v1/links', { url: 'https://example.com/once', alias: 'once', maxVisits: 1 });
   await k.postJson('/api/v1/links', { url: 'https://example.com/gone', alias: 'gone' });
   await k.request('DELETE', '/api/v1/links/gone');
   for (let i = 0; i < 8; i++) await k.postJson('/api/v1/links', { url: `https://example.com/docs/${i}`, tags: i % 3 ? ['docs'] : [] });
