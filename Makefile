@@ -100,44 +100,32 @@ test-reliability: $(BUNDLE)
 e2e: $(DEPS) chromium
 	ava 'test/e2e/**/*.test.ts'
 
-# The browser tests need /usr/bin/chromium: installed with apt-get when missing (as root, or with sudo).
-CHROMIUM_BIN := /usr/bin/chromium
-.PHONY: e2e chromium
-chromium:
-	@test -x $(CHROMIUM_BIN) || { \
-	  if [ "$$(id -u)" = 0 ]; then sudo=; \
-	  elif command -v sudo >/dev/null; then sudo=sudo; \
-	  else echo "make: the browser tests need Chromium at $(CHROMIUM_BIN); install it as root: apt-get install -y chromium" >&2; exit 1; fi; \
-	  echo "installing Chromium for the browser tests (apt-get install chromium)"; \
-	  $$sudo apt-get update && $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y chromium && test -x $(CHROMIUM_BIN) || { \
-	    echo "make: could not install Chromium at $(CHROMIUM_BIN) with apt-get; install it by hand (Debian/Ubuntu: apt-get install chromium)" >&2; exit 1; }; }
+# $(call apt-install,CHECK,PACKAGE,WHO): when the shell test CHECK fails, installs Debian's PACKAGE with
+# apt-get (as root, or with sudo) for WHO, which needs it, and checks again.
+define apt-install
+@$(1) || { \
+  if [ "$$(id -u)" = 0 ]; then sudo=; \
+  elif command -v sudo >/dev/null; then sudo=sudo; \
+  else echo "make: $(3) need Debian's $(2); install it as root: apt-get install -y $(2)" >&2; exit 1; fi; \
+  echo "installing $(2) for $(3) (apt-get install $(2))"; \
+  $$sudo apt-get update && $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y $(2) && $(1) || { \
+    echo "make: could not install $(2) with apt-get; install it by hand (Debian/Ubuntu: apt-get install $(2))" >&2; exit 1; }; }
+endef
 
-# The PostgreSQL pass of the tests starts its own server from Debian's postgresql package: installed with
-# apt-get when no /usr/lib/postgresql/VERSION/bin/postgres is there (as root, or with sudo).
-POSTGRES_BINS := /usr/lib/postgresql/*/bin/postgres
-.PHONY: postgresql
+.PHONY: e2e chromium postgresql nginx
+# The browser tests need /usr/bin/chromium.
+chromium:
+	$(call apt-install,test -x /usr/bin/chromium,chromium,the browser tests)
+
+# The PostgreSQL pass of the tests starts its own server from Debian's postgresql package
+# (/usr/lib/postgresql/VERSION/bin/postgres).
 postgresql:
-	@compgen -G '$(POSTGRES_BINS)' >/dev/null || { \
-	  if [ "$$(id -u)" = 0 ]; then sudo=; \
-	  elif command -v sudo >/dev/null; then sudo=sudo; \
-	  else echo "make: the PostgreSQL tests need its server ($(POSTGRES_BINS)); install it as root: apt-get install -y postgresql" >&2; exit 1; fi; \
-	  echo "installing PostgreSQL for the PostgreSQL tests (apt-get install postgresql)"; \
-	  $$sudo apt-get update && $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y postgresql && compgen -G '$(POSTGRES_BINS)' >/dev/null || { \
-	    echo "make: could not install PostgreSQL's server with apt-get; install it by hand (Debian/Ubuntu: apt-get install postgresql)" >&2; exit 1; }; }
+	$(call apt-install,compgen -G '/usr/lib/postgresql/*/bin/postgres' >/dev/null,postgresql,the PostgreSQL tests)
 
 # The proxy tests (test/support/nginx.ts) run kurz behind Debian's nginx, started by each test on a free port
-# with docs/nginx-kurz.conf: installed with apt-get when /usr/sbin/nginx is missing (as root, or with sudo).
-# Its own service is never started.
-NGINX_BIN := /usr/sbin/nginx
-.PHONY: nginx
+# with docs/nginx-kurz.conf; its own service is never started.
 nginx:
-	@test -x $(NGINX_BIN) || { \
-	  if [ "$$(id -u)" = 0 ]; then sudo=; \
-	  elif command -v sudo >/dev/null; then sudo=sudo; \
-	  else echo "make: the proxy tests need nginx at $(NGINX_BIN); install it as root: apt-get install -y nginx" >&2; exit 1; fi; \
-	  echo "installing nginx for the proxy tests (apt-get install nginx)"; \
-	  $$sudo apt-get update && $$sudo env DEBIAN_FRONTEND=noninteractive apt-get install -y nginx && test -x $(NGINX_BIN) || { \
-	    echo "make: could not install nginx at $(NGINX_BIN) with apt-get; install it by hand (Debian/Ubuntu: apt-get install nginx)" >&2; exit 1; }; }
+	$(call apt-install,test -x /usr/sbin/nginx,nginx,the proxy tests)
 
 lint: $(DEPS)
 	tsc -p .
