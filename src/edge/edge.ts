@@ -13,6 +13,12 @@ const URI_TOO_LONG = {
 } as const;
 
 /**
+ * A year, and no `includeSubDomains`: a short domain is often a bare domain (ex.co) with other sites under
+ * it that kurz does not serve and cannot promise to speak https. No `preload`: that is the domain owner's call.
+ */
+const HSTS = 'max-age=31536000';
+
+/**
  * The front door, the one request listener: a redirect (`GET|HEAD /CODE`) is answered here, everything
  * else by Koa. Both pass through the same pipeline (web.pipeline): every request is admitted by its hooks
  * (the redirect's by the redirect, the rest here), and every answer is counted by whoever gave it. A
@@ -20,12 +26,6 @@ const URI_TOO_LONG = {
  * request is logged from here. With an https public URL, every answer tells browsers to come back over
  * https only (HSTS).
  */
-/**
- * A year, and no `includeSubDomains`: a short domain is often a bare domain (ex.co) with other sites under
- * it that kurz does not serve and cannot promise speak https. No `preload`: that is the domain owner's call.
- */
-const HSTS = 'max-age=31536000';
-
 export function createEdge(web: WebServices, koa: RequestListener, accessLog?: AccessLog): RequestListener {
   const redirect = redirectHandler(web);
   const { pipeline, render } = web;

@@ -4,15 +4,15 @@ import { UNMATCHED } from '../http/pipeline.ts';
 import { httpError, sendError } from '../http/problems.ts';
 import { send } from '../http/respond.ts';
 
+/** What a request no route took is answered: nothing there, a method the path does not take, or none kurz takes. */
+const UNROUTED = new Set([404, 405, 501]);
+
 /**
  * Koa's outermost middleware. Handlers write their answers with http/respond.ts, so Koa itself writes
  * nothing (`respond = false`); a request no route answered (404, or 405 and 501 from checkMethod) and
  * every thrown error go to the shared `sendError`. Every answer is reported to the request counter under
  * the route that took it; a 404, 405 or 501 of no route counts against the client's `notFoundRateLimit`.
  */
-/** What a request no route took is answered: nothing there, a method the path does not take, or none kurz takes. */
-const UNROUTED = new Set([404, 405, 501]);
-
 export function handleErrors(web: WebServices) {
   const { pipeline } = web;
   return async function errors(ctx: Context, next: Next): Promise<void> {
