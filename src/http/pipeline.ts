@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import { isIP } from 'node:net';
+import ipaddr from 'ipaddr.js';
 import proxyaddr from 'proxy-addr';
 import type { RateLimit } from '../auth/rate-limits.ts';
 import type { ClientAddressHeader, Config } from '../config.ts';
@@ -214,31 +215,11 @@ function withoutPort(node: string): string {
  * also IPv4-mapped IPv6 (`::ffff:192.0.2.1`), by itself. Anything else (no address) unchanged.
  */
 export function limitKeyOf(address: string): string {
-  if (!address.includes(':')) return address;
-  const zone = address.indexOf('%');
-  const groups = ipv6Groups(zone === -1 ? address : address.slice(0, zone));
-  if (groups === undefined) return address;
-  if (groups.slice(0, 5).every((g) => g === 0) && groups[5] === 0xffff) {
-    return [groups[6]! >> 8, groups[6]! & 255, groups[7]! >> 8, groups[7]! & 255].join('.');
-  }
-  return `${groups
+  if (!address.includes(':') || !ipaddr.IPv6.isValid(address)) return address;
+  const ip = ipaddr.IPv6.parse(address);
+  if (ip.isIPv4MappedAddress()) return ip.toIPv4Address().toString();
+  return `${ip.parts
     .slice(0, 4)
     .map((g) => g.toString(16))
     .join(':')}::/64`;
-}
-
-/** The eight 16-bit groups of an IPv6 address (an IPv4 tail included); undefined when it is none. */
-function ipv6Groups(address: string): number[] | undefined {
-  if (isIP(address) !== 6) return undefined;
-  let text = address.toLowerCase();
-  const dotted = /(\d+)\.(\d+)\.(\d+)\.(\d+)$/.exec(text);
-  if (dotted) {
-    const [a, b, c, d] = dotted.slice(1).map(Number) as [number, number, number, number];
-    text = `${text.slice(0, dotted.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
-  }
-  const [head = '', tail] = text.split('::') as [string, string | undefined];
-  const left = head === '' ? [] : head.split(':');
-  const right = tail === undefined || tail === '' ? [] : tail.split(':');
-  const zeros = tail === undefined ? 0 : 8 - left.length - right.length;
-  return [...left, ...Array<string>(zeros).fill('0'), ...right].map((g) => parseInt(g, 16));
 }
