@@ -64,7 +64,7 @@ export async function accessControl({ config, now, random, store, settings, logi
   const secret = await settings.settingOrInit(SECRET_SETTING, () => random(32).toString('hex'));
   const keyTouched = new Map<number, number>();
   const checkedKeys = new LRUCache<string, ApiKey>({ max: 1000, ttl: KEY_RECHECK_MS, ttlAutopurge: false, perf: { now } });
-  // Compared against when no password is set yet, so that the answer takes as long as ever.
+  // Compared against when no password is set yet or the user name is wrong, so that the answer takes as long as ever.
   let decoy: Promise<string> | undefined;
   // Once the password is one a person chose, it never again is a generated one: asked no more.
   let generatedInForce = true;
@@ -154,13 +154,11 @@ export async function accessControl({ config, now, random, store, settings, logi
     async login(user: string, password: string, client: string, device?: string): Promise<{ token: string; device: string }> {
       const known = device !== undefined && deviceUser(device) === user;
       const keys = known ? [`device:${device.slice(0, device.indexOf('.'))}`] : [`client:${client}`, `user:${user.toLowerCase()}`];
-      const stored = (await settings.setting(PASSWORD_SETTING)) || (await (decoy ??= hashing.hash(random(16).toString('hex'), random)));
-      const refused = hashing.busy() ?? loginLimit.attempt(...keys);
-      if (refused) throw refused;
-      // The password is checked even for a wrong user name, so that both take the same time.
-      const ok = (await hashing.verify(password, stored)) && user === config.adminUser;
-      if (!ok) throw new AppError('unauthorized', LOGIN_FAILED);
-      loginLimit.succeeded(...keys);
+      const admin = await settings.setting(PASSWORD_SETTING);
+      // A wrong user name is checked against the decoy, so that both take the same time and a right answer
+      // means the right user.
+      const stored = (user === config.adminUser && admin) || (await (decoy ??= hashing.hash(random(16).toString('hex'), random)));
+      if (!(await hashing.guess(password, stored, loginLimit, keys))) throw new AppError('unauthorized', LOGIN_FAILED);
       const at = new Date(now());
       await store.deleteExpiredSessions(new Date(at.getTime() - config.sessionIdle), new Date(at.getTime() - config.sessionMaxAge));
       const token = random(32).toString('base64url');

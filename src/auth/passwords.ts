@@ -2,6 +2,7 @@ import { scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 import { rateLimited, type AppError } from '../errors.ts';
 import { codePoint, controlCharacter, unicodeProblem } from '../links/text-rules.ts';
+import type { RateLimit } from './rate-limits.ts';
 
 /** scrypt's cost: 2^15 rounds of 8-block mixing, 32 MiB of memory, about 50-100 ms per hash. */
 const COST = { N: 2 ** 15, r: 8, p: 1 };
@@ -132,6 +133,20 @@ export class PasswordHashing {
     } finally {
       this.#checking--;
     }
+  }
+
+  /**
+   * Checks a guess (a login, a link's password) against `stored` under `limit`: a 429 at once while no slot
+   * is free or any of `keys` must wait; else a failure of every key is counted before the hash runs (so that
+   * guesses arriving meanwhile see it) and forgotten when the guess is right. Resolves whether it is.
+   */
+  async guess(password: string, stored: string, limit: RateLimit, keys: readonly string[]): Promise<boolean> {
+    const refused = this.busy() ?? limit.attempt(...keys);
+    if (refused) throw refused;
+    // Nothing was awaited since busy(): the slot is still free.
+    const right = await this.verify(password, stored);
+    if (right) limit.succeeded(...keys);
+    return right;
   }
 
   /** hashPassword once a slot for setting passwords is free. */

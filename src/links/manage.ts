@@ -94,11 +94,8 @@ export function linkManagement({ config, listening, blocklist, now, random, link
       if (typeof password !== 'string') throw new AppError('unauthorized', 'wrong password', 'password');
       // The link's own key holds guesses spread over many addresses; a code has no space, a client key no "link ".
       const keys = [`${client} ${code}`, `link ${code}`];
-      const refused = hashing.busy() ?? unlockLimit.attempt(...keys);
-      if (refused) throw refused;
-      // Counted as a failure until the hash says otherwise; nothing is awaited in between, so the slot is still free.
-      if (!(await hashing.verify(password, link.passwordHash))) throw new AppError('unauthorized', 'wrong password', 'password');
-      unlockLimit.succeeded(...keys);
+      if (!(await hashing.guess(password, link.passwordHash, unlockLimit, keys)))
+        throw new AppError('unauthorized', 'wrong password', 'password');
       return link;
     },
 

@@ -8,6 +8,7 @@ import {
   passwordProblem,
   verifyPassword,
 } from '../../src/auth/passwords.ts';
+import { RateLimit } from '../../src/auth/rate-limits.ts';
 import { AppError } from '../../src/errors.ts';
 
 const random = (size: number) => Buffer.alloc(size, 7);
@@ -121,4 +122,20 @@ test('PasswordHashing: a password being set (the first start, a new link) never 
   t.true(await verifyPassword('third password', hashes[2]!));
   t.is(hashing.ran, 4);
   t.is(hashing.refused, 1);
+});
+
+test('PasswordHashing.guess counts a failure of every key before the hash, keeps it when wrong and forgets it when right', async (t) => {
+  const limit = new RateLimit({ name: 'unlock', limit: 2, window: 1000, growTo: 60_000, message: 'wait', now: () => 0 });
+  const hashing = new PasswordHashing(4);
+  const stored = await hashPassword('correct horse battery staple', random);
+  const [first, second] = [
+    hashing.guess('wrong horse battery staple', stored, limit, ['client a', 'link x']),
+    hashing.guess('correct horse battery staple', stored, limit, ['client b', 'link x']),
+  ];
+  // Both counted before either hash ran: the link's key is at its limit, so a third guess is refused at once.
+  await t.throwsAsync(hashing.guess('correct horse battery staple', stored, limit, ['client c', 'link x']), { message: /^wait/ });
+  t.deepEqual([await first, await second], [false, true]);
+  t.is(limit.check('client a'), undefined, 'one failure of client a: under its limit');
+  t.is(limit.check('link x'), undefined, 'the right guess forgot the link key');
+  t.is(hashing.ran, 2, 'the refused guess was never hashed');
 });
