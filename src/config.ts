@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { availableParallelism, homedir } from 'node:os';
 import { dirname, join } from 'node:path';
+import ipaddr from 'ipaddr.js';
 import proxyaddr from 'proxy-addr';
 import { LEVELS, LOG_FORMATS, type Level, type LogFormat } from './log.ts';
 import { HIDDEN, hasPassword, redactUrl } from './redact.ts';
@@ -521,7 +522,7 @@ export function proxyWarning(config: Config): string | undefined {
 
 /** True for an address of this machine's loopback interface (127.0.0.0/8, ::1 and their mapped forms). */
 function isLoopback(host: string): boolean {
-  return /^(::ffff:)?127\./i.test(host) || host === '::1' || /^(0+:){7}0*1$/.test(host);
+  return ipaddr.isValid(host) && ipaddr.process(host).range() === 'loopback';
 }
 
 /** One line per option for the start-up log, secrets masked. */
