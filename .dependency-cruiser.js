@@ -16,6 +16,14 @@ export default {
       from: { path: '^src/', pathNot: '^src/(cli/wiring[.]ts$|store/open[.]ts$|store/sqlite/)' },
       to: { path: '^src/store/sqlite/' },
     },
+    {
+      name: 'processes-in-cluster',
+      comment:
+        'Forking workers and child processes, and their IPC, live in src/cluster/ (one typed channel per concern). The one exception is src/scheduled-backups.ts: it runs `kurz backup` as a one-shot command and reads its exit code, with no IPC and no supervision.',
+      severity: 'error',
+      from: { path: '^src/', pathNot: ['^src/cluster/', 'scheduled-backups[.]ts$'] },
+      to: { path: '^(node:)?(cluster|child_process)$' },
+    },
   ],
   options: {
     doNotFollow: { path: 'node_modules' },

@@ -1,7 +1,7 @@
 import { ConfigError, OPTIONS, flagName } from '../config.ts';
 import { AppError } from '../errors.ts';
 import { CommandError, EXIT, UsageError, commandHelp, runCommand, type Command, type Env } from './command.ts';
-import { BACKGROUND_WRITER_COMMAND } from './wiring.ts';
+import { BACKGROUND_WRITER_COMMAND } from '../cluster/background-writer.ts';
 
 /**
  * Each command's module, loaded when it runs: the background writer (a process beside every server) and

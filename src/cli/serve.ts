@@ -1,4 +1,3 @@
-import cluster from 'node:cluster';
 import { existsSync, rmSync } from 'node:fs';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { once } from 'node:events';
@@ -8,14 +7,15 @@ import { describeConfig, proxyWarning, type Config } from '../config.ts';
 import { defaultDeps, type Deps } from '../deps.ts';
 import { exposedFiles } from '../file-modes.ts';
 import { createHttpServer } from '../http/server.ts';
+import { superviseWorkers } from '../cluster/primary.ts';
 import {
   followPrimaryBlocklist,
+  isWorker,
   metricsThroughPrimary,
   portFromPrimary,
   relayVisitsToPrimary,
-  superviseWorkers,
   tellPrimaryListening,
-} from '../workers.ts';
+} from '../cluster/worker.ts';
 import type { Command } from './command.ts';
 
 /** How long shutdown waits for open requests before cutting connections. */
@@ -31,7 +31,7 @@ export const serve: Command = {
   positionals: [0, 0],
   async run({ config }) {
     const deps = defaultDeps(config);
-    if (cluster.isWorker) {
+    if (isWorker()) {
       await serveHttp(config, deps, true);
       return undefined;
     }
@@ -71,9 +71,9 @@ function warnExposed(config: Config, deps: Deps): void {
 async function serveHttp(config: Config, deps: Deps, worker: boolean): Promise<number> {
   const isNew = !worker && config.databaseUrl === '' && config.db !== ':memory:' && !existsSync(config.db);
   const relay = worker ? relayVisitsToPrimary() : undefined;
-  const metrics = worker ? metricsThroughPrimary() : undefined;
-  const blocklist = worker ? followPrimaryBlocklist() : undefined;
-  const port = worker ? await portFromPrimary() : config.port;
+  const metrics = worker ? metricsThroughPrimary(deps.log) : undefined;
+  const blocklist = worker ? followPrimaryBlocklist(deps.log) : undefined;
+  const port = worker ? await portFromPrimary(deps.log) : config.port;
   const kurz = await createApp(
     config,
     deps,

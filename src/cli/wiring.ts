@@ -10,7 +10,6 @@ import { loadNativeBinding } from '../store/sqlite/native-addon.ts';
 import { openSqliteStorage, serveAsBackgroundWriter, type SqliteStorage } from '../store/sqlite/storage.ts';
 
 /** The hidden command `serve` starts its background writer with. */
-export { BACKGROUND_WRITER_COMMAND } from '../store/sqlite/storage.ts';
 
 export interface OpenOptions {
   /** The command works on links already stored: a path with no database is an error, not a new file. */

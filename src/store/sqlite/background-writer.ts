@@ -1,351 +1,57 @@
-import { spawn, type ChildProcess } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { setPriority } from 'node:os';
-import sea from 'node:sea';
 import type { Database } from 'better-sqlite3';
+import type { WriterDatabase, WriterHost } from '../../cluster/background-writer.ts';
 import { isUnavailable } from '../../errors.ts';
 import type { Logger } from '../../log.ts';
-import { NODE_FLAGS } from '../../node-flags.ts';
-import { VisitBuffer } from '../../visits/visit-buffer.ts';
-import type { VisitEvents } from '../../visits/visit-events.ts';
-import { VisitHandover, writtenThrough, type VisitReceipt } from '../../visits/visit-handover.ts';
-import type { VisitRecorder } from '../../visits/visit-recorder.ts';
-import type { VisitStore } from '../ports.ts';
+import type { VisitReceipt } from '../../visits/visit-handover.ts';
 import { outsideTransaction } from './outside-transaction.ts';
 import * as q from './queries.ts';
-import type { WriteFault, WriteHealth } from './write-health.ts';
-
-/** The hidden command that runs the background writer in its own process. */
-export const BACKGROUND_WRITER_COMMAND = 'background';
-
-/** How often the child writes the visits it was sent and checkpoints the WAL. */
-export const BACKGROUND_INTERVAL_MS = 1000;
-
-/** How often the child deletes raw visits past the retention period. */
-const PRUNE_INTERVAL_MS = 3_600_000;
+import type { WriteHealth } from './write-health.ts';
 
 /** SQLite's default: pages of WAL after which a commit checkpoints by itself. */
 const AUTO_CHECKPOINT_PAGES = 1000;
 
 /**
- * How long the server waits at shutdown for the child to write some of its last visits: it waits as long
- * as the child reports progress at least this often.
+ * The server's database as the background writer's supervisor (cluster/background-writer.ts) needs it:
+ * the file, the receipts its writers keep in it, and the server's own checkpoints, off while a writer
+ * makes them (a checkpoint ends with an fsync of the database file, which inline stalled redirects).
  */
-const FINISH_TIMEOUT_MS = 10_000;
-
-/**
- * The child's nice value: it runs behind the server, so a saturated server keeps its core and the visits
- * wait (as compact events) until there is time to write them.
- */
-const CHILD_NICE = 19;
-
-/**
- * Visits handed to the child and not yet written, at most (about 10 MB of events): more wait in the
- * server as compact events rather than in the IPC queue, and a pass of the child is at most this long.
- */
-const WINDOW = 262_144;
-
-/**
- * Waits before starting another child, by how many in a row died without writing anything; after one more,
- * the server writes its visits itself.
- */
-const RESTART_DELAYS_MS = [0, 1000, 5000];
-
-/** Parent to child. Sent with the advanced (structured clone) serialization, so the columns stay binary. */
-type Message = { events: VisitEvents } | { finish: true };
-
-/**
- * Child to parent: after each chunk it commits, every visit before `written` in what it was sent is
- * written; `alive` once it has opened the database and when it starts to finish (progress, at shutdown);
- * and whenever it changes, the fault its writes fail with (null when they succeed again), for /healthz.
- */
-type Report = { written: number } | { alive: true } | { fault: WriteFault | null };
-
-export interface BackgroundWriter {
-  /**
-   * Hands a flush of visit events to the child; false once the server writes visits itself again. The
-   * events are kept until the child has written them: if it dies, the next child gets what it had not.
-   */
-  offload(events: VisitEvents, giveBack: (events: VisitEvents) => void): boolean;
-  /** The fault the child's writes (visits, checkpoints) fail with, as it last reported; undefined when none. */
-  readonly fault: WriteFault | undefined;
-  /** Asks the child to write everything it was handed and waits for it to exit. */
-  stop(): Promise<void>;
-}
-
-/**
- * Moves the server's writes that nobody waits for out of its event loop, into a child process with its
- * own connection (a process, because two SQLite libraries in one process break each other's file locks,
- * and the executable cannot load the addon into a worker thread):
- * - visits: the child gets each flush of events over IPC, classifies them (user agent, country, visitor
- *   hash), writes them with their rollups every second, and deletes raw visits past the retention period.
- * - WAL checkpoints: a checkpoint ends with an fsync of the database file, which inline stalled redirects.
- * If the child dies, the server starts another and hands it exactly the visits the dead one had not written
- * (VisitHandover: the receipt the child keeps with every chunk it commits says which); if children keep
- * dying before writing anything, the server writes visits and checkpoints itself again. `flags` are the
- * settings the child needs besides the database (`kurz background` reads them like any command).
- */
-export function startBackgroundWriter(db: Database, health: WriteHealth, flags: readonly string[], log: Logger): BackgroundWriter {
-  // The executable embeds kurz's Node options; `node` takes them before the script.
-  const self = sea.isSea() ? [] : [...NODE_FLAGS, process.argv[1] ?? ''];
+export function sqliteWriterHost(db: Database, health: WriteHealth, log: Logger): WriterHost {
   const receiptOf = db.prepare<[string], VisitReceipt>(q.HANDOVER);
   const forget = db.prepare<[string]>(q.DELETE_HANDOVER);
-  const handover = new VisitHandover();
-  /** Flushes not sent yet: the window is full, or a child is starting. */
-  let queued: VisitEvents[] = [];
-  let giveBack: ((events: VisitEvents) => void) | undefined;
-  let current: { child: ChildProcess; finishing: boolean } | undefined;
-  let restart: NodeJS.Timeout | undefined;
-  /** Children in a row that died without writing anything. */
-  let failedStarts = 0;
-  let stopping = false;
-  let abandoned = false;
-  /** The server writes its visits itself. */
-  let inline = false;
-  let stopped: (() => void) | undefined;
-  let finishTimer: NodeJS.Timeout | undefined;
-  let fault: WriteFault | undefined;
-  const waiting = (): number => handover.unconfirmed + countOf(queued);
-
-  function start(): void {
-    restart = undefined;
-    const name = randomBytes(8).toString('hex');
-    const child = spawn(process.execPath, [...self, BACKGROUND_WRITER_COMMAND, '--db', db.name, '--handover', name, ...flags], {
-      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-      serialization: 'advanced',
-    });
-    const writer = { child, finishing: false };
-    current = writer;
-    // Neither the child nor its IPC channel may keep the server alive while it serves.
-    if (!stopping) {
-      child.unref();
-      child.channel?.unref();
-    }
-    child.on('message', (report: Report) => {
-      finishTimer?.refresh();
-      if ('fault' in report) fault = report.fault ?? undefined;
-      if (!('written' in report)) return;
-      failedStarts = 0;
-      handover.confirm(report.written);
-      send();
-    });
-    let over = false;
-    const end = (code: number | null, signal: NodeJS.Signals | null): void => {
-      if (over) return;
-      over = true;
-      void ended(writer, name, code, signal);
-    };
-    child.on('error', (err) => {
-      log.error('could not start the background process', { err });
-      // A process that never started may never close either.
-      if (child.pid === undefined) end(null, null);
-    });
-    // After its last message: what it confirmed is known, and its receipt is final.
-    child.once('close', end);
-    log.info('background process started', { pid: child.pid });
-    send();
-  }
-
-  /** Sends what the window allows; once stopping and everything is sent, asks the child to finish. */
-  function send(): void {
-    const writer = current;
-    if (writer === undefined || !writer.child.connected) return;
-    while (queued.length > 0 && handover.unconfirmed < WINDOW) {
-      const events = queued.shift()!;
-      handover.sent(events);
-      // A send that fails finds the child gone: its end hands on what it had not written.
-      writer.child.send({ events } satisfies Message, () => undefined);
-    }
-    if (stopping && queued.length === 0 && !writer.finishing) {
-      writer.finishing = true;
-      writer.child.send({ finish: true } satisfies Message, () => undefined);
-    }
-  }
-
-  async function ended(
-    writer: NonNullable<typeof current>,
-    name: string,
-    code: number | null,
-    signal: NodeJS.Signals | null,
-  ): Promise<void> {
-    const receipt = receiptOf.get(name);
-    // A receipt left behind (the disk full, say) is one small row under a name no writer uses again.
-    await outsideTransaction(db, health, () => forget.run(name)).catch(
-      (err: unknown) => isUnavailable(err) || log.error("could not remove a background writer's receipt", { err }),
-    );
-    if (current === writer) current = undefined;
-    fault = undefined;
-    const left = handover.unwritten(receipt);
-    if (left.length > 0) queued.unshift(left);
-    if (abandoned) {
-      log.error('the background process stopped making progress; its last visits are lost', { pid: writer.child.pid, visits: waiting() });
-      stopped?.();
-      return;
-    }
-    if (writer.finishing && code === 0 && waiting() === 0) {
-      stopped?.();
-      return;
-    }
-    // It finished as asked, but the database did not take all it held (a fault of the file): another
-    // process, with a connection of its own, tries again.
-    const refused = writer.finishing && code === 0;
-    failedStarts++;
-    const delay = RESTART_DELAYS_MS[failedStarts - 1];
-    if (delay === undefined) {
-      inline = true;
-      db.pragma(`wal_autocheckpoint = ${AUTO_CHECKPOINT_PAGES}`);
-      const back = queued;
-      queued = [];
-      if (stopping) {
-        const why = refused ? 'the database did not take the last visits' : 'the background process keeps stopping';
-        log.error(`${why}; they are lost`, { code, signal, visits: countOf(back) });
-        stopped?.();
-        return;
-      }
-      log.error('the background process keeps stopping; writing visits and checkpointing inline again', { code, signal });
-      for (const events of back) giveBack?.(events);
-      return;
-    }
-    if (refused)
-      log.warn('the background process finished with visits the database did not take; starting another to try again', {
-        visits: left.length,
-        inMs: delay,
-      });
-    else log.error('the background process stopped; starting another', { code, signal, unwritten: left.length, inMs: delay });
-    restart = setTimeout(start, delay);
-    if (!stopping) restart.unref();
-  }
-
-  db.pragma('wal_autocheckpoint = 0');
-  start();
-
   return {
-    get fault() {
-      return fault;
+    file: db.name,
+    async takeReceipt(name) {
+      const receipt = receiptOf.get(name);
+      // A receipt left behind (the disk full, say) is one small row under a name no writer uses again.
+      await outsideTransaction(db, health, () => forget.run(name)).catch(
+        (err: unknown) => isUnavailable(err) || log.error("could not remove a background writer's receipt", { err }),
+      );
+      return receipt;
     },
-    offload(events, back) {
-      if (inline) return false;
-      giveBack = back;
-      queued.push(events);
-      send();
-      return true;
-    },
-    async stop() {
-      stopping = true;
-      if (inline) return;
-      const done = new Promise<void>((resolve) => (stopped = resolve));
-      current?.child.ref();
-      current?.child.channel?.ref();
-      restart?.ref();
-      const left = waiting();
-      if (left > 0) log.info('writing the last visits before stopping', { visits: left });
-      finishTimer = setTimeout(() => {
-        abandoned = true;
-        if (current) current.child.kill('SIGKILL');
-        else {
-          clearTimeout(restart);
-          log.error('the background process stopped making progress; its last visits are lost', { visits: waiting() });
-          stopped?.();
-        }
-      }, FINISH_TIMEOUT_MS);
-      send();
-      await done;
-      clearTimeout(finishTimer);
+    checkpointInline(on) {
+      db.pragma(`wal_autocheckpoint = ${on ? AUTO_CHECKPOINT_PAGES : 0}`);
     },
   };
-}
-
-function countOf(flushes: readonly VisitEvents[]): number {
-  return flushes.reduce((sum, events) => sum + events.length, 0);
-}
-
-function report(message: Report): void {
-  if (process.connected) process.send?.(message);
-}
-
-/** The child's side: tells the server of a fault its writes fail with, or that they succeed again (undefined). */
-export function reportFault(fault: WriteFault | undefined): void {
-  report({ fault: fault ?? null });
 }
 
 /**
- * The child's side: buffer the events the server sends, hand them to the recorder every interval, tell the
- * server after each chunk it commits how far it has written, checkpoint every interval, prune every hour,
- * until the server asks it to finish or goes away (its IPC channel closes); then write the rest and close.
- * `store` keeps the receipt of each chunk under `name`, in the chunk's transaction. A checkpoint that fails
- * for a fault of the file tells `health` (a checkpoint with nothing to copy proves nothing, so one that
- * succeeds does not end a fault).
+ * The background writer's own connection, named `name` by its server: it checkpoints the WAL, and a
+ * checkpoint that fails for a fault of the file tells `health` (a checkpoint with nothing to copy proves
+ * nothing, so one that succeeds does not end a fault).
  */
-export function runBackgroundWriter(
-  db: Database,
-  store: VisitStore,
-  recorderOn: (store: VisitStore) => VisitRecorder,
-  name: string,
-  health: WriteHealth,
-  log: Logger,
-): Promise<void> {
-  setPriority(CHILD_NICE);
-  const recorder = recorderOn({
-    ...store,
-    async addVisits(batch, receipt) {
-      await store.addVisits(batch, receipt);
-      if (receipt !== undefined) report({ written: writtenThrough(receipt) });
+export function sqliteWriterDatabase(db: Database, health: WriteHealth, name: string, log: Logger): WriterDatabase {
+  return {
+    checkpoint() {
+      try {
+        db.pragma('wal_checkpoint(PASSIVE)');
+      } catch (err) {
+        if (health.failed(err) === err) log.error('could not checkpoint the database', { err });
+      }
     },
-  });
-  report({ alive: true });
-  const visits = new VisitBuffer({
-    write: (events) => recorder.add(events),
-    flushSize: Number.POSITIVE_INFINITY,
-    flushInterval: BACKGROUND_INTERVAL_MS,
-  });
-  visits.start();
-  const prune = (): void => {
-    recorder.prune().then(
-      (deleted) => deleted > 0 && log.info('pruned raw visits past the retention period', { visits: deleted }),
-      (err: unknown) => isUnavailable(err) || log.error('could not prune visits', { err }),
-    );
-  };
-  prune();
-  const checkpoint = (): void => {
-    try {
-      db.pragma('wal_checkpoint(PASSIVE)');
-    } catch (err) {
-      if (health.failed(err) === err) log.error('could not checkpoint the database', { err });
-    }
-  };
-
-  return new Promise((resolve) => {
-    const timer = setInterval(checkpoint, BACKGROUND_INTERVAL_MS);
-    const pruning = setInterval(prune, PRUNE_INTERVAL_MS);
-    let finished = false;
-    const finish = async (): Promise<void> => {
-      if (finished) return;
-      finished = true;
-      report({ alive: true });
-      clearInterval(timer);
-      clearInterval(pruning);
-      visits.stop();
-      await recorder.idle();
-      // The server hands what is not written to another writer; without a server, nobody will.
-      if (recorder.pending > 0 && process.connected)
-        log.warn('stopping with visits the database did not take', { visits: recorder.pending });
-      else if (recorder.pending > 0)
-        log.error('stopping with visits the database did not take; they are lost', { visits: recorder.pending });
-      // With the server gone, nobody reads the receipt; a server reads and removes it itself.
-      if (!process.connected && recorder.pending === 0) db.prepare(q.DELETE_HANDOVER).run(name);
+    close(forgetReceipt) {
+      if (forgetReceipt) db.prepare(q.DELETE_HANDOVER).run(name);
       health.close();
       db.close();
-      if (process.connected) process.disconnect();
-      resolve();
-    };
-    process.on('message', (message: Message) => {
-      if ('events' in message) visits.addEvents(message.events);
-      else void finish();
-    });
-    process.once('disconnect', () => void finish());
-    // Ctrl-C in a terminal and systemd's stop reach the whole process group, this child too: it goes on
-    // until the server has handed it its last visits and says finish (or goes away).
-    process.on('SIGTERM', () => undefined);
-    process.on('SIGINT', () => undefined);
-  });
+    },
+  };
 }

@@ -6,9 +6,8 @@ import { COPIED_TABLES, type CopySource } from '../copy.ts';
 import type { Storage, VisitStore } from '../ports.ts';
 import { createSqliteAccessStore } from './access-store.ts';
 import { backupDatabase } from './backup.ts';
-import { reportFault, startBackgroundWriter, runBackgroundWriter, type BackgroundWriter } from './background-writer.ts';
-
-export { BACKGROUND_WRITER_COMMAND } from './background-writer.ts';
+import { reportFault, startBackgroundWriter, runBackgroundWriter, type BackgroundWriter } from '../../cluster/background-writer.ts';
+import { sqliteWriterDatabase, sqliteWriterHost } from './background-writer.ts';
 import { openDatabase } from './database.ts';
 import { createSqliteLinkStore } from './link-store.ts';
 import { createSqliteVisitStore } from './visit-store.ts';
@@ -49,8 +48,7 @@ export function openSqliteStorage(config: Pick<Config, 'db' | 'cacheDir' | 'dura
   const visits = createSqliteVisitStore(db, health, { durability });
   const background: BackgroundWriter | undefined = options.backgroundWriter
     ? startBackgroundWriter(
-        db,
-        health,
+        sqliteWriterHost(db, health, options.log),
         ['--cache-dir', config.cacheDir, '--durability', durability, ...options.backgroundWriter],
         options.log,
       )
@@ -134,5 +132,5 @@ export function serveAsBackgroundWriter(
   const db = openDatabase(config.db, { nativeBinding: loadNativeBinding(config.cacheDir), mustExist: true, durability });
   const health = watchWrites(db, log, { process: 'background writer', onChange: reportFault });
   const store = createSqliteVisitStore(db, health, { durability, handover });
-  return runBackgroundWriter(db, { ...store, offload: () => false }, recorderOn, handover, health, log);
+  return runBackgroundWriter(sqliteWriterDatabase(db, health, handover, log), { ...store, offload: () => false }, recorderOn, log);
 }

@@ -1,41 +1,18 @@
 import cluster, { type Worker } from 'node:cluster';
 import { once } from 'node:events';
 import sea from 'node:sea';
-import { createApp } from './app.ts';
-import type { Config } from './config.ts';
-import type { Deps } from './deps.ts';
-import type { VisitEvents } from './visits/visit-events.ts';
-import { aggregateMetrics, type Metrics, type MetricsJson } from './web/metrics.ts';
-
-/**
- * A worker's messages to its primary: ready to listen, listening (node:cluster does not report a socket
- * a worker opens with SO_REUSEPORT), a flush of its visits for the primary to write, a scrape of /metrics
- * it took (answered with every process's metrics), its own metrics, which the primary asked for, or the
- * blocklist reloaded as asked.
- */
-type WorkerMessage =
-  | { ready: true }
-  | { listening: number }
-  | { visits: VisitEvents }
-  | { scrape: number }
-  | { report: number; metrics: MetricsJson }
-  | { blocklistReloaded: true };
-
-/** The primary's message to a new worker: the port to listen on (the first worker's, when the setting is 0). */
-interface ListenMessage {
-  listen: number;
-}
-
-/** The primary's messages about metrics: send yours (`report`), or here is the scrape you asked for. */
-type MetricsMessage = { report: number } | { scraped: number; text: string } | { scraped: number; error: string };
+import { createApp } from '../app.ts';
+import type { Config } from '../config.ts';
+import type { Deps } from '../deps.ts';
+import { aggregateMetrics, type MetricsJson } from '../web/metrics.ts';
+import { blocklistReloaded, reloadBlocklist } from './blocklist-channel.ts';
+import { receive, send } from './channel.ts';
+import { metricsFromWorker, metricsToWorker } from './metrics-channel.ts';
+import { listenOn, workerStarted } from './start-channel.ts';
+import { handedVisits } from './visits-channel.ts';
 
 /** How long the primary waits for a worker's metrics; one that does not answer is left out of that scrape. */
 const REPORT_TIMEOUT_MS = 2000;
-
-/** The primary's message to its workers after the blocklist files changed: read them again, then say so. */
-interface ReloadBlocklistMessage {
-  reloadBlocklist: true;
-}
 
 /** Waits before restarting a worker that died, by how many died in a row soon after starting. */
 const RESTART_DELAYS_MS = [0, 1000, 5000, 30_000];
@@ -81,7 +58,7 @@ export async function superviseWorkers(config: Config, deps: Deps): Promise<numb
             }, BLOCKLIST_RELOAD_WAIT_MS);
             worker.once('exit', done);
             reloaded.set(worker, done);
-            worker.send({ reloadBlocklist: true } satisfies ReloadBlocklistMessage);
+            send(worker, reloadBlocklist, { reload: true });
           }),
       );
     await Promise.all(waits);
@@ -110,7 +87,7 @@ export async function superviseWorkers(config: Config, deps: Deps): Promise<numb
               resolve(metrics);
             };
             reports.set(key, answer);
-            worker.send({ report: id } satisfies MetricsMessage);
+            send(worker, metricsToWorker, { report: id });
           }),
       );
     const all = await Promise.all([kurz.metrics.json(), ...asked]);
@@ -122,20 +99,20 @@ export async function superviseWorkers(config: Config, deps: Deps): Promise<numb
     const worker = cluster.fork();
     started.set(worker, Date.now());
     const listening = new Promise<number>((resolve, reject) => {
-      worker.on('message', (message: WorkerMessage) => {
-        if ('visits' in message) kurz.services.visits.addEvents(message.visits);
-        else if ('report' in message) reports.get(`${worker.id} ${message.report}`)?.(message.metrics);
-        else if ('scrape' in message) {
-          const scraped = message.scrape;
-          gatherMetrics().then(
-            (text) => worker.send({ scraped, text } satisfies MetricsMessage),
-            (err: unknown) => worker.send({ scraped, error: (err as Error).message } satisfies MetricsMessage),
-          );
-        } else if ('blocklistReloaded' in message) reloaded.get(worker)?.();
-        else if ('ready' in message) {
-          ready.add(worker);
-          worker.send({ listen: port } satisfies ListenMessage);
-        } else resolve(message.listening);
+      receive(worker, handedVisits, deps.log, (message) => kurz.services.visits.addEvents(message.visits));
+      receive(worker, metricsFromWorker, deps.log, (message) => {
+        if ('report' in message) return reports.get(`${worker.id} ${message.report}`)?.(message.metrics);
+        const scraped = message.scrape;
+        gatherMetrics().then(
+          (text) => send(worker, metricsToWorker, { scraped, text }),
+          (err: unknown) => send(worker, metricsToWorker, { scraped, error: (err as Error).message }),
+        );
+      });
+      receive(worker, blocklistReloaded, deps.log, () => reloaded.get(worker)?.());
+      receive(worker, workerStarted, deps.log, (message) => {
+        if ('listening' in message) return resolve(message.listening);
+        ready.add(worker);
+        send(worker, listenOn, { listen: port });
       });
       worker.once('exit', (code, signal) => reject(new Error(`a worker could not start (exit code ${code}, signal ${signal})`)));
     });
@@ -191,102 +168,6 @@ export async function superviseWorkers(config: Config, deps: Deps): Promise<numb
   process.on('SIGTERM', () => stop('SIGTERM'));
   process.on('SIGINT', () => stop('SIGINT'));
   return port;
-}
-
-/** A worker's side: the port its primary tells it to listen on. */
-export async function portFromPrimary(): Promise<number> {
-  const answer = once(process, 'message') as Promise<[ListenMessage]>;
-  process.send?.({ ready: true } satisfies WorkerMessage);
-  return (await answer)[0].listen;
-}
-
-/**
- * A worker's side, before it says it is ready: reloads the blocklist whenever the primary asks and tells it
- * when done. Requests that come before `start` (the app is still being built) are answered after it.
- */
-export function followPrimaryBlocklist(): { start(reload: () => Promise<void>): void } {
-  let reload: (() => Promise<void>) | undefined;
-  let waiting = 0;
-  const run = (r: () => Promise<void>): void => void r().then(() => process.send?.({ blocklistReloaded: true } satisfies WorkerMessage));
-  process.on('message', (message: Partial<ReloadBlocklistMessage> | undefined) => {
-    if (message?.reloadBlocklist !== true) return;
-    if (reload) run(reload);
-    else waiting++;
-  });
-  return {
-    start(r) {
-      reload = r;
-      for (; waiting > 0; waiting--) run(r);
-    },
-  };
-}
-
-/** A worker's side: tells the primary it listens, on `port`. */
-export function tellPrimaryListening(port: number): void {
-  process.send?.({ listening: port } satisfies WorkerMessage);
-}
-
-/**
- * A worker's side of /metrics: `scrape` is what its /metrics answers, every process's metrics added up by
- * the primary; `report` names this worker's own, which the primary asks for (none until then).
- */
-export function metricsThroughPrimary(): { scrape(): Promise<string>; report(metrics: Metrics): void } {
-  const waiting = new Map<number, { resolve: (text: string) => void; reject: (err: Error) => void }>();
-  let scrapes = 0;
-  let own: Metrics | undefined;
-  process.on('message', (message: MetricsMessage) => {
-    if ('report' in message) {
-      const report = message.report;
-      (own ? own.json() : Promise.resolve([])).then((metrics) => process.send?.({ report, metrics } satisfies WorkerMessage));
-    } else if ('scraped' in message) {
-      const scrape = waiting.get(message.scraped);
-      waiting.delete(message.scraped);
-      if ('text' in message) scrape?.resolve(message.text);
-      else scrape?.reject(new Error(`the primary could not gather the metrics: ${message.error}`));
-    }
-  });
-  return {
-    scrape: () =>
-      new Promise((resolve, reject) => {
-        if (!process.connected || !process.send) return reject(new Error('the primary is gone'));
-        const scrape = ++scrapes;
-        waiting.set(scrape, { resolve, reject });
-        process.send({ scrape } satisfies WorkerMessage);
-      }),
-    report(metrics) {
-      own = metrics;
-    },
-  };
-}
-
-/**
- * A worker's side: hands each flush of visits to the primary over IPC (false once the primary is gone:
- * the worker then writes them itself). `done` waits for the sends in flight, then lets go of the channel
- * so the worker can exit.
- */
-export function relayVisitsToPrimary(): {
-  offload: (events: VisitEvents, giveBack: (events: VisitEvents) => void) => boolean;
-  done(): Promise<void>;
-} {
-  let inFlight = 0;
-  let drained: (() => void) | undefined;
-  return {
-    offload(events, giveBack) {
-      if (!process.connected || !process.send) return false;
-      inFlight++;
-      const message: WorkerMessage = { visits: events };
-      process.send(message, undefined, {}, (err) => {
-        inFlight--;
-        if (err) giveBack(events);
-        if (inFlight === 0) drained?.();
-      });
-      return true;
-    },
-    async done() {
-      if (inFlight > 0) await new Promise<void>((resolve) => (drained = resolve));
-      if (process.connected) process.disconnect();
-    },
-  };
 }
 
 /**
