@@ -5,7 +5,7 @@ import { guards, locationOf, queryOf, refusalOf } from '../links/gate.ts';
 import { goneMessage, guardedMessage, notFoundMessage, refusalMessage, type Gate, type Refusal, type Target } from '../links/link.ts';
 import { sendClientError, sendError } from '../http/problems.ts';
 import { CACHED_REDIRECT, sendJson, sendPage, sendProblem, sendRedirect, UNCACHED, wantsHtml } from '../http/respond.ts';
-import { RESERVED_PATHS } from '../reserved-paths.ts';
+import { RESERVED_PATHS } from '../links/reserved-paths.ts';
 import { cachedBotCheck } from '../visits/classify.ts';
 
 /** The redirect's name in the request counter. */
