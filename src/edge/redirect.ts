@@ -5,7 +5,7 @@ import { queryOf } from '../links/gate.ts';
 import { goneMessage, guardedMessage, notFoundMessage, refusalMessage, type Target } from '../links/link.ts';
 import { sendClientError, sendError } from '../http/problems.ts';
 import { sendJson, sendPage, sendProblem, sendRedirect, wantsHtml } from '../http/respond.ts';
-import { RESERVED_PATHS } from '../reserved-paths.ts';
+import { RESERVED_PATHS } from '../links/reserved-paths.ts';
 import { cachedBotCheck } from '../visits/classify.ts';
 import {
   decideRedirect,

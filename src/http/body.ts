@@ -2,8 +2,8 @@ import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage } from 'node:http';
 import getRawBody from 'raw-body';
 import typeis from 'type-is';
-import { AppError } from '../errors.ts';
-import { parseJson } from '../strict-json.ts';
+import { AppError } from '../core/errors.ts';
+import { parseJson } from '../core/strict-json.ts';
 import { httpError } from './problems.ts';
 
 /** The largest body of a request: one link, an edit, a form. */

@@ -1,5 +1,5 @@
 import type { RedirectStatus } from '../config.ts';
-import { AppError } from '../errors.ts';
+import { AppError } from '../core/errors.ts';
 import type { LinkOptions } from './link.ts';
 import { codePoint, controlCharacter, textProblem, unicodeProblem } from './text-rules.ts';
 import { timeOf } from './times.ts';

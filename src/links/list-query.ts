@@ -1,4 +1,4 @@
-import { AppError } from '../errors.ts';
+import { AppError } from '../core/errors.ts';
 import type { Link, LinkQuery } from './link.ts';
 import { codePoint, controlCharacter } from './text-rules.ts';
 

@@ -1,14 +1,14 @@
 import type { PasswordHashing } from '../auth/passwords.ts';
 import type { RateLimit } from '../auth/rate-limits.ts';
 import type { RedirectCache } from '../cache/redirect-cache.ts';
-import { AppError } from '../errors.ts';
+import { AppError } from '../core/errors.ts';
 import type { LinkStore } from '../store/ports.ts';
 import { CODE } from './alias-rules.ts';
 import { linkRefusal } from './gate.ts';
 import { goneMessage, notFoundMessage, refusalMessage, type Link, type LinkEdit, type LinkQuery, type TagCount } from './link.ts';
 import { parseOptions } from './link-options.ts';
 import { encodeCursor, parseListQuery } from './list-query.ts';
-import type { BlocklistSource } from './blocklist.ts';
+import type { BlocklistSource } from '../blocklist/blocklist.ts';
 import { normaliseUrl, refuseListed, urlRules, type Listening } from './url-rules.ts';
 
 export interface ManageDeps {

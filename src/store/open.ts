@@ -1,5 +1,5 @@
 import type { Config } from '../config.ts';
-import type { Logger } from '../log.ts';
+import type { Logger } from '../core/log.ts';
 import type { Storage } from './ports.ts';
 import { openSqliteStorage, type SqliteOptions } from './sqlite/storage.ts';
 

@@ -1,6 +1,6 @@
-import { AppError } from '../errors.ts';
+import { AppError } from '../core/errors.ts';
 import { single } from '../links/list-query.ts';
-import { FORMATS, type TransferFormat } from '../links/transfer-format.ts';
+import { FORMATS, type TransferFormat } from '../transfer/format.ts';
 import { timeOf } from '../links/times.ts';
 import { DASHBOARD_DAYS, MAX_DASHBOARD_DAYS, type StatsPeriod } from './stats.ts';
 

@@ -1,12 +1,12 @@
 import type { RedirectStatus } from '../config.ts';
-import { STATUS, type ErrorCode } from '../errors.ts';
+import { STATUS, type ErrorCode } from '../core/errors.ts';
 import { BODY_LIMIT, BULK_BODY_LIMIT, sizeText } from '../http/body.ts';
 import { MAX_REQUEST_TARGET } from '../http/server.ts';
 import { LIMITS } from '../links/link-options.ts';
 import { PAGE_SIZE } from '../links/list-query.ts';
-import { VERSION } from '../version.ts';
+import { VERSION } from '../core/version.ts';
 import { BATCH_MAX } from './handlers/links-api.ts';
-import { LINK_FIELDS } from './handlers/pages.ts';
+import { LINK_FIELDS } from './forms.ts';
 import { QR_FORMATS, QR_SIZE } from './handlers/qr.ts';
 import { CSRF_FIELD, SESSION_COOKIE } from './session.ts';
 import { SCOPE_DOCS, SCOPES, type Scope } from '../auth/scopes.ts';

@@ -1,6 +1,6 @@
 import { stat } from 'node:fs/promises';
 import type { Config } from '../../config.ts';
-import type { Logger } from '../../log.ts';
+import type { Logger } from '../../core/log.ts';
 import type { VisitRecorder } from '../../visits/visit-recorder.ts';
 import { COPIED_TABLES, type CopySource } from '../copy.ts';
 import type { Storage, VisitStore } from '../ports.ts';

@@ -1,6 +1,6 @@
 import type { Context } from 'koa';
 import type { WebServices } from '../../context.ts';
-import { AppError } from '../../errors.ts';
+import { AppError } from '../../core/errors.ts';
 import { BULK_BODY_LIMIT, checkJsonObject, readBody } from '../../http/body.ts';
 import { sendJson, sendNoContent } from '../../http/respond.ts';
 import { linkJson } from '../../links/link-json.ts';

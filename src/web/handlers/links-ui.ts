@@ -1,25 +1,23 @@
 import type { Context } from 'koa';
 import type { WebServices } from '../../context.ts';
-import { AppError, STATUS } from '../../errors.ts';
+import { AppError, STATUS } from '../../core/errors.ts';
 import { sendSeeOther } from '../../http/respond.ts';
 import { goneMessage, type Link } from '../../links/link.ts';
 import { PAGE_SIZE } from '../../links/list-query.ts';
 import { readForm } from '../session.ts';
+import { showPage } from './pages.ts';
 import {
   formError,
   formFailure,
   formValues,
   LINK_FIELDS,
-  linkDetails,
   linkInput,
-  linkRow,
   linkValues,
-  redirectDefaults,
-  showPage,
   textOf,
   type FormError,
   type FormValues,
-} from './pages.ts';
+} from '../forms.ts';
+import { linkDetails, linkRow, redirectDefaults } from '../presenters.ts';
 
 const EDIT_FIELDS = LINK_FIELDS.filter((f) => f !== 'alias');
 /** What the link page says after a change, by the flag in its query string. */

@@ -1,7 +1,7 @@
 import type { Context } from 'koa';
 import QRCode from 'qrcode';
 import type { WebServices } from '../../context.ts';
-import { AppError } from '../../errors.ts';
+import { AppError } from '../../core/errors.ts';
 import { send } from '../../http/respond.ts';
 import { goneMessage } from '../../links/link.ts';
 

@@ -3,7 +3,7 @@ import type { WebServices } from '../../context.ts';
 import { sendJson, sendStream } from '../../http/respond.ts';
 import { instanceStatsJson, linkStatsJson } from '../../visits/stats-json.ts';
 import { parseDays, parseExportQuery, parseStatsQuery } from '../../visits/stats-query.ts';
-import { exportLines } from '../../visits/visit-format.ts';
+import { exportLines } from '../../transfer/visit-format.ts';
 
 const CONTENT_TYPES = { csv: 'text/csv; charset=utf-8', ndjson: 'application/x-ndjson; charset=utf-8' } as const;
 
