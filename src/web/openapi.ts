@@ -18,6 +18,7 @@ import {
   type Schema,
 } from '../http/openapi-document.ts';
 import { TAG as TAG_FIELD } from '../links/link-fields.ts';
+import { LINK_JSON } from '../links/link-json.ts';
 import { REDIRECT_STATUSES } from '../links/link-options.ts';
 import { LIST_QUERY } from '../links/list-query.ts';
 import { BATCH_CREATE, BATCH_MAX, LINK_CREATE, LINK_EDIT } from './handlers/links-api.ts';
@@ -60,8 +61,6 @@ const SESSION: Record<string, []>[] = [{ session: [] }];
 /** Anyone, and the logged-in admin sees more. */
 const OPTIONAL_SESSION: Record<string, []>[] = [{}, { session: [] }];
 const ERROR_CODES = Object.keys(STATUS) as ErrorCode[];
-const DATE_TIME: Schema = { type: 'string', format: 'date-time' };
-const NULLABLE_DATE_TIME: Schema = { type: ['string', 'null'], format: 'date-time' };
 const CODE: Schema = { type: 'string', pattern: '^[A-Za-z0-9_-]{1,64}$' };
 const TAG = jsonSchemaOf(TAG_FIELD) as Schema;
 
@@ -93,70 +92,6 @@ const DAY_FIGURES = (day: boolean): Schema => ({
 });
 
 const SCHEMAS: Record<string, Schema> = {
-  Link: {
-    type: 'object',
-    additionalProperties: false,
-    required: [
-      'code',
-      'shortUrl',
-      'url',
-      'title',
-      'note',
-      'tags',
-      'expiresAt',
-      'maxVisits',
-      'visitsLeft',
-      'passwordProtected',
-      'redirectStatus',
-      'forwardQuery',
-      'enabled',
-      'blocked',
-      'isAlias',
-      'createdAt',
-      'updatedAt',
-      'visitCount',
-      'lastVisitAt',
-      'deletedAt',
-    ],
-    properties: {
-      code: CODE,
-      shortUrl: { type: 'string', format: 'uri' },
-      url: { type: 'string', format: 'uri', description: 'The target, normalised' },
-      title: { type: ['string', 'null'] },
-      note: { type: ['string', 'null'] },
-      tags: { type: 'array', items: TAG },
-      expiresAt: NULLABLE_DATE_TIME,
-      maxVisits: { type: ['integer', 'null'] },
-      visitsLeft: { type: ['integer', 'null'], minimum: 0, description: 'null when the link has no visit limit' },
-      passwordProtected: { type: 'boolean' },
-      redirectStatus: { type: 'integer', enum: REDIRECT_STATUSES, description: "What the redirect answers (the link's or the instance's)" },
-      forwardQuery: { type: 'boolean', description: "What the redirect does (the link's or the instance's setting)" },
-      enabled: { type: 'boolean', description: "The person's switch; a blocked link answers 410 whatever it says" },
-      blocked: {
-        oneOf: [
-          { type: 'null' },
-          {
-            type: 'object',
-            additionalProperties: false,
-            required: ['rule', 'list', 'at'],
-            properties: {
-              rule: { type: 'string', description: 'The entry the target matched: a host, a domain or a URL' },
-              list: { type: 'string', description: "The blocklist file's name (without its folder)" },
-              at: DATE_TIME,
-            },
-          },
-        ],
-        description:
-          'Set while the target is on a blocklist (the `blocklist` setting): the link answers 410 until the list no longer names it',
-      },
-      isAlias: { type: 'boolean', description: 'A person chose the code; such a link is never a dedupe target' },
-      createdAt: DATE_TIME,
-      updatedAt: DATE_TIME,
-      visitCount: { type: 'integer', minimum: 0 },
-      lastVisitAt: NULLABLE_DATE_TIME,
-      deletedAt: { ...NULLABLE_DATE_TIME, description: 'A deleted link keeps its code, which answers 410' },
-    },
-  },
   LinkList: {
     type: 'object',
     additionalProperties: false,
@@ -986,7 +921,7 @@ export const OPENAPI: OpenApiDocument = openApiDocument({
     '/robots.txt': { get: text('text/plain', 'showRobots', 'Asks crawlers to keep out') },
   }),
   components: {
-    schemas: { ...SCHEMAS, LinkCreate: LINK_CREATE, LinkEdit: LINK_EDIT, BatchCreate: BATCH_CREATE },
+    schemas: { ...SCHEMAS, Link: LINK_JSON, LinkCreate: LINK_CREATE, LinkEdit: LINK_EDIT, BatchCreate: BATCH_CREATE },
     responses: RESPONSES,
     parameters: PARAMETERS,
     securitySchemes: {
