@@ -38,7 +38,7 @@ function blocklistSummary(web: WebServices, blocked: number) {
 export function dashboardHandlers(web: WebServices) {
   async function showDashboard(ctx: Context, status: number, form: FormValues, error: FormError | null): Promise<void> {
     const [{ links }, figures, blockedCount] = await Promise.all([
-      web.links.listPage({ limit: String(LATEST) }),
+      web.links.listPage({ limit: LATEST }),
       web.stats.forInstance(DASHBOARD_DAYS),
       web.links.blockedCount(),
     ]);
