@@ -138,6 +138,9 @@ export function redirectHandler(web: WebServices): (req: IncomingMessage, res: S
       case 'failed':
         sendError(req, res, decided.error, web);
         break;
+      default:
+        // A new outcome needs its case: until it has one, this does not compile.
+        return decided satisfies never;
     }
     if (decided.outcome !== 'failed' && decided.record) visits.record(target!.id, web.now(), pipeline.clientOf(req), req.rawHeaders);
     pipeline.answered(REDIRECT_ROUTE, res.statusCode);
