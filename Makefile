@@ -30,7 +30,7 @@ help:
 	@echo "make test    install, typecheck and run every test on SQLite, then the storage tests on PostgreSQL (installs Chromium, PostgreSQL and nginx if missing)"
 	@echo "make test-reliability  crash, fault, abuse and slow-client tests and a 1-minute soak (about 4 minutes)"
 	@echo "make e2e     only the browser tests; screenshots in test/e2e/screenshots/"
-	@echo "make lint    tsc --noEmit, eslint, prettier --check, depcruise (no import cycles, SQLite store only from the wiring)"
+	@echo "make lint    tsc --noEmit, eslint, prettier --check, depcruise (the layer rules of docs/ARCHITECTURE.md, no import cycles)"
 	@echo "make fmt     prettier --write"
 	@echo "make build   bundle to $(BUNDLE)"
 	@echo "make binary  build dist/kurz, the single executable (linux-x64)"

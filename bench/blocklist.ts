@@ -4,8 +4,8 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { matchBlocklist } from '../src/links/blocklist.ts';
-import { loadBlocklistFiles, readBlocklistFiles } from '../src/links/blocklist-files.ts';
+import { matchBlocklist } from '../src/blocklist/blocklist.ts';
+import { loadBlocklistFiles, readBlocklistFiles } from '../src/blocklist/files.ts';
 import { NODE_FLAGS } from '../src/node-flags.ts';
 
 const LINES = 500_000;

@@ -5,7 +5,7 @@ import Sqlite from 'better-sqlite3';
 import pg from 'pg';
 import { NODE_FLAGS } from '../src/node-flags.ts';
 import { DIMENSIONS } from '../src/visits/visit.ts';
-import { cacheSizeOf, CONNECTIONS, type Profile, type Scenario } from './scenarios.ts';
+import { cacheSizeOf, CONNECTIONS, DEFAULT_HOST, type Profile, type Scenario } from './scenarios.ts';
 import { inheritedEnv } from './children.ts';
 import { LIMITS_OUT_OF_REACH, startServer, type ServerProcess } from './server-process.ts';
 import { runWrk, type WrkResult } from './wrk.ts';
@@ -261,6 +261,8 @@ function wrkArgs(scenario: Scenario, seed: Seed, prefix: string, target: number)
   switch (scenario.script) {
     case 'redirect.lua':
       return [codes];
+    case 'redirect-hosts.lua':
+      return codesByHost(scenario, seed).flatMap((h) => [h.host, scenario.codes === 'hot' ? h.hotCodes : h.codes]);
     case 'paced-redirect.lua':
       return [codes, String(target)];
     case 'create.lua':
@@ -272,6 +274,16 @@ function wrkArgs(scenario: Scenario, seed: Seed, prefix: string, target: number)
   }
 }
 
+/**
+ * The codes of each of the scenario's hosts (a redirect-hosts.lua scenario's). The seed puts every link on
+ * the default domain (links have no domain yet, and kurz serves any Host alike), so each host is given the
+ * default domain's codes; once links have domains, the seed puts links on each host's domain and this
+ * returns that domain's codes.
+ */
+function codesByHost(scenario: Scenario, seed: Seed): Array<{ host: string; codes: string; hotCodes: string }> {
+  return (scenario.hosts ?? []).map((host) => ({ host, codes: seed.codes, hotCodes: seed.hotCodes }));
+}
+
 function startKurz(scenario: Scenario, setup: Setup, storeEnv: Record<string, string>): Promise<ServerProcess> {
   const workers = scenario.variant?.workers ?? 1;
   const env: Record<string, string> = {
@@ -279,7 +291,7 @@ function startKurz(scenario: Scenario, setup: Setup, storeEnv: Record<string, st
     ...storeEnv,
     KURZ_HOST: '127.0.0.1',
     KURZ_PORT: '0',
-    KURZ_PUBLIC_URL: 'https://s.example.test',
+    KURZ_PUBLIC_URL: `https://${DEFAULT_HOST}`,
     KURZ_CACHE_SIZE: String(cacheSizeOf(scenario)),
     KURZ_WORKERS: String(workers),
     ...LIMITS_OUT_OF_REACH,
@@ -376,7 +388,16 @@ function startBaseline(scenario: Scenario, setup: Setup): Promise<ServerProcess>
   const heap = scenario.links > BIG_BASELINE ? ['--max-old-space-size=8192'] : [];
   return startServer({
     name: 'baseline',
-    command: [process.execPath, ...heap, join(import.meta.dirname, 'baseline-server.ts'), setup.seed.codes],
+    command: [
+      process.execPath,
+      ...heap,
+      join(import.meta.dirname, 'baseline-server.ts'),
+      setup.seed.codes,
+      // The default domain's codes are the first file's; the others' are looked up by Host.
+      ...codesByHost(scenario, setup.seed)
+        .filter((h) => h.host !== DEFAULT_HOST)
+        .map((h) => `${h.host}=${h.codes}`),
+    ],
     env: inheritedEnv(),
     cores: String(KURZ_CORE),
     logFile: join(setup.dir, `${scenario.name}-baseline.log`),

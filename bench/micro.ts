@@ -4,10 +4,10 @@ import { randomBytes } from 'node:crypto';
 import { Histogram as PromHistogram } from 'prom-client';
 import { createCodeGenerator } from '../src/codes/code-generator.ts';
 import { loadConfig } from '../src/config.ts';
-import { Histogram } from '../src/histogram.ts';
+import { Histogram } from '../src/core/histogram.ts';
 import { REDIRECT_BUCKETS } from '../src/http/pipeline.ts';
 import { normaliseUrl, urlRules } from '../src/links/url-rules.ts';
-import { jsonLine } from '../src/log.ts';
+import { jsonLine } from '../src/core/log.ts';
 
 const WARM_UP_MS = 500;
 const MEASURE_MS = 1500;

@@ -178,7 +178,9 @@ function toMarkdown(report: Report): string {
     );
   }
 
-  const scaling = report.scenarios.filter((s) => s.name.startsWith('hot-redirect-') && !s.variant).sort((a, b) => a.links - b.links);
+  const scaling = report.scenarios
+    .filter((s) => s.name === `hot-redirect-${count(s.links)}` && !s.variant)
+    .sort((a, b) => a.links - b.links);
   if (scaling.length > 0) {
     out.push('## Scaling: hot redirect by database size', '');
     out.push(

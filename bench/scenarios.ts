@@ -20,9 +20,15 @@ export interface Scenario {
   /** Links seeded into the database (and loaded by the baseline). */
   links: number;
   /** The wrk script in bench/wrk/. */
-  script: 'redirect.lua' | 'paced-redirect.lua' | 'create.lua' | 'mixed.lua' | 'scan.lua';
+  script: 'redirect.lua' | 'redirect-hosts.lua' | 'paced-redirect.lua' | 'create.lua' | 'mixed.lua' | 'scan.lua';
   /** Which codes the script draws from: 1000 spread over the seeded ones, all of them, or none. */
   codes: 'hot' | 'all' | 'none';
+  /**
+   * For redirect-hosts.lua: the Host headers sent in turn, each with its domain's codes (compare.ts
+   * `codesByHost`); the first is the default domain, KURZ_PUBLIC_URL's host. The baseline looks codes up by
+   * host too.
+   */
+  hosts?: readonly string[];
   /** HTTP statuses that are right answers; anything else fails the run. */
   expected: readonly number[];
   /** kurz's KURZ_CACHE_SIZE; its default otherwise. */
@@ -41,6 +47,8 @@ export interface Scenario {
 }
 
 export const CONNECTIONS = 50;
+/** The host of kurz's public URL in the bench: its default domain. */
+export const DEFAULT_HOST = 's.example.test';
 export const HOT_CODES = 1000;
 const DEFAULT_CACHE_SIZE = 100_000;
 
@@ -59,6 +67,14 @@ function mainScenarios(links: number, coldLinks: number): Scenario[] {
   const first = hot(links);
   return [
     first,
+    {
+      ...first,
+      name: 'hot-redirect-domains',
+      title: `hot redirect, 3 domains by Host (1k of ${count(links)} codes)`,
+      script: 'redirect-hosts.lua',
+      hosts: [DEFAULT_HOST, 's2.example.test', 's3.example.test'],
+      scaling: false,
+    },
     {
       name: 'half-load-redirect',
       title: 'hot redirect at half load',

@@ -6,7 +6,7 @@
 import { randomBytes } from 'node:crypto';
 import { closeSync, openSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { loadConfig } from '../src/config.ts';
-import { createLogger } from '../src/log.ts';
+import { createLogger } from '../src/core/log.ts';
 import { createServices } from '../src/services.ts';
 import { openSqliteStorage } from '../src/store/sqlite/storage.ts';
 import { targetUrl } from './target-url.ts';

@@ -12,7 +12,7 @@ import { join } from 'node:path';
 import { parseArgs } from 'node:util';
 import type { Database } from 'better-sqlite3';
 import type { Link } from '../src/links/link.ts';
-import { createLogger } from '../src/log.ts';
+import { createLogger } from '../src/core/log.ts';
 import { openDatabase } from '../src/store/sqlite/database.ts';
 import { createSqliteLinkStore } from '../src/store/sqlite/link-store.ts';
 import * as q from '../src/store/sqlite/queries.ts';

@@ -9,7 +9,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { parseArgs } from 'node:util';
-import { createLogger } from '../src/log.ts';
+import { createLogger } from '../src/core/log.ts';
 import { openDatabase } from '../src/store/sqlite/database.ts';
 import { createSqliteVisitStore } from '../src/store/sqlite/visit-store.ts';
 import { watchWrites } from '../src/store/sqlite/write-health.ts';

@@ -4,7 +4,7 @@ import Koa from 'koa';
 import type { Config } from './config.ts';
 import type { Services, WebServices } from './context.ts';
 import type { Deps } from './deps.ts';
-import { isUnavailable } from './errors.ts';
+import { isUnavailable } from './core/errors.ts';
 import { createEdge } from './edge/edge.ts';
 import { createAccessLog } from './http/access-log.ts';
 import { createPipeline, refuseWaitingClients, type Pipeline } from './http/pipeline.ts';
@@ -13,9 +13,10 @@ import { createServices } from './services.ts';
 import { writeFirstPassword } from './auth/first-password.ts';
 import type { Storage } from './store/ports.ts';
 import type { VisitEvents } from './visits/visit-events.ts';
-import { scheduleBackups } from './scheduled-backups.ts';
+import { scheduleBackups } from './store/scheduled-backups.ts';
 import { openStorage } from './store/open.ts';
-import { lineFormat } from './log.ts';
+import { startBackgroundWriter } from './cluster/background-writer.ts';
+import { lineFormat } from './core/log.ts';
 import { handleErrors } from './web/errors.ts';
 import { createMetrics, type Metrics } from './web/metrics.ts';
 import { checkMethod } from './web/methods.ts';
@@ -117,7 +118,10 @@ export async function createApp(config: Config, deps: Deps, options: AppOptions 
   ];
   if (config.geoipDatabase !== '') writerFlags.push('--geoip-database', config.geoipDatabase);
   const writer = options.offloadVisits === undefined && (options.backgroundWriter ?? true);
-  const opened = await openStorage(config, { log: deps.log, backgroundWriter: writer ? writerFlags : undefined });
+  const opened = await openStorage(config, {
+    log: deps.log,
+    backgroundWriter: writer ? (host) => startBackgroundWriter(host, writerFlags, deps.log) : undefined,
+  });
   const relayed = options.offloadVisits;
   const adapted = options.adaptStorage?.(opened) ?? opened;
   const storage = relayed ? { ...adapted, visits: { ...adapted.visits, offload: relayed } } : adapted;

@@ -3,8 +3,8 @@ import { availableParallelism, homedir } from 'node:os';
 import { dirname, join } from 'node:path';
 import ipaddr from 'ipaddr.js';
 import proxyaddr from 'proxy-addr';
-import { LEVELS, LOG_FORMATS, type Level, type LogFormat } from './log.ts';
-import { HIDDEN, hasPassword, redactUrl } from './redact.ts';
+import { LEVELS, LOG_FORMATS, type Level, type LogFormat } from './core/log.ts';
+import { HIDDEN, hasPassword, redactUrl } from './core/redact.ts';
 
 export type CodeMode = 'obfuscated' | 'sequential';
 export type RedirectStatus = 301 | 302 | 307 | 308;

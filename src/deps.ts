@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import type { Config } from './config.ts';
-import { createLogger, type Logger, type LogStream } from './log.ts';
+import { createLogger, type Logger, type LogStream } from './core/log.ts';
 
 /** What the app takes from the outside world, so tests can pin the clock and the randomness. */
 export interface Deps {

@@ -12,7 +12,7 @@ import { createApp, type AppOptions, type Kurz } from '../src/app.ts';
 import { withServices } from '../src/cli/wiring.ts';
 import { loadConfig, type Config } from '../src/config.ts';
 import { createHttpServer } from '../src/http/server.ts';
-import { memoryLogger } from '../src/log.ts';
+import { memoryLogger } from '../src/core/log.ts';
 import { openStorage } from '../src/store/open.ts';
 import type { Storage } from '../src/store/ports.ts';
 

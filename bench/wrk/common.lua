@@ -63,9 +63,10 @@ local BOTS = {
 -- Bot requests this thread sent; done() reports the sum, which the database check compares with kurz's bots.
 bot_requests = 0
 
--- A GET /CODE request with the given headers, split around the code, in a fixed header order.
-local function template(headers)
-  local lines = { 'GET /CODE HTTP/1.1', 'Host: ' .. wrk.headers['Host'] }
+-- A GET /CODE request with the given headers, split around the code, in a fixed header order; to `host`,
+-- or the server's own (wrk's Host header).
+local function template(headers, host)
+  local lines = { 'GET /CODE HTTP/1.1', 'Host: ' .. (host or wrk.headers['Host']) }
   for _, header in ipairs(headers) do
     if header[2] then lines[#lines + 1] = header[1] .. ': ' .. header[2] end
   end
@@ -74,21 +75,29 @@ local function template(headers)
 end
 
 local people, bots, scanner
+-- People's templates by Host, for redirect_request_to.
+local people_to = {}
 
--- Built on first use: wrk sets the Host header after the script loads.
-local function build_templates()
-  people, bots = {}, {}
+-- A person's browser's templates: one per browser and referrer.
+local function people_templates(host)
+  local templates = {}
   for _, browser in ipairs(BROWSERS) do
     for _, referrer in ipairs(REFERRERS) do
-      people[#people + 1] = template({
+      templates[#templates + 1] = template({
         { 'User-Agent', browser[1] },
         { 'Accept', 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8' },
         { 'Accept-Language', browser[2] },
         { 'Accept-Encoding', 'gzip, deflate, br, zstd' },
         { 'Referer', referrer },
-      })
+      }, host)
     end
   end
+  return templates
+end
+
+-- Built on first use: wrk sets the Host header after the script loads.
+local function build_templates()
+  people, bots = people_templates(), {}
   for _, agent in ipairs(BOTS) do
     bots[#bots + 1] = template({ { 'User-Agent', agent }, { 'Accept', '*/*' } })
   end
@@ -106,6 +115,16 @@ end
 function redirect_request(code)
   if not people then build_templates() end
   return request_from(people, code)
+end
+
+-- GET /CODE as a person's browser sends it to `host` (a short domain other than the server's address).
+function redirect_request_to(host, code)
+  local templates = people_to[host]
+  if not templates then
+    templates = people_templates(host)
+    people_to[host] = templates
+  end
+  return request_from(templates, code)
 end
 
 -- GET /CODE as a code scanner sends it.

@@ -1,7 +1,7 @@
 import { createHmac, hash, timingSafeEqual } from 'node:crypto';
 import { LRUCache } from 'lru-cache';
 import type { Config } from '../config.ts';
-import { AppError, isUnavailable } from '../errors.ts';
+import { AppError, isUnavailable } from '../core/errors.ts';
 import type { AccessStore, SettingsStore } from '../store/ports.ts';
 import { firstPasswordPath, removeFirstPassword } from './first-password.ts';
 import type { ApiKey, Session } from './identity.ts';

@@ -1,8 +1,8 @@
 import { closeSync, fchmodSync, openSync, rmSync, writeSync } from 'node:fs';
 import { dirname, join } from 'node:path';
 import type { Config } from '../config.ts';
-import { ensureDir } from '../ensure-dir.ts';
-import { ADMIN_PASSWORD_FILE } from '../file-modes.ts';
+import { ensureDir } from '../core/ensure-dir.ts';
+import { ADMIN_PASSWORD_FILE } from '../core/file-modes.ts';
 
 /**
  * Where the first start writes the generated admin password when no terminal shows it; undefined for an

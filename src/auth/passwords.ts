@@ -1,6 +1,6 @@
 import { scrypt, timingSafeEqual, type ScryptOptions } from 'node:crypto';
 import { availableParallelism } from 'node:os';
-import { rateLimited, type AppError } from '../errors.ts';
+import { rateLimited, type AppError } from '../core/errors.ts';
 import { codePoint, controlCharacter, unicodeProblem } from '../links/text-rules.ts';
 import type { RateLimit } from './rate-limits.ts';
 

@@ -1,5 +1,5 @@
 import type { Config } from '../config.ts';
-import { rateLimited, type AppError } from '../errors.ts';
+import { rateLimited, type AppError } from '../core/errors.ts';
 
 /** The limits, by the name their refusals are counted under (what /metrics shows). */
 export type LimitName = 'creation' | 'anonymous_creation' | 'login' | 'unlock' | 'api_key' | 'not_found';

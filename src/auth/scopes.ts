@@ -1,4 +1,4 @@
-import { AppError } from '../errors.ts';
+import { AppError } from '../core/errors.ts';
 
 /** What an API key may do; each API route needs one (web/routes.ts), a login session has them all. */
 export const SCOPES = ['links:read', 'links:write', 'stats:read', 'export', 'admin'] as const;

@@ -1,4 +1,4 @@
-import { describeExposed, exposedFiles } from '../file-modes.ts';
+import { describeExposed, exposedFiles } from '../core/file-modes.ts';
 import { EXIT, type Command } from './command.ts';
 import { checkDatabase } from './wiring.ts';
 

@@ -1,6 +1,6 @@
-import { FORMATS, type TransferFormat } from '../links/transfer-format.ts';
+import { FORMATS, type TransferFormat } from '../transfer/format.ts';
 import { parseExportQuery } from '../visits/stats-query.ts';
-import { exportLines } from '../visits/visit-format.ts';
+import { exportLines } from '../transfer/visit-format.ts';
 import { EXIT, UsageError, type Command } from './command.ts';
 import { withServices } from './wiring.ts';
 

@@ -1,7 +1,7 @@
 import { isUtf8 } from 'node:buffer';
 import { readFileSync } from 'node:fs';
-import { parseRecords } from '../links/transfer-format.ts';
-import { RESERVED_PATHS } from '../reserved-paths.ts';
+import { parseRecords } from '../transfer/format.ts';
+import { RESERVED_PATHS } from '../links/reserved-paths.ts';
 import { CommandError, EXIT, JSON_FLAG, type Command } from './command.ts';
 import { parseFormat } from './export.ts';
 import { withServices } from './wiring.ts';

@@ -1,6 +1,6 @@
 import type { ApiKey } from '../auth/identity.ts';
 import { DEFAULT_SCOPES, parseScopes, SCOPES, type Scope } from '../auth/scopes.ts';
-import { AppError } from '../errors.ts';
+import { AppError } from '../core/errors.ts';
 import { EXIT, JSON_FLAG, parseAge, UsageError, subcommandOf, table, type Command, type CommandInput } from './command.ts';
 import { withServices } from './wiring.ts';
 

@@ -1,5 +1,5 @@
 import { ConfigError, OPTIONS, flagName } from '../config.ts';
-import { AppError } from '../errors.ts';
+import { AppError } from '../core/errors.ts';
 import { CommandError, EXIT, UsageError, commandHelp, runCommand, type Command, type Env } from './command.ts';
 import { BACKGROUND_WRITER_COMMAND } from '../cluster/background-writer.ts';
 

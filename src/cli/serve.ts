@@ -5,7 +5,7 @@ import { Server } from 'node:net';
 import { createApp } from '../app.ts';
 import { describeConfig, proxyWarning, type Config } from '../config.ts';
 import { defaultDeps, type Deps } from '../deps.ts';
-import { exposedFiles } from '../file-modes.ts';
+import { exposedFiles } from '../core/file-modes.ts';
 import { createHttpServer } from '../http/server.ts';
 import { superviseWorkers } from '../cluster/primary.ts';
 import {

@@ -1,5 +1,5 @@
 import { linkJson } from '../links/link-json.ts';
-import { sparkline } from '../visits/charts.ts';
+import { sparkline } from '../web/charts.ts';
 import type { Entry, LinkStats } from '../visits/stats.ts';
 import { linkStatsJson } from '../visits/stats-json.ts';
 import { parseStatsQuery } from '../visits/stats-query.ts';

@@ -1,4 +1,4 @@
-import { VERSION } from '../version.ts';
+import { VERSION } from '../core/version.ts';
 import { EXIT, JSON_FLAG, type Command } from './command.ts';
 import { sqliteVersion } from './wiring.ts';
 

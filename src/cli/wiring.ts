@@ -1,3 +1,4 @@
+import { reportFault, runWriterProcess } from '../cluster/background-writer.ts';
 import type { Config } from '../config.ts';
 import type { Services } from '../context.ts';
 import { defaultDeps } from '../deps.ts';
@@ -7,9 +8,7 @@ import { checkInvariants, totalsOf, type CheckReport } from '../store/invariants
 import { openStorage } from '../store/open.ts';
 import { checkSqliteFile } from '../store/sqlite/check.ts';
 import { loadNativeBinding } from '../store/sqlite/native-addon.ts';
-import { openSqliteStorage, serveAsBackgroundWriter, type SqliteStorage } from '../store/sqlite/storage.ts';
-
-/** The hidden command `serve` starts its background writer with. */
+import { openSqliteStorage, openWriterDatabase, type SqliteStorage } from '../store/sqlite/storage.ts';
 
 export interface OpenOptions {
   /** The command works on links already stored: a path with no database is an error, not a new file. */
@@ -73,7 +72,8 @@ export function sqliteVersion(config: Config): Promise<string> {
 /** The background writer's process, started by `serve`, which names it `handover`. */
 export function runBackgroundWriter(config: Config, handover: string): Promise<void> {
   const deps = defaultDeps(config);
-  return serveAsBackgroundWriter(config, handover, (store) => createVisitRecording(config, deps, store), deps.log);
+  const { store, database } = openWriterDatabase(config, handover, reportFault, deps.log);
+  return runWriterProcess(database, store, (s) => createVisitRecording(config, deps, s), deps.log);
 }
 
 async function withSqlite<T>(config: Config, options: OpenOptions, work: (storage: SqliteStorage) => T | Promise<T>): Promise<T> {

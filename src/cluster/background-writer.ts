@@ -2,13 +2,14 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { setPriority } from 'node:os';
 import sea from 'node:sea';
-import { isUnavailable } from '../errors.ts';
-import type { Logger } from '../log.ts';
+import { isUnavailable } from '../core/errors.ts';
+import type { Logger } from '../core/log.ts';
 import { NODE_FLAGS } from '../node-flags.ts';
 import type { VisitStore } from '../store/ports.ts';
+import type { BackgroundWriter, WriterDatabase, WriterHost } from '../store/writer-ports.ts';
 import { VisitBuffer } from '../visits/visit-buffer.ts';
 import type { VisitEvents } from '../visits/visit-events.ts';
-import { VisitHandover, writtenThrough, type VisitReceipt } from '../visits/visit-handover.ts';
+import { VisitHandover, writtenThrough } from '../visits/visit-handover.ts';
 import type { VisitRecorder } from '../visits/visit-recorder.ts';
 import { receive, send as sendTo } from './channel.ts';
 import { fromWriter, toWriter } from './writer-channel.ts';
@@ -47,32 +48,6 @@ const WINDOW = 262_144;
 const RESTART_DELAYS_MS = [0, 1000, 5000];
 
 /**
- * What the background writer's process needs of the server's database: the file it opens, the receipt a
- * writer left (store/sqlite keeps it in the database, in each chunk's transaction), and the server's own
- * checkpoints, which stop while a writer makes them.
- */
-export interface WriterHost {
-  /** The database file the writer opens. */
-  readonly file: string;
-  /** The receipt of the last chunk the writer named `name` committed (undefined if none); removes it. */
-  takeReceipt(name: string): Promise<VisitReceipt | undefined>;
-  /** Whether the server's own commits checkpoint the WAL. */
-  checkpointInline(on: boolean): void;
-}
-
-export interface BackgroundWriter {
-  /**
-   * Hands a flush of visit events to the child; false once the server writes visits itself again. The
-   * events are kept until the child has written them: if it dies, the next child gets what it had not.
-   */
-  offload(events: VisitEvents, giveBack: (events: VisitEvents) => void): boolean;
-  /** The fault the child's writes (visits, checkpoints) fail with, as it last reported; undefined when none. */
-  readonly fault: string | undefined;
-  /** Asks the child to write everything it was handed and waits for it to exit. */
-  stop(): Promise<void>;
-}
-
-/**
  * Moves the server's writes that nobody waits for out of its event loop, into a child process with its
  * own connection (a process, because two SQLite libraries in one process break each other's file locks,
  * and the executable cannot load the addon into a worker thread):
@@ -82,7 +57,7 @@ export interface BackgroundWriter {
  * If the child dies, the server starts another and hands it exactly the visits the dead one had not written
  * (VisitHandover: the receipt the child keeps with every chunk it commits says which); if children keep
  * dying before writing anything, the server writes visits and checkpoints itself again. `flags` are the
- * settings the child needs besides the database (`kurz background` reads them like any command).
+ * settings the child needs besides the database's (`kurz background` reads them like any command).
  */
 export function startBackgroundWriter(host: WriterHost, flags: readonly string[], log: Logger): BackgroundWriter {
   // The executable embeds kurz's Node options; `node` takes them before the script.
@@ -107,10 +82,14 @@ export function startBackgroundWriter(host: WriterHost, flags: readonly string[]
   function start(): void {
     restart = undefined;
     const name = randomBytes(8).toString('hex');
-    const child = spawn(process.execPath, [...self, BACKGROUND_WRITER_COMMAND, '--db', host.file, '--handover', name, ...flags], {
-      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-      serialization: 'advanced',
-    });
+    const child = spawn(
+      process.execPath,
+      [...self, BACKGROUND_WRITER_COMMAND, '--db', host.file, '--handover', name, ...host.flags, ...flags],
+      {
+        stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+        serialization: 'advanced',
+      },
+    );
     const writer = { child, finishing: false };
     current = writer;
     // Neither the child nor its IPC channel may keep the server alive while it serves.
@@ -257,21 +236,13 @@ export function reportFault(fault: string | undefined): void {
   sendTo(process, fromWriter, { fault: fault ?? null });
 }
 
-/** What the writer's process does with its own connection to the database, besides recording visits. */
-export interface WriterDatabase {
-  /** Copies the WAL into the database file, if it can without waiting; a failure is its own to log. */
-  checkpoint(): void;
-  /** Closes the connection; `forgetReceipt` when no server will read the writer's receipt. */
-  close(forgetReceipt: boolean): void;
-}
-
 /**
  * The child's side: buffer the events the server sends, hand them to the recorder every interval, tell the
  * server after each chunk it commits how far it has written, checkpoint every interval, prune every hour,
  * until the server asks it to finish or goes away (its IPC channel closes); then write the rest and close.
  * `store` keeps the receipt of each chunk, in the chunk's transaction.
  */
-export function runBackgroundWriter(
+export function runWriterProcess(
   database: WriterDatabase,
   store: VisitStore,
   recorderOn: (store: VisitStore) => VisitRecorder,

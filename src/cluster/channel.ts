@@ -1,5 +1,5 @@
 import type { EventEmitter } from 'node:events';
-import type { Logger } from '../log.ts';
+import type { Logger } from '../core/log.ts';
 import { FIELDS, type VisitEvents } from '../visits/visit-events.ts';
 
 /**

@@ -1,5 +1,5 @@
 import cluster from 'node:cluster';
-import type { Logger } from '../log.ts';
+import type { Logger } from '../core/log.ts';
 import type { VisitEvents } from '../visits/visit-events.ts';
 import type { Metrics } from '../web/metrics.ts';
 import { blocklistReloaded, reloadBlocklist } from './blocklist-channel.ts';

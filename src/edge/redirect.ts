@@ -1,12 +1,20 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { WebServices } from '../context.ts';
 import { CODE } from '../links/alias-rules.ts';
-import { guards, locationOf, queryOf, refusalOf } from '../links/gate.ts';
-import { goneMessage, guardedMessage, notFoundMessage, refusalMessage, type Gate, type Refusal, type Target } from '../links/link.ts';
+import { queryOf } from '../links/gate.ts';
+import { goneMessage, guardedMessage, notFoundMessage, refusalMessage, type Target } from '../links/link.ts';
 import { sendClientError, sendError } from '../http/problems.ts';
-import { CACHED_REDIRECT, sendJson, sendPage, sendProblem, sendRedirect, UNCACHED, wantsHtml } from '../http/respond.ts';
-import { RESERVED_PATHS } from '../reserved-paths.ts';
+import { sendJson, sendPage, sendProblem, sendRedirect, wantsHtml } from '../http/respond.ts';
+import { RESERVED_PATHS } from '../links/reserved-paths.ts';
 import { cachedBotCheck } from '../visits/classify.ts';
+import {
+  decideRedirect,
+  newDecision,
+  settleVisitCheck,
+  type Decision,
+  type RedirectFacts,
+  type RedirectSettings,
+} from './redirect-decision.ts';
 
 /** The redirect's name in the request counter. */
 export const REDIRECT_ROUTE = 'redirect';
@@ -42,115 +50,107 @@ export function redirectPathSegment(url: string): string | undefined {
 
 /**
  * THE redirect: `GET|HEAD /CODE`, answered at once from the cache or a store that can (SQLite), else
- * after one asynchronous store lookup. A live link gets a bodiless redirect and, for a GET, a visit event
- * in the buffer (HEAD comes from link checkers, not people). Unknown codes answer 404 and deleted ones
- * 410, as a page or problem+json. The head is written before the visit is recorded: if Node refuses it
- * (a target that is no valid header value, which only a hand-edited database holds), nothing was counted
- * and the error is a 500.
+ * after one asynchronous store lookup. What to answer is `decideRedirect`'s (redirect-decision.ts: a pure
+ * function of the link, the request's facts and the settings); `write` gives that answer, records the
+ * visit when it counts and counts it, the one place that does. A live link gets a bodiless redirect and,
+ * for a GET, a visit event in the buffer (HEAD comes from link checkers, not people). Unknown codes answer
+ * 404 and deleted ones 410, as a page or problem+json. The head is written before the visit is recorded:
+ * if Node refuses it (a target that is no valid header value, which only a hand-edited database holds),
+ * nothing was counted and the error is a 500.
  *
- * A link with a gate (link options) is checked against what the cache holds: disabled or expired answers
- * 410, a password link its password form. A link whose gate guards its target (a visit limit, an expiry)
- * hands it out only in an answer that counts, a person's GET, which a link with a visit limit claims from
- * the store first, and never lets it be cached; a HEAD or a bot (a chat app's preview) gets the link's
- * state instead, without the target: 200, or 410 once its visits are used up. An ordinary link has no gate
- * and costs one field test.
- * Each 404 counts against the client's `notFoundRateLimit`; past it, the pipeline refuses the client's
- * requests (429) before any lookup. Each redirect's duration goes to `pipeline.redirectTimes`.
+ * A link with a visit limit is claimed from the store (or, for a look, asked whether visits are left)
+ * between the decision and its answer. Each 404 counts against the client's `notFoundRateLimit`; past it,
+ * the pipeline refuses the client's requests (429) before any lookup. Each redirect's duration goes to
+ * `pipeline.redirectTimes`.
  */
 export function redirectHandler(web: WebServices): (req: IncomingMessage, res: ServerResponse, segment: string) => void {
-  const { resolver, visits, pipeline, render, now, config } = web;
+  const { resolver, visits, pipeline, render, config } = web;
   const { notFound } = web.limits;
   const times = pipeline.redirectTimes;
-  const status = config.redirectStatus;
-  const forwardQuery = config.forwardQuery;
-  // Asked for each visit of a gated link: whether it counts (a person) or only looks (a bot).
-  const looksLikeBot = cachedBotCheck(1000);
+  const settings: RedirectSettings = { redirectStatus: config.redirectStatus, forwardQuery: config.forwardQuery };
+  // One of each, refilled for every decision: decisions are taken and written synchronously (a decision
+  // that waits for the store is copied), so deciding allocates nothing.
+  const facts = new RequestFacts(web.now, cachedBotCheck(1000));
+  const decision = newDecision();
 
-  /** Counts an answer under the redirect's route (its duration is taken where the request came in). */
-  function answered(res: ServerResponse): void {
-    pipeline.answered(REDIRECT_ROUTE, res.statusCode);
-  }
-
-  /** Answers with what the lookup found: at once, or (a visit limit) once the store has said; then the promise. */
+  /** Decides what the lookup found and answers it: at once, or (a visit limit) once the store has said; then the promise. */
   function answer(req: IncomingMessage, res: ServerResponse, code: string, target: Target | undefined): Promise<void> | undefined {
-    if (!target) {
-      // Only a 404 is counted: a client that follows live links never touches the limit's map.
-      const key = pipeline.notFoundKeyOf(req);
-      if (key !== undefined) notFound.failed(key);
-      sendClientError(req, res, { status: 404, code: 'not_found', message: notFoundMessage(code) }, render);
-    } else if (target.deleted) sendClientError(req, res, { status: 410, code: 'gone', message: goneMessage(code) }, render);
-    else if (target.gate === null) {
-      sendRedirect(res, status, forwardQuery ? locationOf(target.url, queryOf(req.url ?? ''), true) : target.url);
-      if (req.method === 'GET') visits.record(target.id, now(), pipeline.clientOf(req), req.rawHeaders);
-    } else return answerGated(req, res, code, target, target.gate);
-    answered(res);
-    return undefined;
+    facts.req = req;
+    return write(req, res, code, target, decideRedirect(target, facts, settings, decision));
   }
 
-  function answerGated(req: IncomingMessage, res: ServerResponse, code: string, target: Target, gate: Gate): Promise<void> | undefined {
-    const refusal = refusalOf(gate, now());
-    if (refusal) return refuse(req, res, code, refusal);
-    if (gate.locked) {
-      if (wantsHtml(req))
-        sendPage(res, 200, render('password', { title: 'Password required', code, query: queryOf(req.url ?? ''), error: null }));
-      else
-        sendProblem(
-          res,
-          401,
-          'unauthorized',
-          `the link "${code}" is protected by a password; POST it as {"password": …} to /links/${code}/unlock`,
+  /**
+   * The one writer: the answer to `req` that `decided` says, or the failure, then the visit when it counts
+   * and the answer counted under the redirect's route (its duration is taken where the request came in).
+   * A decision that needs the store first is answered when the store has said: the promise.
+   */
+  function write(
+    req: IncomingMessage,
+    res: ServerResponse,
+    code: string,
+    target: Target | undefined,
+    decided: Answer,
+  ): Promise<void> | undefined {
+    switch (decided.outcome) {
+      case 'redirect':
+        sendRedirect(res, decided.status, decided.location, decided.cache);
+        break;
+      case 'not_found': {
+        // Only a 404 is counted: a client that follows live links never touches the limit's map.
+        const key = pipeline.notFoundKeyOf(req);
+        if (key !== undefined) notFound.failed(key);
+        sendClientError(req, res, { status: 404, code: 'not_found', message: notFoundMessage(code) }, render);
+        break;
+      }
+      case 'gone':
+        sendClientError(req, res, { status: 410, code: 'gone', message: goneMessage(code) }, render);
+        break;
+      case 'refused':
+        sendClientError(req, res, { status: 410, code: 'gone', message: refusalMessage(code, decided.refusal) }, render);
+        break;
+      case 'password':
+        if (decided.page)
+          sendPage(res, 200, render('password', { title: 'Password required', code, query: queryOf(req.url ?? ''), error: null }));
+        else
+          sendProblem(
+            res,
+            401,
+            'unauthorized',
+            `the link "${code}" is protected by a password; POST it as {"password": …} to /links/${code}/unlock`,
+          );
+        break;
+      case 'guarded':
+        res.setHeader('Cache-Control', decided.cache);
+        if (decided.page)
+          sendPage(res, 200, render('guarded', { title: 'Open this link in a browser', code, message: guardedMessage(code) }));
+        else sendJson(res, 200, { code, state: 'live', detail: guardedMessage(code) });
+        break;
+      case 'claim_visit':
+      case 'ask_visits_left': {
+        const pending = { ...decided };
+        const { id } = target!;
+        const asked = pending.outcome === 'claim_visit' ? web.links.claimVisit(id) : web.links.hasVisitsLeft(id);
+        return asked.then(
+          (left) => write(req, res, code, target, settleVisitCheck(pending, left)),
+          (error: unknown) => write(req, res, code, target, { outcome: 'failed', error }),
         );
-      answered(res);
-      return undefined;
+      }
+      case 'failed':
+        sendError(req, res, decided.error, web);
+        break;
+      default:
+        // A new outcome needs its case: until it has one, this does not compile.
+        return decided satisfies never;
     }
-    const go = (cache: string): undefined => {
-      sendRedirect(
-        res,
-        gate.redirectStatus ?? status,
-        locationOf(target.url, queryOf(req.url ?? ''), gate.forwardQuery ?? forwardQuery),
-        cache,
-      );
-      if (req.method === 'GET') visits.record(target.id, now(), pipeline.clientOf(req), req.rawHeaders);
-      answered(res);
-      return undefined;
-    };
-    if (!guards(gate)) return go(CACHED_REDIRECT);
-    // Only a person's GET counts: a HEAD (a link checker) or a bot only looks, uses no visit up, and is not shown the target.
-    if (req.method !== 'GET' || looksLikeBot(req.headers['user-agent'] ?? '')) {
-      if (gate.maxVisits === null) return show(req, res, code, target);
-      return web.links.hasVisitsLeft(target.id).then(
-        (left) => (left ? show(req, res, code, target) : refuse(req, res, code, 'used_up')),
-        (err: unknown) => fail(req, res, err),
-      );
-    }
-    if (gate.maxVisits === null) return go(UNCACHED);
-    return web.links.claimVisit(target.id).then(
-      (allowed) => (allowed ? go(UNCACHED) : refuse(req, res, code, 'used_up')),
-      (err: unknown) => fail(req, res, err),
-    );
-  }
-
-  /** A guarded link's state, for a look that does not count: a page or JSON, never the target. A bot's GET is recorded (as a bot's). */
-  function show(req: IncomingMessage, res: ServerResponse, code: string, target: Target): undefined {
-    res.setHeader('Cache-Control', UNCACHED);
-    if (wantsHtml(req))
-      sendPage(res, 200, render('guarded', { title: 'Open this link in a browser', code, message: guardedMessage(code) }));
-    else sendJson(res, 200, { code, state: 'live', detail: guardedMessage(code) });
-    if (req.method === 'GET') visits.record(target.id, now(), pipeline.clientOf(req), req.rawHeaders);
-    answered(res);
+    if (decided.outcome !== 'failed' && decided.record) visits.record(target!.id, web.now(), pipeline.clientOf(req), req.rawHeaders);
+    pipeline.answered(REDIRECT_ROUTE, res.statusCode);
     return undefined;
   }
 
-  function refuse(req: IncomingMessage, res: ServerResponse, code: string, refusal: Refusal): undefined {
-    sendClientError(req, res, { status: 410, code: 'gone', message: refusalMessage(code, refusal) }, render);
-    answered(res);
-    return undefined;
-  }
-
-  function fail(req: IncomingMessage, res: ServerResponse, err: unknown): void {
-    sendError(req, res, err, web);
-    answered(res);
-  }
+  /** Answers a failure (a refused admission, the store, a head Node refused) through the writer. */
+  const fail = (req: IncomingMessage, res: ServerResponse, code: string, error: unknown): void => {
+    write(req, res, code, undefined, { outcome: 'failed', error });
+  };
 
   return (req, res, code) => {
     // Kept in this function, never passed on or captured, so that timing a redirect allocates nothing.
@@ -166,10 +166,10 @@ export function redirectHandler(web: WebServices): (req: IncomingMessage, res: S
           ? answer(req, res, code, found ?? undefined)
           : resolver.lookup(code).then(
               (target) => answer(req, res, code, target),
-              (err: unknown) => fail(req, res, err),
+              (err: unknown) => fail(req, res, code, err),
             );
     } catch (err) {
-      fail(req, res, err);
+      fail(req, res, code, err);
     }
     if (later === undefined) times.observe(performance.now() - start);
     else {
@@ -177,10 +177,50 @@ export function redirectHandler(web: WebServices): (req: IncomingMessage, res: S
       later.then(
         () => times.observe(performance.now() - began),
         (err: unknown) => {
-          fail(req, res, err);
+          fail(req, res, code, err);
           times.observe(performance.now() - began);
         },
       );
     }
   };
+}
+
+/** What the writer is given: a decision, or a failure on the way to one. */
+type Answer = Decision | { outcome: 'failed'; error: unknown };
+
+/**
+ * The request being decided, as `RedirectFacts`: each fact read from it when the decision asks (so an
+ * ordinary link's redirect reads no header, no clock and no random number), `req` set before each decision.
+ */
+class RequestFacts implements RedirectFacts {
+  req!: IncomingMessage;
+  readonly #now: () => number;
+  readonly #looksLikeBot: (userAgent: string) => boolean;
+
+  constructor(now: () => number, looksLikeBot: (userAgent: string) => boolean) {
+    this.#now = now;
+    this.#looksLikeBot = looksLikeBot;
+  }
+
+  get method(): string {
+    return this.req.method!;
+  }
+  get url(): string {
+    return this.req.url ?? '';
+  }
+  get host(): string | undefined {
+    return this.req.headers.host;
+  }
+  get wantsHtml(): boolean {
+    return wantsHtml(this.req);
+  }
+  get isBot(): boolean {
+    return this.#looksLikeBot(this.req.headers['user-agent'] ?? '');
+  }
+  get now(): number {
+    return this.#now();
+  }
+  get random(): number {
+    return Math.random();
+  }
 }

@@ -1,5 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import type { LineFormat, LogStream } from '../log.ts';
+import type { LineFormat, LogStream } from '../core/log.ts';
 import type { Pipeline } from './pipeline.ts';
 
 /** Characters of lines held before they are written, however busy the turn of the event loop. */

@@ -2,8 +2,8 @@ import { isUtf8 } from 'node:buffer';
 import type { IncomingMessage } from 'node:http';
 import getRawBody from 'raw-body';
 import typeis from 'type-is';
-import { AppError } from '../errors.ts';
-import { parseJson } from '../strict-json.ts';
+import { AppError } from '../core/errors.ts';
+import { parseJson } from '../core/strict-json.ts';
 import { httpError } from './problems.ts';
 
 /** The largest body of a request: one link, an edit, a form. */
@@ -98,13 +98,4 @@ async function readJson(req: IncomingMessage, limit: number): Promise<unknown> {
   if (text === '') return {};
   if (!OBJECT_OR_ARRAY.test(text)) throw new SyntaxError('invalid JSON, only supports object and array');
   return parseJson(text);
-}
-
-/** Refuses a parsed body that is not a JSON object or has a field not in `fields`. */
-export function checkJsonObject(body: unknown, fields: ReadonlySet<string>): Record<string, unknown> {
-  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw new AppError('invalid', 'request body must be a JSON object');
-  for (const key of Object.keys(body)) {
-    if (!fields.has(key)) throw new AppError('invalid', `unknown field "${key}" (known: ${[...fields].join(', ')})`, key);
-  }
-  return body as Record<string, unknown>;
 }

@@ -5,8 +5,8 @@ import ipaddr from 'ipaddr.js';
 import proxyaddr from 'proxy-addr';
 import type { RateLimit } from '../auth/rate-limits.ts';
 import type { ClientAddressHeader, Config } from '../config.ts';
-import type { AppError } from '../errors.ts';
-import { Histogram } from '../histogram.ts';
+import type { AppError } from '../core/errors.ts';
+import { Histogram } from '../core/histogram.ts';
 import { RequestCounter } from './request-counter.ts';
 
 /** What the pipeline knows of a request, built on first use (a hook, a log line). */

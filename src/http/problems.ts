@@ -1,6 +1,6 @@
 import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
-import { AppError, STATUS, type ErrorCode } from '../errors.ts';
-import type { Logger } from '../log.ts';
+import { AppError, STATUS, type ErrorCode } from '../core/errors.ts';
+import type { Logger } from '../core/log.ts';
 import type { Pipeline } from './pipeline.ts';
 import { sendPage, sendProblem, wantsHtml, type Renderer } from './respond.ts';
 

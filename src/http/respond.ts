@@ -4,7 +4,7 @@ import { pipeline } from 'node:stream/promises';
 import accepts from 'accepts';
 import { Eta } from 'eta';
 import { readAsset } from '../assets.ts';
-import type { ErrorCode } from '../errors.ts';
+import type { ErrorCode } from '../core/errors.ts';
 
 const VIEWS = [
   'layout',

@@ -1,4 +1,4 @@
-import { AppError } from '../errors.ts';
+import { AppError } from '../core/errors.ts';
 
 /** Every code a link can have, generated (base62) or chosen (an alias), and nothing else. */
 export const CODE = /^[A-Za-z0-9_-]{1,64}$/;

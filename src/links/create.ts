@@ -3,13 +3,13 @@ import type { RedirectCache } from '../cache/redirect-cache.ts';
 import type { PasswordHashing } from '../auth/passwords.ts';
 import type { CodeGenerator } from '../codes/code-generator.ts';
 import type { Config } from '../config.ts';
-import { AppError } from '../errors.ts';
-import { RESERVED_PATHS } from '../reserved-paths.ts';
+import { AppError } from '../core/errors.ts';
+import { RESERVED_PATHS } from './reserved-paths.ts';
 import type { LinkStore, LinkWriter } from '../store/ports.ts';
 import { checkAlias } from './alias-rules.ts';
 import { DEFAULT_OPTIONS, type Link, type NewLink } from './link.ts';
 import { isPlain, parseOptions } from './link-options.ts';
-import type { BlocklistSource } from './blocklist.ts';
+import type { BlocklistSource } from '../blocklist/blocklist.ts';
 import { normaliseUrl, refuseListed, type Listening, urlRules } from './url-rules.ts';
 
 /** A link as submitted: `url`, `alias` and the option fields (link-options.ts), each unchecked. */

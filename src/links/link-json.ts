@@ -1,5 +1,53 @@
+import * as z from 'zod';
 import type { Config } from '../config.ts';
+import { CODE } from './alias-rules.ts';
+import { TAG } from './link-fields.ts';
 import type { Link } from './link.ts';
+import { REDIRECT_STATUSES } from './link-options.ts';
+
+const DATE_TIME = z.string().meta({ format: 'date-time' });
+const nullableTime = (description?: string) =>
+  z
+    .string()
+    .nullable()
+    .meta({ format: 'date-time', ...(description ? { description } : {}) });
+
+/** A link as linkJson shows it: the API's answers and the OpenAPI document's `Link`. */
+export const LINK_JSON = z.strictObject({
+  code: z.string().regex(CODE),
+  shortUrl: z.string().meta({ format: 'uri' }),
+  url: z.string().meta({ format: 'uri', description: 'The target, normalised' }),
+  title: z.string().nullable(),
+  note: z.string().nullable(),
+  tags: z.array(TAG),
+  expiresAt: nullableTime(),
+  maxVisits: z.int().nullable(),
+  visitsLeft: z.int().min(0).nullable().describe('null when the link has no visit limit'),
+  passwordProtected: z.boolean(),
+  redirectStatus: z
+    .literal(REDIRECT_STATUSES)
+    .meta({ type: 'integer', description: "What the redirect answers (the link's or the instance's)" }),
+  forwardQuery: z.boolean().describe("What the redirect does (the link's or the instance's setting)"),
+  enabled: z.boolean().describe("The person's switch; a blocked link answers 410 whatever it says"),
+  blocked: z
+    .union([
+      z.null(),
+      z.strictObject({
+        rule: z.string().describe('The entry the target matched: a host, a domain or a URL'),
+        list: z.string().describe("The blocklist file's name (without its folder)"),
+        at: DATE_TIME,
+      }),
+    ])
+    .describe('Set while the target is on a blocklist (the `blocklist` setting): the link answers 410 until the list no longer names it'),
+  isAlias: z.boolean().describe('A person chose the code; such a link is never a dedupe target'),
+  createdAt: DATE_TIME,
+  updatedAt: DATE_TIME,
+  visitCount: z.int().min(0),
+  lastVisitAt: nullableTime(),
+  deletedAt: nullableTime('A deleted link keeps its code, which answers 410'),
+});
+
+export type LinkJson = z.output<typeof LINK_JSON>;
 
 /** What presenting a link needs: its short URL and the instance's defaults for options it leaves unset. */
 export interface Presenter {
@@ -12,7 +60,7 @@ export interface Presenter {
  * redirect does (the instance's setting when the link leaves them unset); the password is only ever
  * `passwordProtected`; `blocked` is the blocklist entry its target matches, or null.
  */
-export function linkJson(link: Link, { config, shortUrl }: Presenter) {
+export function linkJson(link: Link, { config, shortUrl }: Presenter): LinkJson {
   return {
     code: link.code,
     shortUrl: shortUrl(link.code),
@@ -36,5 +84,3 @@ export function linkJson(link: Link, { config, shortUrl }: Presenter) {
     deletedAt: link.deletedAt?.toISOString() ?? null,
   };
 }
-
-export type LinkJson = ReturnType<typeof linkJson>;

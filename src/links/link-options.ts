@@ -1,26 +1,13 @@
 import type { RedirectStatus } from '../config.ts';
-import { AppError } from '../errors.ts';
+import { AppError } from '../core/errors.ts';
 import type { LinkOptions } from './link.ts';
 import { codePoint, controlCharacter, textProblem, unicodeProblem } from './text-rules.ts';
 import { timeOf } from './times.ts';
 
-/** The API's names of everything a link takes besides `url` and `alias`. */
-export const OPTION_FIELDS = [
-  'title',
-  'note',
-  'tags',
-  'expiresAt',
-  'maxVisits',
-  'password',
-  'redirectStatus',
-  'forwardQuery',
-  'enabled',
-] as const;
-
 /** `passwordMin`: a link's password can only be guessed online, against the unlock limits; 8 characters keep that out of reach. */
 export const LIMITS = { title: 200, note: 2000, tag: 50, tags: 20, passwordMin: 8, password: 1024, maxVisits: 1_000_000_000 } as const;
 
-const REDIRECT_STATUSES: readonly RedirectStatus[] = [301, 302, 307, 308];
+export const REDIRECT_STATUSES: readonly RedirectStatus[] = [301, 302, 307, 308];
 const TAG = /^[\p{L}\p{N}][\p{L}\p{N} _.:/+-]*$/u;
 /** RFC 3339: a date, a time, and an offset (Z or ±hh:mm). */
 const RFC3339 = /^\d{4}-\d\d-\d\d[Tt ]\d\d:\d\d(:\d\d(\.\d+)?)?([Zz]|[+-]\d\d:\d\d)$/;
@@ -81,48 +68,61 @@ function flag(field: string, value: unknown): boolean {
 }
 
 /**
+ * The rule of each field a link takes besides `url` and `alias`, under the API's name, in the order they are
+ * checked: it takes the value as given (never undefined), returns it as stored and throws AppError('invalid')
+ * naming the field. Null clears an option. `expiresAt` is not compared with now here (parseOptions does).
+ */
+export const OPTION_RULES = {
+  title: (value: unknown): string | null => text('title', value),
+  note: (value: unknown): string | null => text('note', value),
+  tags: parseTags,
+  expiresAt: (value: unknown): Date | null => (value === null ? null : parseTime('expiresAt', value)),
+  maxVisits(value: unknown): number | null {
+    if (value !== null && (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1 || value > LIMITS.maxVisits))
+      throw invalid('maxVisits', `must be a whole number from 1 to ${LIMITS.maxVisits}`);
+    return value;
+  },
+  /** A new password (hashed by the caller), or null to remove it. */
+  password(value: unknown): string | null {
+    const lengths = `must be a string of ${LIMITS.passwordMin} to ${LIMITS.password} characters`;
+    if (value === null) return null;
+    if (typeof value !== 'string') throw invalid('password', lengths);
+    // A control character is never typed, and a NUL would not count (see auth/passwords.ts): said before the length.
+    const control = controlCharacter(value);
+    if (control !== undefined) throw invalid('password', `must not contain control characters (found ${codePoint(control)})`);
+    const problem = unicodeProblem(value);
+    if (problem) throw invalid('password', problem);
+    if (value.length < LIMITS.passwordMin || value.length > LIMITS.password) throw invalid('password', lengths);
+    return value;
+  },
+  redirectStatus(value: unknown): RedirectStatus | null {
+    if (value !== null && !REDIRECT_STATUSES.includes(value as RedirectStatus))
+      throw invalid('redirectStatus', `must be one of ${REDIRECT_STATUSES.join(', ')}`);
+    return value as RedirectStatus | null;
+  },
+  forwardQuery: (value: unknown): boolean | null => (value === null ? null : flag('forwardQuery', value)),
+  enabled: (value: unknown): boolean => flag('enabled', value),
+} as const;
+
+export type OptionField = keyof typeof OPTION_RULES;
+
+/** The API's names of everything a link takes besides `url` and `alias`. */
+export const OPTION_FIELDS = Object.keys(OPTION_RULES) as OptionField[];
+
+/**
  * Validates the option fields present in `input` (the API's names and types). `at` is now: a new expiry must
  * lie after it. Throws AppError('invalid') naming the field.
  */
 export function parseOptions(input: Record<string, unknown>, at: number): OptionsInput {
   const options: Partial<LinkOptions> = {};
   const result: OptionsInput = { options };
-  const has = (field: string) => input[field] !== undefined;
-  if (has('title')) options.title = text('title', input['title']);
-  if (has('note')) options.note = text('note', input['note']);
-  if (has('tags')) options.tags = parseTags(input['tags']);
-  if (has('expiresAt')) {
-    const value = input['expiresAt'];
-    options.expiresAt = value === null ? null : parseTime('expiresAt', value);
-    if (options.expiresAt && options.expiresAt.getTime() <= at) throw invalid('expiresAt', 'must be in the future');
+  for (const field of OPTION_FIELDS) {
+    if (input[field] === undefined) continue;
+    const value = OPTION_RULES[field](input[field]);
+    if (value instanceof Date && value.getTime() <= at) throw invalid(field, 'must be in the future');
+    if (field === 'password') result.password = value as string | null;
+    else (options as Record<string, unknown>)[field] = value;
   }
-  if (has('maxVisits')) {
-    const value = input['maxVisits'];
-    if (value !== null && (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1 || value > LIMITS.maxVisits))
-      throw invalid('maxVisits', `must be a whole number from 1 to ${LIMITS.maxVisits}`);
-    options.maxVisits = value;
-  }
-  if (has('password')) {
-    const value = input['password'];
-    const lengths = `must be a string of ${LIMITS.passwordMin} to ${LIMITS.password} characters`;
-    if (value !== null && typeof value !== 'string') throw invalid('password', lengths);
-    // A control character is never typed, and a NUL would not count (see auth/passwords.ts): said before the length.
-    const control = typeof value === 'string' ? controlCharacter(value) : undefined;
-    if (control !== undefined) throw invalid('password', `must not contain control characters (found ${codePoint(control)})`);
-    const problem = typeof value === 'string' ? unicodeProblem(value) : undefined;
-    if (problem) throw invalid('password', problem);
-    if (typeof value === 'string' && (value.length < LIMITS.passwordMin || value.length > LIMITS.password))
-      throw invalid('password', lengths);
-    result.password = value;
-  }
-  if (has('redirectStatus')) {
-    const value = input['redirectStatus'];
-    if (value !== null && !REDIRECT_STATUSES.includes(value as RedirectStatus))
-      throw invalid('redirectStatus', `must be one of ${REDIRECT_STATUSES.join(', ')}`);
-    options.redirectStatus = value as RedirectStatus | null;
-  }
-  if (has('forwardQuery')) options.forwardQuery = input['forwardQuery'] === null ? null : flag('forwardQuery', input['forwardQuery']);
-  if (has('enabled')) options.enabled = flag('enabled', input['enabled']);
   return result;
 }
 

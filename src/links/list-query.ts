@@ -1,9 +1,11 @@
-import { AppError } from '../errors.ts';
+import * as z from 'zod';
+import { AppError } from '../core/errors.ts';
+import type { QuerySchema } from '../core/request-schema.ts';
 import type { Link, LinkQuery } from './link.ts';
 import { codePoint, controlCharacter } from './text-rules.ts';
 
 export const PAGE_SIZE = { default: 20, max: 100 } as const;
-const SORTS = ['created', 'visits'] as const;
+export const SORTS = ['created', 'visits'] as const;
 
 /** A query parameter given at most once; undefined when absent or empty. Throws AppError('invalid') when repeated. */
 export function single(params: Record<string, unknown>, name: string): string | undefined {
@@ -46,6 +48,19 @@ export function parseListQuery(params: Record<string, unknown>): LinkQuery & { l
     after: cursor === undefined ? undefined : decodeCursor(cursor, sort),
   };
 }
+
+/** The list's query, for the API and the list page. */
+export const LIST_QUERY: QuerySchema<ReturnType<typeof parseListQuery>> = {
+  params: z.object({
+    q: z.string().max(200).describe('A substring of the code or the URL').optional(),
+    tag: z.string().describe('Only links with this tag').optional(),
+    blocked: z.enum(['true']).describe('Only the links the blocklist disabled').optional(),
+    sort: z.enum(SORTS).default('created').describe('Order'),
+    limit: z.int().min(1).max(PAGE_SIZE.max).default(PAGE_SIZE.default).describe('Links per page'),
+    cursor: z.string().describe("The previous page's nextCursor (same sort)").optional(),
+  }),
+  parse: parseListQuery,
+};
 
 /** Where a page ends, for the next page's `cursor`: opaque to clients. */
 export function encodeCursor(last: Link, sort: 'created' | 'visits'): string {

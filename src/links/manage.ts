@@ -1,14 +1,14 @@
 import type { PasswordHashing } from '../auth/passwords.ts';
 import type { RateLimit } from '../auth/rate-limits.ts';
 import type { RedirectCache } from '../cache/redirect-cache.ts';
-import { AppError } from '../errors.ts';
+import { AppError } from '../core/errors.ts';
 import type { LinkStore } from '../store/ports.ts';
 import { CODE } from './alias-rules.ts';
 import { linkRefusal } from './gate.ts';
 import { goneMessage, notFoundMessage, refusalMessage, type Link, type LinkEdit, type LinkQuery, type TagCount } from './link.ts';
 import { parseOptions } from './link-options.ts';
-import { encodeCursor, parseListQuery } from './list-query.ts';
-import type { BlocklistSource } from './blocklist.ts';
+import { encodeCursor } from './list-query.ts';
+import type { BlocklistSource } from '../blocklist/blocklist.ts';
 import { normaliseUrl, refuseListed, urlRules, type Listening } from './url-rules.ts';
 
 export interface ManageDeps {
@@ -55,12 +55,10 @@ export function linkManagement({ config, listening, blocklist, now, random, link
     listLinks: (query: LinkQuery): Promise<Link[]> => links.listLinks(query),
 
     /**
-     * One page of the link list for the API and the pages: `params` as a query string gives them (`q`,
-     * `tag`, `sort`, `limit`, `cursor`), checked; `next` is the cursor of the following page, or null.
-     * Throws AppError('invalid') naming the parameter.
+     * One page of the link list for the API and the pages (`query` as list-query.ts reads it); `next` is
+     * the cursor of the following page, or null.
      */
-    async listPage(params: Record<string, unknown>): Promise<{ links: Link[]; next: string | null; query: LinkQuery }> {
-      const query = parseListQuery(params);
+    async listPage(query: LinkQuery): Promise<{ links: Link[]; next: string | null; query: LinkQuery }> {
       const found = await links.listLinks({ ...query, limit: query.limit + 1 });
       const page = found.slice(0, query.limit);
       const last = page.at(-1);

@@ -1,9 +1,9 @@
 import { BlockList, isIP } from 'node:net';
 import { networkInterfaces } from 'node:os';
 import type { Config } from '../config.ts';
-import { AppError } from '../errors.ts';
+import { AppError } from '../core/errors.ts';
 import { codePoint, controlCharacter, unicodeProblem } from './text-rules.ts';
-import { EMPTY_BLOCKLIST, listedMessage, matchBlocklist, type BlocklistSource } from './blocklist.ts';
+import { EMPTY_BLOCKLIST, listedMessage, matchBlocklist, type BlocklistSource } from '../blocklist/blocklist.ts';
 
 /** Where the server listens. It updates this object once it knows: a configured port 0 becomes the real one. */
 export interface Listening {

@@ -1,4 +1,4 @@
-import { AppError } from '../errors.ts';
+import { AppError } from '../core/errors.ts';
 
 /** Most jobs committed in one transaction; more wait for the next one. */
 const MAX_BATCH = 1000;

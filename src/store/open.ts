@@ -1,11 +1,11 @@
 import type { Config } from '../config.ts';
-import type { Logger } from '../log.ts';
+import type { Logger } from '../core/log.ts';
 import type { Storage } from './ports.ts';
 import { openSqliteStorage, type SqliteOptions } from './sqlite/storage.ts';
 
 export interface StorageOptions {
   log: Logger;
-  /** SQLite only: the background writer's flags (SqliteOptions.backgroundWriter). */
+  /** SQLite only: starts the background writer (SqliteOptions.backgroundWriter). */
   backgroundWriter?: SqliteOptions['backgroundWriter'];
   /** SQLite only: refuse to create the file. */
   mustExist?: boolean;

@@ -1,11 +1,13 @@
-import { AppError } from '../errors.ts';
+import * as z from 'zod';
+import { AppError } from '../core/errors.ts';
+import type { QuerySchema } from '../core/request-schema.ts';
 import { single } from '../links/list-query.ts';
-import { FORMATS, type TransferFormat } from '../links/transfer-format.ts';
+import { FORMATS, type TransferFormat } from '../transfer/format.ts';
 import { timeOf } from '../links/times.ts';
 import { DASHBOARD_DAYS, MAX_DASHBOARD_DAYS, type StatsPeriod } from './stats.ts';
 
-const GRANULARITIES = ['hour', 'day'] as const;
-const EXPORTS = ['links', 'visits'] as const;
+export const GRANULARITIES = ['hour', 'day'] as const;
+export const EXPORTS = ['links', 'visits'] as const;
 
 /** A time as a query gives it: an ISO 8601 date (UTC midnight) or date and time (UTC without an offset). Throws AppError('invalid') naming `name`. */
 export function parseTime(text: string, name: string): Date {
@@ -66,3 +68,32 @@ export function parseExportQuery(params: Record<string, unknown>): ExportQuery {
     to: to === undefined ? new Date(8.64e15) : parseTime(to, 'to'),
   };
 }
+
+/** A link's stats query. */
+export const STATS_QUERY: QuerySchema<StatsPeriod> = {
+  params: z.object({
+    from: z.string().describe('Start, ISO 8601 date or date-time (default: 48 hours or 90 days before `to`)').optional(),
+    to: z.string().describe('End (exclusive), ISO 8601 (default: the end of the current hour or day)').optional(),
+    granularity: z.enum(GRANULARITIES).default('day').describe('One series point per UTC hour (at most 31 days) or day'),
+  }),
+  parse: parseStatsQuery,
+};
+
+/** The instance's stats query. */
+export const DAYS_QUERY: QuerySchema<number> = {
+  params: z.object({
+    days: z.int().min(1).max(MAX_DASHBOARD_DAYS).default(DASHBOARD_DAYS).describe('UTC days covered, today included'),
+  }),
+  parse: parseDays,
+};
+
+/** The export's query. */
+export const EXPORT_QUERY: QuerySchema<ExportQuery> = {
+  params: z.object({
+    what: z.enum(EXPORTS).describe('links or visits'),
+    format: z.enum(FORMATS).default('csv').describe('Output format'),
+    from: z.string().describe('Visits only: at or after, ISO 8601').optional(),
+    to: z.string().describe('Visits only: before, ISO 8601').optional(),
+  }),
+  parse: parseExportQuery,
+};

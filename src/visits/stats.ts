@@ -1,4 +1,4 @@
-import { AppError } from '../errors.ts';
+import { AppError } from '../core/errors.ts';
 import type { Link } from '../links/link.ts';
 import type { VisitStore } from '../store/ports.ts';
 import { DAY, dayOf, DIMENSIONS, HOUR, hourOf, type Dimension, type DimensionCount, type LinkTally, type StoredVisit } from './visit.ts';

@@ -1,5 +1,5 @@
-import { Histogram } from '../histogram.ts';
-import type { Logger } from '../log.ts';
+import { Histogram } from '../core/histogram.ts';
+import type { Logger } from '../core/log.ts';
 import { VisitLog, type VisitEvents } from './visit-events.ts';
 
 export interface VisitBufferOptions {

@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
-import { isUnavailable } from '../errors.ts';
-import type { Logger } from '../log.ts';
+import { isUnavailable } from '../core/errors.ts';
+import type { Logger } from '../core/log.ts';
 import type { VisitStore } from '../store/ports.ts';
 import { primaryLanguage, referrerHost, type ClientKind } from './classify.ts';
 import type { CountryOf } from './geo.ts';

@@ -1,7 +1,7 @@
 import { AggregatorRegistry, collectDefaultMetrics, Registry, type Aggregator, type Metric } from 'prom-client';
 import { refusalCounts } from '../auth/rate-limits.ts';
 import type { WebServices } from '../context.ts';
-import type { HistogramSnapshot } from '../histogram.ts';
+import type { HistogramSnapshot } from '../core/histogram.ts';
 
 /** The content type of Prometheus's text exposition format. */
 export const METRICS_CONTENT_TYPE: string = Registry.PROMETHEUS_CONTENT_TYPE;

@@ -1,96 +1,36 @@
-import type { RedirectStatus } from '../config.ts';
-import { STATUS, type ErrorCode } from '../errors.ts';
+import { STATUS, type ErrorCode } from '../core/errors.ts';
+import { jsonSchemaOf } from '../core/request-schema.ts';
+import { VERSION } from '../core/version.ts';
 import { BODY_LIMIT, BULK_BODY_LIMIT, sizeText } from '../http/body.ts';
 import { MAX_REQUEST_TARGET } from '../http/server.ts';
-import { LIMITS } from '../links/link-options.ts';
-import { PAGE_SIZE } from '../links/list-query.ts';
-import { VERSION } from '../version.ts';
-import { BATCH_MAX } from './handlers/links-api.ts';
-import { LINK_FIELDS } from './handlers/pages.ts';
-import { QR_FORMATS, QR_SIZE } from './handlers/qr.ts';
+import {
+  openApiDocument,
+  type ApiDefinition,
+  type MediaType,
+  type Method,
+  type OpenApiDocument,
+  type Operation,
+  type OperationDef,
+  type Parameter,
+  type PathItem,
+  type Reference,
+  type Response,
+  type Schema,
+} from '../http/openapi-document.ts';
+import { TAG as TAG_FIELD } from '../links/link-fields.ts';
+import { LINK_JSON } from '../links/link-json.ts';
+import { REDIRECT_STATUSES } from '../links/link-options.ts';
+import { LIST_QUERY } from '../links/list-query.ts';
+import { BATCH_CREATE, BATCH_MAX, LINK_CREATE, LINK_EDIT } from './handlers/links-api.ts';
+import { LINK_FIELDS } from './forms.ts';
+import { QR_QUERY } from './handlers/qr.ts';
 import { CSRF_FIELD, SESSION_COOKIE } from './session.ts';
 import { SCOPE_DOCS, SCOPES, type Scope } from '../auth/scopes.ts';
-import { DASHBOARD_DAYS, MAX_DASHBOARD_DAYS, TOP } from '../visits/stats.ts';
+import { TOP } from '../visits/stats.ts';
+import { DAYS_QUERY, EXPORT_QUERY, STATS_QUERY } from '../visits/stats-query.ts';
 import { DIMENSIONS } from '../visits/visit.ts';
 
-/** The parts of JSON Schema 2020-12, OpenAPI 3.1's dialect, that this document uses. */
-export interface Schema {
-  $ref?: string;
-  type?: JsonType | JsonType[];
-  description?: string;
-  properties?: Record<string, Schema>;
-  required?: string[];
-  additionalProperties?: boolean;
-  minProperties?: number;
-  items?: Schema;
-  minItems?: number;
-  maxItems?: number;
-  enum?: readonly (string | number | null)[];
-  const?: string;
-  anyOf?: Schema[];
-  oneOf?: Schema[];
-  format?: 'date-time' | 'uri';
-  pattern?: string;
-  minLength?: number;
-  maxLength?: number;
-  minimum?: number;
-  maximum?: number;
-  default?: string | number | boolean;
-}
-type JsonType = 'object' | 'array' | 'string' | 'integer' | 'number' | 'boolean' | 'null';
-
-interface Reference {
-  $ref: string;
-}
-interface MediaType {
-  schema?: Schema;
-}
-interface Header {
-  description: string;
-  schema: Schema;
-}
-interface Response {
-  description: string;
-  headers?: Record<string, Header>;
-  content?: Record<string, MediaType>;
-}
-interface Parameter {
-  name: string;
-  in: 'path' | 'query';
-  required?: boolean;
-  description: string;
-  schema: Schema;
-}
-interface Operation {
-  operationId: string;
-  summary: string;
-  description?: string;
-  tags: string[];
-  /** Overrides the document's: `[]` for a public route; an API route lists the scope a key needs. */
-  security?: Record<string, string[]>[];
-  parameters?: (Parameter | Reference)[];
-  requestBody?: { required: boolean; description?: string; content: Record<string, MediaType> };
-  responses: Record<string, Response | Reference>;
-}
-type Method = 'get' | 'head' | 'post' | 'patch' | 'delete';
-type PathItem = Partial<Record<Method, Operation>>;
-
-export interface OpenApiDocument {
-  openapi: '3.1.0';
-  info: { title: string; version: string; description: string; license: { name: string; identifier: string } };
-  tags: { name: string; description: string }[];
-  security: Record<string, string[]>[];
-  paths: Record<string, PathItem>;
-  components: {
-    schemas: Record<string, Schema>;
-    responses: Record<string, Response>;
-    parameters: Record<string, Parameter>;
-    securitySchemes: Record<
-      string,
-      { type: 'http' | 'apiKey'; description: string; scheme?: 'bearer'; in?: 'header' | 'cookie'; name?: string }
-    >;
-  };
-}
+export type { OpenApiDocument } from '../http/openapi-document.ts';
 
 const schema = (name: string): Schema => ({ $ref: `#/components/schemas/${name}` });
 const response = (name: string): Reference => ({ $ref: `#/components/responses/${name}` });
@@ -120,45 +60,9 @@ const PUBLIC: Record<string, []>[] = [];
 const SESSION: Record<string, []>[] = [{ session: [] }];
 /** Anyone, and the logged-in admin sees more. */
 const OPTIONAL_SESSION: Record<string, []>[] = [{}, { session: [] }];
-const REDIRECT_STATUSES: readonly RedirectStatus[] = [301, 302, 307, 308];
 const ERROR_CODES = Object.keys(STATUS) as ErrorCode[];
-const DATE_TIME: Schema = { type: 'string', format: 'date-time' };
-const NULLABLE_DATE_TIME: Schema = { type: ['string', 'null'], format: 'date-time' };
 const CODE: Schema = { type: 'string', pattern: '^[A-Za-z0-9_-]{1,64}$' };
-const TAG: Schema = {
-  type: 'string',
-  minLength: 1,
-  maxLength: LIMITS.tag,
-  description: 'Letters, digits, spaces and _ . : / + -, starting with a letter or digit',
-};
-
-/** The fields a link takes besides `url` and `alias`, as create and edit accept them; null clears one. */
-const OPTION_PROPERTIES: Record<string, Schema> = {
-  title: { type: ['string', 'null'], maxLength: LIMITS.title, description: 'One line; an empty one clears it' },
-  note: { type: ['string', 'null'], maxLength: LIMITS.note },
-  tags: {
-    anyOf: [{ type: 'array', items: TAG, maxItems: LIMITS.tags }, { type: 'string' }, { type: 'null' }],
-    description: 'A list, or one comma-separated string; stored trimmed, unique and sorted',
-  },
-  expiresAt: {
-    type: ['string', 'null'],
-    format: 'date-time',
-    description: 'An RFC 3339 time with an offset, in the future; from then on the link answers 410',
-  },
-  maxVisits: { type: ['integer', 'null'], minimum: 1, maximum: LIMITS.maxVisits, description: 'Visits allowed in all; then 410' },
-  password: {
-    type: ['string', 'null'],
-    minLength: LIMITS.passwordMin,
-    maxLength: LIMITS.password,
-    description: `At least ${LIMITS.passwordMin} characters: visitors must give it first (POST /links/{code}/unlock); never shown again`,
-  },
-  redirectStatus: { type: ['integer', 'null'], enum: [...REDIRECT_STATUSES, null], description: "null: the instance's setting" },
-  forwardQuery: {
-    type: ['boolean', 'null'],
-    description: "Append the visitor's query string to the target; null: the instance's setting",
-  },
-  enabled: { type: 'boolean', description: 'A disabled link answers 410 until enabled again' },
-};
+const TAG = jsonSchemaOf(TAG_FIELD) as Schema;
 
 const COUNT: Schema = { type: 'integer', minimum: 0 };
 
@@ -188,86 +92,6 @@ const DAY_FIGURES = (day: boolean): Schema => ({
 });
 
 const SCHEMAS: Record<string, Schema> = {
-  Link: {
-    type: 'object',
-    additionalProperties: false,
-    required: [
-      'code',
-      'shortUrl',
-      'url',
-      'title',
-      'note',
-      'tags',
-      'expiresAt',
-      'maxVisits',
-      'visitsLeft',
-      'passwordProtected',
-      'redirectStatus',
-      'forwardQuery',
-      'enabled',
-      'blocked',
-      'isAlias',
-      'createdAt',
-      'updatedAt',
-      'visitCount',
-      'lastVisitAt',
-      'deletedAt',
-    ],
-    properties: {
-      code: CODE,
-      shortUrl: { type: 'string', format: 'uri' },
-      url: { type: 'string', format: 'uri', description: 'The target, normalised' },
-      title: { type: ['string', 'null'] },
-      note: { type: ['string', 'null'] },
-      tags: { type: 'array', items: TAG },
-      expiresAt: NULLABLE_DATE_TIME,
-      maxVisits: { type: ['integer', 'null'] },
-      visitsLeft: { type: ['integer', 'null'], minimum: 0, description: 'null when the link has no visit limit' },
-      passwordProtected: { type: 'boolean' },
-      redirectStatus: { type: 'integer', enum: REDIRECT_STATUSES, description: "What the redirect answers (the link's or the instance's)" },
-      forwardQuery: { type: 'boolean', description: "What the redirect does (the link's or the instance's setting)" },
-      enabled: { type: 'boolean', description: "The person's switch; a blocked link answers 410 whatever it says" },
-      blocked: {
-        oneOf: [
-          { type: 'null' },
-          {
-            type: 'object',
-            additionalProperties: false,
-            required: ['rule', 'list', 'at'],
-            properties: {
-              rule: { type: 'string', description: 'The entry the target matched: a host, a domain or a URL' },
-              list: { type: 'string', description: "The blocklist file's name (without its folder)" },
-              at: DATE_TIME,
-            },
-          },
-        ],
-        description:
-          'Set while the target is on a blocklist (the `blocklist` setting): the link answers 410 until the list no longer names it',
-      },
-      isAlias: { type: 'boolean', description: 'A person chose the code; such a link is never a dedupe target' },
-      createdAt: DATE_TIME,
-      updatedAt: DATE_TIME,
-      visitCount: { type: 'integer', minimum: 0 },
-      lastVisitAt: NULLABLE_DATE_TIME,
-      deletedAt: { ...NULLABLE_DATE_TIME, description: 'A deleted link keeps its code, which answers 410' },
-    },
-  },
-  LinkCreate: {
-    type: 'object',
-    additionalProperties: false,
-    required: ['url'],
-    properties: {
-      url: { type: 'string', description: 'An absolute http or https URL' },
-      alias: { ...CODE, description: "A code of one's own: 1 to 64 letters, digits, - and _, none of kurz's own paths" },
-      ...OPTION_PROPERTIES,
-    },
-  },
-  LinkEdit: {
-    type: 'object',
-    additionalProperties: false,
-    minProperties: 1,
-    properties: { url: { type: 'string', description: 'An absolute http or https URL' }, ...OPTION_PROPERTIES },
-  },
   LinkList: {
     type: 'object',
     additionalProperties: false,
@@ -275,20 +99,6 @@ const SCHEMAS: Record<string, Schema> = {
     properties: {
       links: { type: 'array', items: schema('Link') },
       nextCursor: { type: ['string', 'null'], description: "The next page's `cursor`; null on the last page" },
-    },
-  },
-  BatchCreate: {
-    type: 'object',
-    additionalProperties: false,
-    required: ['links'],
-    properties: {
-      links: {
-        type: 'array',
-        minItems: 1,
-        maxItems: BATCH_MAX,
-        items: schema('LinkCreate'),
-        description: 'An entry that fails its checks gets an error result; the others are stored all the same',
-      },
     },
   },
   BatchResult: {
@@ -495,22 +305,7 @@ const PARAMETERS: Record<string, Parameter> = {
   code: { name: 'code', in: 'path', required: true, description: "The link's code", schema: CODE },
 };
 
-/** The query of a list of links, for the API and the list page. */
-const LIST_PARAMETERS: Parameter[] = [
-  { name: 'q', in: 'query', description: 'A substring of the code or the URL', schema: { type: 'string', maxLength: 200 } },
-  { name: 'tag', in: 'query', description: 'Only links with this tag', schema: { type: 'string' } },
-  { name: 'blocked', in: 'query', description: 'Only the links the blocklist disabled', schema: { enum: ['true'] } },
-  { name: 'sort', in: 'query', description: 'Order', schema: { enum: ['created', 'visits'], default: 'created' } },
-  {
-    name: 'limit',
-    in: 'query',
-    description: 'Links per page',
-    schema: { type: 'integer', minimum: 1, maximum: PAGE_SIZE.max, default: PAGE_SIZE.default },
-  },
-  { name: 'cursor', in: 'query', description: "The previous page's nextCursor (same sort)", schema: { type: 'string' } },
-];
-
-const linksApi = (operation: Omit<Operation, 'tags'>): Operation => ({
+const linksApi = (operation: Omit<OperationDef, 'tags'>): OperationDef => ({
   tags: ['links'],
   ...operation,
   responses: { ...operation.responses, '503': response('Unavailable') },
@@ -522,7 +317,7 @@ const FORM_BODY_REFUSED = {
   '415': pageOrProblem('Not a form, or compressed'),
 };
 
-const pages = (operation: Omit<Operation, 'tags' | 'security'>, security = PUBLIC): Operation => ({
+const pages = (operation: Omit<OperationDef, 'tags' | 'security'>, security = PUBLIC): OperationDef => ({
   tags: ['pages'],
   security,
   ...operation,
@@ -536,7 +331,7 @@ const NOT_LOGGED_IN = pageOrProblem('No session');
 const FORM_REFUSED = page('The form expired or came from elsewhere (CSRF)');
 
 /** A page for the logged-in admin; a browser without a session is sent to the login page, and back after. */
-const adminPage = (operation: Omit<Operation, 'tags' | 'security'>): Operation =>
+const adminPage = (operation: Omit<OperationDef, 'tags' | 'security'>): OperationDef =>
   pages({ ...operation, responses: { '303': seeOther('No session: to /login'), ...operation.responses, '401': NOT_LOGGED_IN } }, SESSION);
 
 /** A form post of the logged-in admin with `fields`. */
@@ -611,10 +406,14 @@ const ANY_REQUEST: Record<string, Reference> = {
 };
 
 /** Every operation with the answers any request may get, and 413 for those that take a body. */
-function withLimits(paths: Record<string, PathItem>): Record<string, PathItem> {
-  const limited = (operation: Operation): Operation => ({
+function withLimits(paths: ApiDefinition['paths']): ApiDefinition['paths'] {
+  const limited = (operation: OperationDef): OperationDef => ({
     ...operation,
-    responses: { ...ANY_REQUEST, ...(operation.requestBody ? { '413': response('TooLarge') } : {}), ...operation.responses },
+    responses: {
+      ...ANY_REQUEST,
+      ...(operation.requestBody || operation.body ? { '413': response('TooLarge') } : {}),
+      ...operation.responses,
+    },
   });
   return Object.fromEntries(
     Object.entries(paths).map(([path, item]) => [
@@ -647,7 +446,7 @@ export function scopedOpenApi(scopes: Readonly<Record<string, Scope>>): OpenApiD
 }
 
 /** kurz's HTTP interface: every route of web/routes.ts and the edge's redirect. */
-export const OPENAPI: OpenApiDocument = {
+export const OPENAPI: OpenApiDocument = openApiDocument({
   openapi: '3.1.0',
   info: {
     title: 'kurz',
@@ -673,7 +472,7 @@ export const OPENAPI: OpenApiDocument = {
       get: linksApi({
         operationId: 'listLinks',
         summary: 'List links, newest or most visited first, a page at a time',
-        parameters: LIST_PARAMETERS,
+        query: LIST_QUERY,
         responses: {
           '200': { description: 'One page of links', content: json(schema('LinkList')) },
           '400': response('Invalid'),
@@ -684,7 +483,7 @@ export const OPENAPI: OpenApiDocument = {
         operationId: 'createLink',
         summary: 'Shorten a URL',
         description: 'A bare URL given again within the dedupe window returns the earlier link with 200.',
-        requestBody: { required: true, content: json(schema('LinkCreate')) },
+        body: LINK_CREATE,
         responses: {
           '201': {
             description: 'Created and stored on disk',
@@ -704,7 +503,7 @@ export const OPENAPI: OpenApiDocument = {
       post: linksApi({
         operationId: 'createLinks',
         summary: `Shorten up to ${BATCH_MAX} URLs at once`,
-        requestBody: { required: true, content: json(schema('BatchCreate')) },
+        body: BATCH_CREATE,
         responses: {
           '200': { description: 'One result per entry, in order', content: json(schema('BatchResult')) },
           '400': response('Invalid'),
@@ -729,7 +528,7 @@ export const OPENAPI: OpenApiDocument = {
         operationId: 'editLink',
         summary: 'Change the fields given (null clears an option); the redirect follows at once',
         parameters: [parameter('code')],
-        requestBody: { required: true, content: json(schema('LinkEdit')) },
+        body: LINK_EDIT,
         responses: {
           '200': { description: 'The link as stored', content: json(schema('Link')) },
           '400': response('Invalid'),
@@ -756,16 +555,8 @@ export const OPENAPI: OpenApiDocument = {
       get: linksApi({
         operationId: 'showQrCode',
         summary: "The link's short URL as a QR code",
-        parameters: [
-          parameter('code'),
-          { name: 'format', in: 'query', description: 'Image format', schema: { enum: QR_FORMATS, default: 'svg' } },
-          {
-            name: 'size',
-            in: 'query',
-            description: 'Width and height in pixels',
-            schema: { type: 'integer', minimum: QR_SIZE.min, maximum: QR_SIZE.max, default: QR_SIZE.default },
-          },
-        ],
+        parameters: [parameter('code')],
+        query: QR_QUERY,
         responses: {
           '200': {
             description: 'The QR code (error correction M), shown inline as kurz-CODE.svg or kurz-CODE.png',
@@ -787,27 +578,8 @@ export const OPENAPI: OpenApiDocument = {
         operationId: 'showLinkStats',
         summary:
           "The link's visits: humans and bots apart, unique visitors, a series and the top referrers, browsers, OS, devices, countries and languages",
-        parameters: [
-          parameter('code'),
-          {
-            name: 'from',
-            in: 'query',
-            description: 'Start, ISO 8601 date or date-time (default: 48 hours or 90 days before `to`)',
-            schema: { type: 'string' },
-          },
-          {
-            name: 'to',
-            in: 'query',
-            description: 'End (exclusive), ISO 8601 (default: the end of the current hour or day)',
-            schema: { type: 'string' },
-          },
-          {
-            name: 'granularity',
-            in: 'query',
-            description: 'One series point per UTC hour (at most 31 days) or day',
-            schema: { enum: ['hour', 'day'], default: 'day' },
-          },
-        ],
+        parameters: [parameter('code')],
+        query: STATS_QUERY,
         responses: {
           '200': { description: 'The figures', content: json(schema('LinkStats')) },
           '400': response('Invalid'),
@@ -821,14 +593,7 @@ export const OPENAPI: OpenApiDocument = {
       get: linksApi({
         operationId: 'showStats',
         summary: 'The whole instance: links created and visits per day, top links, totals',
-        parameters: [
-          {
-            name: 'days',
-            in: 'query',
-            description: 'UTC days covered, today included',
-            schema: { type: 'integer', minimum: 1, maximum: MAX_DASHBOARD_DAYS, default: DASHBOARD_DAYS },
-          },
-        ],
+        query: DAYS_QUERY,
         responses: {
           '200': { description: 'The figures', content: json(schema('InstanceStats')) },
           '400': response('Invalid'),
@@ -842,12 +607,7 @@ export const OPENAPI: OpenApiDocument = {
         summary: 'Every link, or every raw visit kept, streamed as CSV or NDJSON',
         description:
           'Written a page of rows at a time, so memory stays flat however many there are. CSV cells that a spreadsheet would run as a formula start with a quote. Visits carry no client address and no user agent.',
-        parameters: [
-          { name: 'what', in: 'query', required: true, description: 'links or visits', schema: { enum: ['links', 'visits'] } },
-          { name: 'format', in: 'query', description: 'Output format', schema: { enum: ['csv', 'ndjson'], default: 'csv' } },
-          { name: 'from', in: 'query', description: 'Visits only: at or after, ISO 8601', schema: { type: 'string' } },
-          { name: 'to', in: 'query', description: 'Visits only: before, ISO 8601', schema: { type: 'string' } },
-        ],
+        query: EXPORT_QUERY,
         responses: {
           '200': {
             description: 'The export, as an attachment named kurz-WHAT.FORMAT',
@@ -988,9 +748,9 @@ export const OPENAPI: OpenApiDocument = {
         operationId: 'listLinkPages',
         summary: 'The list of links: search, tag filter, sort and paging',
         parameters: [
-          ...LIST_PARAMETERS,
           { name: 'deleted', in: 'query', description: 'The code of a link just deleted, to say so', schema: { type: 'string' } },
         ],
+        query: LIST_QUERY,
         responses: { '200': page('The list'), '400': pageOrProblem('A parameter is invalid') },
       }),
     },
@@ -1161,7 +921,7 @@ export const OPENAPI: OpenApiDocument = {
     '/robots.txt': { get: text('text/plain', 'showRobots', 'Asks crawlers to keep out') },
   }),
   components: {
-    schemas: SCHEMAS,
+    schemas: { ...SCHEMAS, Link: LINK_JSON, LinkCreate: LINK_CREATE, LinkEdit: LINK_EDIT, BatchCreate: BATCH_CREATE },
     responses: RESPONSES,
     parameters: PARAMETERS,
     securitySchemes: {
@@ -1180,4 +940,4 @@ export const OPENAPI: OpenApiDocument = {
       },
     },
   },
-};
+});

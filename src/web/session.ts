@@ -2,7 +2,7 @@ import type { Context } from 'koa';
 import typeis from 'type-is';
 import type { Principal } from '../auth/identity.ts';
 import type { WebServices } from '../context.ts';
-import { AppError } from '../errors.ts';
+import { AppError } from '../core/errors.ts';
 import { BODY_LIMIT, readBody } from '../http/body.ts';
 
 /**

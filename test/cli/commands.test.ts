@@ -1,7 +1,7 @@
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import test, { type ExecutionContext } from 'ava';
-import { VERSION } from '../../src/version.ts';
+import { VERSION } from '../../src/core/version.ts';
 import { freshDatabase, runCli, sqliteOnly, tempDir } from '../helpers.ts';
 
 /** A fresh database; returns a runner bound to it. */

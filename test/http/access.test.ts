@@ -3,7 +3,7 @@ import { existsSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { once } from 'node:events';
 import { createApp } from '../../src/app.ts';
-import { memoryLogger } from '../../src/log.ts';
+import { memoryLogger } from '../../src/core/log.ts';
 import { ADMIN_PASSWORD, BROWSER_ACCEPT, cookiesOf, csrfOf, loginAs, startKurz, waitFor } from '../helpers.ts';
 
 type Problem = { status: number; code: string; detail: string };

@@ -3,7 +3,7 @@ import { join } from 'node:path';
 import test, { type ExecutionContext } from 'ava';
 import { loadConfig } from '../../src/config.ts';
 import { createApp } from '../../src/app.ts';
-import { memoryLogger } from '../../src/log.ts';
+import { memoryLogger } from '../../src/core/log.ts';
 import { BROWSER_ACCEPT, freshDatabase, runCli, startKurz, tempDir, waitFor, type TestKurz } from '../helpers.ts';
 import { browser } from './ui-session.ts';
 

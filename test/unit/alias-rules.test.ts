@@ -2,9 +2,9 @@ import type { IncomingMessage } from 'node:http';
 import test from 'ava';
 import fc from 'fast-check';
 import { redirectSegment } from '../../src/edge/redirect.ts';
-import { AppError } from '../../src/errors.ts';
+import { AppError } from '../../src/core/errors.ts';
 import { checkAlias, CODE } from '../../src/links/alias-rules.ts';
-import { RESERVED_PATHS } from '../../src/reserved-paths.ts';
+import { RESERVED_PATHS } from '../../src/links/reserved-paths.ts';
 
 const reserved = new Set(['api', 'healthz']);
 

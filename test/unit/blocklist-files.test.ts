@@ -2,7 +2,7 @@ import { mkdirSync, renameSync, symlinkSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import test from 'ava';
 import { ConfigError, loadConfig } from '../../src/config.ts';
-import { loadBlocklistFiles, readBlocklistFiles, watchFiles } from '../../src/links/blocklist-files.ts';
+import { loadBlocklistFiles, readBlocklistFiles, watchFiles } from '../../src/blocklist/files.ts';
 import { tempDir, waitFor } from '../helpers.ts';
 
 test('the blocklist setting takes local paths, comma-separated, and refuses a URL saying why', (t) => {

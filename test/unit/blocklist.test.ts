@@ -1,5 +1,5 @@
 import test from 'ava';
-import { EMPTY_BLOCKLIST, matchBlocklist, parseBlocklist, type BlocklistFile } from '../../src/links/blocklist.ts';
+import { EMPTY_BLOCKLIST, matchBlocklist, parseBlocklist, type BlocklistFile } from '../../src/blocklist/blocklist.ts';
 
 /** The entries of one file, by kind, sorted: what a table row expects. */
 function entries(file: BlocklistFile) {

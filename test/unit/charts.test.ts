@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
 import test from 'ava';
-import { barChart, sparkline, type BarChartOptions, type ChartPoint } from '../../src/visits/charts.ts';
+import { barChart, sparkline, type BarChartOptions, type ChartPoint } from '../../src/web/charts.ts';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -227,7 +227,7 @@ for (const [name, options] of FIXTURES) {
 
 // A child process, because ava's worker threads do not pass a changed TZ on to Date.
 test('output is the same in every time zone', (t) => {
-  const module = new URL('../../src/visits/charts.ts', import.meta.url).href;
+  const module = new URL('../../src/web/charts.ts', import.meta.url).href;
   const options = JSON.stringify(hourly(KNOWN));
   const script = `import { barChart } from ${JSON.stringify(module)}; process.stdout.write(barChart(${options}));`;
   for (const tz of ['Pacific/Kiritimati', 'America/Los_Angeles', 'Asia/Kolkata']) {

@@ -8,7 +8,7 @@ import type { CodeGenerator, CodeGeneratorOptions } from '../../src/codes/code-g
 import { createFf1, createFf1Text } from '../../src/codes/ff1.ts';
 import { redirectSegment } from '../../src/edge/redirect.ts';
 import { CODE } from '../../src/links/alias-rules.ts';
-import { RESERVED_PATHS } from '../../src/reserved-paths.ts';
+import { RESERVED_PATHS } from '../../src/links/reserved-paths.ts';
 
 const MAX = Number.MAX_SAFE_INTEGER;
 const KEY = createHash('sha256').update('kurz codes test key').digest();

@@ -1,5 +1,5 @@
 import test from 'ava';
-import { AppError } from '../../src/errors.ts';
+import { AppError } from '../../src/core/errors.ts';
 import type { CreatedLink, CreateLinkInput } from '../../src/links/create.ts';
 import { DEFAULT_OPTIONS } from '../../src/links/link.ts';
 import { createGroupCommit } from '../../src/store/group-commit.ts';

@@ -7,7 +7,7 @@ import { metricsFromWorker, metricsToWorker } from '../../src/cluster/metrics-ch
 import { listenOn, workerStarted } from '../../src/cluster/start-channel.ts';
 import { handedVisits } from '../../src/cluster/visits-channel.ts';
 import { fromWriter, toWriter } from '../../src/cluster/writer-channel.ts';
-import { memoryLogger } from '../../src/log.ts';
+import { memoryLogger } from '../../src/core/log.ts';
 import { NO_EVENTS, VisitLog } from '../../src/visits/visit-events.ts';
 import { BROWSER_UA } from '../helpers.ts';
 

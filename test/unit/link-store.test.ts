@@ -12,7 +12,7 @@ import { openDatabase } from '../../src/store/sqlite/database.ts';
 import { createSqliteLinkStore } from '../../src/store/sqlite/link-store.ts';
 import { createSqliteVisitStore } from '../../src/store/sqlite/visit-store.ts';
 import { watchWrites } from '../../src/store/sqlite/write-health.ts';
-import { memoryLogger } from '../../src/log.ts';
+import { memoryLogger } from '../../src/core/log.ts';
 import { PasswordHashing } from '../../src/auth/passwords.ts';
 import type { VisitBatch } from '../../src/visits/rollup.ts';
 import type { VisitCount } from '../../src/visits/visit.ts';

@@ -1,6 +1,6 @@
 import test from 'ava';
 import { ConfigError, loadConfig } from '../../src/config.ts';
-import { createLogger, lineFormat, memoryLogger, type Level, type LogStream } from '../../src/log.ts';
+import { createLogger, lineFormat, memoryLogger, type Level, type LogStream } from '../../src/core/log.ts';
 
 /** A stream that keeps what is written, a terminal or not. */
 function stream(isTTY?: boolean): LogStream & { text: () => string; lines: () => string[] } {

@@ -9,7 +9,7 @@ import {
   verifyPassword,
 } from '../../src/auth/passwords.ts';
 import { RateLimit } from '../../src/auth/rate-limits.ts';
-import { AppError } from '../../src/errors.ts';
+import { AppError } from '../../src/core/errors.ts';
 
 const random = (size: number) => Buffer.alloc(size, 7);
 

@@ -1,6 +1,6 @@
 import test from 'ava';
 import { createRateLimits, MAX_KEYS, RateLimit, refusalCounts, type LimitRule } from '../../src/auth/rate-limits.ts';
-import { AppError } from '../../src/errors.ts';
+import { AppError } from '../../src/core/errors.ts';
 import { fakeClock } from '../helpers.ts';
 
 function perMinute(limit: number, clock = fakeClock()) {

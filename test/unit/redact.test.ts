@@ -1,5 +1,5 @@
 import test from 'ava';
-import { hasPassword, redactUrl, withoutUrlSecrets } from '../../src/redact.ts';
+import { hasPassword, redactUrl, withoutUrlSecrets } from '../../src/core/redact.ts';
 
 // What logs, errors and /settings show of a URL: never its password, wherever it is written (issue 23).
 const URLS: Array<[string, string]> = [

@@ -1,6 +1,6 @@
 import test from 'ava';
 import type { WebServices } from '../../src/context.ts';
-import { RESERVED_PATHS } from '../../src/reserved-paths.ts';
+import { RESERVED_PATHS } from '../../src/links/reserved-paths.ts';
 import { createRouter } from '../../src/web/routes.ts';
 
 test('every top-level path kurz serves is reserved, so no alias can shadow it', (t) => {

@@ -1,5 +1,5 @@
 import test from 'ava';
-import { parseJson } from '../../src/strict-json.ts';
+import { parseJson } from '../../src/core/strict-json.ts';
 
 const ACCEPTED: string[] = [
   '{"a":1,"b":2}',

@@ -1,7 +1,7 @@
 import { networkInterfaces } from 'node:os';
 import test from 'ava';
 import fc from 'fast-check';
-import { AppError } from '../../src/errors.ts';
+import { AppError } from '../../src/core/errors.ts';
 import { normaliseUrl, urlRules } from '../../src/links/url-rules.ts';
 
 // Listens on a TEST-NET address, so the loopback rules and the listen-address rule can be told apart.

@@ -1,7 +1,7 @@
 import { deepStrictEqual } from 'node:assert';
 import test from 'ava';
 import fc from 'fast-check';
-import { memoryLogger } from '../../src/log.ts';
+import { memoryLogger } from '../../src/core/log.ts';
 import type { VisitStore } from '../../src/store/ports.ts';
 import { classifyUserAgent } from '../../src/visits/classify.ts';
 import { noCountry } from '../../src/visits/geo.ts';

@@ -8,8 +8,8 @@ import { noCountry, openCountryDatabase, type CountryOf } from '../../src/visits
 import { DAY, dayOf, DIMENSIONS, HOUR, hourOf } from '../../src/visits/visit.ts';
 import { VisitLog } from '../../src/visits/visit-events.ts';
 import { createVisitRecorder, dailySalts, visitorHash } from '../../src/visits/visit-recorder.ts';
-import { AppError } from '../../src/errors.ts';
-import { memoryLogger } from '../../src/log.ts';
+import { AppError } from '../../src/core/errors.ts';
+import { memoryLogger } from '../../src/core/log.ts';
 import { BROWSER_UA, fakeClock, freshDatabase, freshStorage, runCli, sqliteOnly, startKurz, tempDir, waitFor } from '../helpers.ts';
 import { buildCountryMmdb } from '../support/mmdb.ts';
 

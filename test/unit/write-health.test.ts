@@ -1,8 +1,8 @@
 import { join } from 'node:path';
 import test from 'ava';
 import Sqlite from 'better-sqlite3';
-import { AppError } from '../../src/errors.ts';
-import { memoryLogger } from '../../src/log.ts';
+import { AppError } from '../../src/core/errors.ts';
+import { memoryLogger } from '../../src/core/log.ts';
 import { openDatabase } from '../../src/store/sqlite/database.ts';
 import { faultOf, watchWrites, type WriteFault } from '../../src/store/sqlite/write-health.ts';
 import { tempDir, waitFor } from '../helpers.ts';

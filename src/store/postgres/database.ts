@@ -1,8 +1,8 @@
 import type { Socket } from 'node:net';
 import pg from 'pg';
-import { AppError } from '../../errors.ts';
-import type { Logger } from '../../log.ts';
-import { redactUrl, withoutUrlSecrets } from '../../redact.ts';
+import { AppError } from '../../core/errors.ts';
+import type { Logger } from '../../core/log.ts';
+import { redactUrl, withoutUrlSecrets } from '../../core/redact.ts';
 import { MIGRATIONS } from './migrations.ts';
 import * as q from './queries.ts';
 

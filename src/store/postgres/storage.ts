@@ -1,5 +1,5 @@
 import type { Config } from '../../config.ts';
-import type { Logger } from '../../log.ts';
+import type { Logger } from '../../core/log.ts';
 import type { Query } from '../invariants.ts';
 import type { Storage } from '../ports.ts';
 import { createPostgresAccessStore } from './access-store.ts';

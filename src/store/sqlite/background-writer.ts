@@ -1,8 +1,8 @@
 import type { Database } from 'better-sqlite3';
-import type { WriterDatabase, WriterHost } from '../../cluster/background-writer.ts';
-import { isUnavailable } from '../../errors.ts';
-import type { Logger } from '../../log.ts';
+import { isUnavailable } from '../../core/errors.ts';
+import type { Logger } from '../../core/log.ts';
 import type { VisitReceipt } from '../../visits/visit-handover.ts';
+import type { WriterDatabase, WriterHost } from '../writer-ports.ts';
 import { outsideTransaction } from './outside-transaction.ts';
 import * as q from './queries.ts';
 import type { WriteHealth } from './write-health.ts';
@@ -12,14 +12,15 @@ const AUTO_CHECKPOINT_PAGES = 1000;
 
 /**
  * The server's database as the background writer's supervisor (cluster/background-writer.ts) needs it:
- * the file, the receipts its writers keep in it, and the server's own checkpoints, off while a writer
+ * the file and `flags` to open it with, the receipts its writers keep in it, and the server's own checkpoints, off while a writer
  * makes them (a checkpoint ends with an fsync of the database file, which inline stalled redirects).
  */
-export function sqliteWriterHost(db: Database, health: WriteHealth, log: Logger): WriterHost {
+export function sqliteWriterHost(db: Database, health: WriteHealth, flags: readonly string[], log: Logger): WriterHost {
   const receiptOf = db.prepare<[string], VisitReceipt>(q.HANDOVER);
   const forget = db.prepare<[string]>(q.DELETE_HANDOVER);
   return {
     file: db.name,
+    flags,
     async takeReceipt(name) {
       const receipt = receiptOf.get(name);
       // A receipt left behind (the disk full, say) is one small row under a name no writer uses again.

@@ -2,7 +2,7 @@ import { closeSync, constants, existsSync, openSync } from 'node:fs';
 import { dirname } from 'node:path';
 import Sqlite, { type Database } from 'better-sqlite3';
 import type { Durability } from '../../config.ts';
-import { ensureDir } from '../../ensure-dir.ts';
+import { ensureDir } from '../../core/ensure-dir.ts';
 import { migrate } from './migrations.ts';
 import { SYNC_DURABLE, SYNC_WITHOUT_WAITING } from './queries.ts';
 

@@ -2,7 +2,7 @@ import { closeSync, fdatasync, openSync } from 'node:fs';
 import { promisify } from 'node:util';
 import type { Database } from 'better-sqlite3';
 import type { Durability } from '../../config.ts';
-import { AppError } from '../../errors.ts';
+import { AppError } from '../../core/errors.ts';
 import type { Link, LinkChange, LinkEdit, LinkOptions, LinkQuery, LinkRecord, NewLink, Target } from '../../links/link.ts';
 import { toLink, toLinkUrl, toTarget, type LinkRow, type LinkUrlRow, type TargetRow } from '../rows.ts';
 import type { LinkStore, LinkWriter } from '../ports.ts';

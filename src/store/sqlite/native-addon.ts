@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { closeSync, fsyncSync, openSync, readFileSync, renameSync, rmSync, writeSync } from 'node:fs';
 import { join } from 'node:path';
 import sea from 'node:sea';
-import { ensureDir } from '../../ensure-dir.ts';
+import { ensureDir } from '../../core/ensure-dir.ts';
 
 /** Name of the better-sqlite3 addon among the single executable's assets. */
 export const ADDON_ASSET = 'better_sqlite3.node';

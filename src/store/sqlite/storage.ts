@@ -1,12 +1,11 @@
 import { stat } from 'node:fs/promises';
 import type { Config } from '../../config.ts';
-import type { Logger } from '../../log.ts';
-import type { VisitRecorder } from '../../visits/visit-recorder.ts';
+import type { Logger } from '../../core/log.ts';
 import { COPIED_TABLES, type CopySource } from '../copy.ts';
 import type { Storage, VisitStore } from '../ports.ts';
+import type { BackgroundWriter, StartBackgroundWriter, WriterDatabase } from '../writer-ports.ts';
 import { createSqliteAccessStore } from './access-store.ts';
 import { backupDatabase } from './backup.ts';
-import { reportFault, startBackgroundWriter, runBackgroundWriter, type BackgroundWriter } from '../../cluster/background-writer.ts';
 import { sqliteWriterDatabase, sqliteWriterHost } from './background-writer.ts';
 import { openDatabase } from './database.ts';
 import { createSqliteLinkStore } from './link-store.ts';
@@ -19,10 +18,10 @@ import { watchWrites } from './write-health.ts';
 export interface SqliteOptions {
   log: Logger;
   /**
-   * Start the background writer process (`serve`) with these flags besides the database (the settings
-   * its visit recorder needs); otherwise visits are written in this process.
+   * Starts the background writer process (`serve`: cluster/background-writer.ts, which the composition
+   * root passes here) on this database; without it, visits are written in this process.
    */
-  backgroundWriter?: readonly string[] | undefined;
+  backgroundWriter?: StartBackgroundWriter | undefined;
   /** Refuse to create the file (commands that only read or copy it). */
   mustExist?: boolean;
 }
@@ -47,11 +46,7 @@ export function openSqliteStorage(config: Pick<Config, 'db' | 'cacheDir' | 'dura
   const links = createSqliteLinkStore(db, health, durability);
   const visits = createSqliteVisitStore(db, health, { durability });
   const background: BackgroundWriter | undefined = options.backgroundWriter
-    ? startBackgroundWriter(
-        sqliteWriterHost(db, health, options.log),
-        ['--cache-dir', config.cacheDir, '--durability', durability, ...options.backgroundWriter],
-        options.log,
-      )
+    ? options.backgroundWriter(sqliteWriterHost(db, health, ['--cache-dir', config.cacheDir, '--durability', durability], options.log))
     : undefined;
   let closed: Promise<void> | undefined;
   return {
@@ -119,18 +114,19 @@ function copiedTable(table: string): string {
 }
 
 /**
- * The background writer's process (`kurz background`), named `handover` by the server that started it:
- * runs until that server goes, recording visits with the recorder `recorderOn` builds on its own connection.
+ * The background writer's own connection (`kurz background`), named `handover` by the server that started
+ * it: the visit store that keeps its receipts under that name, and the rest it does with the database.
+ * `onFault` hears of a fault its writes fail with, and of their success again (undefined).
  */
-export function serveAsBackgroundWriter(
+export function openWriterDatabase(
   config: Pick<Config, 'db' | 'cacheDir' | 'durability'>,
   handover: string,
-  recorderOn: (store: VisitStore) => VisitRecorder,
+  onFault: (fault: string | undefined) => void,
   log: Logger,
-): Promise<void> {
+): { store: VisitStore; database: WriterDatabase } {
   const { durability } = config;
   const db = openDatabase(config.db, { nativeBinding: loadNativeBinding(config.cacheDir), mustExist: true, durability });
-  const health = watchWrites(db, log, { process: 'background writer', onChange: reportFault });
+  const health = watchWrites(db, log, { process: 'background writer', onChange: onFault });
   const store = createSqliteVisitStore(db, health, { durability, handover });
-  return runBackgroundWriter(sqliteWriterDatabase(db, health, handover, log), { ...store, offload: () => false }, recorderOn, log);
+  return { store: { ...store, offload: () => false }, database: sqliteWriterDatabase(db, health, handover, log) };
 }

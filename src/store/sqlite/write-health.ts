@@ -1,8 +1,8 @@
 import { accessSync, chmodSync, constants, existsSync, statfsSync, statSync } from 'node:fs';
 import { dirname } from 'node:path';
 import type { Database } from 'better-sqlite3';
-import { AppError } from '../../errors.ts';
-import type { Logger } from '../../log.ts';
+import { AppError } from '../../core/errors.ts';
+import type { Logger } from '../../core/log.ts';
 import { BUSY_TIMEOUT_MS } from './database.ts';
 import * as q from './queries.ts';
 

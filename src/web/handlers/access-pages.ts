@@ -1,6 +1,6 @@
 import type { Context } from 'koa';
 import type { WebServices } from '../../context.ts';
-import { AppError, STATUS } from '../../errors.ts';
+import { AppError, STATUS } from '../../core/errors.ts';
 import { asClientError, sendRetryAfter } from '../../http/problems.ts';
 import { sendPage, sendSeeOther } from '../../http/respond.ts';
 import { csrfToken, DEVICE_MAX_AGE, readCookie, readForm, safeReturnPath, sessionOf, writeCookie } from '../session.ts';

@@ -1,23 +1,13 @@
 import type { Context } from 'koa';
 import type { WebServices } from '../../context.ts';
-import { AppError, STATUS } from '../../errors.ts';
+import { AppError, STATUS } from '../../core/errors.ts';
 import { sendRetryAfter } from '../../http/problems.ts';
 import { sendSeeOther } from '../../http/respond.ts';
 import { takeCreations } from '../creation-limit.ts';
 import { readForm, sessionOf } from '../session.ts';
-import {
-  formError,
-  formFailure,
-  formatTime,
-  formValues,
-  LINK_FIELDS,
-  linkInput,
-  linkRow,
-  redirectDefaults,
-  showPage,
-  type FormError,
-  type FormValues,
-} from './pages.ts';
+import { showPage } from './pages.ts';
+import { formError, formFailure, formValues, LINK_FIELDS, linkInput, type FormError, type FormValues } from '../forms.ts';
+import { formatTime, linkRow, redirectDefaults } from '../presenters.ts';
 import { dashboardFigures } from './stats-pages.ts';
 import { DASHBOARD_DAYS } from '../../visits/stats.ts';
 
@@ -48,7 +38,7 @@ function blocklistSummary(web: WebServices, blocked: number) {
 export function dashboardHandlers(web: WebServices) {
   async function showDashboard(ctx: Context, status: number, form: FormValues, error: FormError | null): Promise<void> {
     const [{ links }, figures, blockedCount] = await Promise.all([
-      web.links.listPage({ limit: String(LATEST) }),
+      web.links.listPage({ limit: LATEST }),
       web.stats.forInstance(DASHBOARD_DAYS),
       web.links.blockedCount(),
     ]);

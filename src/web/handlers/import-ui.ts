@@ -1,12 +1,13 @@
 import type { Context } from 'koa';
 import type { WebServices } from '../../context.ts';
-import { AppError, STATUS } from '../../errors.ts';
+import { AppError, STATUS } from '../../core/errors.ts';
 import { BULK_BODY_LIMIT, sizeText } from '../../http/body.ts';
 import { sendRetryAfter } from '../../http/problems.ts';
 import { takeCreations } from '../creation-limit.ts';
 import { readForm } from '../session.ts';
 import { BATCH_MAX } from './links-api.ts';
-import { formError, formFailure, showPage, textOf, type FormError } from './pages.ts';
+import { showPage } from './pages.ts';
+import { formError, formFailure, textOf, type FormError } from '../forms.ts';
 
 /** One line of a bulk submission and what became of it. */
 interface LineResult {

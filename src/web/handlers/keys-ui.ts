@@ -2,10 +2,12 @@ import type { Context } from 'koa';
 import type { ApiKey } from '../../auth/identity.ts';
 import { DEFAULT_SCOPES, SCOPE_DOCS, SCOPES, type Scope } from '../../auth/scopes.ts';
 import type { WebServices } from '../../context.ts';
-import { AppError, STATUS } from '../../errors.ts';
+import { AppError, STATUS } from '../../core/errors.ts';
 import { sendSeeOther } from '../../http/respond.ts';
 import { readForm } from '../session.ts';
-import { formatTime, formError, formFailure, showPage, textOf, type FormError } from './pages.ts';
+import { showPage } from './pages.ts';
+import { formError, formFailure, textOf, type FormError } from '../forms.ts';
+import { formatTime } from '../presenters.ts';
 
 /** The lifetimes the form offers, by the value of its `expires` field. */
 const LIFETIMES: ReadonlyArray<{ value: string; label: string; ms: number | null }> = [

@@ -1,19 +1,48 @@
 import type { Context } from 'koa';
 import type { WebServices } from '../../context.ts';
-import { AppError } from '../../errors.ts';
-import { BULK_BODY_LIMIT, checkJsonObject, readBody } from '../../http/body.ts';
+import * as z from 'zod';
+import { AppError } from '../../core/errors.ts';
+import { parseBody } from '../../core/request-schema.ts';
+import { BULK_BODY_LIMIT, readBody } from '../../http/body.ts';
 import { sendJson, sendNoContent } from '../../http/respond.ts';
+import { ALIAS_FIELD, OPTION_SCHEMAS, URL_FIELD } from '../../links/link-fields.ts';
 import { linkJson } from '../../links/link-json.ts';
-import { OPTION_FIELDS } from '../../links/link-options.ts';
+import { LIST_QUERY } from '../../links/list-query.ts';
 import { takeCreations } from '../creation-limit.ts';
 
 const LINKS_PATH = '/api/v1/links';
 
-const CREATE_FIELDS: ReadonlySet<string> = new Set(['url', 'alias', ...OPTION_FIELDS]);
-const EDIT_FIELDS: ReadonlySet<string> = new Set(['url', ...OPTION_FIELDS]);
-
 /** Most links one batch may hold. */
 export const BATCH_MAX = 1000;
+
+/** POST /api/v1/links: a new link. */
+export const LINK_CREATE = z.strictObject({
+  url: URL_FIELD.nonoptional({ error: 'url is required' }),
+  alias: ALIAS_FIELD,
+  ...OPTION_SCHEMAS,
+});
+
+const EDIT_SHAPE = { url: URL_FIELD, ...OPTION_SCHEMAS };
+
+/** PATCH /api/v1/links/CODE: the fields to change. */
+export const LINK_EDIT = z
+  .strictObject(EDIT_SHAPE)
+  .refine((fields) => Object.keys(fields).length > 0, {
+    error: `give at least one field to change (${Object.keys(EDIT_SHAPE).join(', ')})`,
+  })
+  .meta({ minProperties: 1 });
+
+/** POST /api/v1/links/batch: each entry is a LINK_CREATE, checked on its own so that it fails alone. */
+export const BATCH_CREATE = z.strictObject({
+  links: z
+    .array(z.unknown(), { error: 'links must be a list of links' })
+    .min(1, { error: 'links must hold at least one link' })
+    .max(BATCH_MAX, { error: (issue) => `links may hold at most ${BATCH_MAX} links, got ${(issue.input as unknown[]).length}` })
+    .meta({
+      items: { $ref: '#/components/schemas/LinkCreate' },
+      description: 'An entry that fails its checks gets an error result; the others are stored all the same',
+    }),
+});
 
 /** /api/v1/links and /api/v1/tags */
 export function linksApiHandlers(web: WebServices) {
@@ -23,8 +52,8 @@ export function linksApiHandlers(web: WebServices) {
     /** 201 with the new link's Location, or 200 with the earlier link of the same URL (dedupe). */
     async createLink(ctx: Context): Promise<void> {
       takeCreations(ctx, web, 1);
-      const fields = checkJsonObject(await readBody(ctx.req, ['json']), CREATE_FIELDS);
-      const { link, created } = await web.creation.createLink({ ...fields, url: fields['url'] });
+      const fields = parseBody(LINK_CREATE, await readBody(ctx.req, ['json']));
+      const { link, created } = await web.creation.createLink(fields);
       if (created) ctx.res.setHeader('Location', `${LINKS_PATH}/${link.code}`);
       sendJson(ctx.res, created ? 201 : 200, linkJson(link, web));
     },
@@ -35,19 +64,9 @@ export function linksApiHandlers(web: WebServices) {
      * be up to BULK_BODY_LIMIT; the batch counts its links against the creation limit.
      */
     async createLinks(ctx: Context): Promise<void> {
-      const body = checkJsonObject(await readBody(ctx.req, ['json'], BULK_BODY_LIMIT), new Set(['links']));
-      const entries = body['links'];
-      if (!Array.isArray(entries)) throw new AppError('invalid', 'links must be a list of links', 'links');
-      if (entries.length === 0) throw new AppError('invalid', 'links must hold at least one link', 'links');
-      if (entries.length > BATCH_MAX)
-        throw new AppError('invalid', `links may hold at most ${BATCH_MAX} links, got ${entries.length}`, 'links');
+      const entries = parseBody(BATCH_CREATE, await readBody(ctx.req, ['json'], BULK_BODY_LIMIT)).links;
       takeCreations(ctx, web, entries.length);
-      const results = (
-        await web.creation.createEach(entries, (entry) => {
-          const fields = checkJsonObject(entry, CREATE_FIELDS);
-          return { ...fields, url: fields['url'] };
-        })
-      ).map((result) =>
+      const results = (await web.creation.createEach(entries, (entry) => parseBody(LINK_CREATE, entry))).map((result) =>
         result instanceof AppError
           ? { status: 'error', error: { code: result.code, message: result.message, ...(result.field ? { field: result.field } : {}) } }
           : { status: result.created ? 'created' : 'existing', link: linkJson(result.link, web) },
@@ -57,7 +76,7 @@ export function linksApiHandlers(web: WebServices) {
     },
 
     async listLinks(ctx: Context): Promise<void> {
-      const { links, next } = await web.links.listPage(ctx.query);
+      const { links, next } = await web.links.listPage(LIST_QUERY.parse(ctx.query));
       sendJson(ctx.res, 200, { links: links.map((link) => linkJson(link, web)), nextCursor: next });
     },
 
@@ -68,9 +87,7 @@ export function linksApiHandlers(web: WebServices) {
 
     /** Sets the fields given (null clears an option); the redirect follows at once. */
     async editLink(ctx: Context): Promise<void> {
-      const fields = checkJsonObject(await readBody(ctx.req, ['json']), EDIT_FIELDS);
-      if (Object.keys(fields).length === 0)
-        throw new AppError('invalid', `give at least one field to change (${[...EDIT_FIELDS].join(', ')})`);
+      const fields = parseBody(LINK_EDIT, await readBody(ctx.req, ['json']));
       const link = await web.links.editLink(codeOf(ctx), fields);
       sendJson(ctx.res, 200, linkJson(link, web));
     },

@@ -1,25 +1,23 @@
 import type { Context } from 'koa';
 import type { WebServices } from '../../context.ts';
-import { AppError, STATUS } from '../../errors.ts';
+import { AppError, STATUS } from '../../core/errors.ts';
 import { sendSeeOther } from '../../http/respond.ts';
 import { goneMessage, type Link } from '../../links/link.ts';
-import { PAGE_SIZE } from '../../links/list-query.ts';
+import { LIST_QUERY, PAGE_SIZE } from '../../links/list-query.ts';
 import { readForm } from '../session.ts';
+import { showPage } from './pages.ts';
 import {
   formError,
   formFailure,
   formValues,
   LINK_FIELDS,
-  linkDetails,
   linkInput,
-  linkRow,
   linkValues,
-  redirectDefaults,
-  showPage,
   textOf,
   type FormError,
   type FormValues,
-} from './pages.ts';
+} from '../forms.ts';
+import { linkDetails, linkRow, redirectDefaults } from '../presenters.ts';
 
 const EDIT_FIELDS = LINK_FIELDS.filter((f) => f !== 'alias');
 /** What the link page says after a change, by the flag in its query string. */
@@ -46,7 +44,7 @@ export function linksUiHandlers(web: WebServices) {
   return {
     /** The list: search, tag filter, sort, and paging by cursor with the filters kept. */
     async listLinks(ctx: Context): Promise<void> {
-      const { links, next, query } = await web.links.listPage(ctx.query);
+      const { links, next, query } = await web.links.listPage(LIST_QUERY.parse(ctx.query));
       const [tags, blockedCount] = await Promise.all([web.links.tagCounts(), web.links.blockedCount()]);
       const filters = { q: query.search ?? '', tag: query.tag ?? '', blocked: query.blocked ? 'true' : '', sort: query.sort ?? 'created' };
       const kept = {

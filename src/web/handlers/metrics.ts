@@ -2,7 +2,7 @@ import { createHash, timingSafeEqual } from 'node:crypto';
 import type { Context } from 'koa';
 import proxyaddr from 'proxy-addr';
 import type { WebServices } from '../../context.ts';
-import { AppError } from '../../errors.ts';
+import { AppError } from '../../core/errors.ts';
 import { hasForwardingHeader } from '../../http/pipeline.ts';
 import { send } from '../../http/respond.ts';
 import { METRICS_CONTENT_TYPE } from '../metrics.ts';

@@ -1,7 +1,9 @@
 import type { Context } from 'koa';
 import QRCode from 'qrcode';
+import * as z from 'zod';
 import type { WebServices } from '../../context.ts';
-import { AppError } from '../../errors.ts';
+import { AppError } from '../../core/errors.ts';
+import type { QuerySchema } from '../../core/request-schema.ts';
 import { send } from '../../http/respond.ts';
 import { goneMessage } from '../../links/link.ts';
 
@@ -17,7 +19,7 @@ const CONTENT_TYPES: Record<QrFormat, string> = { svg: 'image/svg+xml', png: 'im
 const QR_OPTIONS = { errorCorrectionLevel: 'M', margin: 2 } as const;
 
 /** `format` and `size` from the query string. Throws AppError('invalid') naming the parameter. */
-function parseQrQuery(query: Context['query']): { format: QrFormat; size: number } {
+function parseQrQuery(query: Record<string, unknown>): { format: QrFormat; size: number } {
   const { format = 'svg', size = String(QR_SIZE.default) } = query;
   if (typeof format !== 'string' || !(QR_FORMATS as readonly string[]).includes(format))
     throw new AppError('invalid', `format must be one of ${QR_FORMATS.join(', ')}`, 'format');
@@ -27,12 +29,21 @@ function parseQrQuery(query: Context['query']): { format: QrFormat; size: number
   return { format: format as QrFormat, size: pixels };
 }
 
+/** The QR code's query. */
+export const QR_QUERY: QuerySchema<ReturnType<typeof parseQrQuery>> = {
+  params: z.object({
+    format: z.enum(QR_FORMATS).default('svg').describe('Image format'),
+    size: z.int().min(QR_SIZE.min).max(QR_SIZE.max).default(QR_SIZE.default).describe('Width and height in pixels'),
+  }),
+  parse: parseQrQuery,
+};
+
 /** /api/v1/links/CODE/qr */
 export function qrHandlers(web: WebServices) {
   return {
     /** The link's short URL as a QR code, SVG or PNG; a deleted link has none (410). */
     async showQrCode(ctx: Context): Promise<void> {
-      const { format, size } = parseQrQuery(ctx.query);
+      const { format, size } = QR_QUERY.parse(ctx.query);
       const code = ctx.params['code'] ?? '';
       const link = await web.links.existingLink(code);
       if (link.deletedAt) throw new AppError('gone', goneMessage(code));

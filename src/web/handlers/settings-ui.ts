@@ -1,7 +1,8 @@
 import type { Context } from 'koa';
 import { describeConfig, envName, fileEnvName, flagName, OPTIONS } from '../../config.ts';
 import type { WebServices } from '../../context.ts';
-import { formatTime, showPage } from './pages.ts';
+import { showPage } from './pages.ts';
+import { formatTime } from '../presenters.ts';
 
 /**
  * Each option's value as the start-up log shows it (durations as durations, secrets masked): the

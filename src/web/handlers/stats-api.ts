@@ -2,8 +2,8 @@ import type { Context } from 'koa';
 import type { WebServices } from '../../context.ts';
 import { sendJson, sendStream } from '../../http/respond.ts';
 import { instanceStatsJson, linkStatsJson } from '../../visits/stats-json.ts';
-import { parseDays, parseExportQuery, parseStatsQuery } from '../../visits/stats-query.ts';
-import { exportLines } from '../../visits/visit-format.ts';
+import { DAYS_QUERY, EXPORT_QUERY, STATS_QUERY } from '../../visits/stats-query.ts';
+import { exportLines } from '../../transfer/visit-format.ts';
 
 const CONTENT_TYPES = { csv: 'text/csv; charset=utf-8', ndjson: 'application/x-ndjson; charset=utf-8' } as const;
 
@@ -11,13 +11,13 @@ const CONTENT_TYPES = { csv: 'text/csv; charset=utf-8', ndjson: 'application/x-n
 export function statsApiHandlers(web: WebServices) {
   return {
     async showLinkStats(ctx: Context): Promise<void> {
-      const period = parseStatsQuery(ctx.query);
+      const period = STATS_QUERY.parse(ctx.query);
       const link = await web.links.existingLink(ctx.params['code'] ?? '');
       sendJson(ctx.res, 200, linkStatsJson(await web.stats.forLink(link, period)));
     },
 
     async showStats(ctx: Context): Promise<void> {
-      sendJson(ctx.res, 200, instanceStatsJson(await web.stats.forInstance(parseDays(ctx.query)), web.shortUrl));
+      sendJson(ctx.res, 200, instanceStatsJson(await web.stats.forInstance(DAYS_QUERY.parse(ctx.query)), web.shortUrl));
     },
 
     /**
@@ -25,7 +25,7 @@ export function statsApiHandlers(web: WebServices) {
      * many there are. A failure half-way ends the response early (its status is sent already) and is logged.
      */
     async exportData(ctx: Context): Promise<void> {
-      const query = parseExportQuery(ctx.query);
+      const query = EXPORT_QUERY.parse(ctx.query);
       const sources = { links: () => web.transfer.exportLinks(), visits: (from: Date, to: Date) => web.stats.visits(from, to) };
       // A key or session on the network never carries away the password hashes: only `kurz export` does.
       const lines = exportLines(sources, query, 'without-hashes');

@@ -1,8 +1,9 @@
 import type { Context } from 'koa';
 import type { WebServices } from '../../context.ts';
-import { barChart } from '../../visits/charts.ts';
+import { barChart } from '../charts.ts';
 import type { Entry, InstanceStats, LinkStats } from '../../visits/stats.ts';
-import { formatTime, linkRow, showPage } from './pages.ts';
+import { showPage } from './pages.ts';
+import { formatTime, linkRow } from '../presenters.ts';
 
 /** The top lists a link's stats page shows, with their headings. */
 const TABLES: ReadonlyArray<[keyof LinkStats & string, string]> = [

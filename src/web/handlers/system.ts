@@ -1,7 +1,7 @@
 import type { Context } from 'koa';
 import { readAsset } from '../../assets.ts';
 import type { WebServices } from '../../context.ts';
-import { AppError } from '../../errors.ts';
+import { AppError } from '../../core/errors.ts';
 import { send, sendJson } from '../../http/respond.ts';
 import type { OpenApiDocument } from '../openapi.ts';
 

@@ -1,6 +1,6 @@
 import type { Context } from 'koa';
 import type { WebServices } from '../../context.ts';
-import { AppError, STATUS } from '../../errors.ts';
+import { AppError, STATUS } from '../../core/errors.ts';
 import { readBody } from '../../http/body.ts';
 import { asClientError, sendRetryAfter } from '../../http/problems.ts';
 import { sendPage, sendSeeOther, UNCACHED, wantsHtml } from '../../http/respond.ts';

@@ -2,7 +2,7 @@ import type { Context, Next } from 'koa';
 import type { Principal } from '../../auth/identity.ts';
 import { grants, type Scope } from '../../auth/scopes.ts';
 import type { WebServices } from '../../context.ts';
-import { AppError } from '../../errors.ts';
+import { AppError } from '../../core/errors.ts';
 import { markPersonal, sendSeeOther, wantsHtml } from '../../http/respond.ts';
 import { principalOf as principalIn, readCookie, sessionOf, type WebState } from '../session.ts';
 

@@ -1,8 +1,8 @@
 import { stringify as stringifyCsv } from 'csv-stringify/sync';
 import type { LinkRecord } from '../links/link.ts';
-import { csvHeader, defuse, formatRecord, type Secrets, type TransferFormat } from '../links/transfer-format.ts';
-import type { StoredVisit } from './visit.ts';
-import type { ExportQuery } from './stats-query.ts';
+import { csvHeader, defuse, formatRecord, type Secrets, type TransferFormat } from './format.ts';
+import type { StoredVisit } from '../visits/visit.ts';
+import type { ExportQuery } from '../visits/stats-query.ts';
 
 /** Column order of a visit export; NDJSON objects carry the same keys. An empty CSV cell is null. */
 export const VISIT_COLUMNS = ['at', 'code', 'bot', 'referrer', 'browser', 'os', 'device', 'country', 'language'] as const;

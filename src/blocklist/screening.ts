@@ -1,11 +1,11 @@
 import { setImmediate as yieldToLoop } from 'node:timers/promises';
 import type { RedirectCache } from '../cache/redirect-cache.ts';
 import { ConfigError, type Config } from '../config.ts';
-import type { Logger } from '../log.ts';
+import type { Logger } from '../core/log.ts';
 import type { LinkStore } from '../store/ports.ts';
 import { EMPTY_BLOCKLIST, entryCounts, matchBlocklist, type Blocklist, type BlocklistSource } from './blocklist.ts';
-import { blocklistPaths, loadBlocklistFiles, readBlocklistFiles, watchFiles, type LoadedBlocklist } from './blocklist-files.ts';
-import type { LinkUrl } from './link.ts';
+import { blocklistPaths, loadBlocklistFiles, readBlocklistFiles, watchFiles, type LoadedBlocklist } from './files.ts';
+import type { LinkUrl } from '../links/link.ts';
 
 export interface ScreeningDeps {
   config: Pick<Config, 'blocklist'>;

@@ -1,13 +1,13 @@
 import { parse as parseCsv } from 'csv-parse/sync';
 import { stringify as stringifyCsv } from 'csv-stringify/sync';
 import { hashProblem } from '../auth/passwords.ts';
-import { AppError } from '../errors.ts';
-import { parseJson } from '../strict-json.ts';
-import type { LinkRecord } from './link.ts';
-import { parseOptions } from './link-options.ts';
+import { AppError } from '../core/errors.ts';
+import { parseJson } from '../core/strict-json.ts';
+import type { LinkRecord } from '../links/link.ts';
+import { parseOptions } from '../links/link-options.ts';
 import type { NumberedRecord } from './transfer.ts';
-import { checkAlias } from './alias-rules.ts';
-import { timeOf } from './times.ts';
+import { checkAlias } from '../links/alias-rules.ts';
+import { timeOf } from '../links/times.ts';
 
 export type TransferFormat = 'csv' | 'ndjson';
 export const FORMATS: readonly TransferFormat[] = ['csv', 'ndjson'];

@@ -4,9 +4,9 @@ import { readdirSync, rmSync } from 'node:fs';
 import { setPriority } from 'node:os';
 import { join } from 'node:path';
 import sea from 'node:sea';
-import type { Config } from './config.ts';
-import type { Deps } from './deps.ts';
-import { ensureDir } from './ensure-dir.ts';
+import type { Config } from '../config.ts';
+import type { Deps } from '../deps.ts';
+import { ensureDir } from '../core/ensure-dir.ts';
 
 /** A scheduled backup's name: kurz- and its start in UTC, so that names sort by time. */
 const BACKUP = /^kurz-\d{4}-\d\d-\d\dT\d\d-\d\d-\d\d\.\d{3}Z\.db$/;

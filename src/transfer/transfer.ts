@@ -1,12 +1,12 @@
 import type { RedirectCache } from '../cache/redirect-cache.ts';
 import type { Config } from '../config.ts';
-import { AppError } from '../errors.ts';
+import { AppError } from '../core/errors.ts';
 import type { LinkStore } from '../store/ports.ts';
-import { hashUrl } from './create.ts';
-import type { LinkRecord } from './link.ts';
-import { isPlain } from './link-options.ts';
-import type { BlocklistSource } from './blocklist.ts';
-import { normaliseUrl, urlRules, type Listening } from './url-rules.ts';
+import { hashUrl } from '../links/create.ts';
+import type { LinkRecord } from '../links/link.ts';
+import { isPlain } from '../links/link-options.ts';
+import type { BlocklistSource } from '../blocklist/blocklist.ts';
+import { normaliseUrl, urlRules, type Listening } from '../links/url-rules.ts';
 
 export interface TransferDeps {
   config: Pick<Config, 'maxUrlLength' | 'publicUrl' | 'host' | 'port' | 'allowDomains' | 'denyDomains'>;

@@ -1,0 +1,145 @@
+import type { RedirectStatus } from '../config.ts';
+import { CACHED_REDIRECT, UNCACHED } from '../http/respond.ts';
+import { guards, locationOf, queryOf, refusalOf } from '../links/gate.ts';
+import type { Refusal, Target } from '../links/link.ts';
+
+/** The instance's redirect settings, which a link's own options override. */
+export interface RedirectSettings {
+  readonly redirectStatus: RedirectStatus;
+  readonly forwardQuery: boolean;
+}
+
+/**
+ * What a redirect is decided on besides the link: the request's facts. The edge reads each one from the
+ * request only when the decision asks for it (getters on one reused object), so an ordinary link's redirect
+ * reads no header, no clock and no random number; a test passes plain values.
+ */
+export interface RedirectFacts {
+  /** GET or HEAD. */
+  readonly method: string;
+  /** The request target: the path and query (`/abc?x=1`). */
+  readonly url: string;
+  /** The Host header as sent (port and all), undefined when absent. Nothing decides on it yet: domains will. */
+  readonly host: string | undefined;
+  /** The client asks for a page rather than JSON (its Accept header, `wantsHtml`). */
+  readonly wantsHtml: boolean;
+  /** The User-Agent is a bot's (a chat app's preview, a crawler): its look does not count. */
+  readonly isBot: boolean;
+  /** Milliseconds since the epoch. */
+  readonly now: number;
+  /** A draw in [0, 1). Nothing decides on it yet: A/B splits will. */
+  readonly random: number;
+}
+
+/**
+ * What a redirect answers:
+ * - `redirect`: `status` to `location`, with `cache` as its Cache-Control;
+ * - `not_found` (404), `gone` (410, deleted), `refused` (410 and `refusal`);
+ * - `password`: the link's password form (`page`) or a 401 saying where to send it;
+ * - `guarded`: a guarded link's state for a look that does not count (a HEAD, a bot), `page` or JSON;
+ * - `claim_visit`, `ask_visits_left`: a link with a visit limit needs the store first (`claimVisit` for a
+ *   person's GET, `hasVisitsLeft` for a look); `settleVisitCheck` finishes the decision with its answer.
+ */
+export type Outcome = 'redirect' | 'not_found' | 'gone' | 'refused' | 'password' | 'guarded' | 'claim_visit' | 'ask_visits_left';
+
+/**
+ * A decision: its outcome and the fields that outcome reads. The edge decides into one reused object, so
+ * deciding allocates nothing; a decision kept across an await must be copied first.
+ */
+export interface Decision {
+  outcome: Outcome;
+  /** `redirect` (and `claim_visit`, which becomes one). */
+  status: RedirectStatus;
+  location: string;
+  cache: string;
+  /** `refused`. */
+  refusal: Refusal;
+  /** `password` and `guarded` (and `ask_visits_left`): a page rather than JSON. The 404s and 410s negotiate as every error does. */
+  page: boolean;
+  /** The answer counts as a visit and is recorded: a GET that redirects, or a bot's GET of a guarded link (as a bot's). */
+  record: boolean;
+}
+
+/** A decision to decide into. */
+export function newDecision(): Decision {
+  return { outcome: 'not_found', status: 302, location: '', cache: CACHED_REDIRECT, refusal: 'disabled', page: false, record: false };
+}
+
+/**
+ * THE redirect's decision, from what the lookup found (`target`, undefined for an unknown code), the
+ * request's facts and the instance's settings, written into `into` and returned. Pure: no I/O, no clock or
+ * random number but the facts'. An ordinary link (no gate) redirects after one field test, reading only
+ * `method` (and `url` when the query is forwarded).
+ *
+ * A gated link: blocked, disabled or expired is refused; a locked one asks for its password; then it
+ * redirects with its own status and query forwarding. A gate that guards the target (`guards`) hands it out
+ * only in an answer that counts, a person's GET, uncached, which a link with a visit limit claims from the
+ * store first; a HEAD or a bot is shown the link's state instead (asking the store whether any visits are
+ * left, when there is a limit).
+ *
+ * Where later features plug in:
+ * - Domains: `facts.host` is mapped to a domain before the lookup; an unknown host (421) and a domain's
+ *   not-found redirect are outcomes of their own, decided where `target` is undefined.
+ * - Redirect rules and A/B splits (the next issue): a link with rules carries them in its gate, so an
+ *   ordinary link keeps its one field test; after the refusals and the password, they choose the URL that
+ *   `locationOf` is given instead of `target.url`, from the facts (query, headers) and `facts.random`.
+ */
+export function decideRedirect(target: Target | undefined, facts: RedirectFacts, settings: RedirectSettings, into: Decision): Decision {
+  into.record = false;
+  if (target === undefined) {
+    into.outcome = 'not_found';
+    return into;
+  }
+  if (target.deleted) {
+    into.outcome = 'gone';
+    return into;
+  }
+  const gate = target.gate;
+  if (gate === null) {
+    into.outcome = 'redirect';
+    into.status = settings.redirectStatus;
+    into.location = settings.forwardQuery ? locationOf(target.url, queryOf(facts.url), true) : target.url;
+    into.cache = CACHED_REDIRECT;
+    into.record = facts.method === 'GET';
+    return into;
+  }
+  const refusal = refusalOf(gate, facts.now);
+  if (refusal !== undefined) return refuse(into, refusal);
+  if (gate.locked) {
+    into.outcome = 'password';
+    into.page = facts.wantsHtml;
+    return into;
+  }
+  const guarded = guards(gate);
+  // Only a person's GET counts: a HEAD (a link checker) or a bot only looks, uses no visit up, and is not shown the target.
+  if (guarded && (facts.method !== 'GET' || facts.isBot)) {
+    into.outcome = gate.maxVisits === null ? 'guarded' : 'ask_visits_left';
+    into.page = facts.wantsHtml;
+    into.cache = UNCACHED;
+    into.record = facts.method === 'GET';
+    return into;
+  }
+  into.outcome = guarded && gate.maxVisits !== null ? 'claim_visit' : 'redirect';
+  into.status = gate.redirectStatus ?? settings.redirectStatus;
+  into.location = locationOf(target.url, queryOf(facts.url), gate.forwardQuery ?? settings.forwardQuery);
+  into.cache = guarded ? UNCACHED : CACHED_REDIRECT;
+  into.record = facts.method === 'GET';
+  return into;
+}
+
+/**
+ * Finishes a `claim_visit` or `ask_visits_left` decision with the store's answer: whether a visit was
+ * claimed (a person's GET) or any are left (a look). Without one, the link is used up.
+ */
+export function settleVisitCheck(pending: Decision, left: boolean): Decision {
+  if (!left) return refuse(pending, 'used_up');
+  pending.outcome = pending.outcome === 'claim_visit' ? 'redirect' : 'guarded';
+  return pending;
+}
+
+function refuse(into: Decision, refusal: Refusal): Decision {
+  into.outcome = 'refused';
+  into.refusal = refusal;
+  into.record = false;
+  return into;
+}

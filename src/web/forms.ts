@@ -1,0 +1,112 @@
+import { AppError } from '../core/errors.ts';
+import type { Link } from '../links/link.ts';
+import { OPTION_FIELDS } from '../links/link-options.ts';
+
+// What link and key forms share: field values as text, errors beside their fields, a link's form fields.
+
+/** An error as a form shows it: beside `field` when the form has that field, else above the form. */
+export interface FormError {
+  field: string | undefined;
+  message: string;
+}
+
+/** The form's label of each field, which its error messages speak of. */
+const LABELS: Record<string, string> = {
+  url: 'Long URL',
+  alias: 'Custom alias',
+  title: 'Title',
+  note: 'Note',
+  tags: 'Tags',
+  expiresAt: 'Expires (UTC)',
+  maxVisits: 'Max visits',
+  password: 'Password',
+  redirectStatus: 'Redirect status',
+  forwardQuery: 'Forward query string',
+  enabled: 'Enabled',
+  urls: 'URLs',
+  name: 'Name',
+};
+
+/** The fields of the form that creates a link (and, but for `alias`, edits one); `removePassword` only edits. */
+export const LINK_FIELDS = ['url', 'alias', ...OPTION_FIELDS, 'removePassword'] as const;
+
+/** What was typed into a form, field by field, as text (a ticked checkbox is 'true'). */
+export type FormValues = Record<string, string>;
+
+/** A form's field as text: '' when absent or not a single value. */
+export function textOf(form: Record<string, unknown>, name: string): string {
+  const value = form[name];
+  return typeof value === 'string' ? value : '';
+}
+
+/** The values of `names` in a submitted form, as text. */
+export function formValues(form: Record<string, unknown>, names: readonly string[]): FormValues {
+  return Object.fromEntries(names.map((name) => [name, textOf(form, name)]));
+}
+
+/**
+ * The error a form is shown again with, beside what was typed: invalid input, a taken name, a rate limit.
+ * Anything else (a deleted link, a failure of ours) is thrown on to the error page.
+ */
+export function formFailure(err: unknown): AppError {
+  if (err instanceof AppError && (err.code === 'invalid' || err.code === 'conflict' || err.code === 'rate_limited')) return err;
+  throw err;
+}
+
+/** "url is required" becomes "Long URL is required": the message names the field as the form labels it. */
+export function formError(error: AppError, fields: readonly string[]): FormError {
+  const name = error.field;
+  const label = name ? LABELS[name] : undefined;
+  const message = name && label && error.message.startsWith(`${name} `) ? label + error.message.slice(name.length) : error.message;
+  return { field: name && fields.includes(name) ? name : undefined, message };
+}
+
+const DATETIME_LOCAL = /^\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d(\.\d{1,3})?)?$/;
+
+/**
+ * The API's fields (links/link-options.ts) of a submitted link form. Creating, an empty field is left out
+ * (the link gets the default); editing, it clears the option. An empty password leaves it as it is unless
+ * "remove password" is ticked. The expiry is a datetime-local value, read as UTC.
+ * Throws AppError('invalid') for an expiry that is no date and time.
+ */
+export function linkInput(values: FormValues, editing: boolean): Record<string, unknown> & { url: string } {
+  const get = (name: string): string => values[name] ?? '';
+  const empty = editing ? null : undefined;
+  const orEmpty = (name: string): string | null | undefined => (get(name).trim() === '' ? empty : get(name));
+  const expires = get('expiresAt').trim();
+  if (expires !== '' && !DATETIME_LOCAL.test(expires))
+    throw new AppError('invalid', 'expiresAt must be a date and time like 2026-12-31T23:59', 'expiresAt');
+  const visits = get('maxVisits').trim();
+  const forward: Record<string, boolean | null | undefined> = { '': empty, yes: true, no: false };
+  const password = get('password');
+  return {
+    url: get('url'),
+    ...(editing ? {} : { alias: get('alias').trim() === '' ? undefined : get('alias').trim() }),
+    title: orEmpty('title'),
+    note: orEmpty('note'),
+    tags: orEmpty('tags'),
+    expiresAt: expires === '' ? empty : `${expires}Z`,
+    maxVisits: visits === '' ? empty : /^\d{1,16}$/.test(visits) ? Number(visits) : visits,
+    password: password !== '' ? password : editing && get('removePassword') !== '' ? null : undefined,
+    redirectStatus: get('redirectStatus') === '' ? empty : Number(get('redirectStatus')),
+    forwardQuery: get('forwardQuery') in forward ? forward[get('forwardQuery')] : get('forwardQuery'),
+    enabled: get('enabled') !== '',
+  };
+}
+
+/** A link's settings as its edit form shows them. */
+export function linkValues(link: Link): FormValues {
+  return {
+    url: link.url,
+    title: link.title ?? '',
+    note: link.note ?? '',
+    tags: link.tags.join(', '),
+    expiresAt: link.expiresAt ? link.expiresAt.toISOString().slice(0, 16) : '',
+    maxVisits: link.maxVisits === null ? '' : String(link.maxVisits),
+    password: '',
+    removePassword: '',
+    redirectStatus: link.redirectStatus === null ? '' : String(link.redirectStatus),
+    forwardQuery: link.forwardQuery === null ? '' : link.forwardQuery ? 'yes' : 'no',
+    enabled: link.enabled ? 'true' : '',
+  };
+}

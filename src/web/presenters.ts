@@ -1,0 +1,66 @@
+import type { WebServices } from '../context.ts';
+import { linkRefusal } from '../links/gate.ts';
+import type { Link } from '../links/link.ts';
+
+// Links as pages show them: times, states, rows of a list and the details of one link.
+
+/** A time as the pages show it: `2026-01-15 12:00 UTC`. */
+export function formatTime(date: Date): string {
+  return `${date.toISOString().replace('T', ' ').slice(0, 16)} UTC`;
+}
+
+/** What a link does now, in a word, and the badge's classes: redirecting, off, or off by the blocklist. */
+export function linkState(link: Link, at: number): { label: string; classes: string } {
+  if (link.deletedAt) return { label: 'deleted', classes: 'state-off' };
+  const refusal = linkRefusal(link, at);
+  if (refusal) return { label: refusal.replace('_', ' '), classes: refusal === 'blocked' ? 'state-off state-blocked' : 'state-off' };
+  return { label: link.passwordHash ? 'password' : 'active', classes: 'state-active' };
+}
+
+/** A link as a row of a list. */
+export function linkRow(link: Link, web: WebServices) {
+  return {
+    code: link.code,
+    href: `/links/${encodeURIComponent(link.code)}`,
+    shortUrl: web.shortUrl(link.code),
+    url: link.url,
+    title: link.title,
+    tags: link.tags,
+    visitCount: link.visitCount,
+    created: formatTime(link.createdAt),
+    createdIso: link.createdAt.toISOString(),
+    state: linkState(link, web.now()),
+  };
+}
+
+/** A link with everything its page shows. */
+export function linkDetails(link: Link, web: WebServices) {
+  const { redirectStatus, forwardQuery } = web.config;
+  return {
+    ...linkRow(link, web),
+    note: link.note,
+    expires: link.expiresAt ? formatTime(link.expiresAt) : 'never',
+    visitsUsed: link.maxVisits === null ? `${link.claimedVisits} (no limit)` : `${link.claimedVisits} of ${link.maxVisits}`,
+    password: link.passwordHash !== null,
+    redirectStatus: link.redirectStatus === null ? `${redirectStatus} (instance default)` : String(link.redirectStatus),
+    forwardQuery: link.forwardQuery === null ? `${forwardQuery ? 'yes' : 'no'} (instance default)` : link.forwardQuery ? 'yes' : 'no',
+    enabled: link.enabled,
+    blocked: link.blocked && {
+      rule: link.blocked.rule,
+      list: link.blocked.list,
+      since: formatTime(link.blocked.at),
+      sinceIso: link.blocked.at.toISOString(),
+    },
+    updated: formatTime(link.updatedAt),
+    lastVisit: link.lastVisitAt ? formatTime(link.lastVisitAt) : null,
+    lastVisitIso: link.lastVisitAt?.toISOString() ?? null,
+    deleted: link.deletedAt ? formatTime(link.deletedAt) : null,
+    qrSvg: `/api/v1/links/${encodeURIComponent(link.code)}/qr?format=svg`,
+    qrPng: `/api/v1/links/${encodeURIComponent(link.code)}/qr?format=png&size=512`,
+  };
+}
+
+/** The instance's redirect settings, which link forms offer as "instance default". */
+export function redirectDefaults(web: WebServices) {
+  return { redirectStatus: web.config.redirectStatus, forwardQuery: web.config.forwardQuery };
+}

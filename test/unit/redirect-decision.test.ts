@@ -1,0 +1,216 @@
+import test from 'ava';
+import {
+  decideRedirect,
+  newDecision,
+  settleVisitCheck,
+  type Decision,
+  type RedirectFacts,
+  type RedirectSettings,
+} from '../../src/edge/redirect-decision.ts';
+import type { Gate, Target } from '../../src/links/link.ts';
+
+const NOW = Date.parse('2026-11-26T12:00:00Z');
+const URL = 'https://example.com/page';
+const SETTINGS: RedirectSettings = { redirectStatus: 302, forwardQuery: false };
+/** A person's browser asking for /abc?x=1. */
+const PERSON: RedirectFacts = {
+  method: 'GET',
+  url: '/abc?x=1',
+  host: 'kurz.example',
+  wantsHtml: true,
+  isBot: false,
+  now: NOW,
+  random: 0.5,
+};
+const OPEN: Gate = {
+  enabled: true,
+  blocked: false,
+  expiresAt: null,
+  maxVisits: null,
+  locked: false,
+  redirectStatus: null,
+  forwardQuery: null,
+};
+
+const link = (gate: Partial<Gate> | null, url = URL): Target => ({ id: 7, url, deleted: false, gate: gate && { ...OPEN, ...gate } });
+const decide = (target: Target | undefined, facts: Partial<RedirectFacts> = {}, settings: Partial<RedirectSettings> = {}): Decision =>
+  decideRedirect(target, { ...PERSON, ...facts }, { ...SETTINGS, ...settings }, newDecision());
+
+/** The fields the decision's outcome reads, for comparing. */
+function shown(d: Decision): Record<string, unknown> {
+  if (d.outcome === 'redirect' || d.outcome === 'claim_visit')
+    return { outcome: d.outcome, status: d.status, location: d.location, cache: d.cache, record: d.record };
+  if (d.outcome === 'refused') return { outcome: d.outcome, refusal: d.refusal, record: d.record };
+  if (d.outcome === 'password') return { outcome: d.outcome, page: d.page, record: d.record };
+  if (d.outcome === 'guarded' || d.outcome === 'ask_visits_left')
+    return { outcome: d.outcome, page: d.page, cache: d.cache, record: d.record };
+  return { outcome: d.outcome, record: d.record };
+}
+
+const cached = (status: number, location: string, record = true) => ({
+  outcome: 'redirect',
+  status,
+  location,
+  cache: 'private, max-age=90',
+  record,
+});
+const uncached = (location: string, outcome = 'redirect') => ({ outcome, status: 302, location, cache: 'no-store', record: true });
+
+const CASES: Array<[string, Target | undefined, Partial<RedirectFacts>, Partial<RedirectSettings>, Record<string, unknown>]> = [
+  ['an ordinary link redirects, cacheably, and the GET counts', link(null), {}, {}, cached(302, URL)],
+  ['an ordinary link answers HEAD without counting it', link(null), { method: 'HEAD' }, {}, cached(302, URL, false)],
+  ['the instance forwards the query', link(null), {}, { forwardQuery: true }, cached(302, `${URL}?x=1`)],
+  [
+    'the instance forwards the query before the fragment',
+    link(null, `${URL}?a=b#top`),
+    {},
+    { forwardQuery: true },
+    cached(302, `${URL}?a=b&x=1#top`),
+  ],
+  ['the instance status', link(null), {}, { redirectStatus: 301 }, cached(301, URL)],
+  ['a link forwards the query though the instance does not', link({ forwardQuery: true }), {}, {}, cached(302, `${URL}?x=1`)],
+  ['a link does not forward though the instance does', link({ forwardQuery: false }), {}, { forwardQuery: true }, cached(302, URL)],
+  ['a link without its own forwarding follows the instance', link({}), {}, { forwardQuery: true }, cached(302, `${URL}?x=1`)],
+  ['a link status overrides the instance', link({ redirectStatus: 308 }), {}, { redirectStatus: 301 }, cached(308, URL)],
+  ['an unknown code is not found', undefined, {}, {}, { outcome: 'not_found', record: false }],
+  ['a deleted link is gone', { id: 7, url: URL, deleted: true, gate: null }, {}, {}, { outcome: 'gone', record: false }],
+  ['a disabled link is refused', link({ enabled: false }), {}, {}, { outcome: 'refused', refusal: 'disabled', record: false }],
+  [
+    'a blocked link is refused, enabled or not',
+    link({ blocked: true, enabled: false }),
+    {},
+    {},
+    { outcome: 'refused', refusal: 'blocked', record: false },
+  ],
+  ['a link expires at its time', link({ expiresAt: NOW }), {}, {}, { outcome: 'refused', refusal: 'expired', record: false }],
+  ['a link before its expiry redirects uncached', link({ expiresAt: NOW + 1 }), {}, {}, uncached(URL)],
+  [
+    'an expired link is refused to a HEAD too',
+    link({ expiresAt: NOW - 1 }),
+    { method: 'HEAD' },
+    {},
+    { outcome: 'refused', refusal: 'expired', record: false },
+  ],
+  [
+    'a disabled locked link is refused, not asked for its password',
+    link({ enabled: false, locked: true }),
+    {},
+    {},
+    { outcome: 'refused', refusal: 'disabled', record: false },
+  ],
+  [
+    'a locked link asks a browser for its password form',
+    link({ locked: true }),
+    {},
+    {},
+    { outcome: 'password', page: true, record: false },
+  ],
+  [
+    'a locked link tells an API client where to send it',
+    link({ locked: true }),
+    { wantsHtml: false },
+    {},
+    { outcome: 'password', page: false, record: false },
+  ],
+  [
+    'a locked link asks a HEAD too',
+    link({ locked: true }),
+    { method: 'HEAD', wantsHtml: false },
+    {},
+    { outcome: 'password', page: false, record: false },
+  ],
+  [
+    'a guarded link shows a HEAD its state, uncounted',
+    link({ expiresAt: NOW + 1 }),
+    { method: 'HEAD', wantsHtml: false },
+    {},
+    { outcome: 'guarded', page: false, cache: 'no-store', record: false },
+  ],
+  [
+    'a guarded link shows a bot its state, recorded as its look',
+    link({ expiresAt: NOW + 1 }),
+    { isBot: true },
+    {},
+    { outcome: 'guarded', page: true, cache: 'no-store', record: true },
+  ],
+  [
+    'a person’s GET of a link with a visit limit claims a visit first',
+    link({ maxVisits: 3, forwardQuery: true }),
+    {},
+    {},
+    uncached(`${URL}?x=1`, 'claim_visit'),
+  ],
+  [
+    'a bot’s look at a link with a visit limit asks whether visits are left',
+    link({ maxVisits: 3 }),
+    { isBot: true, wantsHtml: false },
+    {},
+    { outcome: 'ask_visits_left', page: false, cache: 'no-store', record: true },
+  ],
+  [
+    'a HEAD of a link with a visit limit asks whether visits are left',
+    link({ maxVisits: 3 }),
+    { method: 'HEAD' },
+    {},
+    { outcome: 'ask_visits_left', page: true, cache: 'no-store', record: false },
+  ],
+  [
+    'a link of redirect options alone does not ask whether a bot looks',
+    link({ redirectStatus: 307 }),
+    { isBot: true },
+    {},
+    cached(307, URL),
+  ],
+];
+for (const [name, target, facts, settings, expected] of CASES) {
+  test(name, (t) => {
+    t.deepEqual(shown(decide(target, facts, settings)), expected);
+  });
+}
+
+test('a claimed visit redirects; no visit left refuses it as used up', (t) => {
+  const claimed = settleVisitCheck(decide(link({ maxVisits: 1 })), true);
+  t.deepEqual(shown(claimed), uncached(URL));
+  const refused = settleVisitCheck(decide(link({ maxVisits: 1 })), false);
+  t.deepEqual(shown(refused), { outcome: 'refused', refusal: 'used_up', record: false });
+});
+
+test('a look with visits left is shown the state; one without is refused as used up', (t) => {
+  const look = { isBot: true };
+  t.deepEqual(shown(settleVisitCheck(decide(link({ maxVisits: 1 }), look), true)), {
+    outcome: 'guarded',
+    page: true,
+    cache: 'no-store',
+    record: true,
+  });
+  t.deepEqual(shown(settleVisitCheck(decide(link({ maxVisits: 1 }), look), false)), {
+    outcome: 'refused',
+    refusal: 'used_up',
+    record: false,
+  });
+});
+
+test('an ordinary link is decided without reading the clock, the random draw, the Host, the Accept or the User-Agent', (t) => {
+  const read: string[] = [];
+  const facts = new Proxy(PERSON, {
+    get(target, key: keyof RedirectFacts) {
+      read.push(key);
+      return target[key];
+    },
+  });
+  const into = newDecision();
+  t.is(decideRedirect(link(null), facts, SETTINGS, into), into);
+  t.deepEqual(read, ['method']);
+  read.length = 0;
+  decideRedirect(link(null), facts, { ...SETTINGS, forwardQuery: true }, into);
+  t.deepEqual(read.sort(), ['method', 'url']);
+});
+
+test('a decision into a reused object leaves nothing of the one before', (t) => {
+  const into = newDecision();
+  decideRedirect(link({ enabled: false }), PERSON, SETTINGS, into);
+  decideRedirect(link(null), PERSON, SETTINGS, into);
+  t.deepEqual(shown(into), cached(302, URL));
+  decideRedirect(undefined, PERSON, SETTINGS, into);
+  t.deepEqual(shown(into), { outcome: 'not_found', record: false });
+});
