@@ -18,10 +18,19 @@ export interface LinkOptions {
   enabled: boolean;
 }
 
-/** A short link as the domain sees it, whatever stores it. */
-export interface Link extends LinkOptions {
-  id: number;
+/**
+ * Where a link answers: its code on one of kurz's domains (domains/domain.ts; DEFAULT_DOMAIN is the
+ * publicUrl's host). A code is unique within its domain; the same alias may exist on two domains.
+ */
+export interface LinkAddress {
+  /** The domain's id. */
+  domain: number;
   code: string;
+}
+
+/** A short link as the domain sees it, whatever stores it. */
+export interface Link extends LinkOptions, LinkAddress {
+  id: number;
   url: string;
   createdAt: Date;
   updatedAt: Date;
@@ -46,9 +55,8 @@ export interface Block {
 }
 
 /** A live link's target and what the blocklist last said of it: what a blocklist scan reads. */
-export interface LinkUrl {
+export interface LinkUrl extends LinkAddress {
   id: number;
-  code: string;
   url: string;
   block: Omit<Block, 'at'> | null;
 }
@@ -117,6 +125,8 @@ export interface LinkQuery {
   includeDeleted?: boolean;
   /** Only links the blocklist disabled. */
   blocked?: boolean | undefined;
+  /** Only links on this domain (its id). */
+  domain?: number | undefined;
 }
 
 /** A page's end: the id, and for `visits` order the visit count, of its last link. */
@@ -137,9 +147,8 @@ export interface TagCount {
  */
 export type LinkRecord = Omit<Link, 'id' | 'blocked'>;
 
-/** A link about to be stored under a generated code or an alias. */
-export interface NewLink extends LinkOptions {
-  code: string;
+/** A link about to be stored under a generated code or an alias, on its domain. */
+export interface NewLink extends LinkOptions, LinkAddress {
   url: string;
   isAlias: boolean;
   /** Set only for links that later identical submissions may be deduplicated to. */
@@ -149,12 +158,18 @@ export interface NewLink extends LinkOptions {
 }
 
 /** A change to a link: the fields present are set (null clears); the rest stay. */
-export type LinkEdit = Partial<LinkOptions & { url: string; passwordHash: string | null }>;
+export type LinkEdit = Partial<LinkOptions & { url: string; passwordHash: string | null; domain: number }>;
 
-/** An edit or deletion of a link, as the change log records it for every process's cache. */
+/**
+ * An entry of the change log, which every process follows to drop what its cache holds: a link edited,
+ * deleted or moved (`linkId`, and an address it had or has: a move records both), or a domain added,
+ * edited or removed (`linkId` and `code` null: the process reloads its domains).
+ */
 export interface LinkChange {
   seq: number;
-  code: string;
+  linkId: number | null;
+  domain: number;
+  code: string | null;
 }
 
 /** What is said of a code no link has: one wording for the API, the pages, the CLI and the redirect. */

@@ -1,8 +1,9 @@
 import type { ApiKey, Session } from '../auth/identity.ts';
 import type { Scope } from '../auth/scopes.ts';
+import type { Domain, DomainEdit, DomainUse, NewDomain } from '../domains/domain.ts';
 import type { Block, Link, LinkChange, LinkEdit, LinkQuery, LinkRecord, LinkUrl, NewLink, TagCount, Target } from '../links/link.ts';
 import type { VisitBatch } from '../visits/rollup.ts';
-import type { DimensionCount, LinkTally, StoredVisit, VisitTally } from '../visits/visit.ts';
+import type { DimensionCount, DomainTally, LinkTally, StoredVisit, VisitTally } from '../visits/visit.ts';
 import type { VisitEvents } from '../visits/visit-events.ts';
 import type { VisitReceipt } from '../visits/visit-handover.ts';
 
@@ -12,6 +13,7 @@ import type { VisitReceipt } from '../visits/visit-handover.ts';
  */
 export interface Storage {
   links: LinkStore;
+  domains: DomainStore;
   visits: VisitStore;
   settings: SettingsStore;
   access: AccessStore;
@@ -27,14 +29,15 @@ export interface Storage {
 }
 
 export interface LinkStore {
-  linkByCode(code: string): Promise<Link | undefined>;
-  /** The redirect's lookup: the fewest columns that answer it. */
-  targetByCode(code: string): Promise<Target | undefined>;
+  /** The link at this address (domain id and code), deleted or not. */
+  linkByAddress(domain: number, code: string): Promise<Link | undefined>;
+  /** The redirect's lookup: the fewest columns that answer it. Two arguments, not an address: nothing allocated per redirect. */
+  targetByAddress(domain: number, code: string): Promise<Target | undefined>;
   /**
    * The same lookup answered at once, offered by a backend that needs no I/O wait for it (SQLite in this
    * process): a redirect missing the cache then costs no promise. A network backend leaves it out.
    */
-  targetByCodeAtOnce?(code: string): Target | undefined;
+  targetByAddressAtOnce?(domain: number, code: string): Target | undefined;
   listLinks(query: LinkQuery): Promise<Link[]>;
   /** Tags of live links, most used first. */
   tagCounts(): Promise<TagCount[]>;
@@ -59,14 +62,14 @@ export interface LinkStore {
   write<T>(work: (tx: LinkWriter) => Promise<T>): Promise<T>;
   /** Sequence number of the newest entry in the change log. */
   lastChange(): Promise<number>;
-  /** Links edited or deleted, by any process, after `seq`. */
+  /** Links edited, deleted or moved, and domains changed, by any process, after `seq`. */
   changesAfter(seq: number): Promise<LinkChange[]>;
   forgetChangesUpTo(seq: number): Promise<void>;
   /**
-   * Calls `listener` with each code any process edits or deletes, as it happens, when the backend can push
-   * them (PostgreSQL's LISTEN/NOTIFY); the change log stays the fallback for what a lost connection missed.
+   * Calls `listener` with each change any process makes, as it happens, when the backend can push them
+   * (PostgreSQL's LISTEN/NOTIFY); the change log stays the fallback for what a lost connection missed.
    */
-  onChange?(listener: (code: string) => void): void;
+  onChange?(listener: (change: Omit<LinkChange, 'seq'>) => void): void;
 }
 
 /** What a write transaction can do; reads inside it see its own writes. */
@@ -76,14 +79,21 @@ export interface LinkWriter {
    * code was taken) is skipped; ids need not be consecutive.
    */
   takeLinkId(): Promise<number>;
-  linkByCode(code: string): Promise<Link | undefined>;
-  /** The newest live deduplicable link with this URL hash created at or after `since`. */
-  linkByUrlHash(urlHash: Buffer, since: Date): Promise<Link | undefined>;
-  /** Inserts with the given id (or the next one when null) and returns its id; undefined when the code is taken. */
+  linkByAddress(domain: number, code: string): Promise<Link | undefined>;
+  /** The newest live deduplicable link on `domain` with this URL hash created at or after `since`. */
+  linkByUrlHash(urlHash: Buffer, since: Date, domain: number): Promise<Link | undefined>;
+  /**
+   * Inserts with the given id (or the next one when null) and returns its id; undefined when the code is
+   * taken on its domain, or, for a generated code (not an alias), on any domain: generated codes are unique
+   * across all domains, so moving such a link never collides.
+   */
   insertLink(link: NewLink, id: number | null): Promise<number | undefined>;
-  /** Inserts an imported link under its own code, with its visits; undefined when the code is taken. */
+  /** Inserts an imported link under its own code on its domain, with its visits; undefined when the code is taken there. */
   importLink(record: LinkRecord, urlHash: Buffer | null): Promise<number | undefined>;
-  /** Applies an edit merged into `link` (the stored one) at `at`; false if the link is deleted. */
+  /**
+   * Applies an edit merged into `link` (the stored one) at `at`; false if the link is deleted. An edit with
+   * `domain` moves the link: it rejects with AppError('conflict') when its code is taken there.
+   */
   updateLink(link: Link, edit: LinkEdit, urlHash: Buffer | null, at: Date): Promise<boolean>;
   /** Marks a link deleted; false if it was already. */
   deleteLink(id: number, at: Date): Promise<boolean>;
@@ -94,6 +104,21 @@ export interface LinkWriter {
   setBlock(id: number, url: string, block: Block | null): Promise<boolean>;
   /** Live links whose last visit (or creation, if never visited) is before `cutoff`. */
   unvisitedSince(cutoff: Date): Promise<Link[]>;
+}
+
+/**
+ * The short domains. Id 0, the default domain, always exists. A removed domain keeps its row (its deleted
+ * links keep their domain and their figures) but no longer has a host: the host may be added again.
+ */
+export interface DomainStore {
+  /** Every domain not removed, the default first, then by host; each with its live links. */
+  listDomains(): Promise<DomainUse[]>;
+  /** Stores a new domain; undefined when a domain not removed has this host. */
+  insertDomain(domain: NewDomain): Promise<Domain | undefined>;
+  /** Applies an edit; undefined when the domain does not exist (or was removed). */
+  updateDomain(id: number, edit: DomainEdit): Promise<Domain | undefined>;
+  /** Removes a domain no live link is on: 'removed', 'in_use' (live links are on it) or 'not_found'. */
+  removeDomain(id: number, at: Date): Promise<'removed' | 'in_use' | 'not_found'>;
 }
 
 export interface VisitStore {
@@ -126,6 +151,8 @@ export interface VisitStore {
   dayTotals(from: Date, to: Date): Promise<VisitTally[]>;
   /** The `limit` links with the most human visits in [from, to), both the start of a UTC day. */
   topLinks(from: Date, to: Date, limit: number): Promise<LinkTally[]>;
+  /** Per domain (not removed): its live links and its links' human visits in [from, to), whole UTC days. */
+  domainTotals(from: Date, to: Date): Promise<DomainTally[]>;
   /** Live links and all-time human visits. */
   totals(): Promise<{ links: number; humans: number }>;
   /** Links created per day in [from, to); days without any are left out. */

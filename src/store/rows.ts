@@ -1,6 +1,7 @@
 import type { ApiKey, Session } from '../auth/identity.ts';
 import { SCOPES } from '../auth/scopes.ts';
 import type { RedirectStatus } from '../config.ts';
+import type { Domain, DomainUse, Scheme } from '../domains/domain.ts';
 import type { Link, LinkUrl, Target } from '../links/link.ts';
 
 // Rows as both backends return them (the same columns and encodings, so that kurz migrate copies them as
@@ -10,6 +11,7 @@ import type { Link, LinkUrl, Target } from '../links/link.ts';
 /** A link with its visit counts and its tags (a JSON array, sorted). */
 export interface LinkRow {
   id: number;
+  domain: number;
   code: string;
   url: string;
   createdAt: number;
@@ -52,6 +54,7 @@ export function toLink(row: LinkRow | undefined): Link | undefined {
   if (!row) return undefined;
   return {
     id: row.id,
+    domain: row.domain,
     code: row.code,
     url: row.url,
     createdAt: new Date(row.createdAt),
@@ -77,6 +80,7 @@ export function toLink(row: LinkRow | undefined): Link | undefined {
 /** A row of a blocklist scan (a live link's id, code, target and block). */
 export interface LinkUrlRow {
   id: number;
+  domain: number;
   code: string;
   url: string;
   blockedRule: string | null;
@@ -86,6 +90,7 @@ export interface LinkUrlRow {
 export function toLinkUrl(row: LinkUrlRow): LinkUrl {
   return {
     id: row.id,
+    domain: row.domain,
     code: row.code,
     url: row.url,
     block: row.blockedRule === null ? null : { rule: row.blockedRule, list: row.blockedList ?? '' },
@@ -118,6 +123,32 @@ export function toTarget(row: TargetRow): Target {
           forwardQuery: row.forwardQuery === null ? null : row.forwardQuery === 1,
         },
   };
+}
+
+/** A domain, with its live links when listed. */
+export interface DomainRow {
+  id: number;
+  host: string;
+  scheme: string | null;
+  notFoundRedirect: string | null;
+  rootRedirect: string | null;
+  createdAt: number;
+  links?: number;
+}
+
+export function toDomain(row: DomainRow): Domain {
+  return {
+    id: row.id,
+    host: row.host,
+    scheme: row.scheme as Scheme | null,
+    notFoundRedirect: row.notFoundRedirect,
+    rootRedirect: row.rootRedirect,
+    createdAt: new Date(row.createdAt),
+  };
+}
+
+export function toDomainUse(row: DomainRow): DomainUse {
+  return { ...toDomain(row), links: row.links ?? 0 };
 }
 
 export interface SessionRow {

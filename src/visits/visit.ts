@@ -72,12 +72,21 @@ export interface DimensionCount {
 }
 
 export interface LinkTally {
+  /** The link's domain id. */
+  domain: number;
   code: string;
   url: string;
   title: string | null;
   humans: number;
   bots: number;
   uniques: number;
+}
+
+/** A domain's figures: its live links, and its links' human visits in a period. */
+export interface DomainTally {
+  domain: number;
+  links: number;
+  humans: number;
 }
 
 /** A raw visit as the export writes it. */

@@ -2,9 +2,10 @@ import { closeSync, fdatasync, openSync } from 'node:fs';
 import { promisify } from 'node:util';
 import type { Database } from 'better-sqlite3';
 import type { Durability } from '../../config.ts';
+import { unknownDomain } from '../../domains/domain.ts';
 import { AppError } from '../../core/errors.ts';
 import type { Link, LinkChange, LinkEdit, LinkOptions, LinkQuery, LinkRecord, NewLink, Target } from '../../links/link.ts';
-import { toLink, toLinkUrl, toTarget, type LinkRow, type LinkUrlRow, type TargetRow } from '../rows.ts';
+import { toLink, toLinkUrl, toTarget, type DomainRow, type LinkRow, type LinkUrlRow, type TargetRow } from '../rows.ts';
 import type { LinkStore, LinkWriter } from '../ports.ts';
 import { createGroupCommit } from '../group-commit.ts';
 import { connectionSync } from './database.ts';
@@ -20,6 +21,7 @@ type ListParams = {
   visits: number;
   includeDeleted: number;
   blocked: number;
+  domain: number | null;
 };
 
 /** Links read per query when all of them are exported. */
@@ -43,10 +45,12 @@ type Job = (tx: LinkWriter) => Promise<unknown>;
  */
 export function createSqliteLinkStore(db: Database, health: WriteHealth, durability: Durability = 'full'): SqliteLinkStore {
   const statement = <P extends unknown[], R = unknown>(sql: string) => db.prepare<P, R>(sql);
-  const linkByCode = statement<[string], LinkRow>(q.LINK_BY_CODE);
-  const targetByCode = statement<[string], TargetRow>(q.TARGET_BY_CODE);
+  const linkByAddress = statement<[string, number], LinkRow>(q.LINK_BY_ADDRESS);
+  const codeOnAnyDomain = statement<[string], number>(q.CODE_ON_ANY_DOMAIN).pluck();
+  const liveDomain = statement<[number], DomainRow>(q.DOMAIN_BY_ID);
+  const targetByAddress = statement<[string, number], TargetRow>(q.TARGET_BY_ADDRESS);
   const linkById = statement<[number], LinkRow>(q.LINK_BY_ID);
-  const linkIdsByUrlHash = statement<[Buffer, number], number>(q.LINK_IDS_BY_URL_HASH).pluck();
+  const linkIdsByUrlHash = statement<[Buffer, number, number], number>(q.LINK_IDS_BY_URL_HASH).pluck();
   const lastLinkId = statement<[], { seq: number }>(q.LAST_LINK_ID);
   const insertLink = db.prepare(q.INSERT_LINK);
   const addVisit = db.prepare(q.ADD_VISITS);
@@ -77,9 +81,14 @@ export function createSqliteLinkStore(db: Database, health: WriteHealth, durabil
   const release = db.prepare(q.RELEASE);
   const rollbackTo = db.prepare(q.ROLLBACK_TO);
 
-  function targetAtOnce(code: string): Target | undefined {
-    const row = targetByCode.get(code);
+  function targetAtOnce(domain: number, code: string): Target | undefined {
+    const row = targetByAddress.get(code, domain);
     return row && toTarget(row);
+  }
+
+  /** Throws AppError('invalid') unless the domain exists (and was not removed): a link never lands on none. */
+  function checkDomain(domain: number): void {
+    if (domain !== 0 && !liveDomain.get(domain)) throw unknownDomain(String(domain));
   }
 
   function setTags(id: number, tags: readonly string[]): void {
@@ -96,17 +105,21 @@ export function createSqliteLinkStore(db: Database, health: WriteHealth, durabil
       taken = Math.max(taken, lastLinkId.get()?.seq ?? 0) + 1;
       return taken;
     },
-    linkByCode: async (code) => toLink(linkByCode.get(code)),
-    async linkByUrlHash(urlHash, since) {
-      const ids = linkIdsByUrlHash.all(urlHash, since.getTime());
+    linkByAddress: async (domain, code) => toLink(linkByAddress.get(code, domain)),
+    async linkByUrlHash(urlHash, since, domain) {
+      const ids = linkIdsByUrlHash.all(urlHash, since.getTime(), domain);
       return ids.length === 0 ? undefined : toLink(linkById.get(Math.max(...ids)));
     },
     async insertLink(link: NewLink, id) {
+      checkDomain(link.domain);
+      // A generated code is unique across all domains; an alias only within its own.
+      if (!link.isAlias && codeOnAnyDomain.get(link.code) !== undefined) return undefined;
       const inserted = unlessTaken(() => insertLink.run({ id, ...newLinkParams(link, link.urlHash) }));
       if (inserted !== undefined) for (const tag of link.tags) insertTag.run(inserted, tag);
       return inserted;
     },
     async importLink(record: LinkRecord, urlHash) {
+      checkDomain(record.domain);
       const id = unlessTaken(() =>
         importLink.run({
           ...newLinkParams(record, urlHash),
@@ -123,7 +136,19 @@ export function createSqliteLinkStore(db: Database, health: WriteHealth, durabil
     },
     async updateLink(link: Link, edit: LinkEdit, urlHash: Buffer | null, at: Date) {
       const merged = { ...link, ...edit };
-      const changed = updateLink.run({ id: link.id, ...optionParams(merged), url: merged.url, urlHash, updatedAt: at.getTime() });
+      if (merged.domain !== link.domain) {
+        checkDomain(merged.domain);
+        if (linkByAddress.get(link.code, merged.domain))
+          throw new AppError('conflict', `the code "${link.code}" is already taken on the domain it would move to`, 'domain');
+      }
+      const changed = updateLink.run({
+        id: link.id,
+        ...optionParams(merged),
+        url: merged.url,
+        urlHash,
+        domain: merged.domain,
+        updatedAt: at.getTime(),
+      });
       if (changed.changes === 0) return false;
       if (edit.tags !== undefined) setTags(link.id, edit.tags);
       return true;
@@ -205,11 +230,11 @@ export function createSqliteLinkStore(db: Database, health: WriteHealth, durabil
   const writes = createGroupCommit<Job, unknown>(commitJobs, durability === 'full' ? syncWal : async () => undefined);
 
   return {
-    linkByCode: async (code) => toLink(linkByCode.get(code)),
+    linkByAddress: async (domain, code) => toLink(linkByAddress.get(code, domain)),
 
-    targetByCode: async (code) => targetAtOnce(code),
+    targetByAddress: async (domain, code) => targetAtOnce(domain, code),
 
-    targetByCodeAtOnce: targetAtOnce,
+    targetByAddressAtOnce: targetAtOnce,
 
     async listLinks(query: LinkQuery) {
       const search = query.search ? `%${query.search.replace(/[\\%_]/g, (c) => '\\' + c)}%` : null;
@@ -221,6 +246,7 @@ export function createSqliteLinkStore(db: Database, health: WriteHealth, durabil
         visits: query.after?.visits ?? Number.MAX_SAFE_INTEGER,
         includeDeleted: query.includeDeleted ? 1 : 0,
         blocked: query.blocked ? 1 : 0,
+        domain: query.domain ?? null,
       };
       const rows = (query.sort === 'visits' ? listByVisits : listByCreated).all(params);
       return rows.map((row) => toLink(row)!);
@@ -282,6 +308,7 @@ function optionParams(o: LinkOptions & { passwordHash: string | null }) {
 
 function newLinkParams(link: Omit<NewLink, 'urlHash'>, urlHash: Buffer | null) {
   return {
+    domain: link.domain,
     code: link.code,
     url: link.url,
     urlHash,

@@ -225,6 +225,107 @@ export const MIGRATIONS: readonly string[] = [
   ALTER TABLE api_keys ADD COLUMN expires_at INTEGER;
   ALTER TABLE api_keys ADD COLUMN last_used_from TEXT;
   `,
+  // Several short domains. A link's code is unique within its domain (the index is (code, domain_id), so it
+  // also finds a code on any domain, as a generated code must be unique across all). SQLite cannot drop a
+  // column's UNIQUE, so links is built again: its rows, ids and sequence (ids taken but never inserted stay
+  // taken), indexes and triggers. Domain 0 is the default domain, the publicUrl's host: every link lands on it.
+  // The change log names the link and its address (a move logs the old and the new one), and a change of
+  // the domains table logs the domain alone, so that every process reloads its domains.
+  `
+  CREATE TABLE domains (
+    id                 INTEGER PRIMARY KEY,
+    host               TEXT    NOT NULL,
+    scheme             TEXT,
+    not_found_redirect TEXT,
+    root_redirect      TEXT,
+    created_at         INTEGER NOT NULL,
+    removed_at         INTEGER
+  );
+  CREATE UNIQUE INDEX domains_by_host ON domains (host) WHERE removed_at IS NULL;
+  INSERT INTO domains (id, host, created_at) VALUES (0, '', CAST(strftime('%s', 'now') AS INTEGER) * 1000);
+  CREATE TABLE links_new (
+    id              INTEGER PRIMARY KEY AUTOINCREMENT,
+    code            TEXT    NOT NULL,
+    url             TEXT    NOT NULL,
+    url_hash        BLOB,
+    created_at      INTEGER NOT NULL,
+    updated_at      INTEGER NOT NULL,
+    deleted_at      INTEGER,
+    is_alias        INTEGER NOT NULL DEFAULT 0,
+    title           TEXT,
+    note            TEXT,
+    expires_at      INTEGER,
+    max_visits      INTEGER,
+    claimed_visits  INTEGER NOT NULL DEFAULT 0,
+    password_hash   TEXT,
+    redirect_status INTEGER,
+    forward_query   INTEGER,
+    enabled         INTEGER NOT NULL DEFAULT 1,
+    blocked_rule    TEXT,
+    blocked_list    TEXT,
+    blocked_at      INTEGER,
+    domain_id       INTEGER NOT NULL DEFAULT 0
+  );
+  INSERT INTO links_new (id, code, url, url_hash, created_at, updated_at, deleted_at, is_alias, title, note, expires_at,
+      max_visits, claimed_visits, password_hash, redirect_status, forward_query, enabled, blocked_rule, blocked_list, blocked_at)
+    SELECT id, code, url, url_hash, created_at, updated_at, deleted_at, is_alias, title, note, expires_at,
+      max_visits, claimed_visits, password_hash, redirect_status, forward_query, enabled, blocked_rule, blocked_list, blocked_at
+    FROM links ORDER BY id;
+  DELETE FROM sqlite_sequence WHERE name = 'links_new';
+  UPDATE sqlite_sequence SET name = 'links_new' WHERE name = 'links';
+  DROP TABLE links;
+  ALTER TABLE links_new RENAME TO links;
+  CREATE UNIQUE INDEX links_by_address ON links (code, domain_id);
+  CREATE INDEX links_by_domain ON links (domain_id, id);
+  CREATE INDEX links_by_url_hash ON links (url_hash) WHERE url_hash IS NOT NULL;
+  CREATE INDEX links_by_created ON links (created_at);
+  CREATE INDEX links_blocked ON links (id) WHERE blocked_rule IS NOT NULL;
+  CREATE TABLE link_changes_new (
+    seq       INTEGER PRIMARY KEY AUTOINCREMENT,
+    link_id   INTEGER,
+    domain_id INTEGER NOT NULL,
+    code      TEXT
+  );
+  INSERT INTO link_changes_new (seq, link_id, domain_id, code)
+    SELECT seq, (SELECT id FROM links WHERE links.code = link_changes.code), 0, code FROM link_changes ORDER BY seq;
+  DELETE FROM sqlite_sequence WHERE name = 'link_changes_new';
+  UPDATE sqlite_sequence SET name = 'link_changes_new' WHERE name = 'link_changes';
+  DROP TABLE link_changes;
+  ALTER TABLE link_changes_new RENAME TO link_changes;
+  CREATE TRIGGER links_changed
+    AFTER UPDATE OF url, deleted_at, enabled, expires_at, max_visits, password_hash, redirect_status, forward_query, blocked_rule,
+      code, domain_id ON links
+  BEGIN
+    INSERT INTO link_changes (link_id, domain_id, code) VALUES (OLD.id, OLD.domain_id, OLD.code);
+    INSERT INTO link_changes (link_id, domain_id, code) SELECT NEW.id, NEW.domain_id, NEW.code
+      WHERE NEW.domain_id IS NOT OLD.domain_id OR NEW.code IS NOT OLD.code;
+  END;
+  CREATE TRIGGER domains_inserted AFTER INSERT ON domains
+  BEGIN
+    INSERT INTO link_changes (link_id, domain_id, code) VALUES (NULL, NEW.id, NULL);
+  END;
+  CREATE TRIGGER domains_changed AFTER UPDATE ON domains
+  BEGIN
+    INSERT INTO link_changes (link_id, domain_id, code) VALUES (NULL, NEW.id, NULL);
+  END;
+  CREATE TRIGGER link_days_inserted AFTER INSERT ON links
+  BEGIN
+    INSERT INTO link_days (day, created, live) VALUES (NEW.created_at - NEW.created_at % 86400000, 1, NEW.deleted_at IS NULL)
+      ON CONFLICT (day) DO UPDATE SET created = created + 1, live = live + excluded.live;
+  END;
+  CREATE TRIGGER link_days_updated AFTER UPDATE OF created_at, deleted_at ON links
+  BEGIN
+    UPDATE link_days SET created = created - 1, live = live - (OLD.deleted_at IS NULL)
+      WHERE day = OLD.created_at - OLD.created_at % 86400000;
+    INSERT INTO link_days (day, created, live) VALUES (NEW.created_at - NEW.created_at % 86400000, 1, NEW.deleted_at IS NULL)
+      ON CONFLICT (day) DO UPDATE SET created = created + 1, live = live + excluded.live;
+  END;
+  CREATE TRIGGER link_days_deleted AFTER DELETE ON links
+  BEGIN
+    UPDATE link_days SET created = created - 1, live = live - (OLD.deleted_at IS NULL)
+      WHERE day = OLD.created_at - OLD.created_at % 86400000;
+  END;
+  `,
 ];
 
 /**

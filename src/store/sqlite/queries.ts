@@ -1,7 +1,7 @@
 /** Every SQL statement kurz runs, by name. Stores prepare them once, at construction. */
 
 /** A link with its visit counts and tags (a JSON array, sorted): select from LINKS. */
-const LINK_COLUMNS = `id, code, url, is_alias AS isAlias, created_at AS createdAt, updated_at AS updatedAt,
+const LINK_COLUMNS = `id, domain_id AS domain, code, url, is_alias AS isAlias, created_at AS createdAt, updated_at AS updatedAt,
   coalesce(v.count, 0) AS visitCount, v.last_at AS lastVisitAt, deleted_at AS deletedAt, title, note,
   (SELECT json_group_array(tag) FROM (SELECT tag FROM link_tags WHERE link_id = links.id ORDER BY tag)) AS tags,
   expires_at AS expiresAt, max_visits AS maxVisits, claimed_visits AS claimedVisits, password_hash AS passwordHash,
@@ -10,13 +10,17 @@ const LINK_COLUMNS = `id, code, url, is_alias AS isAlias, created_at AS createdA
 
 const LINKS = `links LEFT JOIN link_visits AS v ON v.link_id = links.id`;
 
-export const LINK_BY_CODE = `SELECT ${LINK_COLUMNS} FROM ${LINKS} WHERE code = ?`;
+/** Parameters (code, domain): the order of the index links_by_address. */
+export const LINK_BY_ADDRESS = `SELECT ${LINK_COLUMNS} FROM ${LINKS} WHERE code = ? AND domain_id = ?`;
 
-/** The redirect's lookup: the target and what the redirect cache holds of the link's options. */
-export const TARGET_BY_CODE = `SELECT id, url, deleted_at IS NOT NULL AS deleted, blocked_rule IS NOT NULL AS blocked, enabled,
+/** Whether any domain has a link with this code (a generated code must be unique across all). */
+export const CODE_ON_ANY_DOMAIN = `SELECT 1 FROM links WHERE code = ? LIMIT 1`;
+
+/** The redirect's lookup: the target and what the redirect cache holds of the link's options. Parameters (code, domain). */
+export const TARGET_BY_ADDRESS = `SELECT id, url, deleted_at IS NOT NULL AS deleted, blocked_rule IS NOT NULL AS blocked, enabled,
   expires_at AS expiresAt, max_visits AS maxVisits, password_hash IS NOT NULL AS locked, redirect_status AS redirectStatus,
   forward_query AS forwardQuery
-  FROM links WHERE code = ?`;
+  FROM links WHERE code = ? AND domain_id = ?`;
 
 export const LINK_BY_ID = `SELECT ${LINK_COLUMNS} FROM ${LINKS} WHERE id = ?`;
 
@@ -24,14 +28,15 @@ export const LINK_BY_ID = `SELECT ${LINK_COLUMNS} FROM ${LINKS} WHERE id = ?`;
  * The dedupe probe: ids of the live deduplicable links with this URL hash created at or after the cut-off.
  * Bare (no join, no ORDER BY), because nearly every probe finds nothing; the link is read only on a hit.
  */
-export const LINK_IDS_BY_URL_HASH = `SELECT id FROM links WHERE url_hash = ? AND created_at >= ? AND deleted_at IS NULL`;
+export const LINK_IDS_BY_URL_HASH = `SELECT id FROM links WHERE url_hash = ? AND created_at >= ? AND deleted_at IS NULL AND domain_id = ?`;
 
 /** The filter of both list orders: `search` is a LIKE pattern matched against code, URL, title and note. */
 const LIST_FILTER = `(@search IS NULL OR code LIKE @search ESCAPE '\\' OR url LIKE @search ESCAPE '\\'
       OR title LIKE @search ESCAPE '\\' OR note LIKE @search ESCAPE '\\')
     AND (@tag IS NULL OR links.id IN (SELECT link_id FROM link_tags WHERE tag = @tag))
     AND (@includeDeleted OR deleted_at IS NULL)
-    AND (@blocked = 0 OR blocked_rule IS NOT NULL)`;
+    AND (@blocked = 0 OR blocked_rule IS NOT NULL)
+    AND (@domain IS NULL OR domain_id = @domain)`;
 
 /** Newest first, paged by id. */
 export const LIST_LINKS_BY_CREATED = `SELECT ${LINK_COLUMNS} FROM ${LINKS}
@@ -57,7 +62,7 @@ export const INSERT_TAG = `INSERT INTO link_tags (link_id, tag) VALUES (?, ?) ON
  */
 export const UPDATE_LINK = `UPDATE links SET url = @url, url_hash = @urlHash, title = @title, note = @note, expires_at = @expiresAt,
   max_visits = @maxVisits, password_hash = @passwordHash, redirect_status = @redirectStatus, forward_query = @forwardQuery,
-  enabled = @enabled, updated_at = @updatedAt, blocked_rule = CASE WHEN url = @url THEN blocked_rule END,
+  enabled = @enabled, domain_id = @domain, updated_at = @updatedAt, blocked_rule = CASE WHEN url = @url THEN blocked_rule END,
   blocked_list = CASE WHEN url = @url THEN blocked_list END, blocked_at = CASE WHEN url = @url THEN blocked_at END
   WHERE id = @id AND deleted_at IS NULL`;
 
@@ -79,7 +84,7 @@ export const DELETE_LINK = `UPDATE links SET deleted_at = @now, updated_at = @no
 // The blocklist (links/screening.ts): a scan reads live links' targets in pages and sets or clears their block.
 
 /** One page of live links' targets, after the id `after`. */
-export const LIVE_LINK_URLS_PAGE = `SELECT id, code, url, blocked_rule AS blockedRule, blocked_list AS blockedList FROM links
+export const LIVE_LINK_URLS_PAGE = `SELECT id, domain_id AS domain, code, url, blocked_rule AS blockedRule, blocked_list AS blockedList FROM links
   WHERE id > ? AND deleted_at IS NULL ORDER BY id LIMIT ?`;
 
 /** Sets (or, with nulls, clears) a live link's block, unless its target changed since it was read. */
@@ -91,9 +96,9 @@ export const BLOCKED_COUNT = `SELECT count(*) FROM links WHERE blocked_rule IS N
 
 /** The columns every insert sets, as named parameters. */
 const NEW_LINK = {
-  columns: `code, url, url_hash, is_alias, created_at, title, note, expires_at, max_visits, password_hash, redirect_status,
+  columns: `domain_id, code, url, url_hash, is_alias, created_at, title, note, expires_at, max_visits, password_hash, redirect_status,
     forward_query, enabled`,
-  values: `@code, @url, @urlHash, @isAlias, @createdAt, @title, @note, @expiresAt, @maxVisits, @passwordHash, @redirectStatus,
+  values: `@domain, @code, @url, @urlHash, @isAlias, @createdAt, @title, @note, @expiresAt, @maxVisits, @passwordHash, @redirectStatus,
     @forwardQuery, @enabled`,
 };
 
@@ -102,7 +107,7 @@ export const IMPORT_LINK = `INSERT INTO links (${NEW_LINK.columns}, updated_at, 
 
 export const LAST_CHANGE = `SELECT coalesce(max(seq), 0) AS seq FROM link_changes`;
 
-export const CHANGES_AFTER = `SELECT seq, code FROM link_changes WHERE seq > ? ORDER BY seq`;
+export const CHANGES_AFTER = `SELECT seq, link_id AS linkId, domain_id AS domain, code FROM link_changes WHERE seq > ? ORDER BY seq`;
 
 export const FORGET_CHANGES_BEFORE = `DELETE FROM link_changes WHERE seq <= ?`;
 
@@ -182,7 +187,7 @@ export const TOP_LINKS = `WITH RECURSIVE
   candidates AS (SELECT DISTINCT link_id FROM visit_days WHERE day >= @from AND day < @to AND humans * @days >= (SELECT humans FROM bar)),
   top AS (SELECT link_id, sum(humans) AS humans, sum(bots) AS bots, sum(uniques) AS uniques FROM visit_days
     WHERE day IN days AND link_id IN candidates GROUP BY link_id HAVING sum(humans) > 0 ORDER BY humans DESC, link_id LIMIT @limit)
-  SELECT code, url, title, top.humans, top.bots, top.uniques FROM top JOIN links ON links.id = top.link_id
+  SELECT domain_id AS domain, code, url, title, top.humans, top.bots, top.uniques FROM top JOIN links ON links.id = top.link_id
   ORDER BY top.humans DESC, links.id`;
 
 /** Links created per day in [from, to), whole UTC days (link_days, kept by triggers on links). */
@@ -201,6 +206,38 @@ export const INSTANCE_TOTALS = `SELECT (SELECT coalesce(sum(live), 0) FROM link_
 export const VISITS_PAGE = `SELECT visits.id, at, code, bot, referrer, browser, os, device, country, language
   FROM visits JOIN links ON links.id = visits.link_id
   WHERE (at, visits.id) > (@at, @id) AND at >= @from AND at < @to ORDER BY at, visits.id LIMIT @limit`;
+
+// Domains (migration 10): id 0 is the default domain; a removed one keeps its row, for its deleted links.
+
+const DOMAIN_COLUMNS = `id, host, scheme, not_found_redirect AS notFoundRedirect, root_redirect AS rootRedirect, created_at AS createdAt`;
+
+/** Every domain not removed, the default first, with its live links (index links_by_domain). */
+export const LIST_DOMAINS = `SELECT ${DOMAIN_COLUMNS},
+  (SELECT count(*) FROM links WHERE domain_id = domains.id AND deleted_at IS NULL) AS links
+  FROM domains WHERE removed_at IS NULL ORDER BY id <> 0, host`;
+
+export const DOMAIN_BY_ID = `SELECT ${DOMAIN_COLUMNS} FROM domains WHERE id = ? AND removed_at IS NULL`;
+
+export const INSERT_DOMAIN = `INSERT INTO domains (host, scheme, not_found_redirect, root_redirect, created_at)
+  VALUES (@host, @scheme, @notFoundRedirect, @rootRedirect, @createdAt)`;
+
+export const UPDATE_DOMAIN = `UPDATE domains SET scheme = @scheme, not_found_redirect = @notFoundRedirect, root_redirect = @rootRedirect
+  WHERE id = @id AND removed_at IS NULL`;
+
+export const LIVE_LINKS_ON_DOMAIN = `SELECT count(*) FROM links WHERE domain_id = ? AND deleted_at IS NULL`;
+
+/** The default domain is never removed. */
+export const REMOVE_DOMAIN = `UPDATE domains SET removed_at = ? WHERE id = ? AND id <> 0 AND removed_at IS NULL`;
+
+/**
+ * Per domain not removed: its live links, and its links' human visits in [from, to) (visit_days joined to
+ * links). Read only when there is more than one domain.
+ */
+export const DOMAIN_TOTALS = `SELECT domains.id AS domain,
+  (SELECT count(*) FROM links WHERE domain_id = domains.id AND deleted_at IS NULL) AS links,
+  coalesce((SELECT sum(visit_days.humans) FROM visit_days JOIN links ON links.id = visit_days.link_id
+    WHERE links.domain_id = domains.id AND visit_days.day >= @from AND visit_days.day < @to), 0) AS humans
+  FROM domains WHERE removed_at IS NULL ORDER BY domains.id`;
 
 export const SETTING = `SELECT value FROM settings WHERE key = ?`;
 

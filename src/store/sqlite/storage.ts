@@ -8,6 +8,7 @@ import { createSqliteAccessStore } from './access-store.ts';
 import { backupDatabase } from './backup.ts';
 import { sqliteWriterDatabase, sqliteWriterHost } from './background-writer.ts';
 import { openDatabase } from './database.ts';
+import { createSqliteDomainStore } from './domain-store.ts';
 import { createSqliteLinkStore } from './link-store.ts';
 import { createSqliteVisitStore } from './visit-store.ts';
 import { loadNativeBinding } from './native-addon.ts';
@@ -55,6 +56,7 @@ export function openSqliteStorage(config: Pick<Config, 'db' | 'cacheDir' | 'dura
       ...visits,
       offload: (events, giveBack) => background?.offload(events, giveBack) ?? false,
     },
+    domains: createSqliteDomainStore(db, health),
     settings: createSqliteSettingsStore(db, health),
     access: createSqliteAccessStore(db, health),
     backup: (target) => backupDatabase(db, target, nativeBinding),

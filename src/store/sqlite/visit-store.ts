@@ -1,7 +1,7 @@
 import type { Database } from 'better-sqlite3';
 import type { Durability } from '../../config.ts';
 import type { VisitBatch } from '../../visits/rollup.ts';
-import type { DimensionCount, LinkTally, StoredVisit, Visit, VisitTally } from '../../visits/visit.ts';
+import type { DimensionCount, LinkTally, StoredVisit, Visit, VisitTally, DomainTally } from '../../visits/visit.ts';
 import type { VisitReceipt } from '../../visits/visit-handover.ts';
 import { DAY, dayOf, DIMENSIONS, hourOf, type Dimension } from '../../visits/visit.ts';
 import type { VisitStore } from '../ports.ts';
@@ -56,6 +56,7 @@ export function createSqliteVisitStore(db: Database, health: WriteHealth, option
   const dayTotals = db.prepare<[number, number], VisitTally>(q.DAY_TOTALS);
   const topLinks = db.prepare<[{ from: number; to: number; limit: number; days: number }], LinkTally>(q.TOP_LINKS);
   const totals = db.prepare<[], { links: number; humans: number }>(q.INSTANCE_TOTALS);
+  const domainTotals = db.prepare<[{ from: number; to: number }], DomainTally>(q.DOMAIN_TOTALS);
   const createdPerDay = db.prepare<[number, number], { t: number; count: number }>(q.LINKS_CREATED_PER_DAY);
   const visitsPage = db.prepare<[{ at: number; id: number; from: number; to: number; limit: number }], VisitRow>(q.VISITS_PAGE);
   const syncLess = db.prepare(q.SYNC_WITHOUT_WAITING);
@@ -131,6 +132,8 @@ export function createSqliteVisitStore(db: Database, health: WriteHealth, option
 
     topLinks: async (from, to, limit) =>
       topLinks.all({ from: from.getTime(), to: to.getTime(), limit, days: Math.ceil((to.getTime() - from.getTime()) / DAY) }),
+
+    domainTotals: async (from, to) => domainTotals.all({ from: from.getTime(), to: to.getTime() }),
 
     totals: async () => totals.get() ?? { links: 0, humans: 0 },
 
