@@ -418,7 +418,7 @@ async function pickLinks(db: Database): Promise<Picked[]> {
     ] as const;
     return await Promise.all(
       picks.map(async ([name, { id, count: visits }]) => {
-        const link = await store.linkByCode(codeOf.get(id) ?? '');
+        const link = await store.linkByAddress(0, codeOf.get(id) ?? '');
         if (!link) throw new Error(`link ${id} is missing`);
         return { name, link, visits };
       }),

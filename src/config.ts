@@ -20,6 +20,7 @@ export interface Config {
   readonly port: number;
   readonly db: string;
   readonly durability: Durability;
+  readonly unknownHosts: 'default' | 'refuse';
   readonly databaseUrl: string;
   readonly idBlockSize: number;
   readonly workers: number;
@@ -129,6 +130,12 @@ export const OPTIONS: readonly Option[] = [
     default: '',
     parse: baseUrl(),
     doc: 'Base of rendered short URLs, e.g. https://s.example.com; empty = http://HOST:PORT',
+  },
+  {
+    name: 'unknownHosts',
+    default: 'default',
+    parse: oneOf(['default', 'refuse']),
+    doc: "A request whose Host is none of kurz's domains: default (served as the default domain, the publicUrl's host) or refuse (421 Misdirected Request)",
   },
   {
     name: 'codeLength',

@@ -3,9 +3,12 @@ import type { PasswordHashing } from './auth/passwords.ts';
 import type { RateLimits } from './auth/rate-limits.ts';
 import type { CacheStats } from './cache/redirect-cache.ts';
 import type { Config } from './config.ts';
+import type { DomainManagement } from './domains/manage.ts';
+import type { DomainRegistry } from './domains/registry.ts';
 import type { Renderer } from './http/respond.ts';
 import type { Pipeline } from './http/pipeline.ts';
 import type { LinkCreation } from './links/create.ts';
+import type { LinkAddress } from './links/link.ts';
 import type { LinkManagement } from './links/manage.ts';
 import type { LinkResolver } from './links/resolve.ts';
 import type { LinkScreening } from './blocklist/screening.ts';
@@ -42,7 +45,11 @@ export interface Services {
   /** Classifies and writes visits in this process (when no background writer takes them). */
   recorder: VisitRecorder;
   stats: VisitStats;
-  shortUrl(code: string): string;
+  /** The short domains: adding, editing, removing. */
+  domains: DomainManagement;
+  /** Every domain in this process's memory: Host to domain, host to id, a link's short URL. */
+  registry: DomainRegistry;
+  shortUrl(link: LinkAddress): string;
   /** What keeps the database from serving ('disk full', 'database unreachable', …); undefined when nothing does. */
   databaseProblem(): Promise<string | undefined>;
   /** What the redirect cache has answered, and holds. */

@@ -7,6 +7,8 @@ import { readingAhead } from './codes/read-ahead.ts';
 import type { Config } from './config.ts';
 import type { Services } from './context.ts';
 import type { Deps } from './deps.ts';
+import { domainManagement } from './domains/manage.ts';
+import { DomainRegistry } from './domains/registry.ts';
 import { linkCreation } from './links/create.ts';
 import { linkManagement } from './links/manage.ts';
 import { followChanges, linkResolver } from './links/resolve.ts';
@@ -65,6 +67,8 @@ export async function createServices(config: Config, deps: Deps, storage: Storag
   // Updated by the server once it listens (a configured port 0 becomes the real one).
   const listening: Listening = { port: config.port, addresses: [config.host] };
   const screening = linkScreening({ config, links, cache, log: deps.log, now });
+  const registry = new DomainRegistry(config.publicUrl, await storage.domains.listDomains());
+  const domains = domainManagement({ store: storage.domains, registry, now });
   const blocklist = screening.source;
   return {
     config,
@@ -83,16 +87,29 @@ export async function createServices(config: Config, deps: Deps, storage: Storag
       loginLimit: limits.login,
       hashing,
     }),
-    creation: linkCreation({ config, listening, blocklist, now, random, links, codes, cache, hashing }),
-    links: linkManagement({ config, listening, blocklist, now, random, links, cache, unlockLimit: limits.unlock, hashing }),
+    creation: linkCreation({ config, listening, blocklist, now, random, links, codes, cache, hashing, domains: registry }),
+    links: linkManagement({
+      config,
+      listening,
+      blocklist,
+      now,
+      random,
+      links,
+      cache,
+      unlockLimit: limits.unlock,
+      hashing,
+      domains: registry,
+    }),
     resolver: linkResolver({ links, cache }),
-    changes: await followChanges({ links, cache }),
-    transfer: linkTransfer({ config, listening, blocklist, links, cache }),
+    changes: await followChanges({ links, cache, domainsChanged: () => void domains.reload().catch(() => undefined) }),
+    transfer: linkTransfer({ config, listening, blocklist, links, cache, registry }),
     screening,
     visits,
     recorder,
     stats: visitStats({ visits: storage.visits, now }),
-    shortUrl: (code) => `${config.publicUrl}/${code}`,
+    domains,
+    registry,
+    shortUrl: (link) => registry.shortUrl(link),
     databaseProblem: () => storage.problem(),
     cacheStats: () => cache.stats(),
     databaseBytes: () => storage.databaseBytes(),

@@ -135,7 +135,7 @@ export function linkScreening({ config, links, cache, log, now }: ScreeningDeps)
           return done;
         });
         for (const { link, match } of applied) {
-          cache.forget(link.code);
+          cache.forget(link.domain, link.code);
           if (match) result.blocked++;
           else result.unblocked++;
           if (result.blocked + result.unblocked > LOGGED_LINKS) continue;

@@ -33,7 +33,15 @@ export interface CacheStats {
 const MAX_WINDOW = 1 << 20;
 
 /**
- * The redirect cache: code -> target, plus a short-lived memory of unknown codes so that a scan of
+ * The key of an address: the default domain's (id 0) is its code, so that a single-domain redirect builds no
+ * string; another domain's is `domain/code` (a `/` is in no code).
+ */
+function keyOf(domain: number, code: string): string {
+  return domain === 0 ? code : `${domain}/${code}`;
+}
+
+/**
+ * The redirect cache: (domain, code) -> target, plus a short-lived memory of unknown codes so that a scan of
  * random codes does not become a scan of the database. A code is kept from its second lookup on (see
  * Doorkeeper). Writers must call `forget` on any change.
  */
@@ -52,14 +60,15 @@ export class RedirectCache {
     this.#door = new Doorkeeper(Math.min(Math.max(options.size, NEGATIVE_ENTRIES), MAX_WINDOW));
   }
 
-  /** The cached target, `null` if the code is known not to exist, `undefined` if the cache cannot tell. */
-  get(code: string): Target | null | undefined {
-    const target = this.#known?.get(code);
+  /** The cached target, `null` if the address is known to have no link, `undefined` if the cache cannot tell. */
+  get(domain: number, code: string): Target | null | undefined {
+    const key = keyOf(domain, code);
+    const target = this.#known?.get(key);
     if (target !== undefined) {
       this.#lookups[HIT]! += 1;
       return target;
     }
-    if (this.#unknown?.get(code)) {
+    if (this.#unknown?.get(key)) {
       this.#lookups[UNKNOWN_HIT]! += 1;
       return null;
     }
@@ -72,15 +81,17 @@ export class RedirectCache {
     return { hits: lookups[HIT]!, unknownHits: lookups[UNKNOWN_HIT]!, misses: lookups[MISS]!, size: this.#known?.size ?? 0 };
   }
 
-  /** Keeps what a lookup found, if the code was looked up before in the doorkeeper's window. */
-  remember(code: string, target: Target | undefined): void {
-    if (!this.#door.admit(code)) return;
-    if (target) this.#known?.set(code, target);
-    else this.#unknown?.set(code, true);
+  /** Keeps what a lookup found, if the address was looked up before in the doorkeeper's window. */
+  remember(domain: number, code: string, target: Target | undefined): void {
+    const key = keyOf(domain, code);
+    if (!this.#door.admit(key)) return;
+    if (target) this.#known?.set(key, target);
+    else this.#unknown?.set(key, true);
   }
 
-  forget(code: string): void {
-    this.#known?.delete(code);
-    this.#unknown?.delete(code);
+  forget(domain: number, code: string): void {
+    const key = keyOf(domain, code);
+    this.#known?.delete(key);
+    this.#unknown?.delete(key);
   }
 }

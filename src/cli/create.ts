@@ -18,7 +18,7 @@ export const create: Command = {
     if (values['disabled']) fields['enabled'] = false;
     return withServices(config, async (services) => {
       const { link, created } = await services.creation.createLink({ ...fields, url: positionals[0], alias: values['alias'] });
-      out(values['json'] ? JSON.stringify({ ...linkJson(link, services), created }) + '\n' : `${services.shortUrl(link.code)}\n`);
+      out(values['json'] ? JSON.stringify({ ...linkJson(link, services), created }) + '\n' : `${services.shortUrl(link)}\n`);
       return EXIT.ok;
     });
   },

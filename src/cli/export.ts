@@ -27,7 +27,11 @@ export const exportLinks: Command = {
     return withServices(
       config,
       async (services) => {
-        const sources = { links: () => services.transfer.exportLinks(), visits: (from: Date, to: Date) => services.stats.visits(from, to) };
+        const sources = {
+          links: () => services.transfer.exportLinks(),
+          domainOf: services.transfer.fileDomain,
+          visits: (from: Date, to: Date) => services.stats.visits(from, to),
+        };
         // On the server, an export is a backup: password links keep their hashes (the API's leaves them out).
         for await (const line of exportLines(sources, query, 'with-hashes')) out(line);
         return EXIT.ok;

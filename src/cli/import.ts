@@ -25,8 +25,9 @@ export const importLinks: Command = {
     }
     // Decoding would turn bytes that are not UTF-8 into U+FFFD, and that is what would be imported.
     if (!isUtf8(bytes)) throw new CommandError(`${file} is not UTF-8 text: save it as UTF-8 and import it again`);
-    const records = parseRecords(bytes.toString('utf8'), format, RESERVED_PATHS);
+    const text = bytes.toString('utf8');
     return withServices(config, async (services) => {
+      const records = parseRecords(text, format, RESERVED_PATHS, services.transfer.domainOfFile);
       const result = await services.transfer.importLinks(records);
       out(
         values['json'] ? JSON.stringify(result) + '\n' : `imported ${result.imported} links, skipped ${result.skipped} already present\n`,

@@ -1,5 +1,15 @@
 export type ErrorCode =
-  'invalid' | 'not_found' | 'conflict' | 'gone' | 'unauthorized' | 'forbidden' | 'too_large' | 'rate_limited' | 'internal' | 'unavailable';
+  | 'invalid'
+  | 'not_found'
+  | 'misdirected'
+  | 'conflict'
+  | 'gone'
+  | 'unauthorized'
+  | 'forbidden'
+  | 'too_large'
+  | 'rate_limited'
+  | 'internal'
+  | 'unavailable';
 
 /** HTTP status for each kind of error: the single map the HTTP layer and the CLI's exit codes derive from. */
 export const STATUS: Readonly<Record<ErrorCode, number>> = {
@@ -8,6 +18,8 @@ export const STATUS: Readonly<Record<ErrorCode, number>> = {
   forbidden: 403,
   not_found: 404,
   conflict: 409,
+  // A Host that is none of kurz's domains (unknownHosts refuse).
+  misdirected: 421,
   gone: 410,
   too_large: 413,
   rate_limited: 429,

@@ -46,7 +46,8 @@ const LABEL = /^(?!-)[a-z0-9-]{1,63}(?<!-)$/;
  * address (a short domain is a name people type), a bad label.
  */
 export function normaliseHost(input: unknown, field = 'host'): string {
-  if (typeof input !== 'string' || input.trim() === '') throw new AppError('invalid', `${field} must be a host name like s.example.com`, field);
+  if (typeof input !== 'string' || input.trim() === '')
+    throw new AppError('invalid', `${field} must be a host name like s.example.com`, field);
   const typed = input.trim();
   if (/[/:@?#\s]/.test(typed))
     throw new AppError('invalid', `${field} must be a bare host name (no scheme, port or path): ${JSON.stringify(typed)}`, field);

@@ -7,6 +7,8 @@ import type { Refusal, Target } from '../links/link.ts';
 export interface RedirectSettings {
   readonly redirectStatus: RedirectStatus;
   readonly forwardQuery: boolean;
+  /** The domain's: where an unknown code goes instead of the 404 page; null for the 404 page. */
+  readonly notFoundRedirect: string | null;
 }
 
 /**
@@ -19,7 +21,7 @@ export interface RedirectFacts {
   readonly method: string;
   /** The request target: the path and query (`/abc?x=1`). */
   readonly url: string;
-  /** The Host header as sent (port and all), undefined when absent. Nothing decides on it yet: domains will. */
+  /** The Host header as sent (port and all), undefined when absent. The edge maps it to a domain before the lookup. */
   readonly host: string | undefined;
   /** The client asks for a page rather than JSON (its Accept header, `wantsHtml`). */
   readonly wantsHtml: boolean;
@@ -34,13 +36,16 @@ export interface RedirectFacts {
 /**
  * What a redirect answers:
  * - `redirect`: `status` to `location`, with `cache` as its Cache-Control;
- * - `not_found` (404), `gone` (410, deleted), `refused` (410 and `refusal`);
+ * - `not_found` (404), `gone` (410, deleted), `refused` (410 and `refusal`), `misdirected` (421: a Host that is
+ *   none of kurz's domains, with `unknownHosts` refuse); an unknown code on a domain with a not-found redirect
+ *   is a `redirect` there;
  * - `password`: the link's password form (`page`) or a 401 saying where to send it;
  * - `guarded`: a guarded link's state for a look that does not count (a HEAD, a bot), `page` or JSON;
  * - `claim_visit`, `ask_visits_left`: a link with a visit limit needs the store first (`claimVisit` for a
  *   person's GET, `hasVisitsLeft` for a look); `settleVisitCheck` finishes the decision with its answer.
  */
-export type Outcome = 'redirect' | 'not_found' | 'gone' | 'refused' | 'password' | 'guarded' | 'claim_visit' | 'ask_visits_left';
+export type Outcome =
+  'redirect' | 'not_found' | 'misdirected' | 'gone' | 'refused' | 'password' | 'guarded' | 'claim_visit' | 'ask_visits_left';
 
 /**
  * A decision: its outcome and the fields that outcome reads. The edge decides into one reused object, so
@@ -77,9 +82,11 @@ export function newDecision(): Decision {
  * store first; a HEAD or a bot is shown the link's state instead (asking the store whether any visits are
  * left, when there is a limit).
  *
+ * `settings` are the domain's (the edge maps `facts.host` to a domain before the lookup; `misdirected` decides
+ * a host kurz does not serve): an unknown code on a domain with a not-found redirect is sent there, uncached
+ * (a link made later takes the code), and still counts as a 404 against the client's limit.
+ *
  * Where later features plug in:
- * - Domains: `facts.host` is mapped to a domain before the lookup; an unknown host (421) and a domain's
- *   not-found redirect are outcomes of their own, decided where `target` is undefined.
  * - Redirect rules and A/B splits (the next issue): a link with rules carries them in its gate, so an
  *   ordinary link keeps its one field test; after the refusals and the password, they choose the URL that
  *   `locationOf` is given instead of `target.url`, from the facts (query, headers) and `facts.random`.
@@ -87,7 +94,13 @@ export function newDecision(): Decision {
 export function decideRedirect(target: Target | undefined, facts: RedirectFacts, settings: RedirectSettings, into: Decision): Decision {
   into.record = false;
   if (target === undefined) {
-    into.outcome = 'not_found';
+    if (settings.notFoundRedirect === null) into.outcome = 'not_found';
+    else {
+      into.outcome = 'redirect';
+      into.status = 302;
+      into.location = settings.notFoundRedirect;
+      into.cache = UNCACHED;
+    }
     return into;
   }
   if (target.deleted) {
@@ -124,6 +137,13 @@ export function decideRedirect(target: Target | undefined, facts: RedirectFacts,
   into.location = locationOf(target.url, queryOf(facts.url), gate.forwardQuery ?? settings.forwardQuery);
   into.cache = guarded ? UNCACHED : CACHED_REDIRECT;
   into.record = facts.method === 'GET';
+  return into;
+}
+
+/** The decision for a request whose Host is none of kurz's domains, when `unknownHosts` is refuse. */
+export function misdirected(into: Decision): Decision {
+  into.outcome = 'misdirected';
+  into.record = false;
   return into;
 }
 

@@ -9,6 +9,7 @@ import { RESERVED_PATHS } from '../links/reserved-paths.ts';
 import { cachedBotCheck } from '../visits/classify.ts';
 import {
   decideRedirect,
+  misdirected,
   newDecision,
   settleVisitCheck,
   type Decision,
@@ -67,16 +68,45 @@ export function redirectHandler(web: WebServices): (req: IncomingMessage, res: S
   const { resolver, visits, pipeline, render, config } = web;
   const { notFound } = web.limits;
   const times = pipeline.redirectTimes;
-  const settings: RedirectSettings = { redirectStatus: config.redirectStatus, forwardQuery: config.forwardQuery };
+  const { registry } = web;
+  const refuseUnknownHosts = config.unknownHosts === 'refuse';
+  /** Each domain's settings, made when first needed and again after the domains change. */
+  let settingsByDomain = new Map<number, RedirectSettings>();
+  let settingsOf = registry.version;
+  const settings = (domain: number): RedirectSettings => {
+    if (settingsOf !== registry.version) {
+      settingsByDomain = new Map();
+      settingsOf = registry.version;
+    }
+    let found = settingsByDomain.get(domain);
+    if (found === undefined) {
+      const notFoundRedirect = registry.byId(domain)?.notFoundRedirect ?? null;
+      found = { redirectStatus: config.redirectStatus, forwardQuery: config.forwardQuery, notFoundRedirect };
+      settingsByDomain.set(domain, found);
+    }
+    return found;
+  };
   // One of each, refilled for every decision: decisions are taken and written synchronously (a decision
   // that waits for the store is copied), so deciding allocates nothing.
   const facts = new RequestFacts(web.now, cachedBotCheck(1000));
   const decision = newDecision();
 
   /** Decides what the lookup found and answers it: at once, or (a visit limit) once the store has said; then the promise. */
-  function answer(req: IncomingMessage, res: ServerResponse, code: string, target: Target | undefined): Promise<void> | undefined {
+  function answer(
+    req: IncomingMessage,
+    res: ServerResponse,
+    code: string,
+    domain: number,
+    target: Target | undefined,
+  ): Promise<void> | undefined {
     facts.req = req;
-    return write(req, res, code, target, decideRedirect(target, facts, settings, decision));
+    return write(req, res, code, target, decideRedirect(target, facts, settings(domain), decision));
+  }
+
+  /** Counts a 404 (an unknown code, sent to the 404 page or to its domain's not-found redirect) against the client's limit. */
+  function countNotFound(req: IncomingMessage): void {
+    const key = pipeline.notFoundKeyOf(req);
+    if (key !== undefined) notFound.failed(key);
   }
 
   /**
@@ -93,15 +123,23 @@ export function redirectHandler(web: WebServices): (req: IncomingMessage, res: S
   ): Promise<void> | undefined {
     switch (decided.outcome) {
       case 'redirect':
+        // An unknown code sent to its domain's not-found redirect counts as a 404.
+        if (target === undefined) countNotFound(req);
         sendRedirect(res, decided.status, decided.location, decided.cache);
         break;
-      case 'not_found': {
+      case 'not_found':
         // Only a 404 is counted: a client that follows live links never touches the limit's map.
-        const key = pipeline.notFoundKeyOf(req);
-        if (key !== undefined) notFound.failed(key);
+        countNotFound(req);
         sendClientError(req, res, { status: 404, code: 'not_found', message: notFoundMessage(code) }, render);
         break;
-      }
+      case 'misdirected':
+        sendClientError(
+          req,
+          res,
+          { status: 421, code: 'misdirected', message: `kurz does not serve the host ${JSON.stringify(req.headers.host ?? '')}` },
+          render,
+        );
+        break;
       case 'gone':
         sendClientError(req, res, { status: 410, code: 'gone', message: goneMessage(code) }, render);
         break;
@@ -159,15 +197,23 @@ export function redirectHandler(web: WebServices): (req: IncomingMessage, res: S
     try {
       const refused = pipeline.admit(req, 'redirect');
       if (refused) throw refused;
-      // A segment that no code can spell needs no lookup.
-      const found = CODE.test(code) ? resolver.resolveAtOnce(code) : null;
-      later =
-        found !== undefined
-          ? answer(req, res, code, found ?? undefined)
-          : resolver.lookup(code).then(
-              (target) => answer(req, res, code, target),
-              (err: unknown) => fail(req, res, code, err),
-            );
+      // One domain, unknown hosts served as it: the Host is not read at all.
+      let domain: number | undefined = 0;
+      if (refuseUnknownHosts || registry.several())
+        domain = registry.domainOfRequest(req.rawHeaders) ?? (refuseUnknownHosts ? undefined : 0);
+      if (domain === undefined) write(req, res, code, undefined, misdirected(decision));
+      else {
+        // A segment that no code can spell needs no lookup.
+        const found = CODE.test(code) ? resolver.resolveAtOnce(domain, code) : null;
+        const on = domain;
+        later =
+          found !== undefined
+            ? answer(req, res, code, domain, found ?? undefined)
+            : resolver.lookup(domain, code).then(
+                (target) => answer(req, res, code, on, target),
+                (err: unknown) => fail(req, res, code, err),
+              );
+      }
     } catch (err) {
       fail(req, res, code, err);
     }

@@ -4,6 +4,7 @@ import type { PasswordHashing } from '../auth/passwords.ts';
 import type { CodeGenerator } from '../codes/code-generator.ts';
 import type { Config } from '../config.ts';
 import { AppError } from '../core/errors.ts';
+import type { DomainRegistry } from '../domains/registry.ts';
 import { RESERVED_PATHS } from './reserved-paths.ts';
 import type { LinkStore, LinkWriter } from '../store/ports.ts';
 import { checkAlias } from './alias-rules.ts';
@@ -12,8 +13,8 @@ import { isPlain, parseOptions } from './link-options.ts';
 import type { BlocklistSource } from '../blocklist/blocklist.ts';
 import { normaliseUrl, refuseListed, type Listening, urlRules } from './url-rules.ts';
 
-/** A link as submitted: `url`, `alias` and the option fields (link-options.ts), each unchecked. */
-export type CreateLinkInput = Record<string, unknown> & { url: unknown; alias?: unknown };
+/** A link as submitted: `url`, `alias`, `domain` (a host; the default domain when absent) and the option fields (link-options.ts), each unchecked. */
+export type CreateLinkInput = Record<string, unknown> & { url: unknown; alias?: unknown; domain?: unknown };
 
 export interface CreatedLink {
   link: Link;
@@ -40,6 +41,7 @@ export interface CreateDeps {
   codes: CodeGenerator;
   cache: RedirectCache;
   hashing: PasswordHashing;
+  domains: DomainRegistry;
 }
 
 /** Ids tried before giving up when generated codes keep landing on aliases or reserved words (each try skips one id). */
@@ -48,11 +50,14 @@ const MAX_CODE_TRIES = 1000;
 export type LinkCreation = ReturnType<typeof linkCreation>;
 
 /** Creating a link: validation, dedupe, and a code that is never shared or reused. */
-export function linkCreation({ config, listening, blocklist, now, random, links, codes, cache, hashing }: CreateDeps) {
+export function linkCreation({ config, listening, blocklist, now, random, links, codes, cache, hashing, domains }: CreateDeps) {
   const rules = urlRules(config, listening, blocklist);
   const stats = { created: 0, deduplicated: 0, refused: new Map<string, number>() };
 
-  /** Inserts under a generated code; a code already taken by an alias costs that id, never a collision. */
+  /**
+   * Inserts under a generated code; a code already taken by an alias (on any domain: generated codes are
+   * unique across all of them) costs that id, never a collision.
+   */
   async function insertWithGeneratedCode(tx: LinkWriter, link: Omit<NewLink, 'code'>): Promise<Link> {
     for (let tries = 0; tries < MAX_CODE_TRIES; tries++) {
       const id = await tx.takeLinkId();
@@ -68,10 +73,12 @@ export function linkCreation({ config, listening, blocklist, now, random, links,
     const alias = link.code;
     const id = await tx.insertLink(link, null);
     if (id === undefined) {
-      const holder = await tx.linkByCode(alias);
+      const holder = await tx.linkByAddress(link.domain, alias);
       throw new AppError(
         'conflict',
-        holder?.deletedAt ? `alias "${alias}" belonged to a deleted link; codes are never reused` : `alias "${alias}" is already taken`,
+        holder?.deletedAt
+          ? `alias "${alias}" belonged to a deleted link; codes are never reused`
+          : `alias "${alias}" is already taken${link.domain === 0 ? '' : ` on ${domains.hostOf(link.domain)}`}`,
         'alias',
       );
     }
@@ -99,6 +106,7 @@ export function linkCreation({ config, listening, blocklist, now, random, links,
 
   async function create(input: CreateLinkInput): Promise<CreatedLink> {
     const url = normaliseUrl(input.url, rules);
+    const domain = domains.idOf(input.domain);
     const alias = input.alias === undefined ? undefined : checkAlias(input.alias, RESERVED_PATHS);
     const given = parseOptions(input, now());
     // Only a bare URL is deduplicated: a link with options or an alias is what its author asked for.
@@ -108,17 +116,26 @@ export function linkCreation({ config, listening, blocklist, now, random, links,
       refuseListed(url, rules);
       const at = new Date(now());
       const urlHash = plain ? hashUrl(url) : null;
-      const link = { ...DEFAULT_OPTIONS, ...given.options, url, urlHash, passwordHash, isAlias: alias !== undefined, createdAt: at };
+      const link = {
+        ...DEFAULT_OPTIONS,
+        ...given.options,
+        domain,
+        url,
+        urlHash,
+        passwordHash,
+        isAlias: alias !== undefined,
+        createdAt: at,
+      };
       if (alias !== undefined) return { link: await insertWithAlias(tx, { ...link, code: alias }), created: true };
       if (urlHash && config.dedupeWindow > 0) {
         const since = new Date(config.dedupeWindow === Number.POSITIVE_INFINITY ? 0 : at.getTime() - config.dedupeWindow);
-        const existing = await tx.linkByUrlHash(urlHash, since);
+        const existing = await tx.linkByUrlHash(urlHash, since, domain);
         if (existing) return { link: existing, created: false };
       }
       return { link: await insertWithGeneratedCode(tx, link), created: true };
     });
-    // The code may be remembered as unknown (looked up before it existed).
-    cache.forget(result.link.code);
+    // The address may be remembered as unknown (looked up before it existed).
+    cache.forget(result.link.domain, result.link.code);
     return result;
   }
 

@@ -2,7 +2,7 @@ import * as z from 'zod';
 import type { Config } from '../config.ts';
 import { CODE } from './alias-rules.ts';
 import { TAG } from './link-fields.ts';
-import type { Link } from './link.ts';
+import type { Link, LinkAddress } from './link.ts';
 import { REDIRECT_STATUSES } from './link-options.ts';
 
 const DATE_TIME = z.string().meta({ format: 'date-time' });
@@ -14,6 +14,7 @@ const nullableTime = (description?: string) =>
 
 /** A link as linkJson shows it: the API's answers and the OpenAPI document's `Link`. */
 export const LINK_JSON = z.strictObject({
+  domain: z.string().describe("The link's domain (host): the publicUrl's host for the default domain"),
   code: z.string().regex(CODE),
   shortUrl: z.string().meta({ format: 'uri' }),
   url: z.string().meta({ format: 'uri', description: 'The target, normalised' }),
@@ -52,7 +53,8 @@ export type LinkJson = z.output<typeof LINK_JSON>;
 /** What presenting a link needs: its short URL and the instance's defaults for options it leaves unset. */
 export interface Presenter {
   config: Pick<Config, 'redirectStatus' | 'forwardQuery'>;
-  shortUrl(code: string): string;
+  shortUrl(link: LinkAddress): string;
+  registry: { hostOf(domain: number): string };
 }
 
 /**
@@ -60,10 +62,11 @@ export interface Presenter {
  * redirect does (the instance's setting when the link leaves them unset); the password is only ever
  * `passwordProtected`; `blocked` is the blocklist entry its target matches, or null.
  */
-export function linkJson(link: Link, { config, shortUrl }: Presenter): LinkJson {
+export function linkJson(link: Link, { config, shortUrl, registry }: Presenter): LinkJson {
   return {
+    domain: registry.hostOf(link.domain),
     code: link.code,
-    shortUrl: shortUrl(link.code),
+    shortUrl: shortUrl(link),
     url: link.url,
     title: link.title,
     note: link.note,

@@ -2,6 +2,8 @@ import type { PasswordHashing } from '../auth/passwords.ts';
 import type { RateLimit } from '../auth/rate-limits.ts';
 import type { RedirectCache } from '../cache/redirect-cache.ts';
 import { AppError } from '../core/errors.ts';
+import { DEFAULT_DOMAIN } from '../domains/domain.ts';
+import type { DomainRegistry } from '../domains/registry.ts';
 import type { LinkStore } from '../store/ports.ts';
 import { CODE } from './alias-rules.ts';
 import { linkRefusal } from './gate.ts';
@@ -22,6 +24,7 @@ export interface ManageDeps {
   /** Wrong passwords of password links, per client and link and per link. */
   unlockLimit: RateLimit;
   hashing: PasswordHashing;
+  domains: DomainRegistry;
 }
 
 export type LinkManagement = ReturnType<typeof linkManagement>;
@@ -32,17 +35,17 @@ function linkNotFound(code: string): AppError {
 }
 
 /** Reading, listing, editing, deleting and pruning links. */
-export function linkManagement({ config, listening, blocklist, now, random, links, cache, unlockLimit, hashing }: ManageDeps) {
+export function linkManagement({ config, listening, blocklist, now, random, links, cache, unlockLimit, hashing, domains }: ManageDeps) {
   const rules = urlRules(config, listening, blocklist);
 
-  /** The link with this code, deleted or not; a string no code can spell is not looked up. */
-  async function linkByCode(code: string): Promise<Link | undefined> {
-    return CODE.test(code) ? links.linkByCode(code) : undefined;
+  /** The link with this code on the domain (its id; the default domain when absent), deleted or not; a string no code can spell is not looked up. */
+  async function linkByCode(code: string, domain = DEFAULT_DOMAIN): Promise<Link | undefined> {
+    return CODE.test(code) ? links.linkByAddress(domain, code) : undefined;
   }
 
-  /** The link with this code, deleted or not. Throws AppError('not_found'). */
-  async function existingLink(code: string): Promise<Link> {
-    const link = await linkByCode(code);
+  /** The link with this code on the domain, deleted or not. Throws AppError('not_found'). */
+  async function existingLink(code: string, domain = DEFAULT_DOMAIN): Promise<Link> {
+    const link = await linkByCode(code, domain);
     if (!link) throw linkNotFound(code);
     return link;
   }
@@ -83,49 +86,54 @@ export function linkManagement({ config, listening, blocklist, now, random, link
      * wrong password; 'rate_limited' while the client, or the link for every client, must wait after
      * repeated wrong ones, or when this process checks as many passwords as it may at once.
      */
-    async unlockLink(code: string, password: unknown, client: string): Promise<Link> {
-      const link = await existingLink(code);
+    async unlockLink(code: string, password: unknown, client: string, domain = DEFAULT_DOMAIN): Promise<Link> {
+      const link = await existingLink(code, domain);
       if (link.deletedAt) throw new AppError('gone', goneMessage(code));
       const refusal = linkRefusal(link, now());
       if (refusal) throw new AppError('gone', refusalMessage(code, refusal));
       if (link.passwordHash === null) return link;
       if (typeof password !== 'string') throw new AppError('unauthorized', 'wrong password', 'password');
       // The link's own key holds guesses spread over many addresses; a code has no space, a client key no "link ".
-      const keys = [`${client} ${code}`, `link ${code}`];
+      const address = domain === DEFAULT_DOMAIN ? code : `${domain}/${code}`;
+      const keys = [`${client} ${address}`, `link ${address}`];
       if (!(await hashing.guess(password, link.passwordHash, unlockLimit, keys)))
         throw new AppError('unauthorized', 'wrong password', 'password');
       return link;
     },
 
     /**
-     * Changes the fields present in `input` (`url` and the option fields; null clears an option) and
-     * returns the link as stored. The redirect cache of every process drops it. An edited link is no longer
-     * a dedupe target. Throws AppError: 'not_found', 'gone' for a deleted link, 'invalid' naming the field.
+     * Changes the fields present in `input` (`url`, the option fields, and `domain`: a host to move the link
+     * to; null clears an option) of the link `code` on `domain`, and returns the link as stored. The redirect
+     * cache of every process drops it (at both addresses, for a move). An edited link is no longer a dedupe
+     * target. Throws AppError: 'not_found', 'gone' for a deleted link, 'invalid' naming the field,
+     * 'conflict' when the code is taken on the domain it would move to.
      */
-    async editLink(code: string, input: Record<string, unknown>): Promise<Link> {
+    async editLink(code: string, input: Record<string, unknown>, domain = DEFAULT_DOMAIN): Promise<Link> {
       if (!CODE.test(code)) throw linkNotFound(code);
       const edit: LinkEdit = {};
+      if (input['domain'] !== undefined) edit.domain = domains.idOf(input['domain']);
       if (input['url'] !== undefined) edit.url = normaliseUrl(input['url'], rules);
       const given = parseOptions(input, now());
       Object.assign(edit, given.options);
       if (given.password !== undefined) edit.passwordHash = given.password === null ? null : await hashing.hash(given.password, random);
       const edited = await links.write(async (tx) => {
         if (edit.url !== undefined) refuseListed(edit.url, rules);
-        const link = await tx.linkByCode(code);
+        const link = await tx.linkByAddress(domain, code);
         if (!link) throw linkNotFound(code);
         if (link.deletedAt || !(await tx.updateLink(link, edit, null, new Date(now())))) throw new AppError('gone', goneMessage(code));
-        return tx.linkByCode(code);
+        return tx.linkByAddress(edit.domain ?? domain, code);
       });
-      cache.forget(code);
+      cache.forget(domain, code);
+      if (edit.domain !== undefined) cache.forget(edit.domain, code);
       if (!edited) throw linkNotFound(code);
       return edited;
     },
 
     /** Marks the link deleted: its code keeps answering, with 410. Throws AppError('not_found'). */
-    async deleteLink(code: string): Promise<{ link: Link; deleted: boolean }> {
-      const link = await existingLink(code);
+    async deleteLink(code: string, domain = DEFAULT_DOMAIN): Promise<{ link: Link; deleted: boolean }> {
+      const link = await existingLink(code, domain);
       const deleted = await links.write((tx) => tx.deleteLink(link.id, new Date(now())));
-      cache.forget(code);
+      cache.forget(domain, code);
       return { link, deleted };
     },
 
@@ -137,7 +145,7 @@ export function linkManagement({ config, listening, blocklist, now, random, link
         if (!dryRun) for (const link of found) await tx.deleteLink(link.id, at);
         return found;
       });
-      if (!dryRun) for (const link of stale) cache.forget(link.code);
+      if (!dryRun) for (const link of stale) cache.forget(link.domain, link.code);
       return stale;
     },
   };

@@ -1,10 +1,15 @@
 import type { RedirectCache } from '../cache/redirect-cache.ts';
 import type { LinkStore } from '../store/ports.ts';
-import type { Target } from './link.ts';
+import type { LinkChange, Target } from './link.ts';
 
 export interface ResolveDeps {
   links: LinkStore;
   cache: RedirectCache;
+}
+
+export interface FollowDeps extends ResolveDeps {
+  /** Called when a domain was added, edited or removed: the process reloads its domains. */
+  domainsChanged: () => void;
 }
 
 /** Change-log entries kept behind the newest one, for processes that poll less often. */
@@ -19,45 +24,49 @@ export type LinkResolver = ReturnType<typeof linkResolver>;
 export function linkResolver({ links, cache }: ResolveDeps) {
   return {
     /**
-     * The target, from the cache or from a store that answers at once; `null` if the code is known not to
-     * exist; `undefined` if only `lookup` can tell.
+     * The target at this address (domain id, code), from the cache or from a store that answers at once;
+     * `null` if the address is known to have no link; `undefined` if only `lookup` can tell.
      */
-    resolveAtOnce(code: string): Target | null | undefined {
-      const cached = cache.get(code);
-      if (cached !== undefined || !links.targetByCodeAtOnce) return cached;
-      const target = links.targetByCodeAtOnce(code);
-      cache.remember(code, target);
+    resolveAtOnce(domain: number, code: string): Target | null | undefined {
+      const cached = cache.get(domain, code);
+      if (cached !== undefined || !links.targetByAddressAtOnce) return cached;
+      const target = links.targetByAddressAtOnce(domain, code);
+      cache.remember(domain, code, target);
       return target ?? null;
     },
 
-    /** Asks the store, and remembers the answer (from a code's second lookup on). */
-    async lookup(code: string): Promise<Target | undefined> {
-      const target = await links.targetByCode(code);
-      cache.remember(code, target);
+    /** Asks the store, and remembers the answer (from an address's second lookup on). */
+    async lookup(domain: number, code: string): Promise<Target | undefined> {
+      const target = await links.targetByAddress(domain, code);
+      cache.remember(domain, code, target);
       return target;
     },
   };
 }
 
 /**
- * Follows the store's change log, dropping from this process's cache the codes that any process (a CLI
- * command, another worker or node) edited or deleted. `poll` from one timer; it holds where it has read up to.
+ * Follows the store's change log, dropping from this process's cache the addresses that any process (a CLI
+ * command, another worker or node) edited, deleted or moved, and reloading its domains when one changed. `poll` from one timer; it holds where it has read up to.
  * Entries are numbered when written but may commit out of order (PostgreSQL's sequences, several nodes):
  * each poll reads again the last LATE_ENTRIES below the newest one seen, for those that committed late.
  */
-export async function followChanges({ links, cache }: ResolveDeps): Promise<{ poll(): Promise<void> }> {
+export async function followChanges({ links, cache, domainsChanged }: FollowDeps): Promise<{ poll(): Promise<void> }> {
   let seen = await links.lastChange();
   /** Entries within LATE_ENTRIES of `seen` already applied. */
   const applied = new Set<number>();
   // A backend that pushes changes makes them immediate; the poll still catches what a lost connection missed.
-  links.onChange?.((code) => cache.forget(code));
+  const apply = (change: Omit<LinkChange, 'seq'>): void => {
+    if (change.code === null) domainsChanged();
+    else cache.forget(change.domain, change.code);
+  };
+  links.onChange?.(apply);
   return {
     async poll() {
       const changes = await links.changesAfter(Math.max(0, seen - LATE_ENTRIES));
       let fresh = false;
       for (const c of changes) {
         if (c.seq <= seen - LATE_ENTRIES || applied.has(c.seq)) continue;
-        cache.forget(c.code);
+        apply(c);
         applied.add(c.seq);
         fresh = true;
       }

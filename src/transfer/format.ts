@@ -16,7 +16,8 @@ export const FORMATS: readonly TransferFormat[] = ['csv', 'ndjson'];
  * Column order of both formats; NDJSON objects carry the same keys. The link options came later: a file
  * without them imports with the defaults. In CSV, `tags` are joined with ";" (a tag cannot hold one) and an
  * empty cell is null; in NDJSON they are a list. `passwordHash` is the slow hash, so a password link stays
- * locked after a move; the password itself is never known.
+ * locked after a move; the password itself is never known. `domain` is the link's host, empty (null) for
+ * the default domain, so that a file moves between instances with different publicUrls.
  */
 const COLUMNS = [
   'code',
@@ -37,6 +38,7 @@ const COLUMNS = [
   'redirectStatus',
   'forwardQuery',
   'enabled',
+  'domain',
 ] as const;
 
 const CSV_TAG_SEPARATOR = ';';
@@ -63,8 +65,8 @@ export function csvHeader(secrets: Secrets): string {
   return stringifyCsv([[...columnsOf(secrets)]]);
 }
 
-/** One exported link as a line of the format (with its newline). */
-export function formatRecord(record: LinkRecord, format: TransferFormat, secrets: Secrets): string {
+/** One exported link as a line of the format (with its newline); `domain` its host, null on the default domain. */
+export function formatRecord(record: LinkRecord, format: TransferFormat, secrets: Secrets, domain: string | null): string {
   const row = {
     code: record.code,
     url: record.url,
@@ -84,6 +86,7 @@ export function formatRecord(record: LinkRecord, format: TransferFormat, secrets
     redirectStatus: record.redirectStatus,
     forwardQuery: record.forwardQuery,
     enabled: record.enabled,
+    domain,
   };
   if (format === 'ndjson') return JSON.stringify(row) + '\n';
   const cell = (value: unknown) => (value === null ? '' : Array.isArray(value) ? value.join(CSV_TAG_SEPARATOR) : String(value));
@@ -91,12 +94,18 @@ export function formatRecord(record: LinkRecord, format: TransferFormat, secrets
 }
 
 /**
- * Reads a whole export back into records, validating every field. Throws AppError('invalid') naming the
- * line and field of the first problem, so nothing half-read is ever imported.
+ * Reads a whole export back into records, validating every field; `domainOf` gives the id of a line's
+ * domain (a host; null or absent for the default domain) or throws AppError for one this instance lacks.
+ * Throws AppError('invalid') naming the line and field of the first problem, so nothing half-read is ever imported.
  */
-export function parseRecords(text: string, format: TransferFormat, reserved: ReadonlySet<string>): NumberedRecord[] {
+export function parseRecords(
+  text: string,
+  format: TransferFormat,
+  reserved: ReadonlySet<string>,
+  domainOf: (host: unknown) => number,
+): NumberedRecord[] {
   const rows = format === 'ndjson' ? ndjsonRows(text) : csvRows(text);
-  return rows.map(({ line, row }) => ({ line, record: toRecord(row, line, reserved) }));
+  return rows.map(({ line, row }) => ({ line, record: toRecord(row, line, reserved, domainOf) }));
 }
 
 function ndjsonRows(text: string): Array<{ line: number; row: Record<string, unknown> }> {
@@ -144,7 +153,12 @@ function headerColumns(names: string[]): string[] {
   return names;
 }
 
-function toRecord(row: Record<string, unknown>, line: number, reserved: ReadonlySet<string>): LinkRecord {
+function toRecord(
+  row: Record<string, unknown>,
+  line: number,
+  reserved: ReadonlySet<string>,
+  domainOf: (host: unknown) => number,
+): LinkRecord {
   const fail = (field: string, message: string): never => {
     throw new AppError('invalid', `line ${line}: ${field} ${message}`, field);
   };
@@ -182,7 +196,15 @@ function toRecord(row: Record<string, unknown>, line: number, reserved: Readonly
   }
   const expiresAt = time('expiresAt', true);
   const options = linkOptions(row, line);
+  let domain = 0;
+  try {
+    domain = domainOf(row['domain'] ?? null);
+  } catch (err) {
+    if (!(err instanceof AppError)) throw err;
+    fail('domain', `${JSON.stringify(row['domain'])} is not one of this kurz's domains: add it first (kurz domains add HOST)`);
+  }
   return {
+    domain,
     code,
     url: row['url'] as string,
     isAlias: row['isAlias'] as boolean,

@@ -1,6 +1,7 @@
 import type { RedirectCache } from '../cache/redirect-cache.ts';
 import type { Config } from '../config.ts';
 import { AppError } from '../core/errors.ts';
+import type { DomainRegistry } from '../domains/registry.ts';
 import type { LinkStore } from '../store/ports.ts';
 import { hashUrl } from '../links/create.ts';
 import type { LinkRecord } from '../links/link.ts';
@@ -14,6 +15,7 @@ export interface TransferDeps {
   blocklist?: BlocklistSource;
   links: LinkStore;
   cache: RedirectCache;
+  registry: DomainRegistry;
 }
 
 /** A record read from an import file, with the line it starts on. */
@@ -25,13 +27,19 @@ export interface NumberedRecord {
 export type LinkTransfer = ReturnType<typeof linkTransfer>;
 
 /** Export and import of links, codes kept. */
-export function linkTransfer({ config, listening, blocklist, links, cache }: TransferDeps) {
+export function linkTransfer({ config, listening, blocklist, links, cache, registry }: TransferDeps) {
   // Imported targets are checked like new ones: a link back to this instance would loop, whatever its origin.
   const rules = urlRules(config, listening, blocklist);
   return {
-    /** Every link, oldest first, as exported. */
-    async *exportLinks(): AsyncGenerator<LinkRecord> {
-      for await (const { id: _id, ...record } of links.allLinks()) yield record;
+    /** A link's domain as a file names it: its host, null on the default domain (the importing instance's own). */
+    fileDomain: (domain: number): string | null => (domain === 0 ? null : registry.hostOf(domain)),
+
+    /** The domain id a file's `domain` names (null: the default domain). Throws AppError for one this instance lacks. */
+    domainOfFile: (host: unknown): number => registry.idOf(host),
+
+    /** Every link (or every link on `domain`, an id), oldest first, as exported. */
+    async *exportLinks(domain?: number): AsyncGenerator<LinkRecord> {
+      for await (const { id: _id, ...record } of links.allLinks()) if (domain === undefined || record.domain === domain) yield record;
     },
 
     /**
@@ -57,7 +65,7 @@ export function linkTransfer({ config, listening, blocklist, links, cache }: Tra
             imported++;
             continue;
           }
-          const existing = await tx.linkByCode(record.code);
+          const existing = await tx.linkByAddress(record.domain, record.code);
           if (existing?.url !== record.url) {
             throw new AppError(
               'conflict',
@@ -69,7 +77,7 @@ export function linkTransfer({ config, listening, blocklist, links, cache }: Tra
         }
         return { imported, skipped };
       });
-      for (const { record } of records) cache.forget(record.code);
+      for (const { record } of records) cache.forget(record.domain, record.code);
       return result;
     },
   };

@@ -31,6 +31,8 @@ export function formatVisit(visit: StoredVisit, format: TransferFormat): string 
 
 export interface ExportSources {
   links(): AsyncIterable<LinkRecord>;
+  /** A link's domain as the file names it: its host, null for the default domain. */
+  domainOf(domain: number): string | null;
   visits(from: Date, to: Date): AsyncIterable<StoredVisit>;
 }
 
@@ -41,7 +43,7 @@ export interface ExportSources {
 export async function* exportLines(sources: ExportSources, query: ExportQuery, secrets: Secrets): AsyncGenerator<string> {
   if (query.what === 'links') {
     if (query.format === 'csv') yield csvHeader(secrets);
-    for await (const record of sources.links()) yield formatRecord(record, query.format, secrets);
+    for await (const record of sources.links()) yield formatRecord(record, query.format, secrets, sources.domainOf(record.domain));
     return;
   }
   if (query.format === 'csv') yield visitCsvHeader();

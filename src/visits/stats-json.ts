@@ -1,3 +1,4 @@
+import type { LinkAddress } from '../links/link.ts';
 import type { InstanceStats, LinkStats } from './stats.ts';
 
 /** A link's figures as `GET /api/v1/links/CODE/stats` and `kurz stats CODE --json` show them. */
@@ -20,7 +21,7 @@ export function linkStatsJson(stats: LinkStats) {
 }
 
 /** The instance's figures as `GET /api/v1/stats` shows them. */
-export function instanceStatsJson(stats: InstanceStats, shortUrl: (code: string) => string) {
+export function instanceStatsJson(stats: InstanceStats, shortUrl: (link: LinkAddress) => string) {
   return {
     from: stats.from.toISOString(),
     to: stats.to.toISOString(),
@@ -29,7 +30,7 @@ export function instanceStatsJson(stats: InstanceStats, shortUrl: (code: string)
     days: stats.days.map((d) => ({ ...d, t: d.t.toISOString() })),
     topLinks: stats.topLinks.map((l) => ({
       code: l.code,
-      shortUrl: shortUrl(l.code),
+      shortUrl: shortUrl(l),
       url: l.url,
       title: l.title,
       humans: l.humans,

@@ -22,7 +22,7 @@ export function linkRow(link: Link, web: WebServices) {
   return {
     code: link.code,
     href: `/links/${encodeURIComponent(link.code)}`,
-    shortUrl: web.shortUrl(link.code),
+    shortUrl: web.shortUrl(link),
     url: link.url,
     title: link.title,
     tags: link.tags,

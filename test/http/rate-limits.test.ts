@@ -196,9 +196,9 @@ test('code scanning: after notFoundRateLimit unknown codes a client gets 429 for
         ...storage,
         links: {
           ...storage.links,
-          targetByCode: (code) => (lookups++, storage.links.targetByCode(code)),
-          ...(storage.links.targetByCodeAtOnce
-            ? { targetByCodeAtOnce: (code: string) => (lookups++, storage.links.targetByCodeAtOnce!(code)) }
+          targetByAddress: (domain, code) => (lookups++, storage.links.targetByAddress(domain, code)),
+          ...(storage.links.targetByAddressAtOnce
+            ? { targetByAddressAtOnce: (domain: number, code: string) => (lookups++, storage.links.targetByAddressAtOnce!(domain, code)) }
             : {}),
         },
       }),

@@ -204,8 +204,9 @@ test('a store that can only answer asynchronously serves redirects, 404s, 410s a
         ...storage,
         links: {
           ...storage.links,
-          targetByCodeAtOnce: undefined,
-          targetByCode: (code) => (failing ? Promise.reject(new Error('connection lost')) : storage.links.targetByCode(code)),
+          targetByAddressAtOnce: undefined,
+          targetByAddress: (domain, code) =>
+            failing ? Promise.reject(new Error('connection lost')) : storage.links.targetByAddress(domain, code),
         },
       }),
     },

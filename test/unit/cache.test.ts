@@ -28,20 +28,20 @@ test('the doorkeeper rarely admits a key it has not seen (false positives stay u
 
 test('the cache keeps a found link from its second lookup on', (t) => {
   const cache = new RedirectCache({ size: 10, negativeTtl: 0, now: () => 0 });
-  cache.remember('once', target);
-  t.is(cache.get('once'), undefined, 'a code looked up once is not kept');
-  cache.remember('once', target);
-  t.deepEqual(cache.get('once'), target);
-  cache.forget('once');
-  t.is(cache.get('once'), undefined);
+  cache.remember(0, 'once', target);
+  t.is(cache.get(0, 'once'), undefined, 'a code looked up once is not kept');
+  cache.remember(0, 'once', target);
+  t.deepEqual(cache.get(0, 'once'), target);
+  cache.forget(0, 'once');
+  t.is(cache.get(0, 'once'), undefined);
 });
 
 test('the cache remembers an unknown code from its second lookup on', (t) => {
   const cache = new RedirectCache({ size: 10, negativeTtl: 60_000, now: () => 0 });
-  cache.remember('nope', undefined);
-  t.is(cache.get('nope'), undefined);
-  cache.remember('nope', undefined);
-  t.is(cache.get('nope'), null, 'known to be unknown');
-  cache.forget('nope');
-  t.is(cache.get('nope'), undefined, 'a link created under that code is found at once');
+  cache.remember(0, 'nope', undefined);
+  t.is(cache.get(0, 'nope'), undefined);
+  cache.remember(0, 'nope', undefined);
+  t.is(cache.get(0, 'nope'), null, 'known to be unknown');
+  cache.forget(0, 'nope');
+  t.is(cache.get(0, 'nope'), undefined, 'a link created under that code is found at once');
 });

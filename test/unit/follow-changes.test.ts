@@ -14,29 +14,29 @@ function changeLog() {
     changesAfter: async (seq: number) => committed.filter((c) => c.seq > seq).sort((a, b) => a.seq - b.seq),
     forgetChangesUpTo: async () => undefined,
   } as unknown as LinkStore;
-  return { links, commit: (seq: number, code: string) => committed.push({ seq, code }) };
+  return { links, commit: (seq: number, code: string) => committed.push({ seq, linkId: 1, domain: 0, code }) };
 }
 
 test('an entry that commits after a newer one still drops its code from the cache', async (t) => {
   const { links, commit } = changeLog();
   const cache = new RedirectCache({ size: 100, negativeTtl: 0, now: () => 0 });
-  for (const code of ['a', 'b', 'c']) for (let i = 0; i < 2; i++) cache.remember(code, target(`https://example.com/${code}`));
-  const changes = await followChanges({ links, cache });
+  for (const code of ['a', 'b', 'c']) for (let i = 0; i < 2; i++) cache.remember(0, code, target(`https://example.com/${code}`));
+  const changes = await followChanges({ links, cache, domainsChanged: () => undefined });
 
   commit(1, 'a');
   commit(3, 'c');
   await changes.poll();
-  t.is(cache.get('a'), undefined);
-  t.is(cache.get('c'), undefined);
-  t.not(cache.get('b'), undefined, 'untouched so far');
+  t.is(cache.get(0, 'a'), undefined);
+  t.is(cache.get(0, 'c'), undefined);
+  t.not(cache.get(0, 'b'), undefined, 'untouched so far');
 
   // Entry 2 was numbered before 3 but committed after it (two nodes, one sequence).
   commit(2, 'b');
   await changes.poll();
-  t.is(cache.get('b'), undefined);
+  t.is(cache.get(0, 'b'), undefined);
 
   // Entries already applied are not applied again: a code cached since stays cached.
-  for (let i = 0; i < 2; i++) cache.remember('a', target('https://example.com/a2'));
+  for (let i = 0; i < 2; i++) cache.remember(0, 'a', target('https://example.com/a2'));
   await changes.poll();
-  t.deepEqual(cache.get('a'), target('https://example.com/a2'));
+  t.deepEqual(cache.get(0, 'a'), target('https://example.com/a2'));
 });

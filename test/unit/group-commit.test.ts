@@ -11,6 +11,7 @@ function created(url: string): CreatedLink {
     link: {
       ...DEFAULT_OPTIONS,
       id: 1,
+      domain: 0,
       code: 'c',
       url,
       createdAt: at,

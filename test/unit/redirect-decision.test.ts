@@ -11,7 +11,7 @@ import type { Gate, Target } from '../../src/links/link.ts';
 
 const NOW = Date.parse('2026-11-26T12:00:00Z');
 const URL = 'https://example.com/page';
-const SETTINGS: RedirectSettings = { redirectStatus: 302, forwardQuery: false };
+const SETTINGS: RedirectSettings = { redirectStatus: 302, forwardQuery: false, notFoundRedirect: null };
 /** A person's browser asking for /abc?x=1. */
 const PERSON: RedirectFacts = {
   method: 'GET',

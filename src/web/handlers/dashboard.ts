@@ -73,7 +73,7 @@ export function dashboardHandlers(web: WebServices) {
       takeCreations(ctx, web, 1);
       const alias = form['alias']?.trim();
       const { link } = await web.creation.createLink({ url: form['url'], alias: alias === '' ? undefined : alias });
-      showPublic(ctx, 200, { url: '', alias: '' }, null, { shortUrl: web.shortUrl(link.code), url: link.url });
+      showPublic(ctx, 200, { url: '', alias: '' }, null, { shortUrl: web.shortUrl(link), url: link.url });
     } catch (err) {
       const error = formFailure(err);
       sendRetryAfter(ctx.res, error);

@@ -75,7 +75,7 @@ export function importUiHandlers(web: WebServices) {
           status: result.created ? 'created' : 'existing',
           reason: null,
           code: link.code,
-          shortUrl: web.shortUrl(link.code),
+          shortUrl: web.shortUrl(link),
         };
       });
       const failed = results.filter((r) => r.status === 'error').map((r) => r.url);

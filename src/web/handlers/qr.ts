@@ -47,7 +47,7 @@ export function qrHandlers(web: WebServices) {
       const code = ctx.params['code'] ?? '';
       const link = await web.links.existingLink(code);
       if (link.deletedAt) throw new AppError('gone', goneMessage(code));
-      const text = web.shortUrl(link.code);
+      const text = web.shortUrl(link);
       const image =
         format === 'svg'
           ? await QRCode.toString(text, { ...QR_OPTIONS, type: 'svg', width: size })

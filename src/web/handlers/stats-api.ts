@@ -26,7 +26,11 @@ export function statsApiHandlers(web: WebServices) {
      */
     async exportData(ctx: Context): Promise<void> {
       const query = EXPORT_QUERY.parse(ctx.query);
-      const sources = { links: () => web.transfer.exportLinks(), visits: (from: Date, to: Date) => web.stats.visits(from, to) };
+      const sources = {
+        links: () => web.transfer.exportLinks(),
+        domainOf: web.transfer.fileDomain,
+        visits: (from: Date, to: Date) => web.stats.visits(from, to),
+      };
       // A key or session on the network never carries away the password hashes: only `kurz export` does.
       const lines = exportLines(sources, query, 'without-hashes');
       const headers = {

@@ -41,7 +41,7 @@ export function statsPageHandlers(web: WebServices) {
       showPage(ctx, web, 200, 'stats', {
         title: `Visits to ${link.code}`,
         section: 'links',
-        link: { ...row, shortUrl: web.shortUrl(link.code), lastVisit: link.lastVisitAt ? formatTime(link.lastVisitAt) : null },
+        link: { ...row, shortUrl: web.shortUrl(link), lastVisit: link.lastVisitAt ? formatTime(link.lastVisitAt) : null },
         period: { from: formatTime(days.from), to: formatTime(days.to) },
         visits: days.visits,
         hourChart: barChart({
