@@ -1,12 +1,15 @@
 import { linkJson, type LinkJson } from '../links/link-json.ts';
 import { EXIT, JSON_FLAG, UsageError, refuseTogether, type Command } from './command.ts';
-import { OPTION_FLAGS, optionFields } from './link-flags.ts';
+import { DOMAIN_FLAG, OPTION_FLAGS, optionFields } from './link-flags.ts';
 import { withServices } from './wiring.ts';
 
 export const edit: Command = {
   summary: 'Change a link: its target or options. Only the flags given change; the redirect follows at once.',
-  usage: 'edit CODE [--url URL] [--title T] [--tags A,B] [--no-expires] [--disable] [other options below] [--json]',
+  usage:
+    'edit CODE [--domain HOST] [--move-to HOST] [--url URL] [--title T] [--tags A,B] [--no-expires] [--disable] [other options below] [--json]',
   flags: {
+    domain: DOMAIN_FLAG,
+    'move-to': { type: 'string', placeholder: 'HOST', doc: 'move the link to this domain, code kept (refused if the code is taken there)' },
     url: { type: 'string', placeholder: 'URL', doc: 'a new target' },
     ...OPTION_FLAGS,
     'no-expires': { type: 'boolean', doc: 'remove the expiry' },
@@ -37,11 +40,15 @@ export const edit: Command = {
     for (const [flag, field] of cleared) if (values[flag]) fields[field] = null;
     if (values['enable'] || values['disable']) fields['enabled'] = values['enable'] === true;
     if (values['url'] !== undefined) fields['url'] = values['url'];
+    if (values['move-to'] !== undefined) fields['domain'] = values['move-to'];
     if (Object.keys(fields).length === 0) throw new UsageError(`edit: give at least one change; see "kurz edit --help"`);
     return withServices(
       config,
       async (services) => {
-        const shown = linkJson(await services.links.editLink(positionals[0] ?? '', fields), services);
+        const shown = linkJson(
+          await services.links.editLink(positionals[0] ?? '', fields, services.registry.idOf(values['domain'])),
+          services,
+        );
         out(values['json'] ? JSON.stringify(shown) + '\n' : describe(shown));
         return EXIT.ok;
       },
@@ -55,6 +62,7 @@ function describe(link: LinkJson): string {
   const visits = link.maxVisits === null ? 'no limit' : `at most ${link.maxVisits} (${link.visitsLeft} left)`;
   const rows: Array<[string, string | null]> = [
     ['Short URL', link.shortUrl],
+    ['Domain', link.domain],
     ['Target', link.url],
     ['Title', link.title],
     ['Note', link.note],

@@ -7,9 +7,10 @@ import { withServices } from './wiring.ts';
 export const exportLinks: Command = {
   summary:
     'Write every link (deleted ones too) to standard output; `kurz import` reads it back unchanged. With --visits, the raw visits kept instead.',
-  usage: 'export [--visits [--from DATE] [--to DATE]] [--format csv|ndjson]',
+  usage: 'export [--domain HOST] [--visits [--from DATE] [--to DATE]] [--format csv|ndjson]',
   flags: {
     format: { type: 'string', placeholder: 'csv|ndjson', doc: 'output format (default csv); CSV cells are safe to open in a spreadsheet' },
+    domain: { type: 'string', placeholder: 'HOST', doc: 'only the links on this domain (see kurz domains list)' },
     visits: { type: 'boolean', doc: 'export the raw visits kept (visitRetentionDays), without client addresses or user agents' },
     from: { type: 'string', placeholder: 'DATE', doc: 'with --visits: only visits at or after this ISO 8601 date or time' },
     to: { type: 'string', placeholder: 'DATE', doc: 'with --visits: only visits before this ISO 8601 date or time' },
@@ -27,8 +28,9 @@ export const exportLinks: Command = {
     return withServices(
       config,
       async (services) => {
+        const domain = values['domain'] === undefined ? undefined : services.registry.idOf(values['domain']);
         const sources = {
-          links: () => services.transfer.exportLinks(),
+          links: () => services.transfer.exportLinks(domain),
           domainOf: services.transfer.fileDomain,
           visits: (from: Date, to: Date) => services.stats.visits(from, to),
         };

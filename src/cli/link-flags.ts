@@ -3,6 +3,13 @@ import { askSecret, readSecretLine } from './secret-input.ts';
 
 type Values = CommandInput['values'];
 
+/** The domain a command's CODE is on, or a new link goes to: a host of `kurz domains list`. */
+export const DOMAIN_FLAG = {
+  type: 'string',
+  placeholder: 'HOST',
+  doc: "the link's domain (see kurz domains list); default: the default domain, the publicUrl's host",
+} as const;
+
 /** The option flags `create` and `edit` share; each sets the API field of the same meaning (links/link-options.ts). */
 export const OPTION_FLAGS = {
   title: { type: 'string', placeholder: 'TEXT', doc: 'a title to tell the link by (empty: none)' },

@@ -10,7 +10,7 @@ const TITLE_WIDTH = 30;
 
 export const list: Command = {
   summary: 'List links, newest (or most visited) first.',
-  usage: 'list [--search TEXT] [--tag TAG] [--blocked] [--sort created|visits] [--limit N] [--deleted] [--json]',
+  usage: 'list [--domain HOST] [--search TEXT] [--tag TAG] [--blocked] [--sort created|visits] [--limit N] [--deleted] [--json]',
   flags: {
     search: { type: 'string', placeholder: 'TEXT', doc: 'only links whose code or URL contains TEXT' },
     tag: { type: 'string', placeholder: 'TAG', doc: 'only links tagged TAG' },
@@ -18,6 +18,7 @@ export const list: Command = {
     limit: { type: 'string', placeholder: 'N', doc: `at most N links (default 50, up to ${MAX_LIMIT})` },
     deleted: { type: 'boolean', doc: 'include deleted links' },
     blocked: { type: 'boolean', doc: 'only the links the blocklist disabled' },
+    domain: { type: 'string', placeholder: 'HOST', doc: 'only links on this domain (see kurz domains list)' },
     json: JSON_FLAG,
   },
   positionals: [0, 0],
@@ -38,6 +39,7 @@ export const list: Command = {
           limit,
           includeDeleted: values['deleted'] === true,
           blocked: values['blocked'] === true,
+          domain: values['domain'] === undefined ? undefined : services.registry.idOf(values['domain']),
         });
         if (values['json']) out(JSON.stringify(links.map((l) => linkJson(l, services))) + '\n');
         else out(table(['CODE', 'VISITS', 'CREATED', 'TITLE', 'TAGS', 'URL'], links.map(row)));

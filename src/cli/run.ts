@@ -14,6 +14,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   list: async () => (await import('./list.ts')).list,
   stats: async () => (await import('./stats.ts')).stats,
   delete: async () => (await import('./delete.ts')).remove,
+  domains: async () => (await import('./domains.ts')).domains,
   keys: async () => (await import('./keys.ts')).keys,
   admin: async () => (await import('./admin.ts')).admin,
   backup: async () => (await import('./backup.ts')).backup,

@@ -1,3 +1,4 @@
+import { DOMAIN_FLAG } from './link-flags.ts';
 import { linkJson } from '../links/link-json.ts';
 import { sparkline } from '../web/charts.ts';
 import type { Entry, LinkStats } from '../visits/stats.ts';
@@ -11,7 +12,7 @@ const SPARK_WIDTH = 60;
 
 export const stats: Command = {
   summary: "Show one link's visits: humans and bots apart, unique visitors, a sparkline and the top referrers, browsers, countries….",
-  usage: 'stats CODE [--granularity hour|day] [--from DATE] [--to DATE] [--json]',
+  usage: 'stats CODE [--domain HOST] [--granularity hour|day] [--from DATE] [--to DATE] [--json]',
   flags: {
     granularity: {
       type: 'string',
@@ -20,6 +21,7 @@ export const stats: Command = {
     },
     from: { type: 'string', placeholder: 'DATE', doc: 'start of the period, ISO 8601 (2026-11-01 or 2026-11-01T12:00:00Z)' },
     to: { type: 'string', placeholder: 'DATE', doc: 'end of the period (exclusive), ISO 8601; default now' },
+    domain: DOMAIN_FLAG,
     json: JSON_FLAG,
   },
   positionals: [1, 1],
@@ -28,7 +30,7 @@ export const stats: Command = {
       config,
       async (services) => {
         const period = parseStatsQuery({ granularity: values['granularity'], from: values['from'], to: values['to'] });
-        const link = await services.links.existingLink(positionals[0] ?? '');
+        const link = await services.links.existingLink(positionals[0] ?? '', services.registry.idOf(values['domain']));
         const figures = await services.stats.forLink(link, period);
         const shown = linkJson(link, services);
         if (values['json']) {
