@@ -1,7 +1,7 @@
 import { execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
-import { createServer, type RequestListener } from 'node:http';
+import { createServer, request as httpRequest, type RequestListener } from 'node:http';
 import { once } from 'node:events';
 import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -496,4 +496,29 @@ function backendOf(value: string | undefined): Backend {
   if (value === undefined || value === '' || value === 'sqlite') return 'sqlite';
   if (value === 'postgres') return 'postgres';
   throw new Error(`KURZ_TEST_BACKEND must be sqlite or postgres, got ${JSON.stringify(value)}`);
+}
+
+/** What a GET sent with `getWithHost` was answered: the status and the headers a redirect's test reads. */
+export interface HostAnswer {
+  status: number;
+  location: string | undefined;
+  cache: string | undefined;
+}
+
+/**
+ * A GET of `path` on the server at `base` with exactly this Host header (fetch sends the URL's own Host,
+ * whatever it is given), with a browser's user agent, so that a visit counts.
+ */
+export function getWithHost(base: string, host: string, path: string, accept = '*/*'): Promise<HostAnswer> {
+  const { port } = new URL(base);
+  return new Promise((resolve, reject) => {
+    const req = httpRequest({ host: '127.0.0.1', port, path, headers: { host, 'user-agent': BROWSER_UA, accept } }, (res) => {
+      res.resume();
+      res.on('end', () =>
+        resolve({ status: res.statusCode ?? 0, location: res.headers.location, cache: res.headers['cache-control'] as string | undefined }),
+      );
+    });
+    req.on('error', reject);
+    req.end();
+  });
 }

@@ -1,5 +1,5 @@
 import test from 'ava';
-import { BROWSER_ACCEPT, startKurz, waitFor, type TestKurz } from '../helpers.ts';
+import { BROWSER_ACCEPT, getWithHost, startKurz, waitFor, type TestKurz } from '../helpers.ts';
 
 async function create(k: TestKurz, url: string, alias?: string): Promise<string> {
   const res = await k.postJson('/api/v1/links', alias ? { url, alias } : { url });
@@ -31,11 +31,19 @@ test('the redirect status is configurable', async (t) => {
   t.is((await k.get(`/${code}`)).status, 308);
 });
 
-test('any Host is served', async (t) => {
+test('a Host that is none of kurz’s domains is served as the default domain, or refused with 421 (unknownHosts)', async (t) => {
   const k = await startKurz(t);
   const code = await create(k, 'https://example.com/host');
-  const res = await fetch(`${k.base}/${code}`, { headers: { host: 'some.other.name' }, redirect: 'manual' });
+  const res = await getWithHost(k.base, 'some.other.name', `/${code}`);
   t.is(res.status, 302);
+  t.is(res.location, 'https://example.com/host');
+
+  const strict = await startKurz(t, { unknownHosts: 'refuse' });
+  const strictCode = await create(strict, 'https://example.com/host');
+  const refused = await getWithHost(strict.base, 'some.other.name', `/${strictCode}`);
+  t.is(refused.status, 421);
+  t.is(refused.location, undefined);
+  t.is((await getWithHost(strict.base, 'kurz.test', `/${strictCode}`)).status, 302);
 });
 
 test('an alias redirects, case-sensitively', async (t) => {
