@@ -79,8 +79,9 @@ test('link_days holds the links created per day and the live ones: filled from t
   const path = join(tempDir(t), 'kurz.db');
   const old = new Sqlite(path);
   old.pragma(`application_id = ${APPLICATION_ID}`);
-  for (const step of MIGRATIONS.slice(0, -1)) old.exec(step);
-  old.pragma(`user_version = ${MIGRATIONS.length - 1}`);
+  // The schema before link_days (migration 8).
+  for (const step of MIGRATIONS.slice(0, 7)) old.exec(step);
+  old.pragma('user_version = 7');
   const insert = old.prepare('INSERT INTO links (code, url, url_hash, created_at, updated_at, deleted_at) VALUES (?, ?, NULL, ?, ?, ?)');
   insert.run('a', 'https://a.example/', DAY + 5, DAY + 5, null);
   insert.run('b', 'https://b.example/', DAY + 9, DAY + 9, DAY + 10);
@@ -173,4 +174,75 @@ test('a database of schema 3 keeps its links: aliases stay aliases, generated li
   db.prepare("UPDATE links SET enabled = 0 WHERE code = 'mine'").run();
   db.prepare("UPDATE links SET claimed_visits = 1 WHERE code = 'Ab3dE9'").run();
   t.deepEqual(db.prepare('SELECT code FROM link_changes').pluck().all(), ['mine'], 'a claimed visit is no edit');
+});
+
+test('the domains migration puts every link on the default domain with its id, code, tags, visits and change log, and keeps the id sequence', (t) => {
+  const path = join(tempDir(t), 'kurz.db');
+  const old = new Sqlite(path);
+  old.pragma(`application_id = ${APPLICATION_ID}`);
+  // Schema 9: the last one before domains.
+  for (const step of MIGRATIONS.slice(0, 9)) old.exec(step);
+  old.pragma('user_version = 9');
+  const insert = old.prepare(
+    'INSERT INTO links (id, code, url, created_at, updated_at, deleted_at, is_alias, title, max_visits, claimed_visits, enabled) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
+  );
+  insert.run(1, 'abc123', 'https://a.example/', 1000, 1000, null, 0, null, null, 0, 1);
+  insert.run(2, 'mine', 'https://b.example/', 2000, 2500, null, 1, 'Mine', 10, 3, 0);
+  insert.run(5, 'gone', 'https://c.example/', 3000, 4000, 4000, 1, null, null, 0, 1);
+  // Ids 6 and 7 were taken (their generated codes were aliases' already) and never inserted.
+  old.exec("UPDATE sqlite_sequence SET seq = 7 WHERE name = 'links'");
+  old.exec("INSERT INTO link_tags (link_id, tag) VALUES (2, 'blue'), (2, 'red')");
+  old.exec('INSERT INTO link_visits (link_id, count, last_at) VALUES (1, 42, 5000)');
+  old.exec("UPDATE links SET url = 'https://b.example/2' WHERE code = 'mine'");
+  const changesBefore = old.prepare('SELECT seq, code FROM link_changes ORDER BY seq').all();
+  const daysBefore = old.prepare('SELECT * FROM link_days ORDER BY day').all();
+  old.close();
+
+  const db = openDatabase(path);
+  t.teardown(() => db.close());
+  t.is(db.pragma('user_version', { simple: true }), MIGRATIONS.length);
+  t.deepEqual(
+    db
+      .prepare(
+        'SELECT id, domain_id AS domain, code, url, deleted_at AS deletedAt, title, claimed_visits AS claimed FROM links ORDER BY id',
+      )
+      .all(),
+    [
+      { id: 1, domain: 0, code: 'abc123', url: 'https://a.example/', deletedAt: null, title: null, claimed: 0 },
+      { id: 2, domain: 0, code: 'mine', url: 'https://b.example/2', deletedAt: null, title: 'Mine', claimed: 3 },
+      { id: 5, domain: 0, code: 'gone', url: 'https://c.example/', deletedAt: 4000, title: null, claimed: 0 },
+    ],
+  );
+  t.deepEqual(db.prepare('SELECT link_id, tag FROM link_tags ORDER BY tag').all(), [
+    { link_id: 2, tag: 'blue' },
+    { link_id: 2, tag: 'red' },
+  ]);
+  t.deepEqual(db.prepare('SELECT link_id, count FROM link_visits').all(), [{ link_id: 1, count: 42 }]);
+  t.deepEqual(db.prepare('SELECT * FROM link_days ORDER BY day').all(), daysBefore, 'the daily figures are untouched');
+  t.deepEqual(
+    db.prepare('SELECT seq, code FROM link_changes ORDER BY seq').all(),
+    changesBefore,
+    'the change log keeps its entries and their numbers',
+  );
+  t.like(db.prepare('SELECT link_id AS linkId, domain_id AS domain FROM link_changes').get(), { linkId: 2, domain: 0 });
+  t.is(db.prepare("SELECT seq FROM sqlite_sequence WHERE name = 'links'").pluck().get(), 7, 'taken ids stay taken');
+  t.deepEqual(db.prepare('SELECT id, host FROM domains').all(), [{ id: 0, host: '' }], 'the default domain exists');
+
+  // The same alias on another domain is its own link; on the same domain it is refused.
+  db.prepare("INSERT INTO domains (id, host, created_at) VALUES (1, 's2.example', 0)").run();
+  db.prepare("INSERT INTO links (domain_id, code, url, created_at, updated_at) VALUES (1, 'mine', 'https://s2.example/', 0, 0)").run();
+  t.is(db.prepare("SELECT id FROM links WHERE code = 'mine' AND domain_id = 1").pluck().get(), 8, 'the next id follows the kept sequence');
+  t.throws(() => db.prepare("INSERT INTO links (domain_id, code, url, created_at, updated_at) VALUES (0, 'mine', 'x', 0, 0)").run(), {
+    message: /UNIQUE/,
+  });
+  // Each change names the link and its address; a move logs the old and the new one.
+  db.prepare("UPDATE links SET domain_id = 1, code = 'moved' WHERE id = 1").run();
+  t.deepEqual(
+    db.prepare('SELECT link_id AS linkId, domain_id AS domain, code FROM link_changes ORDER BY seq DESC LIMIT 3').all().reverse(),
+    [
+      { linkId: null, domain: 1, code: null },
+      { linkId: 1, domain: 0, code: 'abc123' },
+      { linkId: 1, domain: 1, code: 'moved' },
+    ],
+  );
 });
