@@ -1,10 +1,10 @@
 import { AppError } from '../core/errors.ts';
 
 /** What an API key may do; each API route needs one (web/routes.ts), a login session has them all. */
-export const SCOPES = ['links:read', 'links:write', 'stats:read', 'export', 'admin'] as const;
+export const SCOPES = ['links:read', 'links:write', 'stats:read', 'export', 'domains', 'admin'] as const;
 export type Scope = (typeof SCOPES)[number];
 
-/** The scopes of a key made without any: its links and their figures, not a copy of everything. */
+/** The scopes of a key made without any: its links and their figures, not a copy of everything nor the domains. */
 export const DEFAULT_SCOPES: readonly Scope[] = ['links:read', 'links:write', 'stats:read'];
 
 /** One line per scope, for the keys page, the CLI's help and the OpenAPI document. */
@@ -13,6 +13,7 @@ export const SCOPE_DOCS: Readonly<Record<Scope, string>> = {
   'links:write': 'create, edit and delete links',
   'stats:read': "a link's and the instance's figures",
   export: 'every link and every raw visit kept, as CSV or NDJSON (never password hashes)',
+  domains: 'add, edit and remove short domains (reading them needs links:read)',
   admin: 'every scope, and whatever is added to the API later',
 };
 

@@ -31,6 +31,12 @@ export const ALIAS_FIELD = ruled(
   checkedBy((value) => checkAlias(value, RESERVED_PATHS)),
 );
 
+/** The domain a link is created on: a host (the domains' registry decides, as the link is stored); absent: the default domain. */
+export const DOMAIN_FIELD = ruled(
+  z.string().describe("A host of one of kurz's domains (GET /api/v1/domains); absent: the default domain (the publicUrl's host)"),
+  (value) => value,
+);
+
 /** Every option field (links/link-options.ts's OPTION_RULES decide); null clears one. */
 export const OPTION_SCHEMAS = {
   title: ruled(

@@ -24,11 +24,23 @@ function text(params: Record<string, unknown>, name: string): string | undefined
   return value;
 }
 
-/** The list's parameters (`q`, `tag`, `blocked`, `sort`, `limit`, `cursor`), as a query string gives them. Throws AppError('invalid'). */
-export function parseListQuery(params: Record<string, unknown>): LinkQuery & { limit: number } {
+/** A link's domain as a query names it: its host (the default domain's is the publicUrl's). */
+export const DOMAIN_PARAM = z
+  .string()
+  .describe("The link's domain, a host (GET /api/v1/domains lists them); absent: the default domain (the publicUrl's host)")
+  .optional();
+
+/**
+ * The list's parameters (`q`, `tag`, `domain`, `blocked`, `sort`, `limit`, `cursor`), as a query string gives
+ * them; `domainHost` is the host as given (the caller knows the domains). Throws AppError('invalid').
+ */
+export function parseListQuery(
+  params: Record<string, unknown>,
+): Omit<LinkQuery, 'domain'> & { limit: number; domainHost?: string | undefined } {
   const search = text(params, 'q');
   if (search !== undefined && search.length > 200) throw new AppError('invalid', 'q must be at most 200 characters', 'q');
   const tag = text(params, 'tag');
+  const domainHost = text(params, 'domain');
   const sort = single(params, 'sort') ?? 'created';
   if (!(SORTS as readonly string[]).includes(sort)) throw new AppError('invalid', `sort must be one of ${SORTS.join(', ')}`, 'sort');
   const limitText = single(params, 'limit');
@@ -42,6 +54,7 @@ export function parseListQuery(params: Record<string, unknown>): LinkQuery & { l
   return {
     search: search || undefined,
     tag: tag || undefined,
+    domainHost: domainHost || undefined,
     blocked: blocked === 'true' || undefined,
     sort: sort as (typeof SORTS)[number],
     limit,
@@ -54,6 +67,7 @@ export const LIST_QUERY: QuerySchema<ReturnType<typeof parseListQuery>> = {
   params: z.object({
     q: z.string().max(200).describe('A substring of the code or the URL').optional(),
     tag: z.string().describe('Only links with this tag').optional(),
+    domain: z.string().describe('Only links on this domain (a host); absent: every domain').optional(),
     blocked: z.enum(['true']).describe('Only the links the blocklist disabled').optional(),
     sort: z.enum(SORTS).default('created').describe('Order'),
     limit: z.int().min(1).max(PAGE_SIZE.max).default(PAGE_SIZE.default).describe('Links per page'),

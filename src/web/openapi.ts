@@ -24,6 +24,8 @@ import { LIST_QUERY } from '../links/list-query.ts';
 import { BATCH_CREATE, BATCH_MAX, LINK_CREATE, LINK_EDIT } from './handlers/links-api.ts';
 import { LINK_FIELDS } from './forms.ts';
 import { QR_QUERY } from './handlers/qr.ts';
+import { DOMAIN_CREATE, DOMAIN_EDIT, DOMAIN_JSON } from './handlers/domains-api.ts';
+import { DOMAIN_QUERY, withDomain } from './domain-param.ts';
 import { CSRF_FIELD, SESSION_COOKIE } from './session.ts';
 import { SCOPE_DOCS, SCOPES, type Scope } from '../auth/scopes.ts';
 import { TOP } from '../visits/stats.ts';
@@ -92,6 +94,12 @@ const DAY_FIGURES = (day: boolean): Schema => ({
 });
 
 const SCHEMAS: Record<string, Schema> = {
+  DomainList: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['domains'],
+    properties: { domains: { type: 'array', items: schema('Domain') } },
+  },
   LinkList: {
     type: 'object',
     additionalProperties: false,
@@ -303,6 +311,13 @@ const RESPONSES: Record<string, Response> = {
 
 const PARAMETERS: Record<string, Parameter> = {
   code: { name: 'code', in: 'path', required: true, description: "The link's code", schema: CODE },
+  host: {
+    name: 'host',
+    in: 'path',
+    required: true,
+    description: "A domain's host (the publicUrl's host names the default domain)",
+    schema: { type: 'string' },
+  },
 };
 
 const linksApi = (operation: Omit<OperationDef, 'tags'>): OperationDef => ({
@@ -516,6 +531,7 @@ export const OPENAPI: OpenApiDocument = openApiDocument({
     '/api/v1/links/{code}': {
       get: linksApi({
         operationId: 'showLink',
+        query: DOMAIN_QUERY,
         summary: 'One link, deleted or not',
         parameters: [parameter('code')],
         responses: {
@@ -526,6 +542,7 @@ export const OPENAPI: OpenApiDocument = openApiDocument({
       }),
       patch: linksApi({
         operationId: 'editLink',
+        query: DOMAIN_QUERY,
         summary: 'Change the fields given (null clears an option); the redirect follows at once',
         parameters: [parameter('code')],
         body: LINK_EDIT,
@@ -541,6 +558,7 @@ export const OPENAPI: OpenApiDocument = openApiDocument({
       }),
       delete: linksApi({
         operationId: 'deleteLink',
+        query: DOMAIN_QUERY,
         summary: 'Delete a link: its code answers 410 from then on and is never handed out again',
         parameters: [parameter('code')],
         responses: {
@@ -556,7 +574,7 @@ export const OPENAPI: OpenApiDocument = openApiDocument({
         operationId: 'showQrCode',
         summary: "The link's short URL as a QR code",
         parameters: [parameter('code')],
-        query: QR_QUERY,
+        query: withDomain(QR_QUERY),
         responses: {
           '200': {
             description: 'The QR code (error correction M), shown inline as kurz-CODE.svg or kurz-CODE.png',
@@ -579,7 +597,7 @@ export const OPENAPI: OpenApiDocument = openApiDocument({
         summary:
           "The link's visits: humans and bots apart, unique visitors, a series and the top referrers, browsers, OS, devices, countries and languages",
         parameters: [parameter('code')],
-        query: STATS_QUERY,
+        query: withDomain(STATS_QUERY),
         responses: {
           '200': { description: 'The figures', content: json(schema('LinkStats')) },
           '400': response('Invalid'),
@@ -607,7 +625,7 @@ export const OPENAPI: OpenApiDocument = openApiDocument({
         summary: 'Every link, or every raw visit kept, streamed as CSV or NDJSON',
         description:
           'Written a page of rows at a time, so memory stays flat however many there are. CSV cells that a spreadsheet would run as a formula start with a quote. Visits carry no client address and no user agent.',
-        query: EXPORT_QUERY,
+        query: withDomain(EXPORT_QUERY),
         responses: {
           '200': {
             description: 'The export, as an attachment named kurz-WHAT.FORMAT',
@@ -616,6 +634,69 @@ export const OPENAPI: OpenApiDocument = openApiDocument({
           },
           '400': response('Invalid'),
           '401': response('Unauthorized'),
+        },
+      }),
+    },
+    '/api/v1/domains': {
+      get: linksApi({
+        operationId: 'listDomains',
+        summary: "Every short domain, the default (the publicUrl's host) first, with its live links",
+        responses: { '200': { description: 'The domains', content: json(schema('DomainList')) }, '401': response('Unauthorized') },
+      }),
+      post: linksApi({
+        operationId: 'addDomain',
+        summary: 'Add a short domain: links may then be created on it, each domain with a code space of its own',
+        body: DOMAIN_CREATE,
+        responses: {
+          '201': {
+            description: 'Added',
+            headers: { Location: { description: "The new domain's API path", schema: { type: 'string' } } },
+            content: json(schema('Domain')),
+          },
+          '400': response('Invalid'),
+          '401': response('Unauthorized'),
+          '409': { description: "The host is one of kurz's domains already (the publicUrl's host included)", content: PROBLEM },
+          '413': response('TooLarge'),
+          '415': response('UnsupportedType'),
+        },
+      }),
+    },
+    '/api/v1/domains/{host}': {
+      get: linksApi({
+        operationId: 'showDomain',
+        summary: 'One domain',
+        parameters: [parameter('host')],
+        responses: {
+          '200': { description: 'The domain', content: json(schema('Domain')) },
+          '400': response('Invalid'),
+          '401': response('Unauthorized'),
+          '404': response('NotFound'),
+        },
+      }),
+      patch: linksApi({
+        operationId: 'editDomain',
+        summary: "Change the fields given (null clears one); every process's redirect follows",
+        parameters: [parameter('host')],
+        body: DOMAIN_EDIT,
+        responses: {
+          '200': { description: 'The domain as stored', content: json(schema('Domain')) },
+          '400': response('Invalid'),
+          '401': response('Unauthorized'),
+          '404': response('NotFound'),
+          '413': response('TooLarge'),
+          '415': response('UnsupportedType'),
+        },
+      }),
+      delete: linksApi({
+        operationId: 'removeDomain',
+        summary: 'Remove a domain no live link is on; its deleted links keep their history',
+        parameters: [parameter('host')],
+        responses: {
+          '204': { description: 'Removed' },
+          '400': response('Invalid'),
+          '401': response('Unauthorized'),
+          '404': response('NotFound'),
+          '409': { description: 'Live links are on it (move or delete them first), or it is the default domain', content: PROBLEM },
         },
       }),
     },
@@ -921,7 +1002,16 @@ export const OPENAPI: OpenApiDocument = openApiDocument({
     '/robots.txt': { get: text('text/plain', 'showRobots', 'Asks crawlers to keep out') },
   }),
   components: {
-    schemas: { ...SCHEMAS, Link: LINK_JSON, LinkCreate: LINK_CREATE, LinkEdit: LINK_EDIT, BatchCreate: BATCH_CREATE },
+    schemas: {
+      ...SCHEMAS,
+      Link: LINK_JSON,
+      LinkCreate: LINK_CREATE,
+      LinkEdit: LINK_EDIT,
+      BatchCreate: BATCH_CREATE,
+      Domain: DOMAIN_JSON,
+      DomainCreate: DOMAIN_CREATE,
+      DomainEdit: DOMAIN_EDIT,
+    },
     responses: RESPONSES,
     parameters: PARAMETERS,
     securitySchemes: {

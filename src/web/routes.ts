@@ -6,6 +6,7 @@ import { accessPageHandlers } from './handlers/access-pages.ts';
 import { dashboardHandlers } from './handlers/dashboard.ts';
 import { importUiHandlers } from './handlers/import-ui.ts';
 import { keysUiHandlers } from './handlers/keys-ui.ts';
+import { domainsApiHandlers } from './handlers/domains-api.ts';
 import { linksApiHandlers } from './handlers/links-api.ts';
 import { linksUiHandlers } from './handlers/links-ui.ts';
 import { metricsHandlers } from './handlers/metrics.ts';
@@ -34,6 +35,11 @@ export const API_SCOPES = {
   'GET /api/v1/tags': 'links:read',
   'GET /api/v1/stats': 'stats:read',
   'GET /api/v1/export': 'export',
+  'GET /api/v1/domains': 'links:read',
+  'POST /api/v1/domains': 'domains',
+  'GET /api/v1/domains/:host': 'links:read',
+  'PATCH /api/v1/domains/:host': 'domains',
+  'DELETE /api/v1/domains/:host': 'domains',
 } as const satisfies Record<string, Scope>;
 export type ApiRoute = keyof typeof API_SCOPES;
 
@@ -52,6 +58,7 @@ export function createRouter(web: WebServices): Router {
   const settings = settingsUiHandlers(web);
   const access = accessPageHandlers(web);
   const api = linksApiHandlers(web);
+  const domainsApi = domainsApiHandlers(web);
   const qr = qrHandlers(web);
   const stats = statsApiHandlers(web);
   const statsPages = statsPageHandlers(web);
@@ -103,6 +110,11 @@ export function createRouter(web: WebServices): Router {
   apiRoute('GET /api/v1/tags', api.listTags);
   apiRoute('GET /api/v1/stats', stats.showStats);
   apiRoute('GET /api/v1/export', stats.exportData);
+  apiRoute('GET /api/v1/domains', domainsApi.listDomains);
+  apiRoute('POST /api/v1/domains', domainsApi.addDomain);
+  apiRoute('GET /api/v1/domains/:host', domainsApi.showDomain);
+  apiRoute('PATCH /api/v1/domains/:host', domainsApi.editDomain);
+  apiRoute('DELETE /api/v1/domains/:host', domainsApi.removeDomain);
   router.get('/api/v1/openapi.json', system.showOpenApi);
 
   // System

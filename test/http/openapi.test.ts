@@ -136,8 +136,11 @@ test('the document is consistent: unique operation ids, path parameters declared
 test('the request schemas take exactly the fields the API takes', async (t) => {
   const doc = await servedDocument(await startKurz(t));
   const fieldsOf = (name: string) => Object.keys(doc.components.schemas[name]?.properties ?? {}).sort();
-  t.deepEqual(fieldsOf('LinkCreate'), ['url', 'alias', ...OPTION_FIELDS].sort());
-  t.deepEqual(fieldsOf('LinkEdit'), ['url', ...OPTION_FIELDS].sort());
+  // `domain`: the domain a link is created on, or moved to (issue 24).
+  t.deepEqual(fieldsOf('LinkCreate'), ['url', 'alias', 'domain', ...OPTION_FIELDS].sort());
+  t.deepEqual(fieldsOf('LinkEdit'), ['url', 'domain', ...OPTION_FIELDS].sort());
+  t.deepEqual(fieldsOf('DomainCreate'), ['host', 'notFoundRedirect', 'rootRedirect', 'scheme']);
+  t.deepEqual(fieldsOf('DomainEdit'), ['notFoundRedirect', 'rootRedirect', 'scheme']);
 });
 
 test('the document is JSON, served as application/json to anyone, and describes itself', async (t) => {

@@ -2,7 +2,8 @@ import type { Context } from 'koa';
 import type { WebServices } from '../../context.ts';
 import { AppError, STATUS } from '../../core/errors.ts';
 import { sendRetryAfter } from '../../http/problems.ts';
-import { sendSeeOther } from '../../http/respond.ts';
+import { sendRedirect, sendSeeOther, UNCACHED } from '../../http/respond.ts';
+import { DEFAULT_DOMAIN } from '../../domains/domain.ts';
 import { takeCreations } from '../creation-limit.ts';
 import { readForm, sessionOf } from '../session.ts';
 import { showPage } from './pages.ts';
@@ -82,8 +83,18 @@ export function dashboardHandlers(web: WebServices) {
   }
 
   return {
+    /**
+     * The dashboard for the logged-in admin, whatever the Host. Anyone else is sent (302, uncached: it may be
+     * edited) to the root redirect of the domain the Host names, if it has one; a Host that is none of kurz's
+     * domains is refused with 421 when `unknownHosts` is refuse, as the redirect does.
+     */
     async showHome(ctx: Context): Promise<void> {
       if (sessionOf(ctx)) return showDashboard(ctx, 200, { ...formValues({}, LINK_FIELDS), enabled: 'true' }, null);
+      const domain = web.registry.domainOfRequest(ctx.req.rawHeaders);
+      if (domain === undefined && web.config.unknownHosts === 'refuse')
+        throw new AppError('misdirected', `kurz does not serve the host ${JSON.stringify(ctx.get('host'))}`);
+      const rootRedirect = web.registry.byId(domain ?? DEFAULT_DOMAIN)?.rootRedirect;
+      if (rootRedirect) return sendRedirect(ctx.res, 302, rootRedirect, UNCACHED);
       if (!web.config.anonymousShortening) return sendSeeOther(ctx.res, '/login');
       showPublic(ctx, 200, { url: '', alias: '' }, null, null);
     },

@@ -1,14 +1,17 @@
 import type { Context } from 'koa';
 import type { WebServices } from '../../context.ts';
+import { DEFAULT_DOMAIN } from '../../domains/domain.ts';
+import type { LinkAddress } from '../../links/link.ts';
 import * as z from 'zod';
 import { AppError } from '../../core/errors.ts';
-import { parseBody } from '../../core/request-schema.ts';
+import { parseBody, ruled } from '../../core/request-schema.ts';
 import { BULK_BODY_LIMIT, readBody } from '../../http/body.ts';
 import { sendJson, sendNoContent } from '../../http/respond.ts';
-import { ALIAS_FIELD, OPTION_SCHEMAS, URL_FIELD } from '../../links/link-fields.ts';
+import { ALIAS_FIELD, DOMAIN_FIELD, OPTION_SCHEMAS, URL_FIELD } from '../../links/link-fields.ts';
 import { linkJson } from '../../links/link-json.ts';
 import { LIST_QUERY } from '../../links/list-query.ts';
 import { takeCreations } from '../creation-limit.ts';
+import { domainOf } from '../domain-param.ts';
 
 const LINKS_PATH = '/api/v1/links';
 
@@ -19,10 +22,18 @@ export const BATCH_MAX = 1000;
 export const LINK_CREATE = z.strictObject({
   url: URL_FIELD.nonoptional({ error: 'url is required' }),
   alias: ALIAS_FIELD,
+  domain: DOMAIN_FIELD,
   ...OPTION_SCHEMAS,
 });
 
-const EDIT_SHAPE = { url: URL_FIELD, ...OPTION_SCHEMAS };
+const EDIT_SHAPE = {
+  url: URL_FIELD,
+  ...OPTION_SCHEMAS,
+  domain: ruled(
+    z.string().describe('Moves the link to this domain (a host) with its code; 409 when the code is taken there'),
+    (value) => value,
+  ),
+};
 
 /** PATCH /api/v1/links/CODE: the fields to change. */
 export const LINK_EDIT = z
@@ -47,6 +58,9 @@ export const BATCH_CREATE = z.strictObject({
 /** /api/v1/links and /api/v1/tags */
 export function linksApiHandlers(web: WebServices) {
   const codeOf = (ctx: Context): string => ctx.params['code'] ?? '';
+  /** The API path of a link: `?domain=HOST` off the default domain. */
+  const pathOf = (link: LinkAddress): string =>
+    `${LINKS_PATH}/${link.code}${link.domain === DEFAULT_DOMAIN ? '' : `?domain=${encodeURIComponent(web.registry.hostOf(link.domain))}`}`;
 
   return {
     /** 201 with the new link's Location, or 200 with the earlier link of the same URL (dedupe). */
@@ -54,7 +68,7 @@ export function linksApiHandlers(web: WebServices) {
       takeCreations(ctx, web, 1);
       const fields = parseBody(LINK_CREATE, await readBody(ctx.req, ['json']));
       const { link, created } = await web.creation.createLink(fields);
-      if (created) ctx.res.setHeader('Location', `${LINKS_PATH}/${link.code}`);
+      if (created) ctx.res.setHeader('Location', pathOf(link));
       sendJson(ctx.res, created ? 201 : 200, linkJson(link, web));
     },
 
@@ -76,25 +90,28 @@ export function linksApiHandlers(web: WebServices) {
     },
 
     async listLinks(ctx: Context): Promise<void> {
-      const { links, next } = await web.links.listPage(LIST_QUERY.parse(ctx.query));
+      const { domainHost, ...query } = LIST_QUERY.parse(ctx.query);
+      const domain = domainHost === undefined ? undefined : web.registry.idOf(domainHost);
+      const { links, next } = await web.links.listPage({ ...query, domain });
       sendJson(ctx.res, 200, { links: links.map((link) => linkJson(link, web)), nextCursor: next });
     },
 
     async showLink(ctx: Context): Promise<void> {
-      const link = await web.links.existingLink(codeOf(ctx));
+      const link = await web.links.existingLink(codeOf(ctx), domainOf(ctx, web.registry));
       sendJson(ctx.res, 200, linkJson(link, web));
     },
 
-    /** Sets the fields given (null clears an option); the redirect follows at once. */
+    /** Sets the fields given (null clears an option; `domain` moves the link); the redirect follows at once. */
     async editLink(ctx: Context): Promise<void> {
+      const domain = domainOf(ctx, web.registry);
       const fields = parseBody(LINK_EDIT, await readBody(ctx.req, ['json']));
-      const link = await web.links.editLink(codeOf(ctx), fields);
+      const link = await web.links.editLink(codeOf(ctx), fields, domain);
       sendJson(ctx.res, 200, linkJson(link, web));
     },
 
     /** 204; the code answers 410 from then on and is never handed out again. Deleting twice is a 410. */
     async deleteLink(ctx: Context): Promise<void> {
-      const { deleted } = await web.links.deleteLink(codeOf(ctx));
+      const { deleted } = await web.links.deleteLink(codeOf(ctx), domainOf(ctx, web.registry));
       if (!deleted) throw new AppError('gone', `the link "${codeOf(ctx)}" was deleted already`);
       sendNoContent(ctx.res);
     },

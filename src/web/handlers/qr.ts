@@ -6,6 +6,7 @@ import { AppError } from '../../core/errors.ts';
 import type { QuerySchema } from '../../core/request-schema.ts';
 import { send } from '../../http/respond.ts';
 import { goneMessage } from '../../links/link.ts';
+import { domainOf } from '../domain-param.ts';
 
 export const QR_FORMATS = ['svg', 'png'] as const;
 export type QrFormat = (typeof QR_FORMATS)[number];
@@ -41,11 +42,11 @@ export const QR_QUERY: QuerySchema<ReturnType<typeof parseQrQuery>> = {
 /** /api/v1/links/CODE/qr */
 export function qrHandlers(web: WebServices) {
   return {
-    /** The link's short URL as a QR code, SVG or PNG; a deleted link has none (410). */
+    /** The link's short URL (with its own domain) as a QR code, SVG or PNG; a deleted link has none (410). */
     async showQrCode(ctx: Context): Promise<void> {
       const { format, size } = QR_QUERY.parse(ctx.query);
       const code = ctx.params['code'] ?? '';
-      const link = await web.links.existingLink(code);
+      const link = await web.links.existingLink(code, domainOf(ctx, web.registry));
       if (link.deletedAt) throw new AppError('gone', goneMessage(code));
       const text = web.shortUrl(link);
       const image =

@@ -1,9 +1,12 @@
 import type { Context } from 'koa';
 import type { WebServices } from '../../context.ts';
+import { AppError } from '../../core/errors.ts';
 import { sendJson, sendStream } from '../../http/respond.ts';
 import { instanceStatsJson, linkStatsJson } from '../../visits/stats-json.ts';
 import { DAYS_QUERY, EXPORT_QUERY, STATS_QUERY } from '../../visits/stats-query.ts';
 import { exportLines } from '../../transfer/visit-format.ts';
+import { single } from '../../links/list-query.ts';
+import { domainOf } from '../domain-param.ts';
 
 const CONTENT_TYPES = { csv: 'text/csv; charset=utf-8', ndjson: 'application/x-ndjson; charset=utf-8' } as const;
 
@@ -12,7 +15,7 @@ export function statsApiHandlers(web: WebServices) {
   return {
     async showLinkStats(ctx: Context): Promise<void> {
       const period = STATS_QUERY.parse(ctx.query);
-      const link = await web.links.existingLink(ctx.params['code'] ?? '');
+      const link = await web.links.existingLink(ctx.params['code'] ?? '', domainOf(ctx, web.registry));
       sendJson(ctx.res, 200, linkStatsJson(await web.stats.forLink(link, period)));
     },
 
@@ -26,8 +29,11 @@ export function statsApiHandlers(web: WebServices) {
      */
     async exportData(ctx: Context): Promise<void> {
       const query = EXPORT_QUERY.parse(ctx.query);
+      const host = single(ctx.query, 'domain');
+      if (host !== undefined && query.what !== 'links') throw new AppError('invalid', 'domain applies to what=links only', 'domain');
+      const domain = host === undefined ? undefined : web.registry.idOf(host);
       const sources = {
-        links: () => web.transfer.exportLinks(),
+        links: () => web.transfer.exportLinks(domain),
         domainOf: web.transfer.fileDomain,
         visits: (from: Date, to: Date) => web.stats.visits(from, to),
       };

@@ -6,9 +6,10 @@ import { asClientError, sendRetryAfter } from '../../http/problems.ts';
 import { sendPage, sendSeeOther, UNCACHED, wantsHtml } from '../../http/respond.ts';
 import { locationOf } from '../../links/gate.ts';
 import { refusalMessage } from '../../links/link.ts';
+import { DEFAULT_DOMAIN } from '../../domains/domain.ts';
 
 /**
- * POST /links/CODE/unlock: the password form of a password link. The right password leads on with 303 See Other, so
+ * POST /links/CODE/unlock: the password form of a password link, for the link on the domain the Host names. The right password leads on with 303 See Other, so
  * that the browser GETs the target and the password is never re-sent to it (307/308 would re-post it);
  * never cached, as no gated link's redirect is.
  * No CSRF token: this form changes nothing of its sender's, and a forged one would need the password.
@@ -20,7 +21,9 @@ export function unlockHandlers(web: WebServices) {
       const body = (await readBody(ctx.req, ['form', 'json'])) as Record<string, unknown>;
       try {
         const { client, limitKey } = web.pipeline.contextOf(ctx.req);
-        const link = await web.links.unlockLink(code, body['password'], limitKey);
+        // The form posts to the host it was shown on: the link is the one on that Host's domain.
+        const domain = web.registry.domainOfRequest(ctx.req.rawHeaders) ?? DEFAULT_DOMAIN;
+        const link = await web.links.unlockLink(code, body['password'], limitKey, domain);
         if (link.maxVisits !== null && !(await web.links.claimVisit(link.id))) throw new AppError('gone', refusalMessage(code, 'used_up'));
         web.visits.record(link.id, web.now(), client, ctx.req.rawHeaders);
         sendSeeOther(ctx.res, locationOf(link.url, ctx.querystring, link.forwardQuery ?? web.config.forwardQuery), UNCACHED);
