@@ -1,7 +1,18 @@
 import { AppError } from '../core/errors.ts';
 import type { Link } from '../links/link.ts';
 import type { VisitStore } from '../store/ports.ts';
-import { DAY, dayOf, DIMENSIONS, HOUR, hourOf, type Dimension, type DimensionCount, type LinkTally, type StoredVisit } from './visit.ts';
+import {
+  DAY,
+  dayOf,
+  DIMENSIONS,
+  HOUR,
+  hourOf,
+  type Dimension,
+  type DimensionCount,
+  type DomainTally,
+  type LinkTally,
+  type StoredVisit,
+} from './visit.ts';
 
 export type Granularity = 'hour' | 'day';
 
@@ -38,6 +49,8 @@ export interface InstanceStats {
   period: { linksCreated: number; humans: number; bots: number; uniqueVisitors: number };
   days: Array<{ t: Date; linksCreated: number; humans: number; bots: number; uniqueVisitors: number }>;
   topLinks: LinkTally[];
+  /** Per domain: its live links and the period's human visits (a domain without either is left out). */
+  domains: DomainTally[];
 }
 
 /** Entries in a top list before the rest is folded into "other". */
@@ -107,11 +120,12 @@ export function visitStats(deps: { visits: VisitStore; now: () => number }): Vis
     async forInstance(days) {
       const to = dayOf(now()) + DAY;
       const from = to - days * DAY;
-      const [tallies, created, topLinks, totals] = await Promise.all([
+      const [tallies, created, topLinks, totals, domains] = await Promise.all([
         visits.dayTotals(new Date(from), new Date(to)),
         visits.linksCreatedPerDay(new Date(from), new Date(to)),
         visits.topLinks(new Date(from), new Date(to), TOP),
         visits.totals(),
+        visits.domainTotals(new Date(from), new Date(to)),
       ]);
       const byDay = new Map<number, InstanceStats['days'][number]>();
       for (let t = from; t < to; t += DAY) byDay.set(t, { t: new Date(t), linksCreated: 0, humans: 0, bots: 0, uniqueVisitors: 0 });
@@ -138,6 +152,7 @@ export function visitStats(deps: { visits: VisitStore; now: () => number }): Vis
         period,
         days: [...byDay.values()],
         topLinks,
+        domains,
       };
     },
 

@@ -14,6 +14,11 @@ export interface FormError {
 const LABELS: Record<string, string> = {
   url: 'Long URL',
   alias: 'Custom alias',
+  domain: 'Domain',
+  host: 'Host',
+  scheme: 'Scheme',
+  notFoundRedirect: 'Not-found redirect',
+  rootRedirect: 'Root redirect',
   title: 'Title',
   note: 'Note',
   tags: 'Tags',
@@ -27,8 +32,11 @@ const LABELS: Record<string, string> = {
   name: 'Name',
 };
 
-/** The fields of the form that creates a link (and, but for `alias`, edits one); `removePassword` only edits. */
-export const LINK_FIELDS = ['url', 'alias', ...OPTION_FIELDS, 'removePassword'] as const;
+/**
+ * The fields of the form that creates a link (and, but for `alias`, edits one); `removePassword` only edits.
+ * `domain` (a host) is the domain to create the link on, or to move it to; empty: the default domain, or stay.
+ */
+export const LINK_FIELDS = ['url', 'alias', 'domain', ...OPTION_FIELDS, 'removePassword'] as const;
 
 /** What was typed into a form, field by field, as text (a ticked checkbox is 'true'). */
 export type FormValues = Record<string, string>;
@@ -82,6 +90,7 @@ export function linkInput(values: FormValues, editing: boolean): Record<string, 
   return {
     url: get('url'),
     ...(editing ? {} : { alias: get('alias').trim() === '' ? undefined : get('alias').trim() }),
+    domain: get('domain').trim() === '' ? undefined : get('domain').trim(),
     title: orEmpty('title'),
     note: orEmpty('note'),
     tags: orEmpty('tags'),
@@ -94,10 +103,11 @@ export function linkInput(values: FormValues, editing: boolean): Record<string, 
   };
 }
 
-/** A link's settings as its edit form shows them. */
-export function linkValues(link: Link): FormValues {
+/** A link's settings as its edit form shows them; `host` is its domain's. */
+export function linkValues(link: Link, host: string): FormValues {
   return {
     url: link.url,
+    domain: host,
     title: link.title ?? '',
     note: link.note ?? '',
     tags: link.tags.join(', '),

@@ -20,7 +20,7 @@ import {
 import { TAG as TAG_FIELD } from '../links/link-fields.ts';
 import { LINK_JSON } from '../links/link-json.ts';
 import { REDIRECT_STATUSES } from '../links/link-options.ts';
-import { LIST_QUERY } from '../links/list-query.ts';
+import { DOMAIN_PARAM, LIST_QUERY } from '../links/list-query.ts';
 import { BATCH_CREATE, BATCH_MAX, LINK_CREATE, LINK_EDIT } from './handlers/links-api.ts';
 import { LINK_FIELDS } from './forms.ts';
 import { QR_QUERY } from './handlers/qr.ts';
@@ -311,6 +311,12 @@ const RESPONSES: Record<string, Response> = {
 
 const PARAMETERS: Record<string, Parameter> = {
   code: { name: 'code', in: 'path', required: true, description: "The link's code", schema: CODE },
+  domain: {
+    name: 'domain',
+    in: 'query',
+    description: "The link's domain (a host) when it is not the default domain",
+    schema: jsonSchemaOf(DOMAIN_PARAM.unwrap()) as Schema,
+  },
   host: {
     name: 'host',
     in: 'path',
@@ -839,7 +845,7 @@ export const OPENAPI: OpenApiDocument = openApiDocument({
       get: adminPage({
         operationId: 'showLinkPage',
         summary: "A link's page with its edit form; ?created, ?existing, ?saved, ?enabled or ?disabled say what just happened",
-        parameters: [parameter('code')],
+        parameters: [parameter('code'), parameter('domain')],
         responses: { '200': page("The link's page"), '404': pageOrProblem('No link has this code') },
       }),
       post: adminForm(
@@ -847,7 +853,7 @@ export const OPENAPI: OpenApiDocument = openApiDocument({
         {
           operationId: 'editLinkFromForm',
           summary: 'Save the edit form',
-          parameters: [parameter('code')],
+          parameters: [parameter('code'), parameter('domain')],
           responses: {
             '303': seeOther("To the link's page, ?saved"),
             '400': page('The form again, naming the field at fault'),
@@ -861,7 +867,7 @@ export const OPENAPI: OpenApiDocument = openApiDocument({
       post: adminForm(['enabled'], {
         operationId: 'setLinkState',
         summary: 'Turn a link off (`enabled=false`: it answers 410) or on again (`enabled=true`)',
-        parameters: [parameter('code')],
+        parameters: [parameter('code'), parameter('domain')],
         responses: {
           '303': seeOther("To the link's page, ?enabled or ?disabled"),
           '400': pageOrProblem('enabled is not true or false'),
@@ -874,7 +880,7 @@ export const OPENAPI: OpenApiDocument = openApiDocument({
       get: adminPage({
         operationId: 'showLinkStatsPage',
         summary: "A link's visits: totals, SVG charts of the last 48 hours and 90 days, the top lists and the bots",
-        parameters: [parameter('code')],
+        parameters: [parameter('code'), parameter('domain')],
         responses: {
           '200': page('The page'),
           '404': pageOrProblem('No link has this code'),
@@ -885,7 +891,7 @@ export const OPENAPI: OpenApiDocument = openApiDocument({
       get: adminPage({
         operationId: 'confirmDelete',
         summary: 'The page that asks before deleting',
-        parameters: [parameter('code')],
+        parameters: [parameter('code'), parameter('domain')],
         responses: {
           '200': page('The question'),
           '404': pageOrProblem('No link has this code'),
@@ -895,7 +901,7 @@ export const OPENAPI: OpenApiDocument = openApiDocument({
       post: adminForm([], {
         operationId: 'deleteLinkFromForm',
         summary: 'Delete a link: its code answers 410 from then on',
-        parameters: [parameter('code')],
+        parameters: [parameter('code'), parameter('domain')],
         responses: {
           '303': seeOther('To the list, ?deleted=CODE'),
           '404': pageOrProblem('No link has this code'),
@@ -911,6 +917,68 @@ export const OPENAPI: OpenApiDocument = openApiDocument({
         responses: {
           '200': page('One result per line; the lines that failed are put back in the form'),
           '400': page('The form again: no URL, or too many'),
+        },
+      }),
+    },
+    '/domains': {
+      get: adminPage({
+        operationId: 'listDomainPages',
+        summary: 'The short domains with their live links, and the form to add one',
+        parameters: ['added', 'saved', 'removed'].map((name) => ({
+          name,
+          in: 'query' as const,
+          description: `The host of a domain just ${name}, to say so`,
+          schema: { type: 'string' },
+        })),
+        responses: { '200': page('The domains') },
+      }),
+      post: adminForm(['host', 'scheme', 'notFoundRedirect', 'rootRedirect'], {
+        operationId: 'addDomainFromForm',
+        summary: 'Add a short domain',
+        responses: {
+          '303': seeOther('To the domains, ?added=HOST'),
+          '400': page('The form again, naming the field at fault'),
+          '409': page("The form again: the host is one of kurz's domains already"),
+        },
+      }),
+    },
+    '/domains/{host}': {
+      get: adminPage({
+        operationId: 'showDomainPage',
+        summary: "A domain's edit form",
+        parameters: [parameter('host')],
+        responses: { '200': page('The form'), '400': pageOrProblem('Not a host name'), '404': pageOrProblem('No such domain') },
+      }),
+      post: adminForm(['scheme', 'notFoundRedirect', 'rootRedirect'], {
+        operationId: 'editDomainFromForm',
+        summary: 'Save a domain (an empty field clears it)',
+        parameters: [parameter('host')],
+        responses: {
+          '303': seeOther('To the domains, ?saved=HOST'),
+          '400': page('The form again, naming the field at fault'),
+          '404': pageOrProblem('No such domain'),
+        },
+      }),
+    },
+    '/domains/{host}/remove': {
+      get: adminPage({
+        operationId: 'confirmRemoveDomain',
+        summary: 'The page that asks before removing a domain, or says why it cannot be while links are on it',
+        parameters: [parameter('host')],
+        responses: {
+          '200': page('The question'),
+          '404': pageOrProblem('No such domain'),
+          '409': pageOrProblem('The default domain cannot be removed'),
+        },
+      }),
+      post: adminForm([], {
+        operationId: 'removeDomainFromForm',
+        summary: 'Remove a domain no live link is on',
+        parameters: [parameter('host')],
+        responses: {
+          '303': seeOther('To the domains, ?removed=HOST'),
+          '404': pageOrProblem('No such domain'),
+          '409': pageOrProblem('Live links are on it: the page again with the reason; or it is the default domain'),
         },
       }),
     },

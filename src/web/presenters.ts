@@ -1,6 +1,7 @@
 import type { WebServices } from '../context.ts';
 import { linkRefusal } from '../links/gate.ts';
 import type { Link } from '../links/link.ts';
+import { DEFAULT_DOMAIN } from '../domains/domain.ts';
 
 // Links as pages show them: times, states, rows of a list and the details of one link.
 
@@ -17,11 +18,19 @@ export function linkState(link: Link, at: number): { label: string; classes: str
   return { label: link.passwordHash ? 'password' : 'active', classes: 'state-active' };
 }
 
-/** A link as a row of a list. */
+/**
+ * A link as a row of a list. Its pages are `path` (and `path`/stats, /delete, …) followed by `query`:
+ * `?domain=HOST` for a link off the default domain, '' on it; `href` is its page.
+ */
 export function linkRow(link: Link, web: WebServices) {
+  const path = `/links/${encodeURIComponent(link.code)}`;
+  const query = link.domain === DEFAULT_DOMAIN ? '' : `?domain=${encodeURIComponent(web.registry.hostOf(link.domain))}`;
   return {
     code: link.code,
-    href: `/links/${encodeURIComponent(link.code)}`,
+    path,
+    query,
+    href: path + query,
+    domain: web.registry.hostOf(link.domain),
     shortUrl: web.shortUrl(link),
     url: link.url,
     title: link.title,
@@ -31,6 +40,16 @@ export function linkRow(link: Link, web: WebServices) {
     createdIso: link.createdAt.toISOString(),
     state: linkState(link, web.now()),
   };
+}
+
+/** `&domain=HOST` for a link off the default domain, to follow other parameters; '' on it. */
+function domainParam(link: Link, web: WebServices): string {
+  return link.domain === DEFAULT_DOMAIN ? '' : `&domain=${encodeURIComponent(web.registry.hostOf(link.domain))}`;
+}
+
+/** The domains a select offers, the default first (preselected where nothing else is chosen). */
+export function domainOptions(web: WebServices) {
+  return web.registry.all().map((d) => ({ value: d.host, label: d.id === DEFAULT_DOMAIN ? `${d.host} (default)` : d.host }));
 }
 
 /** A link with everything its page shows. */
@@ -55,8 +74,8 @@ export function linkDetails(link: Link, web: WebServices) {
     lastVisit: link.lastVisitAt ? formatTime(link.lastVisitAt) : null,
     lastVisitIso: link.lastVisitAt?.toISOString() ?? null,
     deleted: link.deletedAt ? formatTime(link.deletedAt) : null,
-    qrSvg: `/api/v1/links/${encodeURIComponent(link.code)}/qr?format=svg`,
-    qrPng: `/api/v1/links/${encodeURIComponent(link.code)}/qr?format=png&size=512`,
+    qrSvg: `/api/v1/links/${encodeURIComponent(link.code)}/qr?format=svg${domainParam(link, web)}`,
+    qrPng: `/api/v1/links/${encodeURIComponent(link.code)}/qr?format=png&size=512${domainParam(link, web)}`,
   };
 }
 

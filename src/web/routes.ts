@@ -4,6 +4,7 @@ import type { Scope } from '../auth/scopes.ts';
 import type { WebServices } from '../context.ts';
 import { accessPageHandlers } from './handlers/access-pages.ts';
 import { dashboardHandlers } from './handlers/dashboard.ts';
+import { domainsUiHandlers } from './handlers/domains-ui.ts';
 import { importUiHandlers } from './handlers/import-ui.ts';
 import { keysUiHandlers } from './handlers/keys-ui.ts';
 import { domainsApiHandlers } from './handlers/domains-api.ts';
@@ -55,6 +56,7 @@ export function createRouter(web: WebServices): Router {
   const links = linksUiHandlers(web);
   const bulk = importUiHandlers(web);
   const keys = keysUiHandlers(web);
+  const domainsUi = domainsUiHandlers(web);
   const settings = settingsUiHandlers(web);
   const access = accessPageHandlers(web);
   const api = linksApiHandlers(web);
@@ -91,6 +93,12 @@ export function createRouter(web: WebServices): Router {
   router.post('/links/:code/unlock', unlock.unlockLink);
   router.get('/import', loginRequired, bulk.showImport);
   router.post('/import', loginRequired, bulk.importLinks);
+  router.get('/domains', loginRequired, domainsUi.listDomains);
+  router.post('/domains', loginRequired, domainsUi.addDomain);
+  router.get('/domains/:host', loginRequired, domainsUi.showDomain);
+  router.post('/domains/:host', loginRequired, domainsUi.editDomain);
+  router.get('/domains/:host/remove', loginRequired, domainsUi.confirmRemove);
+  router.post('/domains/:host/remove', loginRequired, domainsUi.removeDomain);
   router.get('/keys', loginRequired, keys.listKeys);
   router.post('/keys', loginRequired, keys.createKey);
   router.get('/keys/revoke', loginRequired, keys.confirmRevoke);

@@ -8,7 +8,9 @@ import { takeCreations } from '../creation-limit.ts';
 import { readForm, sessionOf } from '../session.ts';
 import { showPage } from './pages.ts';
 import { formError, formFailure, formValues, LINK_FIELDS, linkInput, type FormError, type FormValues } from '../forms.ts';
-import { formatTime, linkRow, redirectDefaults } from '../presenters.ts';
+import { domainOptions, formatTime, linkRow, redirectDefaults } from '../presenters.ts';
+import { domainQuery } from '../domain-param.ts';
+import type { DomainTally } from '../../visits/visit.ts';
 import { dashboardFigures } from './stats-pages.ts';
 import { DASHBOARD_DAYS } from '../../visits/stats.ts';
 
@@ -28,6 +30,14 @@ function blocklistSummary(web: WebServices, blocked: number) {
     files: files.map((f) => f.name).join(', '),
     loaded: loadedAt ? formatTime(loadedAt) : null,
   };
+}
+
+/** Each domain's live links and the period's human visits, every domain listed (the default first). */
+function domainFigures(web: WebServices, tallies: readonly DomainTally[]) {
+  return web.registry.all().map((d) => {
+    const tally = tallies.find((t) => t.domain === d.id);
+    return { host: d.host, isDefault: d.id === DEFAULT_DOMAIN, links: tally?.links ?? 0, humans: tally?.humans ?? 0 };
+  });
 }
 
 /**
@@ -52,7 +62,12 @@ export function dashboardHandlers(web: WebServices) {
       defaults: redirectDefaults(web),
       latest: links.map((link) => linkRow(link, web)),
       figures: dashboardFigures(figures),
-      topLinks: figures.topLinks.map((l) => ({ ...l, href: `/links/${encodeURIComponent(l.code)}/stats` })),
+      topLinks: figures.topLinks.map((l) => ({
+        ...l,
+        href: `/links/${encodeURIComponent(l.code)}/stats${l.domain === DEFAULT_DOMAIN ? '' : `?${domainQuery(l.domain, web.registry)}`}`,
+      })),
+      domains: web.registry.several() ? domainOptions(web) : null,
+      domainFigures: web.registry.several() ? domainFigures(web, figures.domains) : null,
       blocklist: blocklistSummary(web, blockedCount),
     });
   }
@@ -89,7 +104,8 @@ export function dashboardHandlers(web: WebServices) {
      * domains is refused with 421 when `unknownHosts` is refuse, as the redirect does.
      */
     async showHome(ctx: Context): Promise<void> {
-      if (sessionOf(ctx)) return showDashboard(ctx, 200, { ...formValues({}, LINK_FIELDS), enabled: 'true' }, null);
+      if (sessionOf(ctx))
+        return showDashboard(ctx, 200, { ...formValues({}, LINK_FIELDS), domain: web.registry.defaultHost, enabled: 'true' }, null);
       const domain = web.registry.domainOfRequest(ctx.req.rawHeaders);
       if (domain === undefined && web.config.unknownHosts === 'refuse')
         throw new AppError('misdirected', `kurz does not serve the host ${JSON.stringify(ctx.get('host'))}`);
@@ -106,7 +122,9 @@ export function dashboardHandlers(web: WebServices) {
       try {
         takeCreations(ctx, web, 1);
         const { link, created } = await web.creation.createLink(linkInput(form, false));
-        sendSeeOther(ctx.res, `/links/${encodeURIComponent(link.code)}?${created ? 'created' : 'existing'}`);
+        const domain = domainQuery(link.domain, web.registry);
+        const flag = created ? 'created' : 'existing';
+        sendSeeOther(ctx.res, `/links/${encodeURIComponent(link.code)}?${domain === '' ? flag : `${domain}&${flag}`}`);
       } catch (err) {
         const error = formFailure(err);
         sendRetryAfter(ctx.res, error);

@@ -2,7 +2,8 @@ import type { Context } from 'koa';
 import type { WebServices } from '../../context.ts';
 import { AppError, STATUS } from '../../core/errors.ts';
 import { sendSeeOther } from '../../http/respond.ts';
-import { goneMessage, type Link } from '../../links/link.ts';
+import { goneMessage, type Link, type LinkAddress } from '../../links/link.ts';
+import { domainOf, domainQuery } from '../domain-param.ts';
 import { LIST_QUERY, PAGE_SIZE } from '../../links/list-query.ts';
 import { readForm } from '../session.ts';
 import { showPage } from './pages.ts';
@@ -17,7 +18,7 @@ import {
   type FormError,
   type FormValues,
 } from '../forms.ts';
-import { linkDetails, linkRow, redirectDefaults } from '../presenters.ts';
+import { domainOptions, linkDetails, linkRow, redirectDefaults } from '../presenters.ts';
 
 const EDIT_FIELDS = LINK_FIELDS.filter((f) => f !== 'alias');
 /** What the link page says after a change, by the flag in its query string. */
@@ -26,7 +27,11 @@ const NOTICES = ['created', 'existing', 'saved', 'enabled', 'disabled'] as const
 /** The link pages: the list, a link's page with its edit form, turning it off and on, deleting it. */
 export function linksUiHandlers(web: WebServices) {
   const codeOf = (ctx: Context): string => ctx.params['code'] ?? '';
-  const pathOf = (code: string): string => `/links/${encodeURIComponent(code)}`;
+  /** The link's page with `flag` (saved, enabled, …) in its query, beside its `domain` off the default domain. */
+  const pageOf = (link: LinkAddress, flag: string): string => {
+    const domain = domainQuery(link.domain, web.registry);
+    return `/links/${encodeURIComponent(link.code)}?${domain === '' ? flag : `${domain}&${flag}`}`;
+  };
 
   function showLinkPage(ctx: Context, status: number, link: Link, form: FormValues, error: FormError | null): void {
     const notice = NOTICES.find((flag) => flag in ctx.query) ?? null;
@@ -34,6 +39,7 @@ export function linksUiHandlers(web: WebServices) {
       title: `Link ${link.code}`,
       section: 'links',
       link: linkDetails(link, web),
+      domains: web.registry.several() ? domainOptions(web) : null,
       notice: error ? null : notice,
       form,
       error,
@@ -44,9 +50,17 @@ export function linksUiHandlers(web: WebServices) {
   return {
     /** The list: search, tag filter, sort, and paging by cursor with the filters kept. */
     async listLinks(ctx: Context): Promise<void> {
-      const { links, next, query } = await web.links.listPage(LIST_QUERY.parse(ctx.query));
+      const { domainHost, ...listQuery } = LIST_QUERY.parse(ctx.query);
+      const domain = domainHost === undefined ? undefined : web.registry.idOf(domainHost);
+      const { links, next, query } = await web.links.listPage({ ...listQuery, domain });
       const [tags, blockedCount] = await Promise.all([web.links.tagCounts(), web.links.blockedCount()]);
-      const filters = { q: query.search ?? '', tag: query.tag ?? '', blocked: query.blocked ? 'true' : '', sort: query.sort ?? 'created' };
+      const filters = {
+        q: query.search ?? '',
+        tag: query.tag ?? '',
+        domain: domain === undefined ? '' : web.registry.hostOf(domain),
+        blocked: query.blocked ? 'true' : '',
+        sort: query.sort ?? 'created',
+      };
       const kept = {
         ...filters,
         sort: filters.sort === 'created' ? '' : filters.sort,
@@ -63,6 +77,7 @@ export function linksUiHandlers(web: WebServices) {
         links: links.map((link) => linkRow(link, web)),
         filters,
         tags,
+        domains: web.registry.several() ? domainOptions(web) : null,
         nextHref: next ? href({ cursor: next }) : null,
         firstHref: typeof ctx.query['cursor'] === 'string' ? href({}) : null,
         deleted: typeof ctx.query['deleted'] === 'string' ? ctx.query['deleted'] : null,
@@ -73,20 +88,27 @@ export function linksUiHandlers(web: WebServices) {
     },
 
     async showLink(ctx: Context): Promise<void> {
-      const link = await web.links.existingLink(codeOf(ctx));
-      showLinkPage(ctx, 200, link, linkValues(link), null);
+      const link = await web.links.existingLink(codeOf(ctx), domainOf(ctx, web.registry));
+      showLinkPage(ctx, 200, link, linkValues(link, web.registry.hostOf(link.domain)), null);
     },
 
-    /** Saves every field of the edit form; the redirect follows at once. A refused edit shows the form again as typed. */
+    /**
+     * Saves every field of the edit form (a domain other than its own moves the link there); the redirect
+     * follows at once. A refused edit shows the form again as typed.
+     */
     async editLink(ctx: Context): Promise<void> {
       const code = codeOf(ctx);
+      const domain = domainOf(ctx, web.registry);
       const form = formValues(await readForm(ctx, web), EDIT_FIELDS);
       try {
-        await web.links.editLink(code, linkInput(form, true));
-        sendSeeOther(ctx.res, `${pathOf(code)}?saved`);
+        const input = linkInput(form, true);
+        // The form names the link's own domain unless it moves it: only a move is an edit of the domain.
+        if (input['domain'] !== undefined && web.registry.idOf(input['domain']) === domain) delete input['domain'];
+        const edited = await web.links.editLink(code, input, domain);
+        sendSeeOther(ctx.res, pageOf(edited, 'saved'));
       } catch (err) {
         const error = formFailure(err);
-        const link = await web.links.existingLink(code);
+        const link = await web.links.existingLink(code, domain);
         showLinkPage(ctx, STATUS[error.code], link, { ...form, password: '' }, formError(error, EDIT_FIELDS));
       }
     },
@@ -94,15 +116,16 @@ export function linksUiHandlers(web: WebServices) {
     /** `enabled=true|false`: a disabled link answers 410 until enabled again. */
     async setLinkState(ctx: Context): Promise<void> {
       const code = codeOf(ctx);
+      const domain = domainOf(ctx, web.registry);
       const enabled = textOf(await readForm(ctx, web), 'enabled');
       if (enabled !== 'true' && enabled !== 'false') throw new AppError('invalid', 'enabled must be true or false', 'enabled');
-      await web.links.editLink(code, { enabled: enabled === 'true' });
-      sendSeeOther(ctx.res, `${pathOf(code)}?${enabled === 'true' ? 'enabled' : 'disabled'}`);
+      const edited = await web.links.editLink(code, { enabled: enabled === 'true' }, domain);
+      sendSeeOther(ctx.res, pageOf(edited, enabled === 'true' ? 'enabled' : 'disabled'));
     },
 
     /** The page that asks before deleting. */
     async confirmDelete(ctx: Context): Promise<void> {
-      const link = await web.links.existingLink(codeOf(ctx));
+      const link = await web.links.existingLink(codeOf(ctx), domainOf(ctx, web.registry));
       if (link.deletedAt) throw new AppError('gone', goneMessage(link.code));
       showPage(ctx, web, 200, 'delete', { title: `Delete ${link.code}?`, section: 'links', link: linkRow(link, web) });
     },
@@ -110,10 +133,12 @@ export function linksUiHandlers(web: WebServices) {
     /** Deletes and goes back to the list; the code answers 410 from then on. */
     async deleteLink(ctx: Context): Promise<void> {
       const code = codeOf(ctx);
+      const domain = domainOf(ctx, web.registry);
       await readForm(ctx, web);
-      const { deleted } = await web.links.deleteLink(code);
+      const { deleted } = await web.links.deleteLink(code, domain);
       if (!deleted) throw new AppError('gone', `the link "${code}" was deleted already`);
-      sendSeeOther(ctx.res, `/links?deleted=${encodeURIComponent(code)}`);
+      const kept = domainQuery(domain, web.registry);
+      sendSeeOther(ctx.res, `/links?${kept === '' ? '' : `${kept}&`}deleted=${encodeURIComponent(code)}`);
     },
   };
 }

@@ -4,6 +4,7 @@ import { barChart } from '../charts.ts';
 import type { Entry, InstanceStats, LinkStats } from '../../visits/stats.ts';
 import { showPage } from './pages.ts';
 import { formatTime, linkRow } from '../presenters.ts';
+import { domainOf } from '../domain-param.ts';
 
 /** The top lists a link's stats page shows, with their headings. */
 const TABLES: ReadonlyArray<[keyof LinkStats & string, string]> = [
@@ -32,7 +33,7 @@ export function statsPageHandlers(web: WebServices) {
   return {
     /** GET /links/:code/stats: totals, the last 48 hours by the hour, the last 90 days by the day, the top lists. */
     async showLinkStats(ctx: Context): Promise<void> {
-      const link = await web.links.existingLink(ctx.params['code'] ?? '');
+      const link = await web.links.existingLink(ctx.params['code'] ?? '', domainOf(ctx, web.registry));
       const [hours, days] = await Promise.all([
         web.stats.forLink(link, { granularity: 'hour' }),
         web.stats.forLink(link, { granularity: 'day' }),
