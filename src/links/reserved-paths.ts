@@ -24,4 +24,5 @@ export const RESERVED_PATHS: ReadonlySet<string> = new Set([
   'export',
   'import',
   'account',
+  'domains',
 ]);
