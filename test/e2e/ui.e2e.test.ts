@@ -190,6 +190,45 @@ test('the link list pages through at phone width without scrolling sideways', as
   t.deepEqual(problems, [], 'no console errors');
 });
 
+test('the admin adds a domain, shortens on it with the select, and filters the list by it', async (t) => {
+  const k = await startKurz(t);
+  await k.postJson('/api/v1/links', { url: 'https://example.com/on-the-default', alias: 'same' });
+  const { page, problems } = await openPage(t, k, { viewport: PHONE });
+  await logIn(page, k);
+  t.is(await page.getByLabel('Domain').count(), 0, 'one domain: no select');
+  await page.getByRole('link', { name: 'Domains' }).click();
+  await page.getByLabel('Host').fill('S2.Kurz.Test');
+  await page.getByLabel('Root redirect').fill('https://example.com/welcome');
+  await page.getByRole('button', { name: 'Add domain' }).click();
+  await page.getByText('The domain s2.kurz.test was added').waitFor();
+  t.true(await fitsWidth(page), 'the domains page fits 360 px');
+
+  await page.goto('/');
+  t.is(await page.getByLabel('Domain').inputValue(), 'kurz.test', 'the default is preselected');
+  await page.getByLabel('Long URL').fill('https://example.com/on-the-second');
+  await page.getByLabel('Domain').selectOption('s2.kurz.test');
+  await page.getByLabel('Custom alias').fill('same');
+  await page.getByRole('button', { name: 'Shorten' }).click();
+  await page.locator('#short-url').waitFor();
+  t.is(await page.locator('#short-url').textContent(), 'https://s2.kurz.test/same');
+  t.is(new URL(page.url()).searchParams.get('domain'), 's2.kurz.test');
+  t.is(await page.locator('#link-domain').textContent(), 's2.kurz.test');
+
+  await page.goto('/links');
+  t.is(await page.locator('table.cards tbody tr').count(), 2);
+  await page.getByLabel('Domain').selectOption('s2.kurz.test');
+  await page.getByRole('button', { name: 'Show' }).click();
+  await page.waitForURL(/domain=s2\.kurz\.test/);
+  t.deepEqual(await page.locator('table.cards tbody tr .short-host').allTextContents(), ['https://s2.kurz.test/same']);
+  await page.locator('table.cards tbody tr a', { hasText: 'same' }).click();
+  await page.waitForURL(/\/links\/same\?domain=s2\.kurz\.test/);
+  t.is(await page.locator('#target-url').textContent(), 'https://example.com/on-the-second');
+
+  await page.goto('/domains/s2.kurz.test/remove');
+  t.is(await page.getByRole('button', { name: 'Remove domain' }).count(), 0, 'refused while a link is on it');
+  t.deepEqual(problems, [], 'no console errors');
+});
+
 /** Screenshots of the page as it is, light and dark; it must not scroll sideways. */
 async function shoot(t: ExecutionContext, page: Page, name: string, viewport: { width: number; height: number }): Promise<void> {
   for (const colorScheme of ['light', 'dark'] as const) {
@@ -247,6 +286,9 @@ const SCREENS: Array<{ name: string; open: (page: Page, k: TestKurz, code: strin
     },
   },
   { name: 'key-revoke', open: (page) => page.goto('/keys/revoke?name=tests') },
+  { name: 'domains', open: (page) => page.goto('/domains') },
+  { name: 'domain-edit', open: (page) => page.goto('/domains/s2.kurz.test') },
+  { name: 'domain-remove', open: (page) => page.goto('/domains/s2.kurz.test/remove') },
   { name: 'settings', open: (page) => page.goto('/settings') },
   { name: 'account-password', open: (page) => page.goto('/account/password') },
 ];
@@ -272,6 +314,9 @@ test('screenshots of every page, light and dark, desktop and phone', async (t) =
   await k.postJson('/api/v1/links', { url: 'https://example.com/gone', alias: 'gone' });
   await k.request('DELETE', '/api/v1/links/gone');
   for (let i = 0; i < 8; i++) await k.postJson('/api/v1/links', { url: `https://example.com/docs/${i}`, tags: i % 3 ? ['docs'] : [] });
+  // A second domain, with a link on it: the pages then offer the choice, and removing it is refused.
+  await k.postJson('/api/v1/domains', { host: 's2.kurz.test', rootRedirect: 'https://example.com/welcome' });
+  await k.postJson('/api/v1/links', { url: 'https://example.com/on-the-second-domain', alias: 'guide', domain: 's2.kurz.test' });
   const code = (link as { code: string }).code;
 
   for (const viewport of [DESKTOP, PHONE]) {
