@@ -13,6 +13,7 @@ import { MIGRATIONS } from '../../src/store/postgres/migrations.ts';
 import { openPostgresStorage, type PostgresStorage } from '../../src/store/postgres/storage.ts';
 import { createSqliteAccessStore } from '../../src/store/sqlite/access-store.ts';
 import { openDatabase } from '../../src/store/sqlite/database.ts';
+import { createSqliteDomainStore } from '../../src/store/sqlite/domain-store.ts';
 import { createSqliteLinkStore } from '../../src/store/sqlite/link-store.ts';
 import { createSqliteSettingsStore } from '../../src/store/sqlite/settings-store.ts';
 import { createSqliteVisitStore } from '../../src/store/sqlite/visit-store.ts';
@@ -64,6 +65,7 @@ async function open(t: ExecutionContext, url: string, idBlockSize = 100, log = m
 function newLink(code: string, fields: Partial<NewLink> = {}): NewLink {
   return {
     ...DEFAULT_OPTIONS,
+    domain: 0,
     code,
     url: `https://example.com/${code}`,
     isAlias: false,
@@ -99,6 +101,7 @@ function sqliteStorage(t: ExecutionContext): Omit<Storage, 'close' | 'databaseBy
   return {
     links: createSqliteLinkStore(db, health),
     visits: { ...visits, offload: () => false },
+    domains: createSqliteDomainStore(db, health),
     settings: createSqliteSettingsStore(db, health),
     access: createSqliteAccessStore(db, health),
     problem: async () => health.fault,
@@ -120,7 +123,7 @@ async function script(storage: Omit<Storage, 'close' | 'databaseBytes'>): Promis
   ];
   out['ids'] = ids;
   out['taken'] = await insert(newLink('plain'));
-  out['dedupe'] = await links.write((tx) => tx.linkByUrlHash(hash, new Date(0)));
+  out['dedupe'] = await links.write((tx) => tx.linkByUrlHash(hash, new Date(0), 0));
   out['imported'] = await links.write((tx) =>
     tx.importLink(
       {
@@ -135,14 +138,14 @@ async function script(storage: Omit<Storage, 'close' | 'databaseBytes'>): Promis
     ),
   );
   out['edited'] = await links.write(async (tx) => {
-    const link = await tx.linkByCode('Tagged');
+    const link = await tx.linkByAddress(0, 'Tagged');
     return tx.updateLink(link!, { url: 'https://example.com/new', tags: ['beta', 'gamma'] }, null, new Date(START + 3 * DAY));
   });
   out['deleted'] = [
     await links.write((tx) => tx.deleteLink(ids[4]!, new Date(START + 4 * DAY))),
     await links.write((tx) => tx.deleteLink(ids[4]!, new Date(START + 4 * DAY))),
   ];
-  out['editDeleted'] = await links.write(async (tx) => tx.updateLink((await tx.linkByCode('doomed'))!, { title: 't' }, null, new Date(1)));
+  out['editDeleted'] = await links.write(async (tx) => tx.updateLink((await tx.linkByAddress(0, 'doomed'))!, { title: 't' }, null, new Date(1)));
   out['claims'] = [
     await links.claimVisit(ids[2]!),
     await links.hasVisitsLeft(ids[2]!),
@@ -152,7 +155,7 @@ async function script(storage: Omit<Storage, 'close' | 'databaseBytes'>): Promis
     await links.claimVisit(ids[0]!),
     await links.hasVisitsLeft(ids[0]!),
   ];
-  out['targets'] = await Promise.all(['plain', 'gated', 'doomed', 'missing'].map((c) => links.targetByCode(c)));
+  out['targets'] = await Promise.all(['plain', 'gated', 'doomed', 'missing'].map((c) => links.targetByAddress(0, c)));
 
   const visitor = (n: number) => Buffer.alloc(16, n);
   const batch = [
@@ -316,7 +319,7 @@ if (SERVER === undefined) {
     t.deepEqual(await b.visits.dayTotals(new Date(START), new Date(START + DAY)), [
       { t: START, humans: 3 * flushes, bots: flushes, uniques: 4 },
     ]);
-    t.like(await b.links.linkByCode('busy'), { visitCount: 2 * flushes, lastVisitAt: new Date(START + 20 + rounds - 1) });
+    t.like(await b.links.linkByAddress(0, 'busy'), { visitCount: 2 * flushes, lastVisitAt: new Date(START + 20 + rounds - 1) });
     t.deepEqual(
       (await a.visits.linkDimensions(id, new Date(START), new Date(START + DAY)))
         .filter((d) => d.value !== '')
@@ -327,8 +330,8 @@ if (SERVER === undefined) {
       ],
     );
     t.deepEqual(await a.visits.topLinks(new Date(START), new Date(START + DAY), 5), [
-      { code: 'busy', url: 'https://example.com/busy', title: null, humans: 2 * flushes, bots: flushes, uniques: 3 },
-      { code: 'quiet', url: 'https://example.com/quiet', title: null, humans: flushes, bots: 0, uniques: 1 },
+      { domain: 0, code: 'busy', url: 'https://example.com/busy', title: null, humans: 2 * flushes, bots: flushes, uniques: 3 },
+      { domain: 0, code: 'quiet', url: 'https://example.com/quiet', title: null, humans: flushes, bots: 0, uniques: 1 },
     ]);
     t.is(await a.visits.countVisitsBefore(new Date(START + DAY)), 4 * flushes);
   });
@@ -340,7 +343,7 @@ if (SERVER === undefined) {
     const admin = await adminOf(t, url);
     const id = (await a.links.write((tx) => tx.insertLink(newLink('watched'), null)))!;
     const heard: string[] = [];
-    b.links.onChange!((code) => heard.push(code));
+    b.links.onChange!((change) => heard.push(change.code!));
     const listener = async (): Promise<number | undefined> => {
       const { rows } = await admin.query<{ pid: number }>(
         `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN%'`,
@@ -349,7 +352,7 @@ if (SERVER === undefined) {
     };
     await waitFor(async () => (await listener()) !== undefined);
     await a.links.write(async (tx) =>
-      tx.updateLink((await tx.linkByCode('watched'))!, { url: 'https://example.com/2' }, null, new Date(1)),
+      tx.updateLink((await tx.linkByAddress(0, 'watched'))!, { url: 'https://example.com/2' }, null, new Date(1)),
     );
     await waitFor(() => heard.length === 1);
     t.deepEqual(heard, ['watched']);
@@ -394,19 +397,19 @@ if (SERVER === undefined) {
     };
 
     const hash = Buffer.alloc(32, 5);
-    const first = held(async (tx) => (await tx.linkByUrlHash(hash, new Date(0))) ?? tx.insertLink(newLink('one', { urlHash: hash }), null));
+    const first = held(async (tx) => (await tx.linkByUrlHash(hash, new Date(0), 0)) ?? tx.insertLink(newLink('one', { urlHash: hash }), null));
     await waitFor(first.ready);
     const second = b.links.write(
-      async (tx) => (await tx.linkByUrlHash(hash, new Date(0)))?.code ?? tx.insertLink(newLink('two', { urlHash: hash }), null),
+      async (tx) => (await tx.linkByUrlHash(hash, new Date(0), 0))?.code ?? tx.insertLink(newLink('two', { urlHash: hash }), null),
     );
     await waitFor(() => waiting('advisory'));
     first.release();
     t.is(await first.done, 1);
     t.is(await second, 'one', 'the second probe waited for the first link, and found it');
 
-    const edit = held(async (tx) => tx.updateLink((await tx.linkByCode('one'))!, { url: 'https://example.com/A' }, null, new Date(1)));
+    const edit = held(async (tx) => tx.updateLink((await tx.linkByAddress(0, 'one'))!, { url: 'https://example.com/A' }, null, new Date(1)));
     await waitFor(edit.ready);
-    const read = b.links.write(async (tx) => (await tx.linkByCode('one'))?.url);
+    const read = b.links.write(async (tx) => (await tx.linkByAddress(0, 'one'))?.url);
     await waitFor(() => waiting('transactionid'));
     edit.release();
     t.true(await edit.done);
@@ -463,7 +466,7 @@ if (SERVER === undefined) {
 
     await proxy.stop();
     const unavailable = { instanceOf: AppError, message: 'the database is unreachable; try again in a moment' };
-    const error = await t.throwsAsync(storage.links.linkByCode('kept'), unavailable);
+    const error = await t.throwsAsync(storage.links.linkByAddress(0, 'kept'), unavailable);
     t.is(error.code, 'unavailable');
     await t.throwsAsync(
       storage.links.write((tx) => tx.insertLink(newLink('lost'), null)),
@@ -476,7 +479,7 @@ if (SERVER === undefined) {
     await proxy.start();
     await waitFor(() => log.lines.some((l) => l.includes('the database is reachable again')));
     t.is(await storage.problem(), undefined);
-    t.like(await storage.links.linkByCode('kept'), { code: 'kept' });
+    t.like(await storage.links.linkByAddress(0, 'kept'), { code: 'kept' });
   });
 
   test('a connection the server ends, idle or in a transaction, fails only what ran on it', async (t) => {
@@ -495,13 +498,13 @@ if (SERVER === undefined) {
     await terminate('idle');
     // The pool hears of it a moment later (a connection reports its end to no query), and replaces it.
     await waitFor(() => log.lines.some((l) => l.includes('the database is reachable again')));
-    t.like(await storage.links.linkByCode('first'), { code: 'first' }, 'the pool connects again');
+    t.like(await storage.links.linkByAddress(0, 'first'), { code: 'first' }, 'the pool connects again');
 
     let resume!: () => void;
     const paused = new Promise<void>((resolve) => (resume = resolve));
     let locked = false;
     const write = storage.links.write(async (tx) => {
-      await tx.linkByCode('first');
+      await tx.linkByAddress(0, 'first');
       locked = true;
       await paused;
       return tx.insertLink(newLink('second'), null);
@@ -516,7 +519,7 @@ if (SERVER === undefined) {
       3,
       'writes go on; the id taken by the failed one is skipped',
     );
-    t.is(await storage.links.linkByCode('second'), undefined);
+    t.is(await storage.links.linkByAddress(0, 'second'), undefined);
   });
 
   test('rows copied in are counted, and new ids and serials start after them', async (t) => {
@@ -549,7 +552,7 @@ if (SERVER === undefined) {
     await storage.finishImport();
     t.false(await storage.isEmpty());
     t.is(await storage.countRows('visits'), 12_000);
-    t.like(await storage.links.linkByCode('seven'), { id: 7, tags: ['a', 'b'] });
+    t.like(await storage.links.linkByAddress(0, 'seven'), { id: 7, tags: ['a', 'b'] });
     t.is(await storage.links.write((tx) => tx.insertLink(newLink('next'), null)), 41);
     t.like(
       await storage.access.insertKey({
