@@ -86,7 +86,9 @@ test('a link is never written onto a domain that does not exist or was removed',
     t.is(error.code, 'invalid');
   }
   const id = (await insert(storage, newLink(0, 'kept')))!;
-  const moved = storage.links.write(async (tx) => tx.updateLink((await tx.linkByAddress(0, 'kept'))!, { domain: s2 }, null, new Date(START)));
+  const moved = storage.links.write(async (tx) =>
+    tx.updateLink((await tx.linkByAddress(0, 'kept'))!, { domain: s2 }, null, new Date(START)),
+  );
   t.is((await t.throwsAsync(moved, { instanceOf: AppError })).code, 'invalid');
   t.like(await storage.links.linkByAddress(0, 'kept'), { id, domain: 0 });
 });
@@ -119,7 +121,9 @@ test('a move takes the link to its code on the other domain, and is refused with
   );
 
   const edited = await storage.links.lastChange();
-  await storage.links.write(async (tx) => tx.updateLink((await tx.linkByAddress(s2, 'b'))!, { url: 'https://example.com/n' }, null, new Date(START + 2)));
+  await storage.links.write(async (tx) =>
+    tx.updateLink((await tx.linkByAddress(s2, 'b'))!, { url: 'https://example.com/n' }, null, new Date(START + 2)),
+  );
   t.deepEqual(
     (await storage.links.changesAfter(edited)).map(({ linkId, domain, code }) => ({ linkId, domain, code })),
     [{ linkId: b, domain: s2, code: 'b' }],
@@ -208,7 +212,10 @@ test('domain totals: each domain not removed, its live links and its links’ hu
   const two = (await insert(storage, newLink(s2, 'two')))!;
   await storage.links.write((tx) => tx.deleteLink(two, new Date(START + 1)));
   await storage.visits.addVisits(
-    rollUp([visit(home, START + 5), visit(one, START + 6), visit(one, START + 7), visit(two, START + 8), visit(one, START + 2 * DAY)], true),
+    rollUp(
+      [visit(home, START + 5), visit(one, START + 6), visit(one, START + 7), visit(two, START + 8), visit(one, START + 2 * DAY)],
+      true,
+    ),
   );
   t.deepEqual(await storage.visits.domainTotals(new Date(START), new Date(START + DAY)), [
     { domain: 0, links: 1, humans: 1 },

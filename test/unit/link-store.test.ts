@@ -90,7 +90,16 @@ test('the dedupe probe finds the newest live link with the URL hash in the windo
   const insert = async (code: string, now: number) =>
     (await store.write((tx) =>
       tx.insertLink(
-        { ...DEFAULT_OPTIONS, domain: 0, code, url: 'https://example.com/', isAlias: false, passwordHash: null, urlHash, createdAt: new Date(now) },
+        {
+          ...DEFAULT_OPTIONS,
+          domain: 0,
+          code,
+          url: 'https://example.com/',
+          isAlias: false,
+          passwordHash: null,
+          urlHash,
+          createdAt: new Date(now),
+        },
         null,
       ),
     )) ?? 0;
@@ -195,7 +204,16 @@ function walDescriptorsOf(path: string): number {
 function insertLink(store: LinkStore, code: string): Promise<number | undefined> {
   return store.write((tx) =>
     tx.insertLink(
-      { ...DEFAULT_OPTIONS, domain: 0, code, url: 'https://example.com/', isAlias: false, passwordHash: null, urlHash: null, createdAt: new Date(1) },
+      {
+        ...DEFAULT_OPTIONS,
+        domain: 0,
+        code,
+        url: 'https://example.com/',
+        isAlias: false,
+        passwordHash: null,
+        urlHash: null,
+        createdAt: new Date(1),
+      },
       null,
     ),
   );

@@ -414,8 +414,7 @@ export const TABLE_COLUMNS = `SELECT column_name AS name FROM information_schema
  */
 export const importRows = (table: DataTable, columns: readonly string[], rows: number): string => {
   const values = Array.from({ length: rows }, (_, r) => `(${columns.map((_, c) => `$${r * columns.length + c + 1}`).join(', ')})`);
-  const replace =
-    table === 'domains' ? ` ON CONFLICT (id) DO UPDATE SET ${columns.map((c) => `"${c}" = excluded."${c}"`).join(', ')}` : '';
+  const replace = table === 'domains' ? ` ON CONFLICT (id) DO UPDATE SET ${columns.map((c) => `"${c}" = excluded."${c}"`).join(', ')}` : '';
   return `INSERT INTO ${table} (${columns.map((c) => `"${c}"`).join(', ')}) VALUES ${values.join(', ')}${replace}`;
 };
 
