@@ -106,6 +106,8 @@ test('a move takes the link to its code on the other domain, and is refused with
   t.is(error.code, 'conflict');
   t.is(error.field, 'domain');
   t.like(await storage.links.linkByAddress(0, 'a'), { id: a, domain: 0 }, 'left where it was');
+  await storage.links.write((tx) => tx.deleteLink(a, new Date(START)));
+  t.is((await t.throwsAsync(move('a'), { instanceOf: AppError })).code, 'conflict', 'deleted or not');
 
   const before = await storage.links.lastChange();
   t.true(await move('b'));

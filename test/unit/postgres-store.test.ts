@@ -415,7 +415,7 @@ if (SERVER === undefined) {
       (
         await admin.query<{ n: string }>(
           `SELECT count(*) AS n FROM pg_locks WHERE locktype = $1 AND NOT granted
-           AND (database IS NULL OR database = (SELECT oid FROM pg_database WHERE datname = current_database()))`,
+           AND pid IN (SELECT pid FROM pg_stat_activity WHERE datname = current_database())`,
           [locktype],
         )
       ).rows[0]?.n === '1';
@@ -657,7 +657,7 @@ if (SERVER === undefined) {
       (
         await admin.query<{ n: string }>(
           `SELECT count(*) AS n FROM pg_locks WHERE NOT granted
-           AND (database IS NULL OR database = (SELECT oid FROM pg_database WHERE datname = current_database()))`,
+           AND pid IN (SELECT pid FROM pg_stat_activity WHERE datname = current_database())`,
         )
       ).rows[0]?.n !== '0';
     const s2 = await addDomain(a, 's2.example');
@@ -688,6 +688,42 @@ if (SERVER === undefined) {
     await remover.query('COMMIT');
     t.is((await t.throwsAsync(refused, { instanceOf: AppError })).code, 'invalid');
     t.is(await a.links.linkByAddress(s3, 'too-late'), undefined);
+  });
+
+  test('two nodes moving links with one code onto one domain at once: the second waits, and is refused with a conflict', async (t) => {
+    const url = await freshDatabase(t);
+    const a = await open(t, url);
+    const b = await open(t, url);
+    const admin = await adminOf(t, url);
+    const s2 = await addDomain(a, 's2.example');
+    const s3 = await addDomain(a, 's3.example');
+    await a.links.write((tx) => tx.insertLink(newLink('same', { isAlias: true }), null));
+    await a.links.write((tx) => tx.insertLink(newLink('same', { isAlias: true, domain: s3 }), null));
+    const move = (storage: PostgresStorage, from: number, hold: Promise<void>, moved: () => void) =>
+      storage.links.write(async (tx) => {
+        const done = await tx.updateLink((await tx.linkByAddress(from, 'same'))!, { domain: s2 }, null, new Date(1));
+        moved();
+        await hold;
+        return done;
+      });
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let first = false;
+    const firstMove = move(a, 0, held, () => (first = true));
+    await waitFor(() => first);
+    const secondMove = move(b, s3, Promise.resolve(), () => undefined);
+    await waitFor(
+      async () =>
+        (
+          await admin.query(`SELECT 1 FROM pg_locks WHERE NOT granted AND locktype = 'transactionid'
+            AND pid IN (SELECT pid FROM pg_stat_activity WHERE datname = current_database())`)
+        ).rowCount === 1,
+    );
+    release();
+    t.true(await firstMove);
+    const error = await t.throwsAsync(secondMove, { instanceOf: AppError });
+    t.is(error.code, 'conflict');
+    t.like(await a.links.linkByAddress(s3, 'same'), { domain: s3 }, 'left where it was');
   });
 
   test('migration 4 takes a database of the schema before domains onto the default domain: ids, codes, tags, visits, the change log; kurz_ids untouched', async (t) => {

@@ -104,7 +104,11 @@ export function createPostgresLinkStore(db: Database, idBlockSize: number): Post
       },
       async updateLink(link, edit, urlHash, at) {
         const merged = { ...link, ...edit };
-        if (merged.domain !== link.domain) await holdDomain(tx, merged.domain);
+        if (merged.domain !== link.domain) {
+          await holdDomain(tx, merged.domain);
+          // Refused before the update, as on SQLite, whether the link is live or deleted.
+          if ((await tx.query(q.LINK_BY_ADDRESS, [link.code, merged.domain])).rowCount !== 0) throw movedOntoTaken(link);
+        }
         const params = [link.id, merged.url, urlHash, ...optionParams(merged), at.getTime(), merged.domain];
         if ((await updateOrRefuseMove(tx, params, link)).rowCount === 0) return false;
         if (edit.tags !== undefined) {
@@ -219,17 +223,21 @@ export function createPostgresLinkStore(db: Database, idBlockSize: number): Post
 }
 
 /**
- * Runs UPDATE_LINK; a move onto an address another link has (two moves racing included: the unique index
- * decides) rejects with AppError('conflict').
+ * Runs UPDATE_LINK; a move onto an address another link took since it was checked (by another node's write
+ * committed meanwhile: the unique index decides) rejects with AppError('conflict').
  */
 async function updateOrRefuseMove(tx: Querier, params: unknown[], link: Link): Promise<{ rowCount: number | null }> {
   try {
     return await tx.query(q.UPDATE_LINK, params);
   } catch (err) {
     if ((err as { code?: unknown }).code === '23505' && (err as { constraint?: unknown }).constraint === 'links_by_address')
-      throw new AppError('conflict', `the code "${link.code}" is already taken on the domain it would move to`, 'domain');
+      throw movedOntoTaken(link);
     throw err;
   }
+}
+
+function movedOntoTaken(link: Link): AppError {
+  return new AppError('conflict', `the code "${link.code}" is already taken on the domain it would move to`, 'domain');
 }
 
 /**
