@@ -5,6 +5,7 @@ import test from 'ava';
 import { RedirectCache } from '../../src/cache/redirect-cache.ts';
 import { createCodeGenerator, type CodeGenerator } from '../../src/codes/code-generator.ts';
 import { loadConfig } from '../../src/config.ts';
+import { DomainRegistry } from '../../src/domains/registry.ts';
 import { linkCreation, type CreateLinkInput } from '../../src/links/create.ts';
 import { DEFAULT_OPTIONS } from '../../src/links/link.ts';
 import type { LinkStore } from '../../src/store/ports.ts';
@@ -25,8 +26,10 @@ function linkVisits(...links: VisitCount[]): VisitBatch {
 
 /** Link creation on `links` with a fixed clock and a small cache. */
 function serviceOn(links: LinkStore, codes: CodeGenerator, settings: Record<string, unknown> = {}) {
+  const config = loadConfig({ file: { publicUrl: 'https://s.example', ...settings } });
   const creation = linkCreation({
-    config: loadConfig({ file: { publicUrl: 'https://s.example', ...settings } }),
+    config,
+    domains: new DomainRegistry(config.publicUrl, []),
     now: () => 1000,
     random: randomBytes,
     links,
