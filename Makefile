@@ -78,7 +78,7 @@ run: $(BUNDLE)
 	node $(NODE_FLAGS) $(BUNDLE) serve
 
 # The tests that touch storage: `make test` runs them a second time, on PostgreSQL (the others run once).
-STORAGE_TESTS := "test/http/**/*.test.ts" "test/cli/**/*.test.ts" test/unit/link-store.test.ts test/unit/visit-store.test.ts \
+STORAGE_TESTS := "test/http/**/*.test.ts" "test/cli/**/*.test.ts" test/unit/link-store.test.ts test/unit/domain-store.test.ts test/unit/visit-store.test.ts \
   test/unit/visit-recorder.test.ts
 
 # With a throwaway PostgreSQL server (test/support/with-postgres.ts, for both passes: the PostgreSQL store's

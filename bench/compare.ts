@@ -18,6 +18,8 @@ export interface Seed {
   codes: string;
   /** HOT_CODES of them, evenly spread. */
   hotCodes: string;
+  /** With domains: each other domain's codes and hot codes, by host (`codes` are then the default domain's). */
+  domains: Record<string, { codes: string; hotCodes: string }>;
   /** An API key in the database, for the scenarios that create links. */
   key: string;
   seconds: number;
@@ -275,13 +277,15 @@ function wrkArgs(scenario: Scenario, seed: Seed, prefix: string, target: number)
 }
 
 /**
- * The codes of each of the scenario's hosts (a redirect-hosts.lua scenario's). The seed puts every link on
- * the default domain (links have no domain yet, and kurz serves any Host alike), so each host is given the
- * default domain's codes; once links have domains, the seed puts links on each host's domain and this
- * returns that domain's codes.
+ * The codes of each of the scenario's hosts (a redirect-hosts.lua scenario's): the default domain's are the
+ * seed's own, each other host's are those the seed put on its domain.
  */
 function codesByHost(scenario: Scenario, seed: Seed): Array<{ host: string; codes: string; hotCodes: string }> {
-  return (scenario.hosts ?? []).map((host) => ({ host, codes: seed.codes, hotCodes: seed.hotCodes }));
+  return (scenario.hosts ?? []).map((host) => {
+    const own = seed.domains[host];
+    if (host !== DEFAULT_HOST && !own) throw new Error(`the seed has no links on ${host}`);
+    return { host, ...(own ?? { codes: seed.codes, hotCodes: seed.hotCodes }) };
+  });
 }
 
 function startKurz(scenario: Scenario, setup: Setup, storeEnv: Record<string, string>): Promise<ServerProcess> {

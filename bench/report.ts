@@ -20,7 +20,7 @@ export interface Report {
   startedAt: string;
   finishedAt: string;
   environment: Environment;
-  seeds: Omit<Seed, 'db' | 'codes' | 'hotCodes' | 'key'>[];
+  seeds: Omit<Seed, 'db' | 'codes' | 'hotCodes' | 'domains' | 'key'>[];
   scenarios: ScenarioResult[];
   /** Scenarios that stopped with an error before producing numbers. */
   failed: { name: string; title: string; error: string }[];

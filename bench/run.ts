@@ -11,7 +11,7 @@ import { join } from 'node:path';
 import { exited, killAll, spawnTracked } from './children.ts';
 import { runScenario, type ScenarioResult, type Seed } from './compare.ts';
 import { problemsOf, writeReport, type Environment, type Report } from './report.ts';
-import { count, HOT_CODES, PROFILES, seedKey, type Profile, type ProfileName } from './scenarios.ts';
+import { count, DEFAULT_HOST, HOT_CODES, PROFILES, seedKey, type Profile, type ProfileName } from './scenarios.ts';
 
 const ROOT = join(import.meta.dirname, '..');
 const BUNDLE = join(ROOT, 'build', 'kurz.cjs');
@@ -44,7 +44,7 @@ const scenarios: ScenarioResult[] = [];
 const failed: Report['failed'] = [];
 try {
   const kinds = new Map(profile.scenarios.map((s) => [seedKey(s), s] as const));
-  for (const [key, s] of [...kinds].sort(([, a], [, b]) => a.links - b.links)) seeds.set(key, await seed(s.links, s.options ?? false));
+  for (const [key, s] of [...kinds].sort(([, a], [, b]) => a.links - b.links)) seeds.set(key, await seed(s));
   for (const scenario of profile.scenarios) {
     console.log(`${scenario.name}: ${profile.rounds} × ${profile.seconds} s per server…`);
     const max = scenarios.find((s) => s.name === scenario.halfLoadOf)?.kurz.requestsPerSecond;
@@ -91,13 +91,23 @@ if (problems.length > 0) {
   process.exitCode = 1;
 }
 
-/** Seeds a database with `links` links through bench/seed.ts and picks the hot codes. */
-async function seed(links: number, options: boolean): Promise<Seed> {
-  const name = seedKey({ links, options });
+/** Seeds a database with the scenario's links (on its domains) through bench/seed.ts and picks the hot codes of each domain. */
+async function seed(scenario: Pick<Profile['scenarios'][number], 'links' | 'options' | 'hosts'>): Promise<Seed> {
+  const { links } = scenario;
+  const options = scenario.options ?? false;
+  const others = (scenario.hosts ?? []).filter((host) => host !== DEFAULT_HOST);
+  const name = seedKey(scenario);
   const db = join(dir, `seed-${name}.db`);
   const codes = join(dir, `seed-${name}.codes`);
   process.stdout.write(`seeding ${count(links)} links${options ? ' with options' : ''}… `);
-  const args = [join(import.meta.dirname, 'seed.ts'), db, codes, String(links), ...(options ? ['--options'] : [])];
+  const args = [
+    join(import.meta.dirname, 'seed.ts'),
+    db,
+    codes,
+    String(links),
+    ...(options ? ['--options'] : []),
+    ...(others.length > 0 ? ['--domains', others.join(',')] : []),
+  ];
   const child = spawnTracked(process.execPath, args, {
     stdio: ['ignore', 'pipe', 'inherit'],
   });
@@ -106,20 +116,32 @@ async function seed(links: number, options: boolean): Promise<Seed> {
   const code = await exited(child);
   if (code !== 0) throw new Error(`seeding ${links} links failed with exit code ${code}`);
   const { seconds, dbBytes } = JSON.parse(output) as { seconds: number; dbBytes: number };
-  const lines = readFileSync(codes, 'utf8').trimEnd().split('\n');
-  if (lines.length !== links) throw new Error(`seeding wrote ${lines.length} codes for ${links} links`);
-  // Evenly spread over creation order, which FF1 makes unrelated to the codes' order in the index.
-  const hotCodes = join(dir, `seed-${name}.hot`);
-  const step = Math.max(1, Math.floor(links / HOT_CODES));
-  writeFileSync(
-    hotCodes,
-    lines
-      .filter((_, i) => i % step === 0)
-      .slice(0, HOT_CODES)
-      .join('\n') + '\n',
-  );
+  /** The codes file's lines, and HOT_CODES of them evenly spread over creation order (which FF1 makes unrelated to the index's order). */
+  const pick = (file: string): { lines: number; hotCodes: string } => {
+    const lines = readFileSync(file, 'utf8').trimEnd().split('\n');
+    const step = Math.max(1, Math.floor(lines.length / HOT_CODES));
+    const hotCodes = `${file}.hot`;
+    writeFileSync(
+      hotCodes,
+      lines
+        .filter((_, i) => i % step === 0)
+        .slice(0, HOT_CODES)
+        .join('\n') + '\n',
+    );
+    return { lines: lines.length, hotCodes };
+  };
+  const own = pick(codes);
+  const domains: Seed['domains'] = {};
+  let written = own.lines;
+  for (const host of others) {
+    const file = `${codes}.${host}`;
+    const picked = pick(file);
+    written += picked.lines;
+    domains[host] = { codes: file, hotCodes: picked.hotCodes };
+  }
+  if (written !== links) throw new Error(`seeding wrote ${written} codes for ${links} links`);
   console.log(`${seconds.toFixed(1)} s`);
-  return { links, db, codes, hotCodes, key: readFileSync(`${codes}.key`, 'utf8'), seconds, dbBytes };
+  return { links, db, codes, hotCodes: own.hotCodes, domains, key: readFileSync(`${codes}.key`, 'utf8'), seconds, dbBytes };
 }
 
 function summary(r: ScenarioResult): string {

@@ -156,7 +156,8 @@ export function count(n: number): string {
   return String(n);
 }
 
-/** Scenarios share a seeded database when they have the same size and kind of links. */
-export function seedKey(scenario: Pick<Scenario, 'links' | 'options'>): string {
-  return `${count(scenario.links)}${scenario.options ? '-options' : ''}`;
+/** Scenarios share a seeded database when they have the same size and kind of links, on the same domains. */
+export function seedKey(scenario: Pick<Scenario, 'links' | 'options' | 'hosts'>): string {
+  const others = (scenario.hosts ?? []).filter((host) => host !== DEFAULT_HOST);
+  return `${count(scenario.links)}${scenario.options ? '-options' : ''}${others.length > 0 ? `-${others.length + 1}-domains` : ''}`;
 }

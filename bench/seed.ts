@@ -1,8 +1,10 @@
 // Creates a kurz database with N links through kurz's own service, so the rows, codes and indexes are real,
 // and writes the codes to a text file, one per line, in creation order (line i holds targetUrl(i)).
 // With --options every link carries options (title, tags, a far expiry, its own redirect status), so its
-// redirect takes the gated path. Also makes an API key for the create scenarios, written to CODES_FILE.key.
-// Usage: node bench/seed.ts DB_FILE CODES_FILE N [--options]   Prints one JSON line: { links, seconds, dbBytes }.
+// redirect takes the gated path. With --domains H2,H3 the links are spread in turn over the default domain
+// and those domains (added first): CODES_FILE holds the default domain's codes, CODES_FILE.H2 each other's.
+// Also makes an API key for the create scenarios, written to CODES_FILE.key.
+// Usage: node bench/seed.ts DB_FILE CODES_FILE N [--options] [--domains H2,H3]   Prints one JSON line: { links, seconds, dbBytes }.
 import { randomBytes } from 'node:crypto';
 import { closeSync, openSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { loadConfig } from '../src/config.ts';
@@ -14,8 +16,10 @@ import { targetUrl } from './target-url.ts';
 // Creations handed over together: the link store's group commit writes them 1000 to a transaction.
 const BATCH = 100_000;
 
-const [dbFile, codesFile, count, flag] = process.argv.slice(2);
-const withOptions = flag === '--options';
+const [dbFile, codesFile, count, ...flags] = process.argv.slice(2);
+const withOptions = flags.includes('--options');
+const domainsAt = flags.indexOf('--domains');
+const hosts = domainsAt === -1 ? [] : (flags[domainsAt + 1] ?? '').split(',').filter(Boolean);
 const OPTIONS = { title: 'A link with options', tags: ['bench', 'options'], expiresAt: '2999-01-01T00:00:00Z', redirectStatus: 302 };
 const links = Number(count);
 if (!dbFile || !codesFile || !Number.isSafeInteger(links) || links < 1) {
@@ -28,22 +32,32 @@ const config = loadConfig({ env: { KURZ_DB: dbFile, KURZ_DEDUPE_WINDOW: 'off' } 
 const log = createLogger({ write: () => true });
 const storage = openSqliteStorage(config, { log });
 const services = await createServices(config, { now: Date.now, random: randomBytes, log }, storage);
-const codes = openSync(codesFile, 'w');
+for (const host of hosts) await services.domains.addDomain(host, {});
+// The default domain (undefined) and each other one, in turn.
+const domains = [undefined, ...hosts];
+const files = domains.map((host) => openSync(host === undefined ? codesFile : `${codesFile}.${host}`, 'w'));
 try {
   for (let first = 0; first < links; first += BATCH) {
     const last = Math.min(first + BATCH, links);
     const created = await Promise.all(
       Array.from({ length: last - first }, (_, k) =>
-        services.creation.createLink({ url: targetUrl(first + k), ...(withOptions ? OPTIONS : {}) }),
+        services.creation.createLink({
+          url: targetUrl(first + k),
+          domain: domains[(first + k) % domains.length],
+          ...(withOptions ? OPTIONS : {}),
+        }),
       ),
     );
-    writeSync(codes, created.map((c) => c.link.code).join('\n') + '\n');
+    files.forEach((file, d) => {
+      const own = created.filter((_, k) => (first + k) % domains.length === d);
+      if (own.length > 0) writeSync(file, own.map((c) => c.link.code).join('\n') + '\n');
+    });
   }
   writeFileSync(`${codesFile}.key`, (await services.access.createKey('bench')).secret);
   const listed = await storage.links.listLinks({ limit: 1 });
   if (listed[0]?.id !== links) throw new Error(`seeded up to id ${listed[0]?.id}, expected ${links}`);
 } finally {
-  closeSync(codes);
+  for (const file of files) closeSync(file);
   await storage.close();
 }
 const seconds = (performance.now() - started) / 1000;

@@ -49,7 +49,7 @@ export const edit: Command = {
           await services.links.editLink(positionals[0] ?? '', fields, services.registry.idOf(values['domain'])),
           services,
         );
-        out(values['json'] ? JSON.stringify(shown) + '\n' : describe(shown));
+        out(values['json'] ? JSON.stringify(shown) + '\n' : describe(shown, services.registry.several()));
         return EXIT.ok;
       },
       { existing: true },
@@ -57,12 +57,12 @@ export const edit: Command = {
   },
 };
 
-/** The link's target and options in a few lines. */
-function describe(link: LinkJson): string {
+/** The link's target and options in a few lines; its domain too when there are several. */
+function describe(link: LinkJson, domains: boolean): string {
   const visits = link.maxVisits === null ? 'no limit' : `at most ${link.maxVisits} (${link.visitsLeft} left)`;
   const rows: Array<[string, string | null]> = [
     ['Short URL', link.shortUrl],
-    ['Domain', link.domain],
+    ['Domain', domains ? link.domain : null],
     ['Target', link.url],
     ['Title', link.title],
     ['Note', link.note],

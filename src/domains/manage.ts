@@ -36,7 +36,7 @@ export function domainManagement({ store, registry, now }: DomainDeps) {
   /** The domain a person named, by host (the publicUrl's host names the default domain). Throws AppError('not_found'). */
   function named(input: unknown): Domain {
     const host = normaliseHost(input);
-    const id = host === registry.defaultHost ? DEFAULT_DOMAIN : registry.all().find((d) => d.host === host)?.id;
+    const id = registry.idOfHost(host);
     const domain = id === undefined ? undefined : registry.byId(id);
     if (id === undefined || !domain) throw new AppError('not_found', `no domain ${JSON.stringify(host)}`);
     return { ...domain, host: registry.hostOf(id) };

@@ -80,9 +80,14 @@ export class DomainRegistry {
   idOf(input: unknown, field = 'domain'): number {
     if (input === undefined || input === null || input === '') return DEFAULT_DOMAIN;
     const host = normaliseHost(input, field);
-    const id = this.#byHost.get(host);
+    const id = this.idOfHost(host);
     if (id === undefined) throw unknownDomain(host, field);
     return id;
+  }
+
+  /** The id of the domain with this (normalised) host; the publicUrl's host is the default domain's. */
+  idOfHost(host: string): number | undefined {
+    return this.#byHost.get(host);
   }
 
   /** The domain with this id; undefined once removed. */

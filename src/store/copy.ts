@@ -3,10 +3,12 @@
  * log, whose entries only matter to the processes of the database they were written in.
  */
 export const COPIED_TABLES: ReadonlyArray<{ name: string; columns: readonly string[] }> = [
+  { name: 'domains', columns: ['id', 'host', 'scheme', 'not_found_redirect', 'root_redirect', 'created_at', 'removed_at'] },
   {
     name: 'links',
     columns: [
       'id',
+      'domain_id',
       'code',
       'url',
       'url_hash',

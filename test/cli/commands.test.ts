@@ -85,6 +85,7 @@ test('every command has --help, exiting 0', async (t) => {
     'list',
     'stats',
     'delete',
+    'domains',
     'keys',
     'admin',
     'backup',

@@ -5,6 +5,7 @@ import test from 'ava';
 import { RedirectCache } from '../../src/cache/redirect-cache.ts';
 import { createCodeGenerator, type CodeGenerator } from '../../src/codes/code-generator.ts';
 import { loadConfig } from '../../src/config.ts';
+import { DomainRegistry } from '../../src/domains/registry.ts';
 import { linkCreation, type CreateLinkInput } from '../../src/links/create.ts';
 import { DEFAULT_OPTIONS } from '../../src/links/link.ts';
 import type { LinkStore } from '../../src/store/ports.ts';
@@ -25,8 +26,10 @@ function linkVisits(...links: VisitCount[]): VisitBatch {
 
 /** Link creation on `links` with a fixed clock and a small cache. */
 function serviceOn(links: LinkStore, codes: CodeGenerator, settings: Record<string, unknown> = {}) {
+  const config = loadConfig({ file: { publicUrl: 'https://s.example', ...settings } });
   const creation = linkCreation({
-    config: loadConfig({ file: { publicUrl: 'https://s.example', ...settings } }),
+    config,
+    domains: new DomainRegistry(config.publicUrl, []),
     now: () => 1000,
     random: randomBytes,
     links,
@@ -67,6 +70,7 @@ sqliteOnly('visit counts are written without a disk sync, and links keep their f
       tx.insertLink(
         {
           ...DEFAULT_OPTIONS,
+          domain: 0,
           code: 'v',
           url: 'https://example.com/',
           isAlias: false,
@@ -78,7 +82,7 @@ sqliteOnly('visit counts are written without a disk sync, and links keep their f
       ),
     )) ?? 0;
   await createSqliteVisitStore(db, health).addVisits(linkVisits({ id, count: 3, lastVisitAt: 50 }));
-  t.is((await store.linkByCode('v'))?.visitCount, 3);
+  t.is((await store.linkByAddress(0, 'v'))?.visitCount, 3);
   t.is(db.pragma('synchronous', { simple: true }), 2, 'FULL again');
 });
 
@@ -89,7 +93,16 @@ test('the dedupe probe finds the newest live link with the URL hash in the windo
   const insert = async (code: string, now: number) =>
     (await store.write((tx) =>
       tx.insertLink(
-        { ...DEFAULT_OPTIONS, code, url: 'https://example.com/', isAlias: false, passwordHash: null, urlHash, createdAt: new Date(now) },
+        {
+          ...DEFAULT_OPTIONS,
+          domain: 0,
+          code,
+          url: 'https://example.com/',
+          isAlias: false,
+          passwordHash: null,
+          urlHash,
+          createdAt: new Date(now),
+        },
         null,
       ),
     )) ?? 0;
@@ -98,7 +111,7 @@ test('the dedupe probe finds the newest live link with the URL hash in the windo
   await insert('other', 300);
   await database.sql('UPDATE links SET url_hash = ? WHERE code = ?', Buffer.alloc(32, 8), 'other');
   await storage.visits.addVisits(linkVisits({ id: newer, count: 4, lastVisitAt: 250 }));
-  const probe = (hash: Buffer, since: number) => store.write((tx) => tx.linkByUrlHash(hash, new Date(since)));
+  const probe = (hash: Buffer, since: number) => store.write((tx) => tx.linkByUrlHash(hash, new Date(since), 0));
 
   t.like(await probe(urlHash, 0), { id: newer, code: 'newer', visitCount: 4, lastVisitAt: new Date(250) });
   t.is(await probe(urlHash, 201), undefined, 'created before the window');
@@ -194,7 +207,16 @@ function walDescriptorsOf(path: string): number {
 function insertLink(store: LinkStore, code: string): Promise<number | undefined> {
   return store.write((tx) =>
     tx.insertLink(
-      { ...DEFAULT_OPTIONS, code, url: 'https://example.com/', isAlias: false, passwordHash: null, urlHash: null, createdAt: new Date(1) },
+      {
+        ...DEFAULT_OPTIONS,
+        domain: 0,
+        code,
+        url: 'https://example.com/',
+        isAlias: false,
+        passwordHash: null,
+        urlHash: null,
+        createdAt: new Date(1),
+      },
       null,
     ),
   );

@@ -9,12 +9,18 @@ import { AppError } from '../../src/core/errors.ts';
 import { DEFAULT_OPTIONS, type NewLink } from '../../src/links/link.ts';
 import { memoryLogger } from '../../src/core/log.ts';
 import type { LinkWriter, Storage } from '../../src/store/ports.ts';
+import { loadConfig } from '../../src/config.ts';
+import { copyDatabase } from '../../src/store/copy.ts';
+import { parseChange } from '../../src/store/postgres/link-store.ts';
 import { MIGRATIONS } from '../../src/store/postgres/migrations.ts';
+import * as q from '../../src/store/postgres/queries.ts';
 import { openPostgresStorage, type PostgresStorage } from '../../src/store/postgres/storage.ts';
 import { createSqliteAccessStore } from '../../src/store/sqlite/access-store.ts';
 import { openDatabase } from '../../src/store/sqlite/database.ts';
+import { createSqliteDomainStore } from '../../src/store/sqlite/domain-store.ts';
 import { createSqliteLinkStore } from '../../src/store/sqlite/link-store.ts';
 import { createSqliteSettingsStore } from '../../src/store/sqlite/settings-store.ts';
+import { openSqliteStorage } from '../../src/store/sqlite/storage.ts';
 import { createSqliteVisitStore } from '../../src/store/sqlite/visit-store.ts';
 import { watchWrites } from '../../src/store/sqlite/write-health.ts';
 import { rollUp } from '../../src/visits/rollup.ts';
@@ -64,6 +70,7 @@ async function open(t: ExecutionContext, url: string, idBlockSize = 100, log = m
 function newLink(code: string, fields: Partial<NewLink> = {}): NewLink {
   return {
     ...DEFAULT_OPTIONS,
+    domain: 0,
     code,
     url: `https://example.com/${code}`,
     isAlias: false,
@@ -99,6 +106,7 @@ function sqliteStorage(t: ExecutionContext): Omit<Storage, 'close' | 'databaseBy
   return {
     links: createSqliteLinkStore(db, health),
     visits: { ...visits, offload: () => false },
+    domains: createSqliteDomainStore(db, health),
     settings: createSqliteSettingsStore(db, health),
     access: createSqliteAccessStore(db, health),
     problem: async () => health.fault,
@@ -120,7 +128,7 @@ async function script(storage: Omit<Storage, 'close' | 'databaseBytes'>): Promis
   ];
   out['ids'] = ids;
   out['taken'] = await insert(newLink('plain'));
-  out['dedupe'] = await links.write((tx) => tx.linkByUrlHash(hash, new Date(0)));
+  out['dedupe'] = await links.write((tx) => tx.linkByUrlHash(hash, new Date(0), 0));
   out['imported'] = await links.write((tx) =>
     tx.importLink(
       {
@@ -135,14 +143,16 @@ async function script(storage: Omit<Storage, 'close' | 'databaseBytes'>): Promis
     ),
   );
   out['edited'] = await links.write(async (tx) => {
-    const link = await tx.linkByCode('Tagged');
+    const link = await tx.linkByAddress(0, 'Tagged');
     return tx.updateLink(link!, { url: 'https://example.com/new', tags: ['beta', 'gamma'] }, null, new Date(START + 3 * DAY));
   });
   out['deleted'] = [
     await links.write((tx) => tx.deleteLink(ids[4]!, new Date(START + 4 * DAY))),
     await links.write((tx) => tx.deleteLink(ids[4]!, new Date(START + 4 * DAY))),
   ];
-  out['editDeleted'] = await links.write(async (tx) => tx.updateLink((await tx.linkByCode('doomed'))!, { title: 't' }, null, new Date(1)));
+  out['editDeleted'] = await links.write(async (tx) =>
+    tx.updateLink((await tx.linkByAddress(0, 'doomed'))!, { title: 't' }, null, new Date(1)),
+  );
   out['claims'] = [
     await links.claimVisit(ids[2]!),
     await links.hasVisitsLeft(ids[2]!),
@@ -152,7 +162,7 @@ async function script(storage: Omit<Storage, 'close' | 'databaseBytes'>): Promis
     await links.claimVisit(ids[0]!),
     await links.hasVisitsLeft(ids[0]!),
   ];
-  out['targets'] = await Promise.all(['plain', 'gated', 'doomed', 'missing'].map((c) => links.targetByCode(c)));
+  out['targets'] = await Promise.all(['plain', 'gated', 'doomed', 'missing'].map((c) => links.targetByAddress(0, c)));
 
   const visitor = (n: number) => Buffer.alloc(16, n);
   const batch = [
@@ -251,6 +261,36 @@ async function script(storage: Omit<Storage, 'close' | 'databaseBytes'>): Promis
   return out;
 }
 
+test('a change notification parses into its link and address, or its domain; anything else is ignored', (t) => {
+  const cases: Array<[string, ReturnType<typeof parseChange>]> = [
+    ['12 0 abc', { linkId: 12, domain: 0, code: 'abc' }],
+    ['7 3 my-alias_x', { linkId: 7, domain: 3, code: 'my-alias_x' }],
+    ['9 1 -', { linkId: 9, domain: 1, code: '-' }],
+    ['- 4 -', { linkId: null, domain: 4, code: null }],
+    ['abc', undefined],
+    ['', undefined],
+    ['12 0', undefined],
+    ['12 0 a b', undefined],
+    ['x 0 abc', undefined],
+    ['- x -', undefined],
+    ['- 4 abc', undefined],
+    [' 12 0 abc', undefined],
+  ];
+  for (const [payload, expected] of cases) t.deepEqual(parseChange(payload), expected, JSON.stringify(payload));
+});
+
+/** A domain on `storage`; its id. */
+async function addDomain(storage: Storage, host: string, createdAt = START): Promise<number> {
+  const domain = await storage.domains.insertDomain({
+    host,
+    scheme: null,
+    notFoundRedirect: null,
+    rootRedirect: null,
+    createdAt: new Date(createdAt),
+  });
+  return domain!.id;
+}
+
 if (SERVER === undefined) {
   test('the PostgreSQL store tests have a server to run against', (t) => {
     t.fail('set KURZ_TEST_POSTGRES_URL to a maintenance database URL (postgres://USER@HOST:PORT/postgres); make test starts a server');
@@ -316,7 +356,7 @@ if (SERVER === undefined) {
     t.deepEqual(await b.visits.dayTotals(new Date(START), new Date(START + DAY)), [
       { t: START, humans: 3 * flushes, bots: flushes, uniques: 4 },
     ]);
-    t.like(await b.links.linkByCode('busy'), { visitCount: 2 * flushes, lastVisitAt: new Date(START + 20 + rounds - 1) });
+    t.like(await b.links.linkByAddress(0, 'busy'), { visitCount: 2 * flushes, lastVisitAt: new Date(START + 20 + rounds - 1) });
     t.deepEqual(
       (await a.visits.linkDimensions(id, new Date(START), new Date(START + DAY)))
         .filter((d) => d.value !== '')
@@ -327,8 +367,8 @@ if (SERVER === undefined) {
       ],
     );
     t.deepEqual(await a.visits.topLinks(new Date(START), new Date(START + DAY), 5), [
-      { code: 'busy', url: 'https://example.com/busy', title: null, humans: 2 * flushes, bots: flushes, uniques: 3 },
-      { code: 'quiet', url: 'https://example.com/quiet', title: null, humans: flushes, bots: 0, uniques: 1 },
+      { domain: 0, code: 'busy', url: 'https://example.com/busy', title: null, humans: 2 * flushes, bots: flushes, uniques: 3 },
+      { domain: 0, code: 'quiet', url: 'https://example.com/quiet', title: null, humans: flushes, bots: 0, uniques: 1 },
     ]);
     t.is(await a.visits.countVisitsBefore(new Date(START + DAY)), 4 * flushes);
   });
@@ -340,7 +380,7 @@ if (SERVER === undefined) {
     const admin = await adminOf(t, url);
     const id = (await a.links.write((tx) => tx.insertLink(newLink('watched'), null)))!;
     const heard: string[] = [];
-    b.links.onChange!((code) => heard.push(code));
+    b.links.onChange!((change) => heard.push(change.code!));
     const listener = async (): Promise<number | undefined> => {
       const { rows } = await admin.query<{ pid: number }>(
         `SELECT pid FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN%'`,
@@ -349,7 +389,7 @@ if (SERVER === undefined) {
     };
     await waitFor(async () => (await listener()) !== undefined);
     await a.links.write(async (tx) =>
-      tx.updateLink((await tx.linkByCode('watched'))!, { url: 'https://example.com/2' }, null, new Date(1)),
+      tx.updateLink((await tx.linkByAddress(0, 'watched'))!, { url: 'https://example.com/2' }, null, new Date(1)),
     );
     await waitFor(() => heard.length === 1);
     t.deepEqual(heard, ['watched']);
@@ -375,7 +415,7 @@ if (SERVER === undefined) {
       (
         await admin.query<{ n: string }>(
           `SELECT count(*) AS n FROM pg_locks WHERE locktype = $1 AND NOT granted
-           AND (database IS NULL OR database = (SELECT oid FROM pg_database WHERE datname = current_database()))`,
+           AND pid IN (SELECT pid FROM pg_stat_activity WHERE datname = current_database())`,
           [locktype],
         )
       ).rows[0]?.n === '1';
@@ -394,19 +434,23 @@ if (SERVER === undefined) {
     };
 
     const hash = Buffer.alloc(32, 5);
-    const first = held(async (tx) => (await tx.linkByUrlHash(hash, new Date(0))) ?? tx.insertLink(newLink('one', { urlHash: hash }), null));
+    const first = held(
+      async (tx) => (await tx.linkByUrlHash(hash, new Date(0), 0)) ?? tx.insertLink(newLink('one', { urlHash: hash }), null),
+    );
     await waitFor(first.ready);
     const second = b.links.write(
-      async (tx) => (await tx.linkByUrlHash(hash, new Date(0)))?.code ?? tx.insertLink(newLink('two', { urlHash: hash }), null),
+      async (tx) => (await tx.linkByUrlHash(hash, new Date(0), 0))?.code ?? tx.insertLink(newLink('two', { urlHash: hash }), null),
     );
     await waitFor(() => waiting('advisory'));
     first.release();
     t.is(await first.done, 1);
     t.is(await second, 'one', 'the second probe waited for the first link, and found it');
 
-    const edit = held(async (tx) => tx.updateLink((await tx.linkByCode('one'))!, { url: 'https://example.com/A' }, null, new Date(1)));
+    const edit = held(async (tx) =>
+      tx.updateLink((await tx.linkByAddress(0, 'one'))!, { url: 'https://example.com/A' }, null, new Date(1)),
+    );
     await waitFor(edit.ready);
-    const read = b.links.write(async (tx) => (await tx.linkByCode('one'))?.url);
+    const read = b.links.write(async (tx) => (await tx.linkByAddress(0, 'one'))?.url);
     await waitFor(() => waiting('transactionid'));
     edit.release();
     t.true(await edit.done);
@@ -463,7 +507,7 @@ if (SERVER === undefined) {
 
     await proxy.stop();
     const unavailable = { instanceOf: AppError, message: 'the database is unreachable; try again in a moment' };
-    const error = await t.throwsAsync(storage.links.linkByCode('kept'), unavailable);
+    const error = await t.throwsAsync(storage.links.linkByAddress(0, 'kept'), unavailable);
     t.is(error.code, 'unavailable');
     await t.throwsAsync(
       storage.links.write((tx) => tx.insertLink(newLink('lost'), null)),
@@ -476,7 +520,7 @@ if (SERVER === undefined) {
     await proxy.start();
     await waitFor(() => log.lines.some((l) => l.includes('the database is reachable again')));
     t.is(await storage.problem(), undefined);
-    t.like(await storage.links.linkByCode('kept'), { code: 'kept' });
+    t.like(await storage.links.linkByAddress(0, 'kept'), { code: 'kept' });
   });
 
   test('a connection the server ends, idle or in a transaction, fails only what ran on it', async (t) => {
@@ -495,13 +539,13 @@ if (SERVER === undefined) {
     await terminate('idle');
     // The pool hears of it a moment later (a connection reports its end to no query), and replaces it.
     await waitFor(() => log.lines.some((l) => l.includes('the database is reachable again')));
-    t.like(await storage.links.linkByCode('first'), { code: 'first' }, 'the pool connects again');
+    t.like(await storage.links.linkByAddress(0, 'first'), { code: 'first' }, 'the pool connects again');
 
     let resume!: () => void;
     const paused = new Promise<void>((resolve) => (resume = resolve));
     let locked = false;
     const write = storage.links.write(async (tx) => {
-      await tx.linkByCode('first');
+      await tx.linkByAddress(0, 'first');
       locked = true;
       await paused;
       return tx.insertLink(newLink('second'), null);
@@ -516,7 +560,7 @@ if (SERVER === undefined) {
       3,
       'writes go on; the id taken by the failed one is skipped',
     );
-    t.is(await storage.links.linkByCode('second'), undefined);
+    t.is(await storage.links.linkByAddress(0, 'second'), undefined);
   });
 
   test('rows copied in are counted, and new ids and serials start after them', async (t) => {
@@ -549,7 +593,7 @@ if (SERVER === undefined) {
     await storage.finishImport();
     t.false(await storage.isEmpty());
     t.is(await storage.countRows('visits'), 12_000);
-    t.like(await storage.links.linkByCode('seven'), { id: 7, tags: ['a', 'b'] });
+    t.like(await storage.links.linkByAddress(0, 'seven'), { id: 7, tags: ['a', 'b'] });
     t.is(await storage.links.write((tx) => tx.insertLink(newLink('next'), null)), 41);
     t.like(
       await storage.access.insertKey({
@@ -579,5 +623,205 @@ if (SERVER === undefined) {
       message: /cannot import into links: no column/,
     });
     t.is(await storage.countRows('links'), 0);
+  });
+
+  test('a move and a new domain reach the listeners of another node as parsed changes; a payload that does not parse is ignored', async (t) => {
+    const url = await freshDatabase(t);
+    const a = await open(t, url);
+    const b = await open(t, url);
+    const admin = await adminOf(t, url);
+    const id = (await a.links.write((tx) => tx.insertLink(newLink('moving'), null)))!;
+    const heard: unknown[] = [];
+    b.links.onChange!((change) => heard.push(change));
+    await waitFor(
+      async () =>
+        (await admin.query(`SELECT 1 FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN%'`)).rowCount === 1,
+    );
+    await admin.query(`SELECT pg_notify('kurz_link_changes', 'not a change'), pg_notify('kurz_link_changes', '1 2')`);
+    const s2 = await addDomain(a, 's2.example');
+    await a.links.write(async (tx) => tx.updateLink((await tx.linkByAddress(0, 'moving'))!, { domain: s2 }, null, new Date(1)));
+    await waitFor(() => heard.length === 3);
+    t.deepEqual(heard, [
+      { linkId: null, domain: s2, code: null },
+      { linkId: id, domain: 0, code: 'moving' },
+      { linkId: id, domain: s2, code: 'moving' },
+    ]);
+  });
+
+  test('removing a domain waits for a link being written onto it, and then refuses; a link waits for a removal, and then is refused', async (t) => {
+    const url = await freshDatabase(t);
+    const a = await open(t, url);
+    const b = await open(t, url);
+    const admin = await adminOf(t, url);
+    const waiting = async () =>
+      (
+        await admin.query<{ n: string }>(
+          `SELECT count(*) AS n FROM pg_locks WHERE NOT granted
+           AND pid IN (SELECT pid FROM pg_stat_activity WHERE datname = current_database())`,
+        )
+      ).rows[0]?.n !== '0';
+    const s2 = await addDomain(a, 's2.example');
+
+    let release!: () => void;
+    const released = new Promise<void>((resolve) => (release = resolve));
+    let written = false;
+    const creation = a.links.write(async (tx) => {
+      const id = await tx.insertLink(newLink('late', { domain: s2 }), null);
+      written = true;
+      await released;
+      return id;
+    });
+    await waitFor(() => written);
+    const removal = b.domains.removeDomain(s2, new Date(START));
+    await waitFor(waiting);
+    release();
+    t.not(await creation, undefined);
+    t.is(await removal, 'in_use', 'the removal counted the link committed while it waited');
+
+    const s3 = await addDomain(a, 's3.example');
+    const remover = await adminOf(t, url);
+    await remover.query('BEGIN');
+    await remover.query('SELECT id FROM domains WHERE id = $1 FOR UPDATE', [s3]);
+    await remover.query('UPDATE domains SET removed_at = $2 WHERE id = $1', [s3, START]);
+    const refused = a.links.write((tx) => tx.insertLink(newLink('too-late', { domain: s3 }), null));
+    await waitFor(waiting);
+    await remover.query('COMMIT');
+    t.is((await t.throwsAsync(refused, { instanceOf: AppError })).code, 'invalid');
+    t.is(await a.links.linkByAddress(s3, 'too-late'), undefined);
+  });
+
+  test('two nodes moving links with one code onto one domain at once: the second waits, and is refused with a conflict', async (t) => {
+    const url = await freshDatabase(t);
+    const a = await open(t, url);
+    const b = await open(t, url);
+    const admin = await adminOf(t, url);
+    const s2 = await addDomain(a, 's2.example');
+    const s3 = await addDomain(a, 's3.example');
+    await a.links.write((tx) => tx.insertLink(newLink('same', { isAlias: true }), null));
+    await a.links.write((tx) => tx.insertLink(newLink('same', { isAlias: true, domain: s3 }), null));
+    const move = (storage: PostgresStorage, from: number, hold: Promise<void>, moved: () => void) =>
+      storage.links.write(async (tx) => {
+        const done = await tx.updateLink((await tx.linkByAddress(from, 'same'))!, { domain: s2 }, null, new Date(1));
+        moved();
+        await hold;
+        return done;
+      });
+    let release!: () => void;
+    const held = new Promise<void>((resolve) => (release = resolve));
+    let first = false;
+    const firstMove = move(a, 0, held, () => (first = true));
+    await waitFor(() => first);
+    const secondMove = move(b, s3, Promise.resolve(), () => undefined);
+    await waitFor(
+      async () =>
+        (
+          await admin.query(`SELECT 1 FROM pg_locks WHERE NOT granted AND locktype = 'transactionid'
+            AND pid IN (SELECT pid FROM pg_stat_activity WHERE datname = current_database())`)
+        ).rowCount === 1,
+    );
+    release();
+    t.true(await firstMove);
+    const error = await t.throwsAsync(secondMove, { instanceOf: AppError });
+    t.is(error.code, 'conflict');
+    t.like(await a.links.linkByAddress(s3, 'same'), { domain: s3 }, 'left where it was');
+  });
+
+  test('migration 4 takes a database of the schema before domains onto the default domain: ids, codes, tags, visits, the change log; kurz_ids untouched', async (t) => {
+    const url = await freshDatabase(t);
+    const admin = await adminOf(t, url);
+    await admin.query(q.CREATE_SCHEMA_TABLE);
+    for (const migration of MIGRATIONS.slice(0, 3)) await admin.query(migration);
+    await admin.query(q.SET_SCHEMA_VERSION, [3]);
+    await admin.query(
+      `INSERT INTO links (id, code, url, created_at, updated_at, deleted_at, is_alias, title, blocked_rule, blocked_list, blocked_at) VALUES
+        (1, 'gen1', 'https://example.com/1', $1, $1, NULL, 0, NULL, NULL, NULL, NULL),
+        (2, 'my-alias', 'https://example.com/2', $1, $1, NULL, 1, 'T', NULL, NULL, NULL),
+        (3, 'gone', 'https://example.com/3', $1, $1, $1 + 5, 0, NULL, NULL, NULL, NULL),
+        (7, 'blocked', 'https://bad.example/', $1, $1, NULL, 0, NULL, 'bad.example', 'list', $1)`,
+      [START],
+    );
+    await admin.query(`INSERT INTO link_tags (link_id, tag) VALUES (1, 'a'), (2, 'b'), (2, 'a')`);
+    await admin.query(`INSERT INTO link_visits (link_id, count, last_at) VALUES (1, 5, $1)`, [START + 100]);
+    await admin.query(`INSERT INTO visit_hours (link_id, hour, humans, bots, uniques) VALUES (1, $1, 5, 1, 2)`, [START]);
+    await admin.query(`INSERT INTO visit_days (day, link_id, humans, bots, uniques) VALUES ($1, 1, 5, 1, 2)`, [START]);
+    await admin.query(`INSERT INTO visit_totals (day, humans, bots, uniques) VALUES ($1, 5, 1, 2)`, [START]);
+    await admin.query(`INSERT INTO visits (link_id, at) VALUES (1, $1)`, [START + 100]);
+    // The trigger of the schema before logs the code alone.
+    await admin.query(`UPDATE links SET url = 'https://example.com/2b' WHERE id = 2`);
+    await admin.query(`UPDATE kurz_ids SET next_id = 51 WHERE name = 'links'`);
+
+    const storage = await open(t, url);
+    t.deepEqual((await admin.query('SELECT version FROM kurz_schema')).rows, [{ version: MIGRATIONS.length }]);
+    t.like(await storage.links.linkByAddress(0, 'gen1'), {
+      id: 1,
+      domain: 0,
+      tags: ['a'],
+      visitCount: 5,
+      lastVisitAt: new Date(START + 100),
+    });
+    t.like(await storage.links.linkByAddress(0, 'my-alias'), {
+      id: 2,
+      domain: 0,
+      isAlias: true,
+      title: 'T',
+      tags: ['a', 'b'],
+      url: 'https://example.com/2b',
+    });
+    t.like(await storage.links.linkByAddress(0, 'gone'), { id: 3, domain: 0, deletedAt: new Date(START + 5) });
+    t.like(await storage.links.linkByAddress(0, 'blocked'), {
+      id: 7,
+      domain: 0,
+      blocked: { rule: 'bad.example', list: 'list', at: new Date(START) },
+    });
+    t.deepEqual(await storage.visits.linkHours(1, new Date(START), new Date(START + DAY)), [{ t: START, humans: 5, bots: 1, uniques: 2 }]);
+    t.deepEqual(await storage.visits.domainTotals(new Date(START), new Date(START + DAY)), [{ domain: 0, links: 3, humans: 5 }]);
+    t.deepEqual(
+      (await storage.links.changesAfter(0)).map(({ linkId, domain, code }) => ({ linkId, domain, code })),
+      [{ linkId: 2, domain: 0, code: 'my-alias' }],
+    );
+    t.deepEqual((await admin.query(`SELECT next_id FROM kurz_ids`)).rows, [{ next_id: '51' }]);
+    t.deepEqual(
+      (await storage.domains.listDomains()).map((d) => [d.id, d.host, d.links]),
+      [[0, '', 3]],
+    );
+
+    const s2 = await addDomain(storage, 's2.example');
+    t.is(s2, 1, 'domain ids start at 1');
+    const insert = (code: string, domain: number) =>
+      storage.links.write((tx) => tx.insertLink(newLink(code, { domain, isAlias: true, url: `https://example.com/${domain}` }), null));
+    t.is(await insert('my-alias', s2), 51, 'the same alias on the new domain, with the next id reserved');
+    t.is(await insert('my-alias', 0), undefined, 'still taken on the default domain');
+    t.is(await insert('gen1', 0), undefined);
+    t.like(await storage.links.linkByAddress(0, 'my-alias'), { id: 2, url: 'https://example.com/2b' });
+    t.like(await storage.links.linkByAddress(s2, 'my-alias'), { id: 51, url: `https://example.com/${s2}` });
+    const seq = await storage.links.lastChange();
+    await storage.links.write(async (tx) => tx.deleteLink((await tx.linkByAddress(s2, 'my-alias'))!.id, new Date(START)));
+    t.deepEqual(
+      (await storage.links.changesAfter(seq)).map(({ linkId, domain, code }) => ({ linkId, domain, code })),
+      [{ linkId: 51, domain: s2, code: 'my-alias' }],
+    );
+  });
+
+  test('kurz migrate copies the domains and each link’s domain; the default domain’s row is the source’s, new domains come after', async (t) => {
+    const source = openSqliteStorage(loadConfig({ file: { db: join(tempDir(t), 'k.db') } }), { log: memoryLogger() });
+    t.teardown(() => source.close());
+    const s2 = await addDomain(source, 's2.example', START + 1);
+    const gone = await addDomain(source, 'gone.example', START + 2);
+    await source.links.write((tx) => tx.insertLink(newLink('there', { domain: s2, isAlias: true }), null));
+    await source.links.write((tx) => tx.insertLink(newLink('there', { isAlias: true, url: 'https://example.com/default' }), null));
+    await source.domains.updateDomain(s2, { scheme: 'http', rootRedirect: 'https://example.com/root' });
+    t.is(await source.domains.removeDomain(gone, new Date(START + 3)), 'removed');
+
+    const target = await open(t, await freshDatabase(t));
+    const counts = await copyDatabase(source, target, () => undefined);
+    t.deepEqual(
+      counts.find((c) => c.table === 'domains'),
+      { table: 'domains', source: 3, copied: 3 },
+    );
+    for (const c of counts) t.is(c.copied, c.source, c.table);
+    t.deepEqual(await target.domains.listDomains(), await source.domains.listDomains());
+    t.like(await target.links.linkByAddress(s2, 'there'), { domain: s2, url: 'https://example.com/there' });
+    t.like(await target.links.linkByAddress(0, 'there'), { domain: 0, url: 'https://example.com/default' });
+    t.true((await addDomain(target, 'gone.example')) > gone, 'a new domain takes an id after the copied ones');
   });
 }

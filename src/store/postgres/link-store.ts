@@ -1,4 +1,6 @@
-import type { LinkChange, LinkOptions, LinkQuery, NewLink } from '../../links/link.ts';
+import { AppError } from '../../core/errors.ts';
+import { unknownDomain } from '../../domains/domain.ts';
+import type { Link, LinkChange, LinkOptions, LinkQuery, NewLink } from '../../links/link.ts';
 import { createGroupCommit } from '../group-commit.ts';
 import type { LinkStore, LinkWriter } from '../ports.ts';
 import { toLink, toLinkUrl, toTarget, type LinkRow, type LinkUrlRow, type TargetRow } from '../rows.ts';
@@ -63,19 +65,30 @@ export function createPostgresLinkStore(db: Database, idBlockSize: number): Post
     return id;
   }
 
+  /**
+   * Throws AppError('invalid') unless the domain exists (and was not removed): a link never lands on none.
+   * Holds the domain until the write commits, so that a removal waits for the link and then counts it. The
+   * default domain is never removed: nothing to read or hold.
+   */
+  async function holdDomain(tx: Querier, domain: number): Promise<void> {
+    if (domain !== 0 && (await tx.query(q.HOLD_LIVE_DOMAIN, [domain])).rowCount === 0) throw unknownDomain(String(domain));
+  }
+
   function writerOn(tx: Querier): LinkWriter {
     return {
       takeLinkId,
-      linkByCode: async (code) => toLink((await tx.query<LinkRow>(q.LINK_BY_CODE_FOR_UPDATE, [code])).rows[0]),
-      async linkByUrlHash(urlHash, since) {
+      linkByAddress: async (domain, code) => toLink((await tx.query<LinkRow>(q.LINK_BY_ADDRESS_FOR_UPDATE, [code, domain])).rows[0]),
+      async linkByUrlHash(urlHash, since, domain) {
         await tx.query(q.LOCK_URL_HASH, [urlHash.readInt32BE(0)]);
-        const id = (await tx.query<{ id: number | null }>(q.LINK_ID_BY_URL_HASH, [urlHash, since.getTime()])).rows[0]?.id;
+        const id = (await tx.query<{ id: number | null }>(q.LINK_ID_BY_URL_HASH, [urlHash, since.getTime(), domain])).rows[0]?.id;
         return id == null ? undefined : toLink((await tx.query<LinkRow>(q.LINK_BY_ID, [id])).rows[0]);
       },
       async insertLink(link: NewLink, id) {
+        await holdDomain(tx, link.domain);
         return insert(tx, q.INSERT_LINK, [id ?? (await takeLinkId()), ...newLinkParams(link, link.urlHash)], link.tags, id === null);
       },
       async importLink(record, urlHash) {
+        await holdDomain(tx, record.domain);
         const params = [
           await takeLinkId(),
           ...newLinkParams(record, urlHash),
@@ -91,8 +104,13 @@ export function createPostgresLinkStore(db: Database, idBlockSize: number): Post
       },
       async updateLink(link, edit, urlHash, at) {
         const merged = { ...link, ...edit };
-        const params = [link.id, merged.url, urlHash, ...optionParams(merged), at.getTime()];
-        if ((await tx.query(q.UPDATE_LINK, params)).rowCount === 0) return false;
+        if (merged.domain !== link.domain) {
+          await holdDomain(tx, merged.domain);
+          // Refused before the update, as on SQLite, whether the link is live or deleted.
+          if ((await tx.query(q.LINK_BY_ADDRESS, [link.code, merged.domain])).rowCount !== 0) throw movedOntoTaken(link);
+        }
+        const params = [link.id, merged.url, urlHash, ...optionParams(merged), at.getTime(), merged.domain];
+        if ((await updateOrRefuseMove(tx, params, link)).rowCount === 0) return false;
         if (edit.tags !== undefined) {
           await tx.query(q.DELETE_TAGS, [link.id]);
           await setTags(tx, link.id, edit.tags);
@@ -135,13 +153,13 @@ export function createPostgresLinkStore(db: Database, idBlockSize: number): Post
     async () => undefined,
   );
 
-  const listeners = new Set<(code: string) => void>();
+  const listeners = new Set<(change: Omit<LinkChange, 'seq'>) => void>();
 
   return {
-    linkByCode: async (code) => toLink((await db.query<LinkRow>(q.LINK_BY_CODE, [code])).rows[0]),
+    linkByAddress: async (domain, code) => toLink((await db.query<LinkRow>(q.LINK_BY_ADDRESS, [code, domain])).rows[0]),
 
-    async targetByCode(code) {
-      const row = (await db.query<TargetRow>(q.TARGET_BY_CODE, [code])).rows[0];
+    async targetByAddress(domain, code) {
+      const row = (await db.query<TargetRow>(q.TARGET_BY_ADDRESS, [code, domain])).rows[0];
       return row && toTarget(row);
     },
 
@@ -152,6 +170,7 @@ export function createPostgresLinkStore(db: Database, idBlockSize: number): Post
         query.tag ?? null,
         query.includeDeleted ?? false,
         query.blocked ?? false,
+        query.domain ?? null,
         query.after?.id ?? Number.MAX_SAFE_INTEGER,
         query.limit,
       ];
@@ -189,8 +208,9 @@ export function createPostgresLinkStore(db: Database, idBlockSize: number): Post
 
     onChange(listener) {
       if (listeners.size === 0) {
-        db.listen(q.LISTEN_LINK_CHANGES, (code) => {
-          for (const l of listeners) l(code);
+        db.listen(q.LISTEN_LINK_CHANGES, (payload) => {
+          const change = parseChange(payload);
+          if (change) for (const l of listeners) l(change);
         });
       }
       listeners.add(listener);
@@ -200,6 +220,35 @@ export function createPostgresLinkStore(db: Database, idBlockSize: number): Post
       await writes.idle();
     },
   };
+}
+
+/**
+ * Runs UPDATE_LINK; a move onto an address another link took since it was checked (by another node's write
+ * committed meanwhile: the unique index decides) rejects with AppError('conflict').
+ */
+async function updateOrRefuseMove(tx: Querier, params: unknown[], link: Link): Promise<{ rowCount: number | null }> {
+  try {
+    return await tx.query(q.UPDATE_LINK, params);
+  } catch (err) {
+    if ((err as { code?: unknown }).code === '23505' && (err as { constraint?: unknown }).constraint === 'links_by_address')
+      throw movedOntoTaken(link);
+    throw err;
+  }
+}
+
+function movedOntoTaken(link: Link): AppError {
+  return new AppError('conflict', `the code "${link.code}" is already taken on the domain it would move to`, 'domain');
+}
+
+/**
+ * A notification of the change triggers (queries.ts, LINK_CHANGES_CHANNEL): "linkId domain code", or
+ * "- domain -" for a domain. Undefined for anything else, which is ignored: the change log still has it.
+ */
+export function parseChange(payload: string): Omit<LinkChange, 'seq'> | undefined {
+  const match = /^(?:(\d+) (\d+) (\S+)|- (\d+) -)$/.exec(payload);
+  if (!match) return undefined;
+  if (match[4] !== undefined) return { linkId: null, domain: Number(match[4]), code: null };
+  return { linkId: Number(match[1]), domain: Number(match[2]), code: match[3]! };
 }
 
 /** The option columns in UPDATE_LINK's order, from $4: title to enabled. */
@@ -216,7 +265,7 @@ function optionParams(o: LinkOptions & { passwordHash: string | null }): unknown
   ];
 }
 
-/** The columns of a new link after its id, in INSERT_LINK's order: code to enabled. */
+/** The columns of a new link after its id, in INSERT_LINK's order: domain to enabled. */
 function newLinkParams(link: Omit<NewLink, 'urlHash'>, urlHash: Buffer | null): unknown[] {
-  return [link.code, link.url, urlHash, link.isAlias ? 1 : 0, link.createdAt.getTime(), ...optionParams(link)];
+  return [link.domain, link.code, link.url, urlHash, link.isAlias ? 1 : 0, link.createdAt.getTime(), ...optionParams(link)];
 }

@@ -3,7 +3,10 @@
 /** "kurz" in ASCII: the advisory lock key under which migrations run, and the class of kurz's two-key locks. */
 export const KURZ_LOCK = 0x6b75727a;
 
-/** The channel the links_changed trigger notifies with each edited or deleted code. */
+/**
+ * The channel the change triggers notify (migration 4): "linkId domain code" for a link edited, deleted or
+ * moved (a move notifies its old and its new address), "- domain -" for a domain added, edited or removed.
+ */
 export const LINK_CHANGES_CHANNEL = 'kurz_link_changes';
 
 // Connection and transactions.
@@ -52,7 +55,7 @@ export const SET_SCHEMA_VERSION = `UPDATE kurz_schema SET version = $1`;
 // Links.
 
 /** A link with its visit counts and tags (a JSON array as text, sorted bytewise as SQLite sorts): select from LINKS. */
-const LINK_COLUMNS = `links.id, code, url, is_alias AS "isAlias", created_at AS "createdAt", updated_at AS "updatedAt",
+const LINK_COLUMNS = `links.id, domain_id AS domain, code, url, is_alias AS "isAlias", created_at AS "createdAt", updated_at AS "updatedAt",
   coalesce(v.count, 0) AS "visitCount", v.last_at AS "lastVisitAt", deleted_at AS "deletedAt", title, note,
   (SELECT coalesce(json_agg(tag ORDER BY tag COLLATE "C"), '[]'::json)::text FROM link_tags WHERE link_id = links.id) AS tags,
   expires_at AS "expiresAt", max_visits AS "maxVisits", claimed_visits AS "claimedVisits", password_hash AS "passwordHash",
@@ -61,44 +64,48 @@ const LINK_COLUMNS = `links.id, code, url, is_alias AS "isAlias", created_at AS 
 
 const LINKS = `links LEFT JOIN link_visits AS v ON v.link_id = links.id`;
 
-export const LINK_BY_CODE = `SELECT ${LINK_COLUMNS} FROM ${LINKS} WHERE code = $1`;
+/** The link with code $1 on domain $2 (the unique index links_by_address). */
+export const LINK_BY_ADDRESS = `SELECT ${LINK_COLUMNS} FROM ${LINKS} WHERE code = $1 AND domain_id = $2`;
 
 /** Inside a write: locks the row, so edits of one link from several nodes take turns. */
-export const LINK_BY_CODE_FOR_UPDATE = `${LINK_BY_CODE} FOR UPDATE OF links`;
+export const LINK_BY_ADDRESS_FOR_UPDATE = `${LINK_BY_ADDRESS} FOR UPDATE OF links`;
 
-/** The redirect's lookup: the target and what the redirect cache holds of the link's options. */
-export const TARGET_BY_CODE = `SELECT id, url, (deleted_at IS NOT NULL)::int AS deleted, (blocked_rule IS NOT NULL)::int AS blocked,
+/** The redirect's lookup: the target and what the redirect cache holds of the link's options. Code $1, domain $2. */
+export const TARGET_BY_ADDRESS = `SELECT id, url, (deleted_at IS NOT NULL)::int AS deleted, (blocked_rule IS NOT NULL)::int AS blocked,
   enabled, expires_at AS "expiresAt", max_visits AS "maxVisits", (password_hash IS NOT NULL)::int AS locked,
   redirect_status AS "redirectStatus", forward_query AS "forwardQuery"
-  FROM links WHERE code = $1`;
+  FROM links WHERE code = $1 AND domain_id = $2`;
 
 export const LINK_BY_ID = `SELECT ${LINK_COLUMNS} FROM ${LINKS} WHERE links.id = $1`;
 
 /** Serialises the dedupe probes of one URL hash (its first four bytes, $1) across nodes until the transaction ends. */
 export const LOCK_URL_HASH = `SELECT pg_advisory_xact_lock(${KURZ_LOCK}, $1)`;
 
-/** The dedupe probe: the newest live deduplicable link with this URL hash created at or after the cut-off. */
-export const LINK_ID_BY_URL_HASH = `SELECT max(id) AS id FROM links WHERE url_hash = $1 AND created_at >= $2 AND deleted_at IS NULL`;
+/** The dedupe probe: the newest live deduplicable link on domain $3 with this URL hash created at or after the cut-off. */
+export const LINK_ID_BY_URL_HASH = `SELECT max(id) AS id FROM links
+  WHERE url_hash = $1 AND created_at >= $2 AND deleted_at IS NULL AND domain_id = $3`;
 
 /**
  * The filter of both list orders: $1 is a LIKE pattern matched, ignoring case as SQLite's LIKE does,
- * against code, URL, title and note; $2 a tag; $3 whether deleted links are included; $4 only blocked ones.
+ * against code, URL, title and note; $2 a tag; $3 whether deleted links are included; $4 only blocked ones;
+ * $5 only those on this domain.
  */
 const LIST_FILTER = `($1::text IS NULL OR code ILIKE $1 ESCAPE '\\' OR url ILIKE $1 ESCAPE '\\'
       OR title ILIKE $1 ESCAPE '\\' OR note ILIKE $1 ESCAPE '\\')
     AND ($2::text IS NULL OR links.id IN (SELECT link_id FROM link_tags WHERE tag = $2))
     AND ($3::boolean OR deleted_at IS NULL)
-    AND (NOT $4::boolean OR blocked_rule IS NOT NULL)`;
+    AND (NOT $4::boolean OR blocked_rule IS NOT NULL)
+    AND ($5::bigint IS NULL OR domain_id = $5)`;
 
-/** Newest first, paged by id ($5), $6 at a time. */
+/** Newest first, paged by id ($6), $7 at a time. */
 export const LIST_LINKS_BY_CREATED = `SELECT ${LINK_COLUMNS} FROM ${LINKS}
-  WHERE links.id < $5 AND ${LIST_FILTER}
-  ORDER BY links.id DESC LIMIT $6`;
+  WHERE links.id < $6 AND ${LIST_FILTER}
+  ORDER BY links.id DESC LIMIT $7`;
 
-/** Most visited first, then newest; paged by (visits $7, id $5), $6 at a time. */
+/** Most visited first, then newest; paged by (visits $8, id $6), $7 at a time. */
 export const LIST_LINKS_BY_VISITS = `SELECT ${LINK_COLUMNS} FROM ${LINKS}
-  WHERE (coalesce(v.count, 0) < $7 OR (coalesce(v.count, 0) = $7 AND links.id < $5)) AND ${LIST_FILTER}
-  ORDER BY coalesce(v.count, 0) DESC, links.id DESC LIMIT $6`;
+  WHERE (coalesce(v.count, 0) < $8 OR (coalesce(v.count, 0) = $8 AND links.id < $6)) AND ${LIST_FILTER}
+  ORDER BY coalesce(v.count, 0) DESC, links.id DESC LIMIT $7`;
 
 /** Tags of live links, most used first. */
 export const TAG_COUNTS = `SELECT tag, count(*) AS count FROM link_tags JOIN links ON links.id = link_tags.link_id
@@ -110,10 +117,11 @@ export const INSERT_TAGS = `INSERT INTO link_tags (link_id, tag) SELECT $1::bigi
 
 /**
  * Sets every editable column; the caller merges the edit into the stored link first. A new target clears the
- * link's block: it passed the blocklist on its way in.
+ * link's block: it passed the blocklist on its way in. $13 is the domain: another one moves the link (the
+ * unique index links_by_address refuses it when the code is taken there).
  */
 export const UPDATE_LINK = `UPDATE links SET url = $2, url_hash = $3, title = $4, note = $5, expires_at = $6, max_visits = $7,
-  password_hash = $8, redirect_status = $9, forward_query = $10, enabled = $11, updated_at = $12,
+  password_hash = $8, redirect_status = $9, forward_query = $10, enabled = $11, updated_at = $12, domain_id = $13,
   blocked_rule = CASE WHEN url = $2 THEN blocked_rule END, blocked_list = CASE WHEN url = $2 THEN blocked_list END,
   blocked_at = CASE WHEN url = $2 THEN blocked_at END
   WHERE id = $1 AND deleted_at IS NULL`;
@@ -137,7 +145,7 @@ export const DELETE_LINK = `UPDATE links SET deleted_at = $2, updated_at = $2 WH
 // The blocklist (links/screening.ts): a scan reads live links' targets in pages and sets or clears their block.
 
 /** One page of live links' targets, after the id $1, $2 at a time. */
-export const LIVE_LINK_URLS_PAGE = `SELECT id, code, url, blocked_rule AS "blockedRule", blocked_list AS "blockedList" FROM links
+export const LIVE_LINK_URLS_PAGE = `SELECT id, domain_id AS domain, code, url, blocked_rule AS "blockedRule", blocked_list AS "blockedList" FROM links
   WHERE id > $1 AND deleted_at IS NULL ORDER BY id LIMIT $2`;
 
 /** Sets (or, with nulls, clears) link $1's block ($3 rule, $4 list, $5 time), unless its target is no longer $2. */
@@ -147,18 +155,24 @@ export const SET_BLOCK = `UPDATE links SET blocked_rule = $3, blocked_list = $4,
 /** Live links the blocklist disabled (index links_blocked). */
 export const BLOCKED_COUNT = `SELECT count(*)::int AS count FROM links WHERE blocked_rule IS NOT NULL AND deleted_at IS NULL`;
 
-/** The columns every insert sets, from $1 (the id) to $14. */
-const NEW_LINK_COLUMNS = `id, code, url, url_hash, is_alias, created_at, title, note, expires_at, max_visits, password_hash,
+/** The columns every insert sets, from $1 (the id) to $15; typed, as INSERT_LINK selects them. */
+const NEW_LINK_COLUMNS = `id, domain_id, code, url, url_hash, is_alias, created_at, title, note, expires_at, max_visits, password_hash,
   redirect_status, forward_query, enabled`;
 
-const NEW_LINK_VALUES = `$1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14`;
+const NEW_LINK_VALUES = `$1::bigint, $2::bigint, $3::text, $4::text, $5::bytea, $6::integer, $7::bigint, $8::text, $9::text,
+  $10::bigint, $11::bigint, $12::text, $13::integer, $14::integer, $15::integer`;
 
-/** No row comes back when the code is taken. */
-export const INSERT_LINK = `INSERT INTO links (${NEW_LINK_COLUMNS}, updated_at) VALUES (${NEW_LINK_VALUES}, $6)
-  ON CONFLICT (code) DO NOTHING RETURNING id`;
+/**
+ * No row comes back when the code is taken on the link's domain, or, for a generated code ($6 = 0: not an
+ * alias), on any domain (links_by_address starts with the code): generated codes are unique across all.
+ */
+export const INSERT_LINK = `INSERT INTO links (${NEW_LINK_COLUMNS}, updated_at) SELECT ${NEW_LINK_VALUES}, $7
+  WHERE $6 = 1 OR NOT EXISTS (SELECT 1 FROM links WHERE code = $3)
+  ON CONFLICT (code, domain_id) DO NOTHING RETURNING id`;
 
+/** An imported link under its own code: no row comes back when the code is taken on its domain. */
 export const IMPORT_LINK = `INSERT INTO links (${NEW_LINK_COLUMNS}, updated_at, deleted_at, claimed_visits)
-  VALUES (${NEW_LINK_VALUES}, $15, $16, $17) ON CONFLICT (code) DO NOTHING RETURNING id`;
+  VALUES (${NEW_LINK_VALUES}, $16, $17, $18) ON CONFLICT (code, domain_id) DO NOTHING RETURNING id`;
 
 /**
  * Reserves $1 link ids for this node: run on its own, never inside a write transaction, so that nodes
@@ -168,7 +182,7 @@ export const RESERVE_LINK_IDS = `UPDATE kurz_ids SET next_id = next_id + $1 WHER
 
 export const LAST_CHANGE = `SELECT coalesce(max(seq), 0) AS seq FROM link_changes`;
 
-export const CHANGES_AFTER = `SELECT seq, code FROM link_changes WHERE seq > $1 ORDER BY seq`;
+export const CHANGES_AFTER = `SELECT seq, link_id AS "linkId", domain_id AS domain, code FROM link_changes WHERE seq > $1 ORDER BY seq`;
 
 export const FORGET_CHANGES_BEFORE = `DELETE FROM link_changes WHERE seq <= $1`;
 
@@ -262,7 +276,7 @@ export const TOP_LINKS = `WITH RECURSIVE
   top AS (SELECT link_id, sum(humans) AS humans, sum(bots) AS bots, sum(uniques) AS uniques FROM visit_days
     WHERE day IN (SELECT day FROM days) AND link_id IN (SELECT link_id FROM candidates)
     GROUP BY link_id HAVING sum(humans) > 0 ORDER BY humans DESC, link_id LIMIT $3)
-  SELECT code, url, title, top.humans, top.bots, top.uniques FROM top JOIN links ON links.id = top.link_id
+  SELECT domain_id AS domain, code, url, title, top.humans, top.bots, top.uniques FROM top JOIN links ON links.id = top.link_id
   ORDER BY top.humans DESC, links.id`;
 
 /** Links created per day in [$1, $2) (index links_by_created). */
@@ -280,6 +294,48 @@ export const INSTANCE_TOTALS = `SELECT (SELECT count(*) FROM links WHERE deleted
 export const VISITS_PAGE = `SELECT visits.id, at, code, bot, referrer, browser, os, device, country, language
   FROM visits JOIN links ON links.id = visits.link_id
   WHERE (at, visits.id) > ($1, $2) AND at >= $3 AND at < $4 ORDER BY at, visits.id LIMIT $5`;
+
+// Domains (migration 4): id 0 is the default domain; a removed one keeps its row, for its deleted links.
+
+const DOMAIN_COLUMNS = `id, host, scheme, not_found_redirect AS "notFoundRedirect", root_redirect AS "rootRedirect", created_at AS "createdAt"`;
+
+/** Every domain not removed, the default first, with its live links (index links_by_domain). */
+export const LIST_DOMAINS = `SELECT ${DOMAIN_COLUMNS},
+  (SELECT count(*) FROM links WHERE domain_id = domains.id AND deleted_at IS NULL) AS links
+  FROM domains WHERE removed_at IS NULL ORDER BY id <> 0, host COLLATE "C"`;
+
+export const DOMAIN_BY_ID = `SELECT ${DOMAIN_COLUMNS} FROM domains WHERE id = $1 AND removed_at IS NULL`;
+
+/**
+ * Inside a link write: whether domain $1 exists and was not removed, holding it (a key-share lock, which edits
+ * of the domain do not wait for) so that removing it waits until the link is committed, and then sees it.
+ */
+export const HOLD_LIVE_DOMAIN = `SELECT 1 AS held FROM domains WHERE id = $1 AND removed_at IS NULL FOR KEY SHARE`;
+
+/** Inside a domain's edit or removal: the domain, locked until the transaction ends. */
+export const DOMAIN_BY_ID_FOR_UPDATE = `${DOMAIN_BY_ID} FOR UPDATE`;
+
+/** No row comes back when a domain not removed has the host. */
+export const INSERT_DOMAIN = `INSERT INTO domains (host, scheme, not_found_redirect, root_redirect, created_at)
+  VALUES ($1, $2, $3, $4, $5) ON CONFLICT (host) WHERE removed_at IS NULL DO NOTHING RETURNING ${DOMAIN_COLUMNS}`;
+
+export const UPDATE_DOMAIN = `UPDATE domains SET scheme = $2, not_found_redirect = $3, root_redirect = $4
+  WHERE id = $1 AND removed_at IS NULL RETURNING ${DOMAIN_COLUMNS}`;
+
+export const LIVE_LINKS_ON_DOMAIN = `SELECT count(*) AS count FROM links WHERE domain_id = $1 AND deleted_at IS NULL`;
+
+/** Removes domain $1 at $2; the default domain is never removed. */
+export const REMOVE_DOMAIN = `UPDATE domains SET removed_at = $2 WHERE id = $1 AND id <> 0 AND removed_at IS NULL`;
+
+/**
+ * Per domain not removed: its live links, and its links' human visits in [$1, $2) (visit_days joined to
+ * links). Read only when there is more than one domain.
+ */
+export const DOMAIN_TOTALS = `SELECT domains.id AS domain,
+  (SELECT count(*) FROM links WHERE domain_id = domains.id AND deleted_at IS NULL) AS links,
+  coalesce((SELECT sum(visit_days.humans) FROM visit_days JOIN links ON links.id = visit_days.link_id
+    WHERE links.domain_id = domains.id AND visit_days.day >= $1 AND visit_days.day < $2), 0) AS humans
+  FROM domains WHERE removed_at IS NULL ORDER BY domains.id`;
 
 // Settings.
 
@@ -330,6 +386,7 @@ export const TOUCH_KEY = `UPDATE api_keys SET last_used_at = $2, last_used_from 
 
 /** kurz's tables that hold data, which `importRows` may fill; names from this list alone go into SQL. */
 export const DATA_TABLES = [
+  'domains',
   'links',
   'link_tags',
   'link_visits',
@@ -351,20 +408,25 @@ export type DataTable = (typeof DATA_TABLES)[number];
 export const TABLE_COLUMNS = `SELECT column_name AS name FROM information_schema.columns
   WHERE table_schema = current_schema() AND table_name = $1`;
 
-/** `rows` rows of `columns` into `table`: both checked by the caller against the schema. */
+/**
+ * `rows` rows of `columns` into `table`: both checked by the caller against the schema. The default domain's
+ * row, which both backends' migrations make, is replaced by the one copied in.
+ */
 export const importRows = (table: DataTable, columns: readonly string[], rows: number): string => {
   const values = Array.from({ length: rows }, (_, r) => `(${columns.map((_, c) => `$${r * columns.length + c + 1}`).join(', ')})`);
-  return `INSERT INTO ${table} (${columns.map((c) => `"${c}"`).join(', ')}) VALUES ${values.join(', ')}`;
+  const replace = table === 'domains' ? ` ON CONFLICT (id) DO UPDATE SET ${columns.map((c) => `"${c}" = excluded."${c}"`).join(', ')}` : '';
+  return `INSERT INTO ${table} (${columns.map((c) => `"${c}"`).join(', ')}) VALUES ${values.join(', ')}${replace}`;
 };
 
 export const countRows = (table: DataTable): string => `SELECT count(*) AS count FROM ${table}`;
 
-/** True when no data table holds a row. */
-export const IS_EMPTY = `SELECT ${DATA_TABLES.map((t) => `NOT EXISTS (SELECT 1 FROM ${t})`).join(' AND ')} AS empty`;
+/** True when no data table holds a row (but the default domain's, which the migration makes). */
+export const IS_EMPTY = `SELECT ${DATA_TABLES.map((t) => `NOT EXISTS (SELECT 1 FROM ${t}${t === 'domains' ? ' WHERE id <> 0' : ''})`).join(' AND ')} AS empty`;
 
 /** Moves id reservation and every identity column past the rows imported. */
 export const FINISH_IMPORT = `
   UPDATE kurz_ids SET next_id = greatest(next_id, (SELECT coalesce(max(id), 0) + 1 FROM links)) WHERE name = 'links';
+  SELECT setval(pg_get_serial_sequence('domains', 'id'), (SELECT coalesce(max(id), 0) + 1 FROM domains), false);
   SELECT setval(pg_get_serial_sequence('visits', 'id'), (SELECT coalesce(max(id), 0) + 1 FROM visits), false);
   SELECT setval(pg_get_serial_sequence('api_keys', 'id'), (SELECT coalesce(max(id), 0) + 1 FROM api_keys), false);
   SELECT setval(pg_get_serial_sequence('link_changes', 'seq'), (SELECT coalesce(max(seq), 0) + 1 FROM link_changes), false)`;

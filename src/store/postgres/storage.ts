@@ -4,6 +4,7 @@ import type { Query } from '../invariants.ts';
 import type { Storage } from '../ports.ts';
 import { createPostgresAccessStore } from './access-store.ts';
 import { openDatabase, type Database } from './database.ts';
+import { createPostgresDomainStore } from './domain-store.ts';
 import { createPostgresLinkStore } from './link-store.ts';
 import * as q from './queries.ts';
 import { createPostgresSettingsStore } from './settings-store.ts';
@@ -16,7 +17,7 @@ const IMPORT_PARAMS = 30_000;
 export interface PostgresStorage extends Storage {
   /** Inserts rows into one of kurz's tables as they are (kurz migrate). */
   importRows(table: string, columns: readonly string[], rows: readonly unknown[][]): Promise<void>;
-  /** After importRows: moves id reservation (kurz_ids) and every serial/identity past the imported ids. */
+  /** After importRows: moves id reservation (kurz_ids) and every serial/identity (domains' too) past the imported ids. */
   finishImport(): Promise<void>;
   /** Rows in one of kurz's tables (importRows's verification). */
   countRows(table: string): Promise<number>;
@@ -40,6 +41,7 @@ export async function openPostgresStorage(
   return {
     links,
     visits,
+    domains: createPostgresDomainStore(db),
     settings: createPostgresSettingsStore(db),
     access: createPostgresAccessStore(db),
     importRows: async (table, columns, rows) => importRows(db, dataTable(table), columns, rows),

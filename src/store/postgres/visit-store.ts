@@ -1,5 +1,5 @@
 import type { VisitBatch } from '../../visits/rollup.ts';
-import type { DimensionCount, LinkTally, StoredVisit, VisitTally } from '../../visits/visit.ts';
+import type { DimensionCount, DomainTally, LinkTally, StoredVisit, VisitTally } from '../../visits/visit.ts';
 import { DAY, dayOf, DIMENSIONS, hourOf, type Dimension } from '../../visits/visit.ts';
 import type { VisitStore } from '../ports.ts';
 import type { Database, Querier } from './database.ts';
@@ -106,6 +106,8 @@ export function createPostgresVisitStore(db: Database): PostgresVisitStore {
       const days = Math.ceil((to.getTime() - from.getTime()) / DAY);
       return (await db.query<LinkTally>(q.TOP_LINKS, [from.getTime(), to.getTime(), limit, days])).rows;
     },
+
+    domainTotals: async (from, to) => (await db.query<DomainTally>(q.DOMAIN_TOTALS, [from.getTime(), to.getTime()])).rows,
 
     totals: async () => (await db.query<{ links: number; humans: number }>(q.INSTANCE_TOTALS)).rows[0] ?? { links: 0, humans: 0 },
 
