@@ -118,7 +118,7 @@ test('keys create refuses an unknown scope, an empty one and a bad duration with
     code: 2,
     stdout: '',
     stderr:
-      'kurz: --scope: unknown scope "links:delete"; the scopes are links:read, links:write, stats:read, export, admin\n' +
+      'kurz: --scope: unknown scope "links:delete"; the scopes are links:read, links:write, stats:read, export, domains, admin\n' +
       'Run "kurz help" for usage.\n',
   });
   const empty = await kurz('keys', 'create', '--name', 'x', '--scope', 'links:read,');

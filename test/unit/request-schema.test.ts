@@ -6,7 +6,8 @@ import { parseBody, ruled, type QuerySchema } from '../../src/core/request-schem
 import { openApiDocument } from '../../src/http/openapi-document.ts';
 import { BATCH_CREATE, LINK_CREATE, LINK_EDIT } from '../../src/web/handlers/links-api.ts';
 
-const KNOWN = 'url, alias, title, note, tags, expiresAt, maxVisits, password, redirectStatus, forwardQuery, enabled';
+// `domain`: the domain a link is created on (issue 24).
+const KNOWN = 'url, alias, domain, title, note, tags, expiresAt, maxVisits, password, redirectStatus, forwardQuery, enabled';
 
 /** Bodies the API refuses before any use case runs, with the message and field of today's answers. */
 const REFUSED: Array<[string, z.ZodObject, unknown, string, string | undefined]> = [
@@ -48,14 +49,14 @@ const REFUSED: Array<[string, z.ZodObject, unknown, string, string | undefined]>
     'nothing to change',
     LINK_EDIT,
     {},
-    `give at least one field to change (url, title, note, tags, expiresAt, maxVisits, password, redirectStatus, forwardQuery, enabled)`,
+    `give at least one field to change (url, title, note, tags, expiresAt, maxVisits, password, redirectStatus, forwardQuery, enabled, domain)`,
     undefined,
   ],
   [
     'alias on an edit',
     LINK_EDIT,
     { alias: 'x' },
-    'unknown field "alias" (known: url, title, note, tags, expiresAt, maxVisits, password, redirectStatus, forwardQuery, enabled)',
+    'unknown field "alias" (known: url, title, note, tags, expiresAt, maxVisits, password, redirectStatus, forwardQuery, enabled, domain)',
     'alias',
   ],
   ['links not a list', BATCH_CREATE, { links: {} }, 'links must be a list of links', 'links'],
