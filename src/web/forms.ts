@@ -38,6 +38,14 @@ const LABELS: Record<string, string> = {
  */
 export const LINK_FIELDS = ['url', 'alias', 'domain', ...OPTION_FIELDS, 'removePassword'] as const;
 
+/**
+ * The fields of a link form that the page shows: the domain select only where there is more than one
+ * domain (an error about a domain sent all the same is then shown above the form).
+ */
+export function shownFields(web: { registry: { several(): boolean } }, fields: readonly string[]): readonly string[] {
+  return web.registry.several() ? fields : fields.filter((f) => f !== 'domain');
+}
+
 /** What was typed into a form, field by field, as text (a ticked checkbox is 'true'). */
 export type FormValues = Record<string, string>;
 

@@ -7,7 +7,7 @@ import { DEFAULT_DOMAIN } from '../../domains/domain.ts';
 import { takeCreations } from '../creation-limit.ts';
 import { readForm, sessionOf } from '../session.ts';
 import { showPage } from './pages.ts';
-import { formError, formFailure, formValues, LINK_FIELDS, linkInput, type FormError, type FormValues } from '../forms.ts';
+import { formError, formFailure, formValues, LINK_FIELDS, linkInput, shownFields, type FormError, type FormValues } from '../forms.ts';
 import { domainOptions, formatTime, linkRow, redirectDefaults } from '../presenters.ts';
 import { domainQuery } from '../domain-param.ts';
 import type { DomainTally } from '../../visits/visit.ts';
@@ -18,7 +18,7 @@ import { DASHBOARD_DAYS } from '../../visits/stats.ts';
 const LATEST = 10;
 const PUBLIC_FIELDS = ['url', 'alias'] as const;
 /** The option fields: an error in one opens the "more options" part of the form. */
-const OPTION_FIELDS: ReadonlySet<string> = new Set(LINK_FIELDS.filter((f) => f !== 'url' && f !== 'alias'));
+const OPTION_FIELDS: ReadonlySet<string> = new Set(LINK_FIELDS.filter((f) => f !== 'url' && f !== 'alias' && f !== 'domain'));
 
 /** What the dashboard says of the blocklist: its files and entries, and how many links it disabled; null without one. */
 function blocklistSummary(web: WebServices, blocked: number) {
@@ -128,7 +128,7 @@ export function dashboardHandlers(web: WebServices) {
       } catch (err) {
         const error = formFailure(err);
         sendRetryAfter(ctx.res, error);
-        await showDashboard(ctx, STATUS[error.code], { ...form, password: '' }, formError(error, LINK_FIELDS));
+        await showDashboard(ctx, STATUS[error.code], { ...form, password: '' }, formError(error, shownFields(web, LINK_FIELDS)));
       }
     },
   };

@@ -14,6 +14,7 @@ import {
   LINK_FIELDS,
   linkInput,
   linkValues,
+  shownFields,
   textOf,
   type FormError,
   type FormValues,
@@ -109,7 +110,7 @@ export function linksUiHandlers(web: WebServices) {
       } catch (err) {
         const error = formFailure(err);
         const link = await web.links.existingLink(code, domain);
-        showLinkPage(ctx, STATUS[error.code], link, { ...form, password: '' }, formError(error, EDIT_FIELDS));
+        showLinkPage(ctx, STATUS[error.code], link, { ...form, password: '' }, formError(error, shownFields(web, EDIT_FIELDS)));
       }
     },
 
