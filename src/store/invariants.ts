@@ -45,6 +45,11 @@ const COUNTS_BELOW_SERIES = `SELECT count(*) AS n, min(series.link_id) AS first 
   LEFT JOIN link_visits counted ON counted.link_id = series.link_id
   WHERE coalesce(counted.count, 0) < series.humans`;
 
+/** Links on no domain, and live links on a removed one: the redirect could not reach them. */
+const LINKS_OFF_DOMAINS = `SELECT
+  (SELECT count(*) FROM links WHERE domain_id NOT IN (SELECT id FROM domains)) AS nowhere,
+  (SELECT count(*) FROM links WHERE deleted_at IS NULL AND domain_id IN (SELECT id FROM domains WHERE removed_at IS NOT NULL)) AS removed`;
+
 const CODE_KEY = `SELECT value FROM settings WHERE key = '${CODE_KEY_SETTING}'`;
 
 const TOTALS = `SELECT (SELECT count(*) FROM links) AS links, (SELECT coalesce(sum(count), 0) FROM link_visits) AS visits`;
@@ -78,6 +83,18 @@ export async function checkInvariants(query: Query): Promise<CheckOutcome[]> {
   await run(`every row of ${LINKED_TABLES.join(', ')} belongs to a link`, async () => {
     const rows = await query(ORPHANS);
     return { problems: rows.filter((r) => Number(r['n']) > 0).map((r) => `${String(r['source'])}: ${Number(r['n'])} rows name no link`) };
+  });
+
+  await run("every link is on one of kurz's domains, and no live link on a removed one", async () => {
+    const [row] = await query(LINKS_OFF_DOMAINS);
+    const nowhere = Number(row?.['nowhere'] ?? 0);
+    const removed = Number(row?.['removed'] ?? 0);
+    return {
+      problems: [
+        ...(nowhere > 0 ? [`${nowhere} links name a domain that does not exist`] : []),
+        ...(removed > 0 ? [`${removed} live links are on a removed domain`] : []),
+      ],
+    };
   });
 
   let hours = { humans: 0, bots: 0 };

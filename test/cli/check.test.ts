@@ -45,6 +45,7 @@ test('check passes a database kurz wrote, lists what it checked, and prints its 
       : []),
     'ok       the code key is there',
     'ok       every row of link_visits, link_tags, visit_hours, visit_days belongs to a link',
+    "ok       every link is on one of kurz's domains, and no live link on a removed one",
     'ok       visits by hour = by day = instance by day (people, bots, unique visitors): 15 people, 1 bots, 5 unique visitors',
     "ok       each breakdown sums to the visits, by hour and by day (people's; 'bots' to the bots')",
     "ok       each link's all-time count holds at least its hourly series",
@@ -62,6 +63,7 @@ test('check finds rollups that disagree and rows that name no link, says which, 
   await database.sql('UPDATE visit_days SET humans = humans + 1 WHERE link_id = (SELECT min(link_id) FROM visit_days)');
   await database.sql('INSERT INTO link_visits (link_id, count, last_at) VALUES (?, ?, ?)', 99_999, 3, Date.now());
   await database.sql('UPDATE link_visits SET count = 0 WHERE link_id = (SELECT max(link_id) FROM visit_hours)');
+  await database.sql('UPDATE links SET domain_id = 77 WHERE id = (SELECT min(id) FROM links)');
   const result = await runCli(['check'], env);
   t.is(result.code, 3, result.stderr);
   t.regex(
@@ -76,7 +78,11 @@ test('check finds rollups that disagree and rows that name no link, says which, 
     result.stdout,
     /^FAILED {3}each link's all-time count holds at least its hourly series\n {9}1 links count fewer visits than their series hold \(the first: link id \d+\)$/m,
   );
-  t.regex(result.stdout, /^3 of \d+ checks failed\n$/m);
+  t.regex(
+    result.stdout,
+    /^FAILED {3}every link is on one of kurz's domains, and no live link on a removed one\n {9}1 links name a domain that does not exist$/m,
+  );
+  t.regex(result.stdout, /^4 of \d+ checks failed\n$/m);
   t.false(/ {4}at /.test(result.stdout + result.stderr), 'no stack trace');
 });
 
