@@ -328,7 +328,7 @@ async function measure(path: string, runs: number): Promise<Report> {
   const open = (): { db: Database; store: SqliteVisitStore; stats: VisitStats } => {
     const db = openDatabase(path, { mustExist: true });
     const store = createSqliteVisitStore(db, watchWrites(db, createLogger(process.stderr)));
-    return { db, store, stats: visitStats({ visits: { ...store, offload: () => false }, now: () => now }) };
+    return { db, store, stats: visitStats({ visits: { ...store, offload: () => false }, now: () => now, severalDomains: () => false }) };
   };
   console.log(`\nreading ${path}`);
   const db = openDatabase(path, { mustExist: true });

@@ -106,7 +106,7 @@ export async function createServices(config: Config, deps: Deps, storage: Storag
     screening,
     visits,
     recorder,
-    stats: visitStats({ visits: storage.visits, now }),
+    stats: visitStats({ visits: storage.visits, now, severalDomains: () => registry.several() }),
     domains,
     registry,
     shortUrl: (link) => registry.shortUrl(link),

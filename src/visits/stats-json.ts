@@ -1,4 +1,4 @@
-import type { LinkAddress } from '../links/link.ts';
+import type { Presenter } from '../links/link-json.ts';
 import type { InstanceStats, LinkStats } from './stats.ts';
 
 /** A link's figures as `GET /api/v1/links/CODE/stats` and `kurz stats CODE --json` show them. */
@@ -20,14 +20,15 @@ export function linkStatsJson(stats: LinkStats) {
   };
 }
 
-/** The instance's figures as `GET /api/v1/stats` shows them. */
-export function instanceStatsJson(stats: InstanceStats, shortUrl: (link: LinkAddress) => string) {
+/** The instance's figures as `GET /api/v1/stats` shows them; `domains` only when there are several. */
+export function instanceStatsJson(stats: InstanceStats, { shortUrl, registry }: Pick<Presenter, 'shortUrl' | 'registry'>) {
   return {
     from: stats.from.toISOString(),
     to: stats.to.toISOString(),
     totals: { links: stats.links, humans: stats.humansAllTime },
     period: stats.period,
     days: stats.days.map((d) => ({ ...d, t: d.t.toISOString() })),
+    domains: stats.domains.map((d) => ({ domain: registry.hostOf(d.domain), links: d.links, humans: d.humans })),
     topLinks: stats.topLinks.map((l) => ({
       code: l.code,
       shortUrl: shortUrl(l),

@@ -79,8 +79,12 @@ export interface VisitStats {
 }
 
 /** Reads the rollups into the figures the API, the pages and the CLI show. */
-export function visitStats(deps: { visits: VisitStore; now: () => number }): VisitStats {
-  const { visits, now } = deps;
+/**
+ * The figures. `severalDomains` says whether there is more than the default domain: only then are the
+ * per-domain figures read (they count each domain's links, a read that grows with them).
+ */
+export function visitStats(deps: { visits: VisitStore; now: () => number; severalDomains: () => boolean }): VisitStats {
+  const { visits, now, severalDomains } = deps;
   return {
     async forLink(link, period) {
       const { from, to } = alignedPeriod(period, now());
@@ -125,7 +129,7 @@ export function visitStats(deps: { visits: VisitStore; now: () => number }): Vis
         visits.linksCreatedPerDay(new Date(from), new Date(to)),
         visits.topLinks(new Date(from), new Date(to), TOP),
         visits.totals(),
-        visits.domainTotals(new Date(from), new Date(to)),
+        severalDomains() ? visits.domainTotals(new Date(from), new Date(to)) : [],
       ]);
       const byDay = new Map<number, InstanceStats['days'][number]>();
       for (let t = from; t < to; t += DAY) byDay.set(t, { t: new Date(t), linksCreated: 0, humans: 0, bots: 0, uniqueVisitors: 0 });

@@ -188,7 +188,7 @@ const SCHEMAS: Record<string, Schema> = {
     type: 'object',
     additionalProperties: false,
     description: "The instance's figures for the last `days` UTC days, today included: the dashboard's.",
-    required: ['from', 'to', 'totals', 'period', 'days', 'topLinks'],
+    required: ['from', 'to', 'totals', 'period', 'days', 'domains', 'topLinks'],
     properties: {
       from: { type: 'string', format: 'date-time' },
       to: { type: 'string', format: 'date-time' },
@@ -200,6 +200,16 @@ const SCHEMAS: Record<string, Schema> = {
       },
       period: DAY_FIGURES(false),
       days: { type: 'array', items: DAY_FIGURES(true) },
+      domains: {
+        type: 'array',
+        description: "Per domain, when there are several (else empty): its live links and its links' human visits in the period",
+        items: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['domain', 'links', 'humans'],
+          properties: { domain: { type: 'string' }, links: COUNT, humans: COUNT },
+        },
+      },
       topLinks: {
         type: 'array',
         maxItems: TOP,

@@ -123,3 +123,27 @@ test('a domain added by another process is served without a restart', async (t) 
   t.is(created.code, 0, created.stderr);
   await waitFor(async () => (await hit(k, 'late.kurz.test', '/x')).location === 'https://example.com/late');
 });
+
+test('the instance’s figures count each domain’s links and visits, and each top link’s short URL has its domain', async (t) => {
+  const k = await withDomains(t);
+  await hit(k, 's2.kurz.test', '/go');
+  await hit(k, 's2.kurz.test', '/go');
+  await hit(k, 'kurz.test', '/go');
+  await k.flushVisits();
+  const stats = (await (await k.get('/api/v1/stats?days=7')).json()) as {
+    domains: Array<{ domain: string; links: number; humans: number }>;
+    topLinks: Array<{ code: string; shortUrl: string; humans: number }>;
+  };
+  t.deepEqual(stats.domains, [
+    { domain: 'kurz.test', links: 1, humans: 1 },
+    { domain: 's2.kurz.test', links: 1, humans: 2 },
+    { domain: 's3.kurz.test', links: 0, humans: 0 },
+  ]);
+  t.deepEqual(
+    stats.topLinks.map(({ code, shortUrl, humans }) => ({ code, shortUrl, humans })),
+    [
+      { code: 'go', shortUrl: 'https://s2.kurz.test/go', humans: 2 },
+      { code: 'go', shortUrl: 'https://kurz.test/go', humans: 1 },
+    ],
+  );
+});

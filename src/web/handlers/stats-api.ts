@@ -20,7 +20,7 @@ export function statsApiHandlers(web: WebServices) {
     },
 
     async showStats(ctx: Context): Promise<void> {
-      sendJson(ctx.res, 200, instanceStatsJson(await web.stats.forInstance(DAYS_QUERY.parse(ctx.query)), web.shortUrl));
+      sendJson(ctx.res, 200, instanceStatsJson(await web.stats.forInstance(DAYS_QUERY.parse(ctx.query)), web));
     },
 
     /**
