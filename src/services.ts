@@ -101,7 +101,12 @@ export async function createServices(config: Config, deps: Deps, storage: Storag
       domains: registry,
     }),
     resolver: linkResolver({ links, cache }),
-    changes: await followChanges({ links, cache, domainsChanged: () => void domains.reload().catch(() => undefined) }),
+    changes: await followChanges({
+      links,
+      cache,
+      // A reload that fails (the store is down) is tried again with the next domain entry, or the next start.
+      domainsChanged: () => void domains.reload().catch((err: unknown) => deps.log.warn('domains not reloaded', { error: String(err) })),
+    }),
     transfer: linkTransfer({ config, listening, blocklist, links, cache, registry }),
     screening,
     visits,

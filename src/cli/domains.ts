@@ -1,4 +1,4 @@
-import type { DomainUse } from '../domains/domain.ts';
+import { DEFAULT_DOMAIN, type DomainUse } from '../domains/domain.ts';
 import { domainJson } from '../domains/domain-json.ts';
 import type { DomainInput } from '../domains/manage.ts';
 import { EXIT, JSON_FLAG, UsageError, subcommandOf, table, type Command, type CommandInput } from './command.ts';
@@ -58,14 +58,8 @@ export const domains: Command = {
       async (services) => {
         if (sub === 'list') {
           const all = await services.domains.listDomains();
-          if (values['json']) out(JSON.stringify(all.map((d) => domainJson(d, services.registry.defaultHost))) + '\n');
-          else
-            out(
-              table(
-                ['HOST', 'LINKS', 'SCHEME', 'NOT FOUND', 'ROOT'],
-                all.map((d) => domainRow(d, services.registry.defaultHost)),
-              ),
-            );
+          if (values['json']) out(JSON.stringify(all.map((d) => domainJson(d))) + '\n');
+          else out(table(['HOST', 'LINKS', 'SCHEME', 'NOT FOUND', 'ROOT'], all.map(domainRow)));
           return EXIT.ok;
         }
         if (sub === 'remove') {
@@ -76,9 +70,7 @@ export const domains: Command = {
         const changed = sub === 'add' ? await services.domains.addDomain(host, fields) : await services.domains.editDomain(host, fields);
         const listed = (await services.domains.listDomains()).find((d) => d.id === changed.id) ?? { ...changed, links: 0 };
         out(
-          values['json']
-            ? JSON.stringify(domainJson(listed, services.registry.defaultHost)) + '\n'
-            : `${sub === 'add' ? 'added' : 'changed'} the domain ${listed.host}\n`,
+          values['json'] ? JSON.stringify(domainJson(listed)) + '\n' : `${sub === 'add' ? 'added' : 'changed'} the domain ${listed.host}\n`,
         );
         return EXIT.ok;
       },
@@ -94,9 +86,9 @@ function fieldsOf({ values }: CommandInput): DomainInput {
   return fields as DomainInput;
 }
 
-function domainRow(domain: DomainUse, defaultHost: string): string[] {
+function domainRow(domain: DomainUse): string[] {
   return [
-    domain.host === defaultHost ? `${domain.host} (default)` : domain.host,
+    domain.id === DEFAULT_DOMAIN ? `${domain.host} (default)` : domain.host,
     String(domain.links),
     domain.scheme ?? '-',
     domain.notFoundRedirect ?? '-',

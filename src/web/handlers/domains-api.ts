@@ -69,13 +69,13 @@ export function domainsApiHandlers(web: WebServices) {
   /** The domain with its live links now. */
   const withLinks = async (domain: Domain) => {
     const links = (await web.domains.listDomains()).find((d) => d.id === domain.id)?.links ?? 0;
-    return domainJson({ ...domain, links }, web.registry.defaultHost);
+    return domainJson({ ...domain, links });
   };
 
   return {
     async listDomains(ctx: Context): Promise<void> {
       const domains = await web.domains.listDomains();
-      sendJson(ctx.res, 200, { domains: domains.map((d) => domainJson(d, web.registry.defaultHost)) });
+      sendJson(ctx.res, 200, { domains: domains.map((d) => domainJson(d)) });
     },
 
     /** 201 with the new domain's Location; 409 when the host is kurz's already. */
@@ -83,7 +83,7 @@ export function domainsApiHandlers(web: WebServices) {
       const { host, ...fields } = parseBody(DOMAIN_CREATE, await readBody(ctx.req, ['json']));
       const added = await web.domains.addDomain(host, fields);
       ctx.res.setHeader('Location', `${DOMAINS_PATH}/${added.host}`);
-      sendJson(ctx.res, 201, domainJson({ ...added, links: 0 }, web.registry.defaultHost));
+      sendJson(ctx.res, 201, domainJson({ ...added, links: 0 }));
     },
 
     async showDomain(ctx: Context): Promise<void> {
