@@ -22,7 +22,7 @@ export interface Actor {
 export const FIRST_ADMIN = 1;
 
 /** The CLI on the server acting as the first admin, until a command names another user (`--as`). */
-export const SERVER_ADMIN: Actor = Object.freeze({ userId: FIRST_ADMIN, name: 'admin', role: 'admin', via: { kind: 'cli' } });
+export const SERVER_ADMIN: Actor = Object.freeze<Actor>({ userId: FIRST_ADMIN, name: 'admin', role: 'admin', via: { kind: 'cli' } });
 
 /** True when the actor may see and change everything (users, domains, settings, every link). */
 export function isAdmin(actor: Actor): boolean {
