@@ -1,4 +1,5 @@
 import type { Access } from './auth/access.ts';
+import type { Users } from './auth/users.ts';
 import type { PasswordHashing } from './auth/passwords.ts';
 import type { RateLimits } from './auth/rate-limits.ts';
 import type { CacheStats } from './cache/redirect-cache.ts';
@@ -32,6 +33,10 @@ export interface Services {
   /** The slow password hashes this process runs at once, and the checks refused for want of a slot. */
   hashing: PasswordHashing;
   access: Access;
+  /** The people on this kurz: adding them, their roles and states, their one-time links. */
+  users: Users;
+  /** A user's id by name, for handing links over. */
+  owners: { idOf(name: unknown): Promise<number> };
   creation: LinkCreation;
   links: LinkManagement;
   resolver: LinkResolver;

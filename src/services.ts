@@ -1,4 +1,6 @@
 import { accessControl } from './auth/access.ts';
+import { userManagement } from './auth/users.ts';
+import { AppError } from './core/errors.ts';
 import { defaultHashConcurrency, PasswordHashing } from './auth/passwords.ts';
 import { createRateLimits } from './auth/rate-limits.ts';
 import { RedirectCache } from './cache/redirect-cache.ts';
@@ -70,6 +72,23 @@ export async function createServices(config: Config, deps: Deps, storage: Storag
   const registry = new DomainRegistry(config.publicUrl, await storage.domains.listDomains());
   const domains = domainManagement({ store: storage.domains, registry, now });
   const blocklist = screening.source;
+  const access = await accessControl({
+    config,
+    now,
+    random,
+    store: storage.access,
+    settings: storage.settings,
+    loginLimit: limits.login,
+    hashing,
+  });
+  const users = userManagement({ store: storage.access, access, now, random, base: config.publicUrl.replace(/\/$/, '') });
+  const owners = {
+    async idOf(name: unknown): Promise<number> {
+      const user = typeof name === 'string' && name.length <= 64 ? await storage.access.userByName(name.trim()) : undefined;
+      if (!user) throw new AppError('invalid', `owner must name one of kurz's users, got ${JSON.stringify(name)}`, 'owner');
+      return user.id;
+    },
+  };
   return {
     config,
     now,
@@ -78,15 +97,9 @@ export async function createServices(config: Config, deps: Deps, storage: Storag
     listening,
     limits,
     hashing,
-    access: await accessControl({
-      config,
-      now,
-      random,
-      store: storage.access,
-      settings: storage.settings,
-      loginLimit: limits.login,
-      hashing,
-    }),
+    access,
+    users,
+    owners,
     creation: linkCreation({ config, listening, blocklist, now, random, links, codes, cache, hashing, domains: registry }),
     links: linkManagement({
       config,
@@ -99,6 +112,7 @@ export async function createServices(config: Config, deps: Deps, storage: Storag
       unlockLimit: limits.unlock,
       hashing,
       domains: registry,
+      owners,
     }),
     resolver: linkResolver({ links, cache }),
     changes: await followChanges({

@@ -4,7 +4,9 @@ import type { Config } from '../config.ts';
 import { AppError, isUnavailable } from '../core/errors.ts';
 import type { AccessStore, SettingsStore } from '../store/ports.ts';
 import { firstPasswordPath, removeFirstPassword } from './first-password.ts';
-import type { ApiKey, Session } from './identity.ts';
+import { FIRST_ADMIN, type Actor, type Via } from './actor.ts';
+import type { ApiKey, Principal, Session } from './identity.ts';
+import type { StoredUser } from './user.ts';
 import { passwordProblem, type PasswordHashing } from './passwords.ts';
 import type { RateLimit } from './rate-limits.ts';
 import { DEFAULT_SCOPES, type Scope } from './scopes.ts';
@@ -20,6 +22,7 @@ export interface AccessDeps {
   hashing: PasswordHashing;
 }
 
+/** Where the first admin's password was kept before there were users; still where two starts agree on a generated one. */
 const PASSWORD_SETTING = 'admin_password';
 /** The hash of the password the first start generated: while it is the password, it must be changed. */
 const GENERATED_SETTING = 'admin_password_generated';
@@ -48,6 +51,9 @@ export type KeyCheck = { key: ApiKey } | { refused: string };
 /** The one answer to a failed login, whether the user or the password was wrong. */
 export const LOGIN_FAILED = 'wrong user name or password';
 
+/** How long a user's role and state are believed without asking the database again (as for keys). */
+const USER_RECHECK_MS = 1000;
+
 export type Access = Awaited<ReturnType<typeof accessControl>>;
 
 /** SHA-256 in hex: how session ids and API keys are found without being stored. */
@@ -62,6 +68,9 @@ function sha256(secret: string): string {
  */
 export async function accessControl({ config, now, random, store, settings, loginLimit, hashing }: AccessDeps) {
   const secret = await settings.settingOrInit(SECRET_SETTING, () => random(32).toString('hex'));
+  // The first admin is the account kurz had before it had users: their name, their password.
+  await store.ensureFirstAdmin(config.adminUser, (await settings.setting(PASSWORD_SETTING)) ?? null, new Date(now()));
+  const checkedUsers = new LRUCache<number, StoredUser>({ max: 1000, ttl: USER_RECHECK_MS, ttlAutopurge: false, perf: { now } });
   const keyTouched = new Map<number, number>();
   const checkedKeys = new LRUCache<string, ApiKey>({ max: 1000, ttl: KEY_RECHECK_MS, ttlAutopurge: false, perf: { now } });
   // Compared against when no password is set yet or the user name is wrong, so that the answer takes as long as ever.
@@ -77,13 +86,35 @@ export async function accessControl({ config, now, random, store, settings, logi
     return at - session.seenAt.getTime() > config.sessionIdle || at - session.createdAt.getTime() > config.sessionMaxAge;
   }
 
-  async function setPassword(password: string): Promise<void> {
+  /** Sets a user's password (the first admin's when no id is given); throws AppError('invalid') for a weak one. */
+  async function setPassword(password: string, userId = FIRST_ADMIN): Promise<void> {
     const problem = passwordProblem(password);
     if (problem) throw new AppError('invalid', problem, 'password');
-    await settings.setSetting(PASSWORD_SETTING, await hashing.hash(password, random));
+    if (!(await store.updateUser(userId, { passwordHash: await hashing.hash(password, random) })))
+      throw new AppError('not_found', 'no such user');
     // A new password ends every session made with the old one.
-    await store.deleteAllSessions();
-    removeFirstPassword(passwordFile);
+    await store.deleteUserSessions(userId);
+    checkedUsers.delete(userId);
+    if (userId === FIRST_ADMIN) removeFirstPassword(passwordFile);
+  }
+
+  /** A new session for a user whose identity was checked; returns its token and a new device token. */
+  async function openSession(user: StoredUser): Promise<{ token: string; device: string }> {
+    const at = new Date(now());
+    await store.deleteExpiredSessions(new Date(at.getTime() - config.sessionIdle), new Date(at.getTime() - config.sessionMaxAge));
+    const token = random(32).toString('base64url');
+    await store.insertSession({ idHash: sha256(token), user: user.name, userId: user.id, createdAt: at, seenAt: at });
+    return { token, device: deviceToken(user.name) };
+  }
+
+  /** The user with this id, checked in the database at most once a second. */
+  async function userById(id: number): Promise<StoredUser | undefined> {
+    let user = checkedUsers.get(id);
+    if (!user) {
+      user = await store.userById(id);
+      if (user) checkedUsers.set(id, user);
+    }
+    return user;
   }
 
   /** A new device token for `user`: a random id, the user name, and their signature. */
@@ -112,13 +143,15 @@ export async function accessControl({ config, now, random, store, settings, logi
      * Until a person sets one, a session made with it is sent to change it (`mustChangePassword`).
      */
     async ensureAdminPassword(): Promise<string | undefined> {
-      if ((await settings.setting(PASSWORD_SETTING)) !== undefined) return undefined;
+      if ((await store.userById(FIRST_ADMIN))?.passwordHash) return undefined;
       const password = random(15).toString('base64url');
       generating = true;
       try {
         const hash = await hashing.hash(password, random);
         // Another process starting on the same file may have set one meanwhile: the first writer wins.
-        if ((await settings.settingOrInit(PASSWORD_SETTING, () => hash)) !== hash) return undefined;
+        const winner = await settings.settingOrInit(PASSWORD_SETTING, () => hash);
+        await store.updateUser(FIRST_ADMIN, { passwordHash: winner });
+        if (winner !== hash) return undefined;
         // Marked after: a password set in between is no longer this hash, so never taken for the generated one.
         await settings.setSetting(GENERATED_SETTING, hash);
         return password;
@@ -130,10 +163,10 @@ export async function accessControl({ config, now, random, store, settings, logi
     /** Where the generated password is written when no terminal shows it; removed once a password is set. */
     passwordFile,
 
-    /** True while the admin's password is still the one the first start generated. */
-    async mustChangePassword(): Promise<boolean> {
-      if (!generatedInForce) return false;
-      const [stored, generated] = [await settings.setting(PASSWORD_SETTING), await settings.setting(GENERATED_SETTING)];
+    /** True while the first admin's password is still the one the first start generated (and `userId` is them). */
+    async mustChangePassword(userId = FIRST_ADMIN): Promise<boolean> {
+      if (!generatedInForce || userId !== FIRST_ADMIN) return false;
+      const [stored, generated] = [(await store.userById(FIRST_ADMIN))?.passwordHash ?? undefined, await settings.setting(GENERATED_SETTING)];
       if (stored !== undefined && stored === generated) return true;
       if (stored !== undefined && !generating) generatedInForce = false;
       return false;
@@ -154,17 +187,40 @@ export async function accessControl({ config, now, random, store, settings, logi
     async login(user: string, password: string, client: string, device?: string): Promise<{ token: string; device: string }> {
       const known = device !== undefined && deviceUser(device) === user;
       const keys = known ? [`device:${device.slice(0, device.indexOf('.'))}`] : [`client:${client}`, `user:${user.toLowerCase()}`];
-      const admin = await settings.setting(PASSWORD_SETTING);
-      // A wrong user name is checked against the decoy, so that both take the same time and a right answer
-      // means the right user.
-      const stored = (user === config.adminUser && admin) || (await (decoy ??= hashing.hash(random(16).toString('hex'), random)));
-      if (!(await hashing.guess(password, stored, loginLimit, keys))) throw new AppError('unauthorized', LOGIN_FAILED);
-      const at = new Date(now());
-      await store.deleteExpiredSessions(new Date(at.getTime() - config.sessionIdle), new Date(at.getTime() - config.sessionMaxAge));
-      const token = random(32).toString('base64url');
-      await store.insertSession({ idHash: sha256(token), user, createdAt: at, seenAt: at });
-      return { token, device: deviceToken(user) };
+      // A name no user can have is not looked up (PostgreSQL refuses a NUL in a query parameter).
+      const found = user.length <= 64 && !user.includes('\0') ? await store.userByName(user) : undefined;
+      // A wrong user name (or a user without a password yet) is checked against the decoy, so that both take
+      // the same time and a right answer means the right user.
+      const stored = found?.passwordHash || (await (decoy ??= hashing.hash(random(16).toString('hex'), random)));
+      if (!(await hashing.guess(password, stored, loginLimit, keys)) || !found?.passwordHash)
+        throw new AppError('unauthorized', LOGIN_FAILED);
+      if (found.state === 'disabled') throw new AppError('unauthorized', 'this account is disabled; ask an admin');
+      return openSession(found);
     },
+
+    openSession,
+
+    /** The user with this id (their role and state read at most once a second). */
+    userById,
+
+    /** The user with this name, whatever its case; a name no user can have is not looked up. */
+    userByName: (name: string): Promise<StoredUser | undefined> =>
+      name.length <= 64 && !name.includes('\0') ? store.userByName(name.trim()) : Promise.resolve(undefined),
+
+    /**
+     * Who a request's principal acts for: the session's or the key's user, with their role as it is now
+     * (read at most once a second); undefined when that user is gone or disabled.
+     */
+    async actorOf(principal: Principal, client: string): Promise<Actor | undefined> {
+      const userId = principal.kind === 'session' ? principal.session.userId : principal.key.userId;
+      const user = await userById(userId);
+      if (!user || user.state !== 'active') return undefined;
+      const via: Via = principal.kind === 'session' ? { kind: 'session' } : { kind: 'key', key: principal.key.name };
+      return { userId: user.id, name: user.name, role: user.role, via, client };
+    },
+
+    /** Forgets what this process believed of a user (after a change to their role or state). */
+    forgetUser: (id: number): void => void checkedUsers.delete(id),
 
     /** The live session a cookie's token names, its last-seen time renewed; undefined if none or expired. */
     async session(token: string): Promise<Session | undefined> {
@@ -199,7 +255,7 @@ export async function accessControl({ config, now, random, store, settings, logi
      * Creates a key; returns it with the secret, which is shown this once. Throws AppError for a bad or
      * taken name, or a lifetime that is not a whole number of milliseconds up to 36500 days.
      */
-    async createKey(name: unknown, options: KeyOptions = {}): Promise<{ key: ApiKey; secret: string }> {
+    async createKey(userId: number, name: unknown, options: KeyOptions = {}): Promise<{ key: ApiKey; secret: string }> {
       if (typeof name !== 'string' || !KEY_NAME.test(name.trim()))
         throw new AppError('invalid', 'name must be 1-64 letters, digits, spaces, ".", "_" or "-"', 'name');
       const expiresIn = options.expiresIn ?? null;
@@ -208,6 +264,7 @@ export async function accessControl({ config, now, random, store, settings, logi
       const secretKey = KEY_PREFIX + random(32).toString('base64url');
       const at = now();
       const key = await store.insertKey({
+        userId,
         name: name.trim(),
         prefix: secretKey.slice(0, KEY_PREFIX.length + 6),
         keyHash: sha256(secretKey),
@@ -220,12 +277,13 @@ export async function accessControl({ config, now, random, store, settings, logi
       return { key, secret: secretKey };
     },
 
-    listKeys: (): Promise<ApiKey[]> => store.listKeys(),
+    /** One user's keys, or with undefined everyone's. */
+    listKeys: (userId?: number): Promise<ApiKey[]> => store.listKeys(userId),
 
-    /** Revokes the live key named `name`. Throws AppError('not_found'). */
-    async revokeKey(name: string): Promise<void> {
+    /** Revokes the user's live key named `name`. Throws AppError('not_found'). */
+    async revokeKey(userId: number, name: string): Promise<void> {
       // A name no key can have is not looked up (PostgreSQL refuses a NUL in a query parameter).
-      if (!KEY_NAME.test(name) || !(await store.revokeKey(name, new Date(now()))))
+      if (!KEY_NAME.test(name) || !(await store.revokeKey(userId, name, new Date(now()))))
         throw new AppError('not_found', `no API key named ${JSON.stringify(name)}`);
       checkedKeys.clear();
     },

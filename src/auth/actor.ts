@@ -4,8 +4,11 @@
 export const ROLES = ['admin', 'member'] as const;
 export type Role = (typeof ROLES)[number];
 
-/** How the actor came: a login session (by password or single sign-on), an API key, or the CLI on the server. */
-export type Via = { kind: 'session' } | { kind: 'key'; key: string } | { kind: 'cli' };
+/**
+ * How the actor came: a login session (by password or single sign-on), an API key, the CLI on the server,
+ * or the anonymous form on / (anonymousShortening).
+ */
+export type Via = { kind: 'session' } | { kind: 'key'; key: string } | { kind: 'cli' } | { kind: 'anonymous' };
 
 export interface Actor {
   /** The user's id; 1 is the first admin, the owner of every link made before there were users. */
@@ -21,8 +24,13 @@ export interface Actor {
 /** The first admin's id: the owner of everything made before there were several users. */
 export const FIRST_ADMIN = 1;
 
-/** The CLI on the server acting as the first admin, until a command names another user (`--as`). */
+/** The CLI on the server acting as the first admin (whatever their name), until a command names another user (`--as`). */
 export const SERVER_ADMIN: Actor = Object.freeze<Actor>({ userId: FIRST_ADMIN, name: 'admin', role: 'admin', via: { kind: 'cli' } });
+
+/** Someone shortening on / without an account: their links belong to the first admin, and they see none. */
+export function anonymous(client: string): Actor {
+  return { userId: FIRST_ADMIN, name: 'anonymous', role: 'member', via: { kind: 'anonymous' }, client };
+}
 
 /** True when the actor may see and change everything (users, domains, settings, every link). */
 export function isAdmin(actor: Actor): boolean {

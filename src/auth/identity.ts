@@ -5,7 +5,9 @@ import type { Scope } from './scopes.ts';
 /** A login session, as stored: the id the browser holds is known only by its hash. */
 export interface Session {
   idHash: string;
+  /** The user's name at login (what logs name); `userId` is who the session acts for. */
   user: string;
+  userId: number;
   createdAt: Date;
   seenAt: Date;
 }
@@ -13,6 +15,8 @@ export interface Session {
 /** An API key, as listed; the key itself is shown once, at creation, and stored only as a hash. */
 export interface ApiKey {
   id: number;
+  /** The user the key acts as. */
+  userId: number;
   name: string;
   /** The key's first characters, to tell keys apart. */
   prefix: string;

@@ -1,13 +1,14 @@
 import { linkJson } from '../links/link-json.ts';
 import { EXIT, JSON_FLAG, type Command } from './command.ts';
-import { DOMAIN_FLAG, OPTION_FLAGS, optionFields } from './link-flags.ts';
+import { actorFor, AS_FLAG, DOMAIN_FLAG, OPTION_FLAGS, optionFields } from './link-flags.ts';
 import { withServices } from './wiring.ts';
 
 export const create: Command = {
   summary: 'Shorten URL and print the short link. The same bare URL again prints the existing link (dedupe).',
   usage:
-    'create URL [--domain HOST] [--alias ALIAS] [--title T] [--tags A,B] [--expires TIME] [--password-stdin] [other options below] [--json]',
+    'create URL [--domain HOST] [--alias ALIAS] [--title T] [--tags A,B] [--expires TIME] [--password-stdin] [other options below] [--json] [--as USER]',
   flags: {
+    as: AS_FLAG,
     alias: { type: 'string', placeholder: 'ALIAS', doc: 'use this code instead of a generated one' },
     domain: DOMAIN_FLAG,
     ...OPTION_FLAGS,
@@ -19,7 +20,7 @@ export const create: Command = {
     const fields = await optionFields(values);
     if (values['disabled']) fields['enabled'] = false;
     return withServices(config, async (services) => {
-      const { link, created } = await services.creation.createLink({
+      const { link, created } = await services.creation.createLink(await actorFor(services, values['as']), {
         ...fields,
         url: positionals[0],
         alias: values['alias'],

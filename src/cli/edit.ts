@@ -1,13 +1,14 @@
 import { linkJson, type LinkJson } from '../links/link-json.ts';
 import { EXIT, JSON_FLAG, UsageError, refuseTogether, type Command } from './command.ts';
-import { DOMAIN_FLAG, OPTION_FLAGS, optionFields } from './link-flags.ts';
+import { actorFor, AS_FLAG, DOMAIN_FLAG, OPTION_FLAGS, optionFields } from './link-flags.ts';
 import { withServices } from './wiring.ts';
 
 export const edit: Command = {
   summary: 'Change a link: its target or options. Only the flags given change; the redirect follows at once.',
   usage:
-    'edit CODE [--domain HOST] [--move-to HOST] [--url URL] [--title T] [--tags A,B] [--no-expires] [--disable] [other options below] [--json]',
+    'edit CODE [--domain HOST] [--move-to HOST] [--url URL] [--title T] [--tags A,B] [--no-expires] [--disable] [other options below] [--json] [--as USER]',
   flags: {
+    as: AS_FLAG,
     domain: DOMAIN_FLAG,
     'move-to': { type: 'string', placeholder: 'HOST', doc: 'move the link to this domain, code kept (refused if the code is taken there)' },
     url: { type: 'string', placeholder: 'URL', doc: 'a new target' },
@@ -46,7 +47,7 @@ export const edit: Command = {
       config,
       async (services) => {
         const shown = linkJson(
-          await services.links.editLink(positionals[0] ?? '', fields, services.registry.idOf(values['domain'])),
+          await services.links.editLink(await actorFor(services, values['as']), positionals[0] ?? '', fields, services.registry.idOf(values['domain'])),
           services,
         );
         out(values['json'] ? JSON.stringify(shown) + '\n' : describe(shown, services.registry.several()));

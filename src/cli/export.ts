@@ -2,13 +2,15 @@ import { FORMATS, type TransferFormat } from '../transfer/format.ts';
 import { parseExportQuery } from '../visits/stats-query.ts';
 import { exportLines } from '../transfer/visit-format.ts';
 import { EXIT, UsageError, type Command } from './command.ts';
+import { AS_FLAG, actorFor } from './link-flags.ts';
 import { withServices } from './wiring.ts';
 
 export const exportLinks: Command = {
   summary:
     'Write every link (deleted ones too) to standard output; `kurz import` reads it back unchanged. With --visits, the raw visits kept instead.',
-  usage: 'export [--domain HOST] [--visits [--from DATE] [--to DATE]] [--format csv|ndjson]',
+  usage: 'export [--domain HOST] [--visits [--from DATE] [--to DATE]] [--format csv|ndjson] [--as USER]',
   flags: {
+    as: AS_FLAG,
     format: { type: 'string', placeholder: 'csv|ndjson', doc: 'output format (default csv); CSV cells are safe to open in a spreadsheet' },
     domain: { type: 'string', placeholder: 'HOST', doc: 'only the links on this domain (see kurz domains list)' },
     visits: { type: 'boolean', doc: 'export the raw visits kept (visitRetentionDays), without client addresses or user agents' },
@@ -29,8 +31,9 @@ export const exportLinks: Command = {
       config,
       async (services) => {
         const domain = values['domain'] === undefined ? undefined : services.registry.idOf(values['domain']);
+        const actor = await actorFor(services, values['as']);
         const sources = {
-          links: () => services.transfer.exportLinks(domain),
+          links: () => services.transfer.exportLinks(actor, domain),
           domainOf: services.transfer.fileDomain,
           visits: (from: Date, to: Date) => services.stats.visits(from, to),
         };

@@ -3,13 +3,15 @@ import { readFileSync } from 'node:fs';
 import { parseRecords } from '../transfer/format.ts';
 import { RESERVED_PATHS } from '../links/reserved-paths.ts';
 import { CommandError, EXIT, JSON_FLAG, type Command } from './command.ts';
+import { AS_FLAG, actorFor } from './link-flags.ts';
 import { parseFormat } from './export.ts';
 import { withServices } from './wiring.ts';
 
 export const importLinks: Command = {
   summary: 'Add the links of a kurz export (CSV or NDJSON) under their own codes. All or nothing: one bad record imports none.',
-  usage: 'import FILE [--format csv|ndjson] [--json]',
+  usage: 'import FILE [--format csv|ndjson] [--json] [--as USER]',
   flags: {
+    as: AS_FLAG,
     format: { type: 'string', placeholder: 'csv|ndjson', doc: 'input format (default: from the file name, else csv)' },
     json: JSON_FLAG,
   },
@@ -28,7 +30,7 @@ export const importLinks: Command = {
     const text = bytes.toString('utf8');
     return withServices(config, async (services) => {
       const records = parseRecords(text, format, RESERVED_PATHS, services.transfer.domainOfFile);
-      const result = await services.transfer.importLinks(records);
+      const result = await services.transfer.importLinks(await actorFor(services, values['as']), records);
       out(
         values['json'] ? JSON.stringify(result) + '\n' : `imported ${result.imported} links, skipped ${result.skipped} already present\n`,
       );

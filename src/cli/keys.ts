@@ -2,18 +2,22 @@ import type { ApiKey } from '../auth/identity.ts';
 import { DEFAULT_SCOPES, parseScopes, SCOPES, type Scope } from '../auth/scopes.ts';
 import { AppError } from '../core/errors.ts';
 import { EXIT, JSON_FLAG, parseAge, UsageError, subcommandOf, table, type Command, type CommandInput } from './command.ts';
+import { actorFor } from './link-flags.ts';
 import { withServices } from './wiring.ts';
 
 export const keys: Command = {
   summary: 'Create, list and revoke API keys (sent as "Authorization: Bearer KEY").',
-  usage: 'keys create --name NAME [--scope S,S] [--expires 90d] | list | revoke NAME [--json]',
+  usage: 'keys create --name NAME [--user NAME] [--scope S,S] [--expires 90d] | list [--user NAME] | revoke NAME [--user NAME] [--json]',
   subcommands: {
     create: {
-      usage: 'keys create --name NAME [--scope S,S] [--expires 90d] [--json]',
-      summary: 'make a key and print it, this once: it is stored only as a hash',
+      usage: 'keys create --name NAME [--user NAME] [--scope S,S] [--expires 90d] [--json]',
+      summary: 'make a key and print it, this once: it is stored only as a hash; it acts as its user (default: the first admin)',
     },
-    list: { usage: 'keys list [--json]', summary: 'name, prefix, scopes, creation, expiry, last use (when, from where) and revocation' },
-    revoke: { usage: 'keys revoke NAME', summary: 'the key stops working at once; its name may be used again' },
+    list: {
+      usage: 'keys list [--user NAME] [--json]',
+      summary: "name, user, prefix, scopes, creation, expiry, last use (when, from where) and revocation; one user's with --user",
+    },
+    revoke: { usage: 'keys revoke NAME [--user NAME]', summary: "the key stops working at once; its name may be used again (a user's key: --user)" },
   },
   flags: {
     name: { type: 'string', placeholder: 'NAME', doc: 'keys create: what the key is for (1-64 letters, digits, spaces, . _ -)' },
@@ -24,6 +28,7 @@ export const keys: Command = {
       doc: `keys create: what the key may do, comma-separated: ${SCOPES.join(', ')} (default ${DEFAULT_SCOPES.join(',')})`,
     },
     expires: { type: 'string', placeholder: 'AGE', doc: 'keys create: the key stops working after this long (90d, 12h, …); default never' },
+    user: { type: 'string', placeholder: 'NAME', doc: 'the user whose key it is (see kurz users list); default: the first admin' },
     json: JSON_FLAG,
   },
   positionals: [0, 2],
@@ -62,7 +67,8 @@ function createKey({ values, config, out }: CommandInput, name: string): Promise
   const expires = values['expires'];
   const expiresIn = typeof expires === 'string' ? parseAge('expires', expires) : null;
   return withServices(config, async (services) => {
-    const { key, secret } = await services.access.createKey(name, { scopes, expiresIn });
+    const user = await actorFor(services, values['user']);
+    const { key, secret } = await services.access.createKey(user.userId, name, { scopes, expiresIn });
     out(
       values['json']
         ? JSON.stringify({ name: key.name, key: secret, prefix: key.prefix, createdAt: key.createdAt.toISOString() }) + '\n'
@@ -76,9 +82,19 @@ function listKeys({ values, config, out }: CommandInput): Promise<number> {
   return withServices(
     config,
     async (services) => {
-      const all = await services.access.listKeys();
-      if (values['json']) out(JSON.stringify(all.map(keyJson)) + '\n');
-      else out(table(['NAME', 'PREFIX', 'SCOPES', 'CREATED', 'EXPIRES', 'LAST USED', 'FROM', 'REVOKED'], all.map(keyRow)));
+      const all = await services.access.listKeys(values['user'] === undefined ? undefined : (await actorFor(services, values['user'])).userId);
+      const names = new Map((await services.users.listUsers(await actorFor(services, undefined))).map((u) => [u.id, u.name]));
+      if (values['json']) out(JSON.stringify(all.map((key) => ({ ...keyJson(key), user: names.get(key.userId) ?? null }))) + '\n');
+      else
+        out(
+          table(
+            ['NAME', 'USER', 'PREFIX', 'SCOPES', 'CREATED', 'EXPIRES', 'LAST USED', 'FROM', 'REVOKED'],
+            all.map((key) => {
+              const [first, ...rest] = keyRow(key);
+              return [first!, names.get(key.userId) ?? '', ...rest];
+            }),
+          ),
+        );
       return EXIT.ok;
     },
     { existing: true },
@@ -89,7 +105,7 @@ function revokeKey({ values, config, out }: CommandInput, name: string): Promise
   return withServices(
     config,
     async (services) => {
-      await services.access.revokeKey(name);
+      await services.access.revokeKey((await actorFor(services, values['user'])).userId, name);
       out(values['json'] ? JSON.stringify({ name, revoked: true }) + '\n' : `revoked the API key "${name}"\n`);
       return EXIT.ok;
     },

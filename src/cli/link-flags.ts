@@ -1,4 +1,6 @@
-import { refuseTogether, type CommandInput } from './command.ts';
+import { FIRST_ADMIN, type Actor } from '../auth/actor.ts';
+import type { Services } from '../context.ts';
+import { refuseTogether, UsageError, type CommandInput } from './command.ts';
 import { askSecret, readSecretLine } from './secret-input.ts';
 
 type Values = CommandInput['values'];
@@ -9,6 +11,22 @@ export const DOMAIN_FLAG = {
   placeholder: 'HOST',
   doc: "the link's domain (see kurz domains list); default: the default domain, the publicUrl's host",
 } as const;
+
+/** Whom a command acts for: `--as NAME`; without it, the first admin. */
+export const AS_FLAG = {
+  type: 'string',
+  placeholder: 'USER',
+  doc: 'act as this user (see kurz users list): see and change only what they may; default: the first admin',
+} as const;
+
+/** The actor `--as` names (the first admin without it). Throws UsageError for a user that does not exist or is disabled. */
+export async function actorFor(services: Pick<Services, 'access'>, name: unknown): Promise<Actor> {
+  const user =
+    name === undefined ? await services.access.userById(FIRST_ADMIN) : typeof name === 'string' ? await services.access.userByName(name) : undefined;
+  if (!user) throw new UsageError(`--as must name one of kurz's users (kurz users list), got ${JSON.stringify(name)}`);
+  if (user.state !== 'active') throw new UsageError(`${user.name} is disabled; enable them first (kurz users enable ${user.name})`);
+  return { userId: user.id, name: user.name, role: user.role, via: { kind: 'cli' } };
+}
 
 /** The option flags `create` and `edit` share; each sets the API field of the same meaning (links/link-options.ts). */
 export const OPTION_FLAGS = {

@@ -1,6 +1,7 @@
 import type { Link } from '../links/link.ts';
 import { linkJson } from '../links/link-json.ts';
 import { EXIT, JSON_FLAG, UsageError, table, type Command } from './command.ts';
+import { AS_FLAG, actorFor } from './link-flags.ts';
 import { withServices } from './wiring.ts';
 
 const MAX_LIMIT = 100_000;
@@ -10,8 +11,9 @@ const TITLE_WIDTH = 30;
 
 export const list: Command = {
   summary: 'List links, newest (or most visited) first.',
-  usage: 'list [--domain HOST] [--search TEXT] [--tag TAG] [--blocked] [--sort created|visits] [--limit N] [--deleted] [--json]',
+  usage: 'list [--domain HOST] [--search TEXT] [--tag TAG] [--blocked] [--sort created|visits] [--limit N] [--deleted] [--json] [--as USER]',
   flags: {
+    as: AS_FLAG,
     search: { type: 'string', placeholder: 'TEXT', doc: 'only links whose code or URL contains TEXT' },
     tag: { type: 'string', placeholder: 'TAG', doc: 'only links tagged TAG' },
     sort: { type: 'string', placeholder: 'created|visits', doc: 'newest first (default), or most visited first' },
@@ -32,7 +34,7 @@ export const list: Command = {
     return withServices(
       config,
       async (services) => {
-        const links = await services.links.listLinks({
+        const links = await services.links.listLinks(await actorFor(services, values['as']), {
           search: values['search'] as string | undefined,
           tag: (values['tag'] as string | undefined)?.trim() || undefined,
           sort,

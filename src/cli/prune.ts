@@ -1,11 +1,13 @@
 import { EXIT, JSON_FLAG, parseAge, table, type Command } from './command.ts';
+import { AS_FLAG, actorFor } from './link-flags.ts';
 import { withServices } from './wiring.ts';
 
 export const prune: Command = {
   summary:
     'Delete raw visits older than visitRetentionDays (the stats keep their rollups) and, with --unvisited-for, links nobody visited for a while (counting from creation if never visited). Try --dry-run first.',
-  usage: 'prune [--unvisited-for AGE] [--dry-run] [--json]',
+  usage: 'prune [--unvisited-for AGE] [--dry-run] [--json] [--as USER]',
   flags: {
+    as: AS_FLAG,
     'unvisited-for': { type: 'string', placeholder: 'AGE', doc: 'also delete links not visited for this long, e.g. 180d, 12h, 30m or 10s' },
     'dry-run': { type: 'boolean', doc: 'only say what would be deleted' },
     json: JSON_FLAG,
@@ -18,7 +20,7 @@ export const prune: Command = {
     return withServices(
       config,
       async (services) => {
-        const stale = age === undefined ? [] : await services.links.prune(age, dryRun);
+        const stale = age === undefined ? [] : await services.links.prune(await actorFor(services, values['as']), age, dryRun);
         const visits = dryRun ? await services.recorder.expired() : await services.recorder.prune();
         if (values['json']) {
           out(JSON.stringify({ dryRun, visits, links: stale.map((l) => ({ code: l.code, url: l.url })) }) + '\n');

@@ -1,4 +1,4 @@
-import { DOMAIN_FLAG } from './link-flags.ts';
+import { actorFor, AS_FLAG, DOMAIN_FLAG } from './link-flags.ts';
 import { linkJson } from '../links/link-json.ts';
 import { sparkline } from '../web/charts.ts';
 import type { Entry, LinkStats } from '../visits/stats.ts';
@@ -12,8 +12,9 @@ const SPARK_WIDTH = 60;
 
 export const stats: Command = {
   summary: "Show one link's visits: humans and bots apart, unique visitors, a sparkline and the top referrers, browsers, countries….",
-  usage: 'stats CODE [--domain HOST] [--granularity hour|day] [--from DATE] [--to DATE] [--json]',
+  usage: 'stats CODE [--domain HOST] [--granularity hour|day] [--from DATE] [--to DATE] [--json] [--as USER]',
   flags: {
+    as: AS_FLAG,
     granularity: {
       type: 'string',
       placeholder: 'hour|day',
@@ -30,7 +31,7 @@ export const stats: Command = {
       config,
       async (services) => {
         const period = parseStatsQuery({ granularity: values['granularity'], from: values['from'], to: values['to'] });
-        const link = await services.links.existingLink(positionals[0] ?? '', services.registry.idOf(values['domain']));
+        const link = await services.links.existingLink(await actorFor(services, values['as']), positionals[0] ?? '', services.registry.idOf(values['domain']));
         const figures = await services.stats.forLink(link, period);
         const shown = linkJson(link, services);
         if (values['json']) {

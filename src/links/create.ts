@@ -3,6 +3,7 @@ import type { RedirectCache } from '../cache/redirect-cache.ts';
 import type { PasswordHashing } from '../auth/passwords.ts';
 import type { CodeGenerator } from '../codes/code-generator.ts';
 import type { Config } from '../config.ts';
+import type { Actor } from '../auth/actor.ts';
 import { AppError } from '../core/errors.ts';
 import type { DomainRegistry } from '../domains/registry.ts';
 import { RESERVED_PATHS } from './reserved-paths.ts';
@@ -86,12 +87,13 @@ export function linkCreation({ config, listening, blocklist, now, random, links,
   }
 
   /**
-   * Validates and stores a link, or returns the earlier link of the same URL within the dedupe window.
+   * Validates and stores a link owned by the actor, or returns the actor's earlier link of the same URL
+   * within the dedupe window (never someone else's).
    * Resolves once the link is durably stored. Throws AppError for invalid input or a taken alias.
    */
-  async function createLink(input: CreateLinkInput): Promise<CreatedLink> {
+  async function createLink(actor: Actor, input: CreateLinkInput): Promise<CreatedLink> {
     try {
-      const result = await create(input);
+      const result = await create(actor, input);
       if (result.created) stats.created++;
       else stats.deduplicated++;
       return result;
@@ -104,7 +106,7 @@ export function linkCreation({ config, listening, blocklist, now, random, links,
     }
   }
 
-  async function create(input: CreateLinkInput): Promise<CreatedLink> {
+  async function create(actor: Actor, input: CreateLinkInput): Promise<CreatedLink> {
     const url = normaliseUrl(input.url, rules);
     const domain = domains.idOf(input.domain);
     const alias = input.alias === undefined ? undefined : checkAlias(input.alias, RESERVED_PATHS);
@@ -120,6 +122,7 @@ export function linkCreation({ config, listening, blocklist, now, random, links,
         ...DEFAULT_OPTIONS,
         ...given.options,
         domain,
+        ownerId: actor.userId,
         url,
         urlHash,
         passwordHash,
@@ -129,7 +132,7 @@ export function linkCreation({ config, listening, blocklist, now, random, links,
       if (alias !== undefined) return { link: await insertWithAlias(tx, { ...link, code: alias }), created: true };
       if (urlHash && config.dedupeWindow > 0) {
         const since = new Date(config.dedupeWindow === Number.POSITIVE_INFINITY ? 0 : at.getTime() - config.dedupeWindow);
-        const existing = await tx.linkByUrlHash(urlHash, since, domain);
+        const existing = await tx.linkByUrlHash(urlHash, since, domain, actor.userId);
         if (existing) return { link: existing, created: false };
       }
       return { link: await insertWithGeneratedCode(tx, link), created: true };
@@ -149,11 +152,11 @@ export function linkCreation({ config, listening, blocklist, now, random, links,
      * savepoint) and answers in order: the link, or the AppError that refused that entry (`inputOf` may
      * throw one too). The valid ones are stored even when others fail; a failure that is no client's rejects.
      */
-    createEach<T>(entries: readonly T[], inputOf: (entry: T) => CreateLinkInput): Promise<Array<CreatedLink | AppError>> {
+    createEach<T>(actor: Actor, entries: readonly T[], inputOf: (entry: T) => CreateLinkInput): Promise<Array<CreatedLink | AppError>> {
       return Promise.all(
         entries.map(async (entry) => {
           try {
-            return await createLink(inputOf(entry));
+            return await createLink(actor, inputOf(entry));
           } catch (err) {
             if (err instanceof AppError && err.code !== 'internal') return err;
             throw err;

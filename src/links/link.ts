@@ -31,6 +31,8 @@ export interface LinkAddress {
 /** A short link as the domain sees it, whatever stores it. */
 export interface Link extends LinkOptions, LinkAddress {
   id: number;
+  /** The user who owns it (auth/user.ts): only they and the admins see it. */
+  ownerId: number;
   url: string;
   createdAt: Date;
   updatedAt: Date;
@@ -127,6 +129,8 @@ export interface LinkQuery {
   blocked?: boolean | undefined;
   /** Only links on this domain (its id). */
   domain?: number | undefined;
+  /** Only links this user owns (their id): always set for a member, by the use case. */
+  owner?: number | undefined;
 }
 
 /** A page's end: the id, and for `visits` order the visit count, of its last link. */
@@ -145,10 +149,11 @@ export interface TagCount {
  * A link as exported and imported: everything but the id, which is local to one database, and the
  * blocklist's verdict, which is the receiving instance's to make.
  */
-export type LinkRecord = Omit<Link, 'id' | 'blocked'>;
+export type LinkRecord = Omit<Link, 'id' | 'blocked' | 'ownerId'>;
 
 /** A link about to be stored under a generated code or an alias, on its domain. */
 export interface NewLink extends LinkOptions, LinkAddress {
+  ownerId: number;
   url: string;
   isAlias: boolean;
   /** Set only for links that later identical submissions may be deduplicated to. */
@@ -158,7 +163,7 @@ export interface NewLink extends LinkOptions, LinkAddress {
 }
 
 /** A change to a link: the fields present are set (null clears); the rest stay. */
-export type LinkEdit = Partial<LinkOptions & { url: string; passwordHash: string | null; domain: number }>;
+export type LinkEdit = Partial<LinkOptions & { url: string; passwordHash: string | null; domain: number; ownerId: number }>;
 
 /**
  * An entry of the change log, which every process follows to drop what its cache holds: a link edited,

@@ -1,3 +1,4 @@
+import { isAdmin, type Actor } from '../auth/actor.ts';
 import type { PasswordHashing } from '../auth/passwords.ts';
 import type { RateLimit } from '../auth/rate-limits.ts';
 import type { RedirectCache } from '../cache/redirect-cache.ts';
@@ -25,9 +26,16 @@ export interface ManageDeps {
   unlockLimit: RateLimit;
   hashing: PasswordHashing;
   domains: DomainRegistry;
+  /** The id of the user a link is handed to, by their name; throws AppError('invalid', field 'owner') for none. */
+  owners: { idOf(name: unknown): Promise<number> };
 }
 
 export type LinkManagement = ReturnType<typeof linkManagement>;
+
+/** Whether the actor may see (and so change) a link: their own, or any for an admin. */
+export function maySee(actor: Actor, link: Link): boolean {
+  return link.ownerId === actor.userId || isAdmin(actor);
+}
 
 /** The error for a code no link has. */
 function linkNotFound(code: string): AppError {
@@ -35,19 +43,33 @@ function linkNotFound(code: string): AppError {
 }
 
 /** Reading, listing, editing, deleting and pruning links. */
-export function linkManagement({ config, listening, blocklist, now, random, links, cache, unlockLimit, hashing, domains }: ManageDeps) {
+export function linkManagement({ config, listening, blocklist, now, random, links, cache, unlockLimit, hashing, domains, owners }: ManageDeps) {
   const rules = urlRules(config, listening, blocklist);
 
-  /** The link with this code on the domain (its id; the default domain when absent), deleted or not; a string no code can spell is not looked up. */
-  async function linkByCode(code: string, domain = DEFAULT_DOMAIN): Promise<Link | undefined> {
+  /** The link at this address, deleted or not, whoever owns it; a string no code can spell is not looked up. */
+  async function anyonesLink(code: string, domain: number): Promise<Link | undefined> {
     return CODE.test(code) ? links.linkByAddress(domain, code) : undefined;
   }
 
-  /** The link with this code on the domain, deleted or not. Throws AppError('not_found'). */
-  async function existingLink(code: string, domain = DEFAULT_DOMAIN): Promise<Link> {
-    const link = await linkByCode(code, domain);
+  /**
+   * The link with this code on the domain (its id; the default domain when absent), deleted or not, when the
+   * actor may see it: their own, or any for an admin. Another's link is not found, so codes do not leak.
+   */
+  async function linkByCode(actor: Actor, code: string, domain = DEFAULT_DOMAIN): Promise<Link | undefined> {
+    const link = await anyonesLink(code, domain);
+    return link && maySee(actor, link) ? link : undefined;
+  }
+
+  /** The link with this code on the domain, deleted or not, if the actor may see it. Throws AppError('not_found'). */
+  async function existingLink(actor: Actor, code: string, domain = DEFAULT_DOMAIN): Promise<Link> {
+    const link = await linkByCode(actor, code, domain);
     if (!link) throw linkNotFound(code);
     return link;
+  }
+
+  /** A query narrowed to what the actor may see: a member's own links; an admin's, any owner's they name. */
+  function seenBy(actor: Actor, query: LinkQuery): LinkQuery {
+    return isAdmin(actor) ? query : { ...query, owner: actor.userId };
   }
 
   return {
@@ -55,21 +77,22 @@ export function linkManagement({ config, listening, blocklist, now, random, link
 
     linkByCode,
 
-    listLinks: (query: LinkQuery): Promise<Link[]> => links.listLinks(query),
+    listLinks: (actor: Actor, query: LinkQuery): Promise<Link[]> => links.listLinks(seenBy(actor, query)),
 
     /**
      * One page of the link list for the API and the pages (`query` as list-query.ts reads it); `next` is
      * the cursor of the following page, or null.
      */
-    async listPage(query: LinkQuery): Promise<{ links: Link[]; next: string | null; query: LinkQuery }> {
-      const found = await links.listLinks({ ...query, limit: query.limit + 1 });
+    async listPage(actor: Actor, query: LinkQuery): Promise<{ links: Link[]; next: string | null; query: LinkQuery }> {
+      const found = await links.listLinks(seenBy(actor, { ...query, limit: query.limit + 1 }));
       const page = found.slice(0, query.limit);
       const last = page.at(-1);
       const next = found.length > query.limit && last ? encodeCursor(last, query.sort ?? 'created') : null;
       return { links: page, next, query };
     },
 
-    tagCounts: (): Promise<TagCount[]> => links.tagCounts(),
+    /** The tags of the links the actor sees (an admin: every live link's). */
+    tagCounts: (actor: Actor): Promise<TagCount[]> => links.tagCounts(isAdmin(actor) ? undefined : actor.userId),
 
     /** Live links the blocklist disabled, in every process on the database. */
     blockedCount: (): Promise<number> => links.blockedCount(),
@@ -87,7 +110,8 @@ export function linkManagement({ config, listening, blocklist, now, random, link
      * repeated wrong ones, or when this process checks as many passwords as it may at once.
      */
     async unlockLink(code: string, password: unknown, client: string, domain = DEFAULT_DOMAIN): Promise<Link> {
-      const link = await existingLink(code, domain);
+      const link = await anyonesLink(code, domain);
+      if (!link) throw linkNotFound(code);
       if (link.deletedAt) throw new AppError('gone', goneMessage(code));
       const refusal = linkRefusal(link, now());
       if (refusal) throw new AppError('gone', refusalMessage(code, refusal));
@@ -106,12 +130,17 @@ export function linkManagement({ config, listening, blocklist, now, random, link
      * to; null clears an option) of the link `code` on `domain`, and returns the link as stored. The redirect
      * cache of every process drops it (at both addresses, for a move). An edited link is no longer a dedupe
      * target. Throws AppError: 'not_found', 'gone' for a deleted link, 'invalid' naming the field,
-     * 'conflict' when the code is taken on the domain it would move to.
+     * 'conflict' when the code is taken on the domain it would move to. An admin may hand the link to another
+     * user (`owner`: their name); a member who names one gets 'forbidden'.
      */
-    async editLink(code: string, input: Record<string, unknown>, domain = DEFAULT_DOMAIN): Promise<Link> {
+    async editLink(actor: Actor, code: string, input: Record<string, unknown>, domain = DEFAULT_DOMAIN): Promise<Link> {
       if (!CODE.test(code)) throw linkNotFound(code);
       const edit: LinkEdit = {};
       if (input['domain'] !== undefined) edit.domain = domains.idOf(input['domain']);
+      if (input['owner'] !== undefined) {
+        if (!isAdmin(actor)) throw new AppError('forbidden', 'only an admin hands a link to another user', 'owner');
+        edit.ownerId = await owners.idOf(input['owner']);
+      }
       if (input['url'] !== undefined) edit.url = normaliseUrl(input['url'], rules);
       const given = parseOptions(input, now());
       Object.assign(edit, given.options);
@@ -119,7 +148,7 @@ export function linkManagement({ config, listening, blocklist, now, random, link
       const edited = await links.write(async (tx) => {
         if (edit.url !== undefined) refuseListed(edit.url, rules);
         const link = await tx.linkByAddress(domain, code);
-        if (!link) throw linkNotFound(code);
+        if (!link || !maySee(actor, link)) throw linkNotFound(code);
         if (link.deletedAt || !(await tx.updateLink(link, edit, null, new Date(now())))) throw new AppError('gone', goneMessage(code));
         return tx.linkByAddress(edit.domain ?? domain, code);
       });
@@ -129,16 +158,17 @@ export function linkManagement({ config, listening, blocklist, now, random, link
       return edited;
     },
 
-    /** Marks the link deleted: its code keeps answering, with 410. Throws AppError('not_found'). */
-    async deleteLink(code: string, domain = DEFAULT_DOMAIN): Promise<{ link: Link; deleted: boolean }> {
-      const link = await existingLink(code, domain);
+    /** Marks the actor's link deleted: its code keeps answering, with 410. Throws AppError('not_found'). */
+    async deleteLink(actor: Actor, code: string, domain = DEFAULT_DOMAIN): Promise<{ link: Link; deleted: boolean }> {
+      const link = await existingLink(actor, code, domain);
       const deleted = await links.write((tx) => tx.deleteLink(link.id, new Date(now())));
       cache.forget(domain, code);
       return { link, deleted };
     },
 
-    /** Links nobody visited (or created, if never visited) in the last `age` ms; deleted unless `dryRun`. */
-    async prune(age: number, dryRun: boolean): Promise<Link[]> {
+    /** Links nobody visited (or created, if never visited) in the last `age` ms; deleted unless `dryRun`. Admins only. */
+    async prune(actor: Actor, age: number, dryRun: boolean): Promise<Link[]> {
+      if (!isAdmin(actor)) throw new AppError('forbidden', 'only an admin prunes links');
       const stale = await links.write(async (tx) => {
         const at = new Date(now());
         const found = await tx.unvisitedSince(new Date(at.getTime() - age));

@@ -3,6 +3,10 @@
  * log, whose entries only matter to the processes of the database they were written in.
  */
 export const COPIED_TABLES: ReadonlyArray<{ name: string; columns: readonly string[] }> = [
+  {
+    name: 'users',
+    columns: ['id', 'name', 'email', 'role', 'state', 'password_hash', 'invite_hash', 'invite_expires_at', 'created_at'],
+  },
   { name: 'domains', columns: ['id', 'host', 'scheme', 'not_found_redirect', 'root_redirect', 'created_at', 'removed_at'] },
   {
     name: 'links',
@@ -28,15 +32,16 @@ export const COPIED_TABLES: ReadonlyArray<{ name: string; columns: readonly stri
       'blocked_rule',
       'blocked_list',
       'blocked_at',
+      'owner_id',
     ],
   },
   { name: 'link_tags', columns: ['link_id', 'tag'] },
   { name: 'link_visits', columns: ['link_id', 'count', 'last_at'] },
   { name: 'settings', columns: ['key', 'value'] },
-  { name: 'sessions', columns: ['id_hash', 'user', 'created_at', 'seen_at'] },
+  { name: 'sessions', columns: ['id_hash', 'user', 'user_id', 'created_at', 'seen_at'] },
   {
     name: 'api_keys',
-    columns: ['id', 'name', 'prefix', 'key_hash', 'created_at', 'last_used_at', 'revoked_at', 'scopes', 'expires_at', 'last_used_from'],
+    columns: ['id', 'name', 'prefix', 'key_hash', 'created_at', 'last_used_at', 'revoked_at', 'scopes', 'expires_at', 'last_used_from', 'user_id'],
   },
   { name: 'visits', columns: ['id', 'link_id', 'at', 'bot', 'referrer', 'browser', 'os', 'device', 'country', 'language'] },
   { name: 'visit_hours', columns: ['link_id', 'hour', 'humans', 'bots', 'uniques'] },

@@ -1,5 +1,6 @@
 import type { ApiKey, Session } from '../auth/identity.ts';
 import type { Scope } from '../auth/scopes.ts';
+import type { NewUser, StoredUser, UserEdit, UserUse } from '../auth/user.ts';
 import type { Domain, DomainEdit, DomainUse, NewDomain } from '../domains/domain.ts';
 import type { Block, Link, LinkChange, LinkEdit, LinkQuery, LinkRecord, LinkUrl, NewLink, TagCount, Target } from '../links/link.ts';
 import type { VisitBatch } from '../visits/rollup.ts';
@@ -39,8 +40,8 @@ export interface LinkStore {
    */
   targetByAddressAtOnce?(domain: number, code: string): Target | undefined;
   listLinks(query: LinkQuery): Promise<Link[]>;
-  /** Tags of live links, most used first. */
-  tagCounts(): Promise<TagCount[]>;
+  /** Tags of live links (of one owner's, given their id), most used first. */
+  tagCounts(owner?: number): Promise<TagCount[]>;
   /**
    * Takes one of the visits a link with maxVisits allows, durably, so that every process sees it; false
    * when they are used up (or the link has no limit).
@@ -80,8 +81,8 @@ export interface LinkWriter {
    */
   takeLinkId(): Promise<number>;
   linkByAddress(domain: number, code: string): Promise<Link | undefined>;
-  /** The newest live deduplicable link on `domain` with this URL hash created at or after `since`. */
-  linkByUrlHash(urlHash: Buffer, since: Date, domain: number): Promise<Link | undefined>;
+  /** The newest live deduplicable link of `owner` on `domain` with this URL hash created at or after `since`. */
+  linkByUrlHash(urlHash: Buffer, since: Date, domain: number, owner: number): Promise<Link | undefined>;
   /**
    * Inserts with the given id (or the next one when null) and returns its id; undefined when the code is
    * taken on its domain, or, for a generated code (not an alias), on any domain: generated codes are unique
@@ -89,7 +90,7 @@ export interface LinkWriter {
    */
   insertLink(link: NewLink, id: number | null): Promise<number | undefined>;
   /** Inserts an imported link under its own code on its domain, with its visits; undefined when the code is taken there. */
-  importLink(record: LinkRecord, urlHash: Buffer | null): Promise<number | undefined>;
+  importLink(record: LinkRecord & { ownerId: number }, urlHash: Buffer | null): Promise<number | undefined>;
   /**
    * Applies an edit merged into `link` (the stored one) at `at`; false if the link is deleted. An edit with
    * `domain` moves the link: it rejects with AppError('conflict') when its code is taken there.
@@ -172,6 +173,7 @@ export interface SettingsStore {
 
 /** A key to store: its secret only as a hash; scopes space-separated in the store. */
 export interface NewKey {
+  userId: number;
   name: string;
   prefix: string;
   keyHash: string;
@@ -180,8 +182,26 @@ export interface NewKey {
   expiresAt: Date | null;
 }
 
-/** Login sessions and API keys, found by the SHA-256 (hex) of the secret the client holds. */
+/**
+ * The users, their login sessions and API keys; sessions, keys and invitations are found by the SHA-256
+ * (hex) of the secret the client holds.
+ */
 export interface AccessStore {
+  /** Adds the first admin (id 1) with this name and password hash unless they exist. */
+  ensureFirstAdmin(name: string, passwordHash: string | null, at: Date): Promise<void>;
+  userById(id: number): Promise<StoredUser | undefined>;
+  /** The user with this name, whatever its case. */
+  userByName(name: string): Promise<StoredUser | undefined>;
+  /** The user whose open invitation (or reset) has this hash, expired or not. */
+  userByInvite(inviteHash: string): Promise<StoredUser | undefined>;
+  /** Every user, the first admin first, then by name; each with their live links. */
+  listUsers(): Promise<UserUse[]>;
+  /** Stores a new user; undefined when the name is taken (whatever its case). */
+  insertUser(user: NewUser): Promise<StoredUser | undefined>;
+  /** Applies an edit; undefined when there is no such user. */
+  updateUser(id: number, edit: UserEdit): Promise<StoredUser | undefined>;
+  /** Ends every session of one user. */
+  deleteUserSessions(userId: number): Promise<void>;
   insertSession(session: Session): Promise<void>;
   sessionByIdHash(idHash: string): Promise<Session | undefined>;
   touchSession(idHash: string, at: Date): Promise<void>;
@@ -192,9 +212,10 @@ export interface AccessStore {
   /** Stores a new key; undefined when a live key already has this name. */
   insertKey(key: NewKey): Promise<ApiKey | undefined>;
   keyByHash(keyHash: string): Promise<ApiKey | undefined>;
-  listKeys(): Promise<ApiKey[]>;
-  /** Revokes the live key with this name; false if there is none. */
-  revokeKey(name: string, at: Date): Promise<boolean>;
+  /** One user's keys, or with undefined everyone's. */
+  listKeys(userId?: number): Promise<ApiKey[]>;
+  /** Revokes the user's live key with this name; false if there is none. */
+  revokeKey(userId: number, name: string, at: Date): Promise<boolean>;
   /** Records a use of the key: when, and from which client address. */
   touchKey(id: number, at: Date, from: string): Promise<void>;
 }

@@ -1,4 +1,6 @@
+import type { Role } from '../auth/actor.ts';
 import type { ApiKey, Session } from '../auth/identity.ts';
+import type { StoredUser, UserEdit, UserState, UserUse } from '../auth/user.ts';
 import { SCOPES } from '../auth/scopes.ts';
 import type { RedirectStatus } from '../config.ts';
 import type { Domain, DomainUse, Scheme } from '../domains/domain.ts';
@@ -12,6 +14,7 @@ import type { Link, LinkUrl, Target } from '../links/link.ts';
 export interface LinkRow {
   id: number;
   domain: number;
+  ownerId: number;
   code: string;
   url: string;
   createdAt: number;
@@ -55,6 +58,7 @@ export function toLink(row: LinkRow | undefined): Link | undefined {
   return {
     id: row.id,
     domain: row.domain,
+    ownerId: row.ownerId,
     code: row.code,
     url: row.url,
     createdAt: new Date(row.createdAt),
@@ -154,12 +158,14 @@ export function toDomainUse(row: DomainRow): DomainUse {
 export interface SessionRow {
   idHash: string;
   user: string;
+  userId: number;
   createdAt: number;
   seenAt: number;
 }
 
 export interface KeyRow {
   id: number;
+  userId: number;
   name: string;
   prefix: string;
   /** Space-separated. */
@@ -172,13 +178,14 @@ export interface KeyRow {
 }
 
 export function toSession(row: SessionRow | undefined): Session | undefined {
-  return row && { idHash: row.idHash, user: row.user, createdAt: new Date(row.createdAt), seenAt: new Date(row.seenAt) };
+  return row && { idHash: row.idHash, user: row.user, userId: row.userId, createdAt: new Date(row.createdAt), seenAt: new Date(row.seenAt) };
 }
 
 export function toKey(row: KeyRow | undefined): ApiKey | undefined {
   return (
     row && {
       id: row.id,
+      userId: row.userId,
       name: row.name,
       prefix: row.prefix,
       // Only kurz writes the column, from SCOPES; a name this build does not know grants nothing.
@@ -190,4 +197,57 @@ export function toKey(row: KeyRow | undefined): ApiKey | undefined {
       revokedAt: row.revokedAt === null ? null : new Date(row.revokedAt),
     }
   );
+}
+
+/** A user with their secrets' hashes, and (listing) their live links. */
+export interface UserRow {
+  id: number;
+  name: string;
+  email: string | null;
+  role: string;
+  state: string;
+  passwordHash: string | null;
+  inviteExpiresAt: number | null;
+  createdAt: number;
+  links?: number;
+}
+
+export function toUser(row: UserRow | undefined): StoredUser | undefined {
+  return (
+    row && {
+      id: row.id,
+      name: row.name,
+      email: row.email,
+      // Only kurz writes these columns; their CHECK constraints hold them to the two values each.
+      role: row.role as Role,
+      state: row.state as UserState,
+      createdAt: new Date(row.createdAt),
+      hasPassword: row.passwordHash !== null,
+      inviteExpiresAt: row.inviteExpiresAt === null ? null : new Date(row.inviteExpiresAt),
+      passwordHash: row.passwordHash,
+    }
+  );
+}
+
+/** A listed user, without their password hash. */
+export function toUserUse(row: UserRow): UserUse {
+  const { passwordHash: _, ...user } = toUser(row)!;
+  return { ...user, links: row.links ?? 0 };
+}
+
+/** An edit's columns for UPDATE_USER: each with a flag saying whether it is set (0/1, for both backends). */
+export function userEditParams(edit: UserEdit) {
+  return {
+    setEmail: edit.email !== undefined ? 1 : 0,
+    email: edit.email ?? null,
+    setRole: edit.role !== undefined ? 1 : 0,
+    role: edit.role ?? null,
+    setState: edit.state !== undefined ? 1 : 0,
+    state: edit.state ?? null,
+    setPassword: edit.passwordHash !== undefined ? 1 : 0,
+    passwordHash: edit.passwordHash ?? null,
+    setInvite: edit.inviteHash !== undefined ? 1 : 0,
+    inviteHash: edit.inviteHash ?? null,
+    inviteExpiresAt: edit.inviteExpiresAt?.getTime() ?? null,
+  };
 }

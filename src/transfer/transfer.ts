@@ -1,5 +1,7 @@
 import type { RedirectCache } from '../cache/redirect-cache.ts';
 import type { Config } from '../config.ts';
+import type { Actor } from '../auth/actor.ts';
+import { maySee } from '../links/manage.ts';
 import { AppError } from '../core/errors.ts';
 import type { DomainRegistry } from '../domains/registry.ts';
 import type { LinkStore } from '../store/ports.ts';
@@ -37,17 +39,21 @@ export function linkTransfer({ config, listening, blocklist, links, cache, regis
     /** The domain id a file's `domain` names (null: the default domain). Throws AppError for one this instance lacks. */
     domainOfFile: (host: unknown): number => registry.idOf(host),
 
-    /** Every link (or every link on `domain`, an id), oldest first, as exported. */
-    async *exportLinks(domain?: number): AsyncGenerator<LinkRecord> {
-      for await (const { id: _id, ...record } of links.allLinks()) if (domain === undefined || record.domain === domain) yield record;
+    /** Every link the actor sees (or those on `domain`, an id), oldest first, as exported. */
+    async *exportLinks(actor: Actor, domain?: number): AsyncGenerator<LinkRecord> {
+      for await (const link of links.allLinks()) {
+        if ((domain !== undefined && link.domain !== domain) || !maySee(actor, link)) continue;
+        const { id: _id, ownerId: _owner, blocked: _blocked, ...record } = link;
+        yield record;
+      }
     },
 
     /**
      * Adds exported links under their own codes, all or nothing. A code already present with the same URL
      * is skipped (importing twice is harmless); with another URL it is a conflict and nothing is imported.
-     * Errors name the line of the file.
+     * Errors name the line of the file. The links become the actor's.
      */
-    async importLinks(records: readonly NumberedRecord[]): Promise<{ imported: number; skipped: number }> {
+    async importLinks(actor: Actor, records: readonly NumberedRecord[]): Promise<{ imported: number; skipped: number }> {
       const result = await links.write(async (tx) => {
         let imported = 0;
         let skipped = 0;
@@ -61,11 +67,13 @@ export function linkTransfer({ config, listening, blocklist, links, cache, regis
           if (url !== record.url) throw new AppError('invalid', `line ${line}: url is not in normalised form (expected ${url})`, 'url');
           // Like a new link, only a bare one (no alias, no options) is a target for later identical submissions.
           const plain = !record.isAlias && isPlain({ options: record, password: record.passwordHash });
-          if ((await tx.importLink(record, plain ? hashUrl(url) : null)) !== undefined) {
+          if ((await tx.importLink({ ...record, ownerId: actor.userId }, plain ? hashUrl(url) : null)) !== undefined) {
             imported++;
             continue;
           }
           const existing = await tx.linkByAddress(record.domain, record.code);
+          // Someone else's link is named, never shown.
+          if (existing && !maySee(actor, existing)) throw new AppError('conflict', `line ${line}: code "${record.code}" is taken here`, 'code');
           if (existing?.url !== record.url) {
             throw new AppError(
               'conflict',

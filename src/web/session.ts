@@ -1,3 +1,4 @@
+import type { Actor } from '../auth/actor.ts';
 import type { Context } from 'koa';
 import typeis from 'type-is';
 import type { Principal } from '../auth/identity.ts';
@@ -30,10 +31,22 @@ export const CSRF_FIELD = '_csrf';
 /** What the authenticate middleware leaves in `ctx.state`. */
 export interface WebState {
   principal: Principal | undefined;
+  /** Who the principal acts for: their user, role and client address. */
+  actor: Actor | undefined;
 }
 
 export function principalOf(ctx: Context): Principal | undefined {
   return (ctx.state as WebState).principal;
+}
+
+/**
+ * Who the request acts for. Throws AppError('unauthorized') when nobody: every route that calls it is one
+ * `authenticate` or `loginRequired` has already refused to strangers.
+ */
+export function actorOf(ctx: Context): Actor {
+  const actor = (ctx.state as WebState).actor;
+  if (!actor) throw new AppError('unauthorized', 'log in first');
+  return actor;
 }
 
 /** The logged-in session's principal, or undefined (an API key is no login). */

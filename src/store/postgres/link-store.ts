@@ -78,9 +78,9 @@ export function createPostgresLinkStore(db: Database, idBlockSize: number): Post
     return {
       takeLinkId,
       linkByAddress: async (domain, code) => toLink((await tx.query<LinkRow>(q.LINK_BY_ADDRESS_FOR_UPDATE, [code, domain])).rows[0]),
-      async linkByUrlHash(urlHash, since, domain) {
+      async linkByUrlHash(urlHash, since, domain, owner) {
         await tx.query(q.LOCK_URL_HASH, [urlHash.readInt32BE(0)]);
-        const id = (await tx.query<{ id: number | null }>(q.LINK_ID_BY_URL_HASH, [urlHash, since.getTime(), domain])).rows[0]?.id;
+        const id = (await tx.query<{ id: number | null }>(q.LINK_ID_BY_URL_HASH, [urlHash, since.getTime(), domain, owner])).rows[0]?.id;
         return id == null ? undefined : toLink((await tx.query<LinkRow>(q.LINK_BY_ID, [id])).rows[0]);
       },
       async insertLink(link: NewLink, id) {
@@ -109,7 +109,7 @@ export function createPostgresLinkStore(db: Database, idBlockSize: number): Post
           // Refused before the update, as on SQLite, whether the link is live or deleted.
           if ((await tx.query(q.LINK_BY_ADDRESS, [link.code, merged.domain])).rowCount !== 0) throw movedOntoTaken(link);
         }
-        const params = [link.id, merged.url, urlHash, ...optionParams(merged), at.getTime(), merged.domain];
+        const params = [link.id, merged.url, urlHash, ...optionParams(merged), at.getTime(), merged.domain, merged.ownerId];
         if ((await updateOrRefuseMove(tx, params, link)).rowCount === 0) return false;
         if (edit.tags !== undefined) {
           await tx.query(q.DELETE_TAGS, [link.id]);
@@ -173,13 +173,14 @@ export function createPostgresLinkStore(db: Database, idBlockSize: number): Post
         query.domain ?? null,
         query.after?.id ?? Number.MAX_SAFE_INTEGER,
         query.limit,
+        query.owner ?? null,
       ];
       const sql = query.sort === 'visits' ? q.LIST_LINKS_BY_VISITS : q.LIST_LINKS_BY_CREATED;
       if (query.sort === 'visits') params.push(query.after?.visits ?? Number.MAX_SAFE_INTEGER);
       return (await db.query<LinkRow>(sql, params)).rows.map((row) => toLink(row)!);
     },
 
-    tagCounts: async () => (await db.query<{ tag: string; count: number }>(q.TAG_COUNTS)).rows,
+    tagCounts: async (owner) => (await db.query<{ tag: string; count: number }>(q.TAG_COUNTS, [owner ?? null])).rows,
 
     claimVisit: async (id) => (await db.query(q.CLAIM_VISIT, [id])).rowCount === 1,
 
@@ -265,7 +266,7 @@ function optionParams(o: LinkOptions & { passwordHash: string | null }): unknown
   ];
 }
 
-/** The columns of a new link after its id, in INSERT_LINK's order: domain to enabled. */
+/** The columns of a new link after its id, in INSERT_LINK's order: domain to enabled, then the owner. */
 function newLinkParams(link: Omit<NewLink, 'urlHash'>, urlHash: Buffer | null): unknown[] {
-  return [link.domain, link.code, link.url, urlHash, link.isAlias ? 1 : 0, link.createdAt.getTime(), ...optionParams(link)];
+  return [link.domain, link.code, link.url, urlHash, link.isAlias ? 1 : 0, link.createdAt.getTime(), ...optionParams(link), link.ownerId];
 }

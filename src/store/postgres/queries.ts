@@ -55,7 +55,7 @@ export const SET_SCHEMA_VERSION = `UPDATE kurz_schema SET version = $1`;
 // Links.
 
 /** A link with its visit counts and tags (a JSON array as text, sorted bytewise as SQLite sorts): select from LINKS. */
-const LINK_COLUMNS = `links.id, domain_id AS domain, code, url, is_alias AS "isAlias", created_at AS "createdAt", updated_at AS "updatedAt",
+const LINK_COLUMNS = `links.id, domain_id AS domain, owner_id AS "ownerId", code, url, is_alias AS "isAlias", created_at AS "createdAt", updated_at AS "updatedAt",
   coalesce(v.count, 0) AS "visitCount", v.last_at AS "lastVisitAt", deleted_at AS "deletedAt", title, note,
   (SELECT coalesce(json_agg(tag ORDER BY tag COLLATE "C"), '[]'::json)::text FROM link_tags WHERE link_id = links.id) AS tags,
   expires_at AS "expiresAt", max_visits AS "maxVisits", claimed_visits AS "claimedVisits", password_hash AS "passwordHash",
@@ -81,35 +81,36 @@ export const LINK_BY_ID = `SELECT ${LINK_COLUMNS} FROM ${LINKS} WHERE links.id =
 /** Serialises the dedupe probes of one URL hash (its first four bytes, $1) across nodes until the transaction ends. */
 export const LOCK_URL_HASH = `SELECT pg_advisory_xact_lock(${KURZ_LOCK}, $1)`;
 
-/** The dedupe probe: the newest live deduplicable link on domain $3 with this URL hash created at or after the cut-off. */
+/** The dedupe probe: the newest live deduplicable link of owner $4 on domain $3 with this URL hash created at or after the cut-off. */
 export const LINK_ID_BY_URL_HASH = `SELECT max(id) AS id FROM links
-  WHERE url_hash = $1 AND created_at >= $2 AND deleted_at IS NULL AND domain_id = $3`;
+  WHERE url_hash = $1 AND created_at >= $2 AND deleted_at IS NULL AND domain_id = $3 AND owner_id = $4`;
 
 /**
  * The filter of both list orders: $1 is a LIKE pattern matched, ignoring case as SQLite's LIKE does,
  * against code, URL, title and note; $2 a tag; $3 whether deleted links are included; $4 only blocked ones;
- * $5 only those on this domain.
+ * $5 only those on this domain; $8 only those of this owner.
  */
 const LIST_FILTER = `($1::text IS NULL OR code ILIKE $1 ESCAPE '\\' OR url ILIKE $1 ESCAPE '\\'
       OR title ILIKE $1 ESCAPE '\\' OR note ILIKE $1 ESCAPE '\\')
     AND ($2::text IS NULL OR links.id IN (SELECT link_id FROM link_tags WHERE tag = $2))
     AND ($3::boolean OR deleted_at IS NULL)
     AND (NOT $4::boolean OR blocked_rule IS NOT NULL)
-    AND ($5::bigint IS NULL OR domain_id = $5)`;
+    AND ($5::bigint IS NULL OR domain_id = $5)
+    AND ($8::bigint IS NULL OR owner_id = $8)`;
 
 /** Newest first, paged by id ($6), $7 at a time. */
 export const LIST_LINKS_BY_CREATED = `SELECT ${LINK_COLUMNS} FROM ${LINKS}
   WHERE links.id < $6 AND ${LIST_FILTER}
   ORDER BY links.id DESC LIMIT $7`;
 
-/** Most visited first, then newest; paged by (visits $8, id $6), $7 at a time. */
+/** Most visited first, then newest; paged by (visits $9, id $6), $7 at a time. */
 export const LIST_LINKS_BY_VISITS = `SELECT ${LINK_COLUMNS} FROM ${LINKS}
-  WHERE (coalesce(v.count, 0) < $8 OR (coalesce(v.count, 0) = $8 AND links.id < $6)) AND ${LIST_FILTER}
+  WHERE (coalesce(v.count, 0) < $9 OR (coalesce(v.count, 0) = $9 AND links.id < $6)) AND ${LIST_FILTER}
   ORDER BY coalesce(v.count, 0) DESC, links.id DESC LIMIT $7`;
 
-/** Tags of live links, most used first. */
+/** Tags of live links (of owner $1, unless null), most used first. */
 export const TAG_COUNTS = `SELECT tag, count(*) AS count FROM link_tags JOIN links ON links.id = link_tags.link_id
-  WHERE deleted_at IS NULL GROUP BY tag ORDER BY count DESC, tag COLLATE "C"`;
+  WHERE deleted_at IS NULL AND ($1::bigint IS NULL OR owner_id = $1) GROUP BY tag ORDER BY count DESC, tag COLLATE "C"`;
 
 export const DELETE_TAGS = `DELETE FROM link_tags WHERE link_id = $1`;
 
@@ -118,10 +119,10 @@ export const INSERT_TAGS = `INSERT INTO link_tags (link_id, tag) SELECT $1::bigi
 /**
  * Sets every editable column; the caller merges the edit into the stored link first. A new target clears the
  * link's block: it passed the blocklist on its way in. $13 is the domain: another one moves the link (the
- * unique index links_by_address refuses it when the code is taken there).
+ * unique index links_by_address refuses it when the code is taken there). $14 is the owner.
  */
 export const UPDATE_LINK = `UPDATE links SET url = $2, url_hash = $3, title = $4, note = $5, expires_at = $6, max_visits = $7,
-  password_hash = $8, redirect_status = $9, forward_query = $10, enabled = $11, updated_at = $12, domain_id = $13,
+  password_hash = $8, redirect_status = $9, forward_query = $10, enabled = $11, updated_at = $12, domain_id = $13, owner_id = $14,
   blocked_rule = CASE WHEN url = $2 THEN blocked_rule END, blocked_list = CASE WHEN url = $2 THEN blocked_list END,
   blocked_at = CASE WHEN url = $2 THEN blocked_at END
   WHERE id = $1 AND deleted_at IS NULL`;
@@ -155,12 +156,12 @@ export const SET_BLOCK = `UPDATE links SET blocked_rule = $3, blocked_list = $4,
 /** Live links the blocklist disabled (index links_blocked). */
 export const BLOCKED_COUNT = `SELECT count(*)::int AS count FROM links WHERE blocked_rule IS NOT NULL AND deleted_at IS NULL`;
 
-/** The columns every insert sets, from $1 (the id) to $15; typed, as INSERT_LINK selects them. */
+/** The columns every insert sets, from $1 (the id) to $16 (the owner); typed, as INSERT_LINK selects them. */
 const NEW_LINK_COLUMNS = `id, domain_id, code, url, url_hash, is_alias, created_at, title, note, expires_at, max_visits, password_hash,
-  redirect_status, forward_query, enabled`;
+  redirect_status, forward_query, enabled, owner_id`;
 
 const NEW_LINK_VALUES = `$1::bigint, $2::bigint, $3::text, $4::text, $5::bytea, $6::integer, $7::bigint, $8::text, $9::text,
-  $10::bigint, $11::bigint, $12::text, $13::integer, $14::integer, $15::integer`;
+  $10::bigint, $11::bigint, $12::text, $13::integer, $14::integer, $15::integer, $16::bigint`;
 
 /**
  * No row comes back when the code is taken on the link's domain, or, for a generated code ($6 = 0: not an
@@ -172,7 +173,7 @@ export const INSERT_LINK = `INSERT INTO links (${NEW_LINK_COLUMNS}, updated_at) 
 
 /** An imported link under its own code: no row comes back when the code is taken on its domain. */
 export const IMPORT_LINK = `INSERT INTO links (${NEW_LINK_COLUMNS}, updated_at, deleted_at, claimed_visits)
-  VALUES (${NEW_LINK_VALUES}, $16, $17, $18) ON CONFLICT (code, domain_id) DO NOTHING RETURNING id`;
+  VALUES (${NEW_LINK_VALUES}, $17, $18, $19) ON CONFLICT (code, domain_id) DO NOTHING RETURNING id`;
 
 /**
  * Reserves $1 link ids for this node: run on its own, never inside a write transaction, so that nodes
@@ -347,10 +348,12 @@ export const SET_SETTING = `INSERT INTO settings (key, value) VALUES ($1, $2) ON
 
 // Sessions and API keys: rows are found by the SHA-256 of the secret the client holds.
 
-export const INSERT_SESSION = `INSERT INTO sessions (id_hash, "user", created_at, seen_at) VALUES ($1, $2, $3, $4)`;
+export const INSERT_SESSION = `INSERT INTO sessions (id_hash, "user", created_at, seen_at, user_id) VALUES ($1, $2, $3, $4, $5)`;
 
-export const SESSION_BY_ID_HASH = `SELECT id_hash AS "idHash", "user", created_at AS "createdAt", seen_at AS "seenAt"
+export const SESSION_BY_ID_HASH = `SELECT id_hash AS "idHash", "user", user_id AS "userId", created_at AS "createdAt", seen_at AS "seenAt"
   FROM sessions WHERE id_hash = $1`;
+
+export const DELETE_USER_SESSIONS = `DELETE FROM sessions WHERE user_id = $1`;
 
 export const TOUCH_SESSION = `UPDATE sessions SET seen_at = $2 WHERE id_hash = $1`;
 
@@ -361,24 +364,57 @@ export const DELETE_EXPIRED_SESSIONS = `DELETE FROM sessions WHERE seen_at < $1 
 
 export const DELETE_ALL_SESSIONS = `DELETE FROM sessions`;
 
-const KEY_COLUMNS = `id, name, prefix, scopes, created_at AS "createdAt", expires_at AS "expiresAt", last_used_at AS "lastUsedAt",
+const KEY_COLUMNS = `id, user_id AS "userId", name, prefix, scopes, created_at AS "createdAt", expires_at AS "expiresAt", last_used_at AS "lastUsedAt",
   last_used_from AS "lastUsedFrom", revoked_at AS "revokedAt"`;
 
 /**
  * No row comes back when a live key has the name (or the hash is known). Checked before the insert too, so
  * that a refused key costs no id (as in SQLite); ON CONFLICT covers two inserts racing.
  */
-export const INSERT_KEY = `INSERT INTO api_keys (name, prefix, key_hash, created_at, scopes, expires_at)
-  SELECT $1, $2, $3, $4::bigint, $5, $6::bigint
-  WHERE NOT EXISTS (SELECT 1 FROM api_keys WHERE (name = $1 AND revoked_at IS NULL) OR key_hash = $3)
+export const INSERT_KEY = `INSERT INTO api_keys (name, prefix, key_hash, created_at, scopes, expires_at, user_id)
+  SELECT $1, $2, $3, $4::bigint, $5, $6::bigint, $7::bigint
+  WHERE NOT EXISTS (SELECT 1 FROM api_keys WHERE (name = $1 AND user_id = $7 AND revoked_at IS NULL) OR key_hash = $3)
   ON CONFLICT DO NOTHING RETURNING ${KEY_COLUMNS}`;
 
 export const KEY_BY_HASH = `SELECT ${KEY_COLUMNS} FROM api_keys WHERE key_hash = $1`;
 
-/** Live keys first, by name; then revoked ones, newest revocation first. */
-export const LIST_KEYS = `SELECT ${KEY_COLUMNS} FROM api_keys ORDER BY revoked_at IS NOT NULL, revoked_at DESC, name COLLATE "C"`;
+/** One user's keys (or everyone's, for a null $1): live ones first, by name; then revoked ones, newest revocation first. */
+export const LIST_KEYS = `SELECT ${KEY_COLUMNS} FROM api_keys WHERE $1::bigint IS NULL OR user_id = $1
+  ORDER BY revoked_at IS NOT NULL, revoked_at DESC, name COLLATE "C", user_id`;
 
-export const REVOKE_KEY = `UPDATE api_keys SET revoked_at = $2 WHERE name = $1 AND revoked_at IS NULL`;
+export const REVOKE_KEY = `UPDATE api_keys SET revoked_at = $2 WHERE name = $1 AND user_id = $3 AND revoked_at IS NULL`;
+
+// Users, as in SQLite: by id, by name whatever its case (index users_by_name), or by their invitation's hash.
+
+const USER_COLUMNS = `id, name, email, role, state, password_hash AS "passwordHash", invite_expires_at AS "inviteExpiresAt",
+  created_at AS "createdAt"`;
+
+export const ENSURE_FIRST_ADMIN = `INSERT INTO users (id, name, role, password_hash, created_at) VALUES (1, $1, 'admin', $2, $3)
+  ON CONFLICT DO NOTHING`;
+
+export const USER_BY_ID = `SELECT ${USER_COLUMNS} FROM users WHERE id = $1`;
+
+export const USER_BY_NAME = `SELECT ${USER_COLUMNS} FROM users WHERE lower(name) = lower($1)`;
+
+export const USER_BY_INVITE = `SELECT ${USER_COLUMNS} FROM users WHERE invite_hash = $1`;
+
+export const LIST_USERS = `SELECT ${USER_COLUMNS},
+  (SELECT count(*)::int FROM links WHERE owner_id = users.id AND deleted_at IS NULL) AS links
+  FROM users ORDER BY id <> 1, lower(name) COLLATE "C"`;
+
+/** No row comes back when the name is taken, whatever its case. */
+export const INSERT_USER = `INSERT INTO users (name, email, role, invite_hash, invite_expires_at, created_at)
+  VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT DO NOTHING RETURNING ${USER_COLUMNS}`;
+
+/** Sets the columns whose flag ($2, $4, …) is 1. */
+export const UPDATE_USER = `UPDATE users SET
+  email = CASE WHEN $2 = 1 THEN $3 ELSE email END,
+  role = CASE WHEN $4 = 1 THEN $5 ELSE role END,
+  state = CASE WHEN $6 = 1 THEN $7 ELSE state END,
+  password_hash = CASE WHEN $8 = 1 THEN $9 ELSE password_hash END,
+  invite_hash = CASE WHEN $10 = 1 THEN $11 ELSE invite_hash END,
+  invite_expires_at = CASE WHEN $10 = 1 THEN $12::bigint ELSE invite_expires_at END
+  WHERE id = $1 RETURNING ${USER_COLUMNS}`;
 
 export const TOUCH_KEY = `UPDATE api_keys SET last_used_at = $2, last_used_from = $3 WHERE id = $1`;
 
@@ -386,6 +422,7 @@ export const TOUCH_KEY = `UPDATE api_keys SET last_used_at = $2, last_used_from 
 
 /** kurz's tables that hold data, which `importRows` may fill; names from this list alone go into SQL. */
 export const DATA_TABLES = [
+  'users',
   'domains',
   'links',
   'link_tags',
@@ -429,4 +466,5 @@ export const FINISH_IMPORT = `
   SELECT setval(pg_get_serial_sequence('domains', 'id'), (SELECT coalesce(max(id), 0) + 1 FROM domains), false);
   SELECT setval(pg_get_serial_sequence('visits', 'id'), (SELECT coalesce(max(id), 0) + 1 FROM visits), false);
   SELECT setval(pg_get_serial_sequence('api_keys', 'id'), (SELECT coalesce(max(id), 0) + 1 FROM api_keys), false);
+  SELECT setval(pg_get_serial_sequence('users', 'id'), (SELECT greatest(coalesce(max(id), 0) + 1, 2) FROM users), false);
   SELECT setval(pg_get_serial_sequence('link_changes', 'seq'), (SELECT coalesce(max(seq), 0) + 1 FROM link_changes), false)`;

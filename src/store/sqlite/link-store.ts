@@ -22,6 +22,7 @@ type ListParams = {
   includeDeleted: number;
   blocked: number;
   domain: number | null;
+  owner: number | null;
 };
 
 /** Links read per query when all of them are exported. */
@@ -50,13 +51,13 @@ export function createSqliteLinkStore(db: Database, health: WriteHealth, durabil
   const liveDomain = statement<[number], DomainRow>(q.DOMAIN_BY_ID);
   const targetByAddress = statement<[string, number], TargetRow>(q.TARGET_BY_ADDRESS);
   const linkById = statement<[number], LinkRow>(q.LINK_BY_ID);
-  const linkIdsByUrlHash = statement<[Buffer, number, number], number>(q.LINK_IDS_BY_URL_HASH).pluck();
+  const linkIdsByUrlHash = statement<[Buffer, number, number, number], number>(q.LINK_IDS_BY_URL_HASH).pluck();
   const lastLinkId = statement<[], { seq: number }>(q.LAST_LINK_ID);
   const insertLink = db.prepare(q.INSERT_LINK);
   const addVisit = db.prepare(q.ADD_VISITS);
   const listByCreated = statement<[ListParams], LinkRow>(q.LIST_LINKS_BY_CREATED);
   const listByVisits = statement<[ListParams], LinkRow>(q.LIST_LINKS_BY_VISITS);
-  const tagCounts = statement<[], { tag: string; count: number }>(q.TAG_COUNTS);
+  const tagCounts = statement<[{ owner: number | null }], { tag: string; count: number }>(q.TAG_COUNTS);
   const deleteTags = db.prepare<[number]>(q.DELETE_TAGS);
   const insertTag = db.prepare<[number, string]>(q.INSERT_TAG);
   const updateLink = db.prepare(q.UPDATE_LINK);
@@ -106,8 +107,8 @@ export function createSqliteLinkStore(db: Database, health: WriteHealth, durabil
       return taken;
     },
     linkByAddress: async (domain, code) => toLink(linkByAddress.get(code, domain)),
-    async linkByUrlHash(urlHash, since, domain) {
-      const ids = linkIdsByUrlHash.all(urlHash, since.getTime(), domain);
+    async linkByUrlHash(urlHash, since, domain, owner) {
+      const ids = linkIdsByUrlHash.all(urlHash, since.getTime(), domain, owner);
       return ids.length === 0 ? undefined : toLink(linkById.get(Math.max(...ids)));
     },
     async insertLink(link: NewLink, id) {
@@ -118,7 +119,7 @@ export function createSqliteLinkStore(db: Database, health: WriteHealth, durabil
       if (inserted !== undefined) for (const tag of link.tags) insertTag.run(inserted, tag);
       return inserted;
     },
-    async importLink(record: LinkRecord, urlHash) {
+    async importLink(record: LinkRecord & { ownerId: number }, urlHash) {
       checkDomain(record.domain);
       const id = unlessTaken(() =>
         importLink.run({
@@ -147,6 +148,7 @@ export function createSqliteLinkStore(db: Database, health: WriteHealth, durabil
         url: merged.url,
         urlHash,
         domain: merged.domain,
+        ownerId: merged.ownerId,
         updatedAt: at.getTime(),
       });
       if (changed.changes === 0) return false;
@@ -247,12 +249,13 @@ export function createSqliteLinkStore(db: Database, health: WriteHealth, durabil
         includeDeleted: query.includeDeleted ? 1 : 0,
         blocked: query.blocked ? 1 : 0,
         domain: query.domain ?? null,
+        owner: query.owner ?? null,
       };
       const rows = (query.sort === 'visits' ? listByVisits : listByCreated).all(params);
       return rows.map((row) => toLink(row)!);
     },
 
-    tagCounts: async () => tagCounts.all(),
+    tagCounts: async (owner) => tagCounts.all({ owner: owner ?? null }),
 
     claimVisit: (id) => writes.run(async () => claimVisit.run(id).changes === 1) as Promise<boolean>,
 
@@ -309,6 +312,7 @@ function optionParams(o: LinkOptions & { passwordHash: string | null }) {
 function newLinkParams(link: Omit<NewLink, 'urlHash'>, urlHash: Buffer | null) {
   return {
     domain: link.domain,
+    ownerId: link.ownerId,
     code: link.code,
     url: link.url,
     urlHash,

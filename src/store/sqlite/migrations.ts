@@ -326,6 +326,30 @@ export const MIGRATIONS: readonly string[] = [
       WHERE day = OLD.created_at - OLD.created_at % 86400000;
   END;
   `,
+  // Several users. The first admin (id 1) is added at start under adminUser, with the password the settings
+  // kept for it; every link, key and session made before is theirs. A user name is unique whatever its case.
+  // An invitation is known only by its hash and lasts until it is used or expires.
+  `
+  CREATE TABLE users (
+    id                INTEGER PRIMARY KEY AUTOINCREMENT,
+    name              TEXT    NOT NULL,
+    email             TEXT,
+    role              TEXT    NOT NULL CHECK (role IN ('admin', 'member')),
+    state             TEXT    NOT NULL DEFAULT 'active' CHECK (state IN ('active', 'disabled')),
+    password_hash     TEXT,
+    invite_hash       TEXT,
+    invite_expires_at INTEGER,
+    created_at        INTEGER NOT NULL
+  );
+  CREATE UNIQUE INDEX users_by_name ON users (lower(name));
+  CREATE UNIQUE INDEX users_by_invite ON users (invite_hash) WHERE invite_hash IS NOT NULL;
+  ALTER TABLE links ADD COLUMN owner_id INTEGER NOT NULL DEFAULT 1;
+  CREATE INDEX links_by_owner ON links (owner_id, id);
+  ALTER TABLE api_keys ADD COLUMN user_id INTEGER NOT NULL DEFAULT 1;
+  DROP INDEX api_keys_live_name;
+  CREATE UNIQUE INDEX api_keys_live_name ON api_keys (user_id, name) WHERE revoked_at IS NULL;
+  ALTER TABLE sessions ADD COLUMN user_id INTEGER NOT NULL DEFAULT 1;
+  `,
 ];
 
 /**

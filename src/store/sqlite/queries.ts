@@ -1,7 +1,7 @@
 /** Every SQL statement kurz runs, by name. Stores prepare them once, at construction. */
 
 /** A link with its visit counts and tags (a JSON array, sorted): select from LINKS. */
-const LINK_COLUMNS = `id, domain_id AS domain, code, url, is_alias AS isAlias, created_at AS createdAt, updated_at AS updatedAt,
+const LINK_COLUMNS = `id, domain_id AS domain, owner_id AS ownerId, code, url, is_alias AS isAlias, created_at AS createdAt, updated_at AS updatedAt,
   coalesce(v.count, 0) AS visitCount, v.last_at AS lastVisitAt, deleted_at AS deletedAt, title, note,
   (SELECT json_group_array(tag) FROM (SELECT tag FROM link_tags WHERE link_id = links.id ORDER BY tag)) AS tags,
   expires_at AS expiresAt, max_visits AS maxVisits, claimed_visits AS claimedVisits, password_hash AS passwordHash,
@@ -28,7 +28,8 @@ export const LINK_BY_ID = `SELECT ${LINK_COLUMNS} FROM ${LINKS} WHERE id = ?`;
  * The dedupe probe: ids of the live deduplicable links with this URL hash created at or after the cut-off.
  * Bare (no join, no ORDER BY), because nearly every probe finds nothing; the link is read only on a hit.
  */
-export const LINK_IDS_BY_URL_HASH = `SELECT id FROM links WHERE url_hash = ? AND created_at >= ? AND deleted_at IS NULL AND domain_id = ?`;
+export const LINK_IDS_BY_URL_HASH = `SELECT id FROM links
+  WHERE url_hash = ? AND created_at >= ? AND deleted_at IS NULL AND domain_id = ? AND owner_id = ?`;
 
 /** The filter of both list orders: `search` is a LIKE pattern matched against code, URL, title and note. */
 const LIST_FILTER = `(@search IS NULL OR code LIKE @search ESCAPE '\\' OR url LIKE @search ESCAPE '\\'
@@ -36,7 +37,8 @@ const LIST_FILTER = `(@search IS NULL OR code LIKE @search ESCAPE '\\' OR url LI
     AND (@tag IS NULL OR links.id IN (SELECT link_id FROM link_tags WHERE tag = @tag))
     AND (@includeDeleted OR deleted_at IS NULL)
     AND (@blocked = 0 OR blocked_rule IS NOT NULL)
-    AND (@domain IS NULL OR domain_id = @domain)`;
+    AND (@domain IS NULL OR domain_id = @domain)
+    AND (@owner IS NULL OR owner_id = @owner)`;
 
 /** Newest first, paged by id. */
 export const LIST_LINKS_BY_CREATED = `SELECT ${LINK_COLUMNS} FROM ${LINKS}
@@ -50,7 +52,7 @@ export const LIST_LINKS_BY_VISITS = `SELECT ${LINK_COLUMNS} FROM ${LINKS}
 
 /** Tags of live links, most used first. */
 export const TAG_COUNTS = `SELECT tag, count(*) AS count FROM link_tags JOIN links ON links.id = link_tags.link_id
-  WHERE deleted_at IS NULL GROUP BY tag ORDER BY count DESC, tag`;
+  WHERE deleted_at IS NULL AND (@owner IS NULL OR owner_id = @owner) GROUP BY tag ORDER BY count DESC, tag`;
 
 export const DELETE_TAGS = `DELETE FROM link_tags WHERE link_id = ?`;
 
@@ -62,7 +64,7 @@ export const INSERT_TAG = `INSERT INTO link_tags (link_id, tag) VALUES (?, ?) ON
  */
 export const UPDATE_LINK = `UPDATE links SET url = @url, url_hash = @urlHash, title = @title, note = @note, expires_at = @expiresAt,
   max_visits = @maxVisits, password_hash = @passwordHash, redirect_status = @redirectStatus, forward_query = @forwardQuery,
-  enabled = @enabled, domain_id = @domain, updated_at = @updatedAt, blocked_rule = CASE WHEN url = @url THEN blocked_rule END,
+  enabled = @enabled, domain_id = @domain, owner_id = @ownerId, updated_at = @updatedAt, blocked_rule = CASE WHEN url = @url THEN blocked_rule END,
   blocked_list = CASE WHEN url = @url THEN blocked_list END, blocked_at = CASE WHEN url = @url THEN blocked_at END
   WHERE id = @id AND deleted_at IS NULL`;
 
@@ -96,9 +98,9 @@ export const BLOCKED_COUNT = `SELECT count(*) FROM links WHERE blocked_rule IS N
 
 /** The columns every insert sets, as named parameters. */
 const NEW_LINK = {
-  columns: `domain_id, code, url, url_hash, is_alias, created_at, title, note, expires_at, max_visits, password_hash, redirect_status,
+  columns: `domain_id, owner_id, code, url, url_hash, is_alias, created_at, title, note, expires_at, max_visits, password_hash, redirect_status,
     forward_query, enabled`,
-  values: `@domain, @code, @url, @urlHash, @isAlias, @createdAt, @title, @note, @expiresAt, @maxVisits, @passwordHash, @redirectStatus,
+  values: `@domain, @ownerId, @code, @url, @urlHash, @isAlias, @createdAt, @title, @note, @expiresAt, @maxVisits, @passwordHash, @redirectStatus,
     @forwardQuery, @enabled`,
 };
 
@@ -247,9 +249,13 @@ export const SET_SETTING = `INSERT INTO settings (key, value) VALUES (?, ?) ON C
 
 // Sessions and API keys: rows are found by the SHA-256 of the secret the client holds.
 
-export const INSERT_SESSION = `INSERT INTO sessions (id_hash, user, created_at, seen_at) VALUES (@idHash, @user, @createdAt, @seenAt)`;
+export const INSERT_SESSION = `INSERT INTO sessions (id_hash, user, user_id, created_at, seen_at)
+  VALUES (@idHash, @user, @userId, @createdAt, @seenAt)`;
 
-export const SESSION_BY_ID_HASH = `SELECT id_hash AS idHash, user, created_at AS createdAt, seen_at AS seenAt FROM sessions WHERE id_hash = ?`;
+export const SESSION_BY_ID_HASH = `SELECT id_hash AS idHash, user, user_id AS userId, created_at AS createdAt, seen_at AS seenAt
+  FROM sessions WHERE id_hash = ?`;
+
+export const DELETE_USER_SESSIONS = `DELETE FROM sessions WHERE user_id = ?`;
 
 export const TOUCH_SESSION = `UPDATE sessions SET seen_at = ? WHERE id_hash = ?`;
 
@@ -260,20 +266,53 @@ export const DELETE_EXPIRED_SESSIONS = `DELETE FROM sessions WHERE seen_at < ? O
 
 export const DELETE_ALL_SESSIONS = `DELETE FROM sessions`;
 
-const KEY_COLUMNS = `id, name, prefix, scopes, created_at AS createdAt, expires_at AS expiresAt, last_used_at AS lastUsedAt,
+const KEY_COLUMNS = `id, user_id AS userId, name, prefix, scopes, created_at AS createdAt, expires_at AS expiresAt, last_used_at AS lastUsedAt,
   last_used_from AS lastUsedFrom, revoked_at AS revokedAt`;
 
-export const INSERT_KEY = `INSERT INTO api_keys (name, prefix, key_hash, scopes, created_at, expires_at)
-  VALUES (@name, @prefix, @keyHash, @scopes, @createdAt, @expiresAt)`;
+export const INSERT_KEY = `INSERT INTO api_keys (user_id, name, prefix, key_hash, scopes, created_at, expires_at)
+  VALUES (@userId, @name, @prefix, @keyHash, @scopes, @createdAt, @expiresAt)`;
 
 export const KEY_BY_HASH = `SELECT ${KEY_COLUMNS} FROM api_keys WHERE key_hash = ?`;
 
 export const KEY_BY_ID = `SELECT ${KEY_COLUMNS} FROM api_keys WHERE id = ?`;
 
-/** Live keys first, by name; then revoked ones, newest revocation first. */
-export const LIST_KEYS = `SELECT ${KEY_COLUMNS} FROM api_keys ORDER BY revoked_at IS NOT NULL, revoked_at DESC, name`;
+/** One user's keys (or everyone's, for a null user): live ones first, by name; then revoked ones, newest revocation first. */
+export const LIST_KEYS = `SELECT ${KEY_COLUMNS} FROM api_keys WHERE @userId IS NULL OR user_id = @userId
+  ORDER BY revoked_at IS NOT NULL, revoked_at DESC, name, user_id`;
 
-export const REVOKE_KEY = `UPDATE api_keys SET revoked_at = ? WHERE name = ? AND revoked_at IS NULL`;
+export const REVOKE_KEY = `UPDATE api_keys SET revoked_at = ? WHERE user_id = ? AND name = ? AND revoked_at IS NULL`;
+
+// Users: found by id, by name whatever its case (index users_by_name), or by their invitation's hash.
+
+const USER_COLUMNS = `id, name, email, role, state, password_hash AS passwordHash, invite_expires_at AS inviteExpiresAt,
+  created_at AS createdAt`;
+
+export const ENSURE_FIRST_ADMIN = `INSERT INTO users (id, name, role, password_hash, created_at) VALUES (1, ?, 'admin', ?, ?)
+  ON CONFLICT DO NOTHING`;
+
+export const USER_BY_ID = `SELECT ${USER_COLUMNS} FROM users WHERE id = ?`;
+
+export const USER_BY_NAME = `SELECT ${USER_COLUMNS} FROM users WHERE lower(name) = lower(?)`;
+
+export const USER_BY_INVITE = `SELECT ${USER_COLUMNS} FROM users WHERE invite_hash = ?`;
+
+/** Every user with their live links (index links_by_owner), the first admin first. */
+export const LIST_USERS = `SELECT ${USER_COLUMNS},
+  (SELECT count(*) FROM links WHERE owner_id = users.id AND deleted_at IS NULL) AS links
+  FROM users ORDER BY id <> 1, lower(name)`;
+
+export const INSERT_USER = `INSERT INTO users (name, email, role, invite_hash, invite_expires_at, created_at)
+  VALUES (@name, @email, @role, @inviteHash, @inviteExpiresAt, @createdAt)`;
+
+/** Sets the columns whose flag is 1 (better-sqlite3 binds no undefined). */
+export const UPDATE_USER = `UPDATE users SET
+  email = CASE WHEN @setEmail THEN @email ELSE email END,
+  role = CASE WHEN @setRole THEN @role ELSE role END,
+  state = CASE WHEN @setState THEN @state ELSE state END,
+  password_hash = CASE WHEN @setPassword THEN @passwordHash ELSE password_hash END,
+  invite_hash = CASE WHEN @setInvite THEN @inviteHash ELSE invite_hash END,
+  invite_expires_at = CASE WHEN @setInvite THEN @inviteExpiresAt ELSE invite_expires_at END
+  WHERE id = @id`;
 
 export const TOUCH_KEY = `UPDATE api_keys SET last_used_at = ?, last_used_from = ? WHERE id = ?`;
 

@@ -1,3 +1,4 @@
+import { anonymous } from '../../auth/actor.ts';
 import type { Context } from 'koa';
 import type { WebServices } from '../../context.ts';
 import { AppError, STATUS } from '../../core/errors.ts';
@@ -5,7 +6,7 @@ import { sendRetryAfter } from '../../http/problems.ts';
 import { sendRedirect, sendSeeOther, UNCACHED } from '../../http/respond.ts';
 import { DEFAULT_DOMAIN } from '../../domains/domain.ts';
 import { takeCreations } from '../creation-limit.ts';
-import { readForm, sessionOf } from '../session.ts';
+import { actorOf, readForm, sessionOf } from '../session.ts';
 import { showPage } from './pages.ts';
 import { formError, formFailure, formValues, LINK_FIELDS, linkInput, shownFields, type FormError, type FormValues } from '../forms.ts';
 import { domainOptions, formatTime, linkRow, redirectDefaults } from '../presenters.ts';
@@ -49,7 +50,7 @@ function domainFigures(web: WebServices, tallies: readonly DomainTally[]) {
 export function dashboardHandlers(web: WebServices) {
   async function showDashboard(ctx: Context, status: number, form: FormValues, error: FormError | null): Promise<void> {
     const [{ links }, figures, blockedCount] = await Promise.all([
-      web.links.listPage({ limit: LATEST }),
+      web.links.listPage(actorOf(ctx), { limit: LATEST }),
       web.stats.forInstance(DASHBOARD_DAYS),
       web.links.blockedCount(),
     ]);
@@ -88,7 +89,10 @@ export function dashboardHandlers(web: WebServices) {
     try {
       takeCreations(ctx, web, 1);
       const alias = form['alias']?.trim();
-      const { link } = await web.creation.createLink({ url: form['url'], alias: alias === '' ? undefined : alias });
+      const { link } = await web.creation.createLink(anonymous(web.pipeline.contextOf(ctx.req).client), {
+        url: form['url'],
+        alias: alias === '' ? undefined : alias,
+      });
       showPublic(ctx, 200, { url: '', alias: '' }, null, { shortUrl: web.shortUrl(link), url: link.url });
     } catch (err) {
       const error = formFailure(err);
@@ -121,7 +125,7 @@ export function dashboardHandlers(web: WebServices) {
       const form = formValues(await readForm(ctx, web), LINK_FIELDS);
       try {
         takeCreations(ctx, web, 1);
-        const { link, created } = await web.creation.createLink(linkInput(form, false));
+        const { link, created } = await web.creation.createLink(actorOf(ctx), linkInput(form, false));
         const domain = domainQuery(link.domain, web.registry);
         const flag = created ? 'created' : 'existing';
         sendSeeOther(ctx.res, `/links/${encodeURIComponent(link.code)}?${domain === '' ? flag : `${domain}&${flag}`}`);

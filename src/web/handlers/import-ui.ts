@@ -4,7 +4,7 @@ import { AppError, STATUS } from '../../core/errors.ts';
 import { BULK_BODY_LIMIT, sizeText } from '../../http/body.ts';
 import { sendRetryAfter } from '../../http/problems.ts';
 import { takeCreations } from '../creation-limit.ts';
-import { readForm } from '../session.ts';
+import { actorOf, readForm } from '../session.ts';
 import { BATCH_MAX } from './links-api.ts';
 import { showPage } from './pages.ts';
 import { formError, formFailure, textOf, type FormError } from '../forms.ts';
@@ -63,7 +63,7 @@ export function importUiHandlers(web: WebServices) {
         sendRetryAfter(ctx.res, limited);
         return showImport(ctx, STATUS[limited.code], text, { field: 'urls', message: limited.message }, null);
       }
-      const created = await web.creation.createEach(lines, ({ url }) => ({ url }));
+      const created = await web.creation.createEach(actorOf(ctx), lines, ({ url }) => ({ url }));
       const results = lines.map(({ line, url }, i): LineResult => {
         const result = created[i];
         if (result instanceof AppError || !result)

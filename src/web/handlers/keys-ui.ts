@@ -4,7 +4,7 @@ import { DEFAULT_SCOPES, SCOPE_DOCS, SCOPES, type Scope } from '../../auth/scope
 import type { WebServices } from '../../context.ts';
 import { AppError, STATUS } from '../../core/errors.ts';
 import { sendSeeOther } from '../../http/respond.ts';
-import { readForm } from '../session.ts';
+import { actorOf, readForm } from '../session.ts';
 import { showPage } from './pages.ts';
 import { formError, formFailure, textOf, type FormError } from '../forms.ts';
 import { formatTime } from '../presenters.ts';
@@ -54,7 +54,7 @@ export function keysUiHandlers(web: WebServices) {
     error: FormError | null,
     created: { name: string; secret: string } | null,
   ) {
-    const keys = await web.access.listKeys();
+    const keys = await web.access.listKeys(actorOf(ctx).userId);
     const revoked = typeof ctx.query['revoked'] === 'string' ? ctx.query['revoked'] : null;
     const now = web.now();
     const scopes = SCOPES.map((scope) => ({
@@ -94,7 +94,7 @@ export function keysUiHandlers(web: WebServices) {
       try {
         const lifetime = LIFETIMES.find((l) => l.value === form.expires);
         if (!lifetime) throw new AppError('invalid', `expires must be one of ${LIFETIMES.map((l) => l.value).join(', ')}`, 'expires');
-        const { key, secret } = await web.access.createKey(form.name, { scopes: form.scopes, expiresIn: lifetime.ms });
+        const { key, secret } = await web.access.createKey(actorOf(ctx).userId, form.name, { scopes: form.scopes, expiresIn: lifetime.ms });
         await showKeys(ctx, 200, NEW_KEY, null, { name: key.name, secret });
       } catch (err) {
         const error = formFailure(err);
@@ -105,14 +105,14 @@ export function keysUiHandlers(web: WebServices) {
     /** The page that asks before revoking the live key `?name=`. */
     async confirmRevoke(ctx: Context): Promise<void> {
       const name = typeof ctx.query['name'] === 'string' ? ctx.query['name'] : '';
-      const key = (await web.access.listKeys()).find((k) => k.name === name && !k.revokedAt);
+      const key = (await web.access.listKeys(actorOf(ctx).userId)).find((k) => k.name === name && !k.revokedAt);
       if (!key) throw new AppError('not_found', `no live API key named ${JSON.stringify(name)}`);
       showPage(ctx, web, 200, 'key-revoke', { title: `Revoke ${key.name}?`, section: 'keys', key: keyRow(key, web.now()) });
     },
 
     async revokeKey(ctx: Context): Promise<void> {
       const name = textOf(await readForm(ctx, web), 'name');
-      await web.access.revokeKey(name);
+      await web.access.revokeKey(actorOf(ctx).userId, name);
       sendSeeOther(ctx.res, `/keys?${new URLSearchParams({ revoked: name })}`);
     },
   };

@@ -1,4 +1,5 @@
 import type { Context } from 'koa';
+import { actorOf } from '../session.ts';
 import type { WebServices } from '../../context.ts';
 import { DEFAULT_DOMAIN } from '../../domains/domain.ts';
 import type { LinkAddress } from '../../links/link.ts';
@@ -67,7 +68,7 @@ export function linksApiHandlers(web: WebServices) {
     async createLink(ctx: Context): Promise<void> {
       takeCreations(ctx, web, 1);
       const fields = parseBody(LINK_CREATE, await readBody(ctx.req, ['json']));
-      const { link, created } = await web.creation.createLink(fields);
+      const { link, created } = await web.creation.createLink(actorOf(ctx), fields);
       if (created) ctx.res.setHeader('Location', pathOf(link));
       sendJson(ctx.res, created ? 201 : 200, linkJson(link, web));
     },
@@ -80,7 +81,7 @@ export function linksApiHandlers(web: WebServices) {
     async createLinks(ctx: Context): Promise<void> {
       const entries = parseBody(BATCH_CREATE, await readBody(ctx.req, ['json'], BULK_BODY_LIMIT)).links;
       takeCreations(ctx, web, entries.length);
-      const results = (await web.creation.createEach(entries, (entry) => parseBody(LINK_CREATE, entry))).map((result) =>
+      const results = (await web.creation.createEach(actorOf(ctx), entries, (entry) => parseBody(LINK_CREATE, entry))).map((result) =>
         result instanceof AppError
           ? { status: 'error', error: { code: result.code, message: result.message, ...(result.field ? { field: result.field } : {}) } }
           : { status: result.created ? 'created' : 'existing', link: linkJson(result.link, web) },
@@ -92,12 +93,12 @@ export function linksApiHandlers(web: WebServices) {
     async listLinks(ctx: Context): Promise<void> {
       const { domainHost, ...query } = LIST_QUERY.parse(ctx.query);
       const domain = domainHost === undefined ? undefined : web.registry.idOf(domainHost);
-      const { links, next } = await web.links.listPage({ ...query, domain });
+      const { links, next } = await web.links.listPage(actorOf(ctx), { ...query, domain });
       sendJson(ctx.res, 200, { links: links.map((link) => linkJson(link, web)), nextCursor: next });
     },
 
     async showLink(ctx: Context): Promise<void> {
-      const link = await web.links.existingLink(codeOf(ctx), domainOf(ctx, web.registry));
+      const link = await web.links.existingLink(actorOf(ctx), codeOf(ctx), domainOf(ctx, web.registry));
       sendJson(ctx.res, 200, linkJson(link, web));
     },
 
@@ -105,19 +106,19 @@ export function linksApiHandlers(web: WebServices) {
     async editLink(ctx: Context): Promise<void> {
       const domain = domainOf(ctx, web.registry);
       const fields = parseBody(LINK_EDIT, await readBody(ctx.req, ['json']));
-      const link = await web.links.editLink(codeOf(ctx), fields, domain);
+      const link = await web.links.editLink(actorOf(ctx), codeOf(ctx), fields, domain);
       sendJson(ctx.res, 200, linkJson(link, web));
     },
 
     /** 204; the code answers 410 from then on and is never handed out again. Deleting twice is a 410. */
     async deleteLink(ctx: Context): Promise<void> {
-      const { deleted } = await web.links.deleteLink(codeOf(ctx), domainOf(ctx, web.registry));
+      const { deleted } = await web.links.deleteLink(actorOf(ctx), codeOf(ctx), domainOf(ctx, web.registry));
       if (!deleted) throw new AppError('gone', `the link "${codeOf(ctx)}" was deleted already`);
       sendNoContent(ctx.res);
     },
 
     async listTags(ctx: Context): Promise<void> {
-      sendJson(ctx.res, 200, { tags: await web.links.tagCounts() });
+      sendJson(ctx.res, 200, { tags: await web.links.tagCounts(actorOf(ctx)) });
     },
   };
 }

@@ -5,7 +5,7 @@ import { sendSeeOther } from '../../http/respond.ts';
 import { goneMessage, type Link, type LinkAddress } from '../../links/link.ts';
 import { domainOf, domainQuery } from '../domain-param.ts';
 import { LIST_QUERY, PAGE_SIZE } from '../../links/list-query.ts';
-import { readForm } from '../session.ts';
+import { actorOf, readForm } from '../session.ts';
 import { showPage } from './pages.ts';
 import {
   formError,
@@ -53,8 +53,8 @@ export function linksUiHandlers(web: WebServices) {
     async listLinks(ctx: Context): Promise<void> {
       const { domainHost, ...listQuery } = LIST_QUERY.parse(ctx.query);
       const domain = domainHost === undefined ? undefined : web.registry.idOf(domainHost);
-      const { links, next, query } = await web.links.listPage({ ...listQuery, domain });
-      const [tags, blockedCount] = await Promise.all([web.links.tagCounts(), web.links.blockedCount()]);
+      const { links, next, query } = await web.links.listPage(actorOf(ctx), { ...listQuery, domain });
+      const [tags, blockedCount] = await Promise.all([web.links.tagCounts(actorOf(ctx)), web.links.blockedCount()]);
       const filters = {
         q: query.search ?? '',
         tag: query.tag ?? '',
@@ -89,7 +89,7 @@ export function linksUiHandlers(web: WebServices) {
     },
 
     async showLink(ctx: Context): Promise<void> {
-      const link = await web.links.existingLink(codeOf(ctx), domainOf(ctx, web.registry));
+      const link = await web.links.existingLink(actorOf(ctx), codeOf(ctx), domainOf(ctx, web.registry));
       showLinkPage(ctx, 200, link, linkValues(link, web.registry.hostOf(link.domain)), null);
     },
 
@@ -105,11 +105,11 @@ export function linksUiHandlers(web: WebServices) {
         const input = linkInput(form, true);
         // The form names the link's own domain unless it moves it: only a move is an edit of the domain.
         if (input['domain'] !== undefined && web.registry.idOf(input['domain']) === domain) delete input['domain'];
-        const edited = await web.links.editLink(code, input, domain);
+        const edited = await web.links.editLink(actorOf(ctx), code, input, domain);
         sendSeeOther(ctx.res, pageOf(edited, 'saved'));
       } catch (err) {
         const error = formFailure(err);
-        const link = await web.links.existingLink(code, domain);
+        const link = await web.links.existingLink(actorOf(ctx), code, domain);
         showLinkPage(ctx, STATUS[error.code], link, { ...form, password: '' }, formError(error, shownFields(web, EDIT_FIELDS)));
       }
     },
@@ -120,13 +120,13 @@ export function linksUiHandlers(web: WebServices) {
       const domain = domainOf(ctx, web.registry);
       const enabled = textOf(await readForm(ctx, web), 'enabled');
       if (enabled !== 'true' && enabled !== 'false') throw new AppError('invalid', 'enabled must be true or false', 'enabled');
-      const edited = await web.links.editLink(code, { enabled: enabled === 'true' }, domain);
+      const edited = await web.links.editLink(actorOf(ctx), code, { enabled: enabled === 'true' }, domain);
       sendSeeOther(ctx.res, pageOf(edited, enabled === 'true' ? 'enabled' : 'disabled'));
     },
 
     /** The page that asks before deleting. */
     async confirmDelete(ctx: Context): Promise<void> {
-      const link = await web.links.existingLink(codeOf(ctx), domainOf(ctx, web.registry));
+      const link = await web.links.existingLink(actorOf(ctx), codeOf(ctx), domainOf(ctx, web.registry));
       if (link.deletedAt) throw new AppError('gone', goneMessage(link.code));
       showPage(ctx, web, 200, 'delete', { title: `Delete ${link.code}?`, section: 'links', link: linkRow(link, web) });
     },
@@ -136,7 +136,7 @@ export function linksUiHandlers(web: WebServices) {
       const code = codeOf(ctx);
       const domain = domainOf(ctx, web.registry);
       await readForm(ctx, web);
-      const { deleted } = await web.links.deleteLink(code, domain);
+      const { deleted } = await web.links.deleteLink(actorOf(ctx), code, domain);
       if (!deleted) throw new AppError('gone', `the link "${code}" was deleted already`);
       const kept = domainQuery(domain, web.registry);
       sendSeeOther(ctx.res, `/links?${kept === '' ? '' : `${kept}&`}deleted=${encodeURIComponent(code)}`);

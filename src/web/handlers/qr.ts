@@ -1,4 +1,5 @@
 import type { Context } from 'koa';
+import { actorOf } from '../session.ts';
 import QRCode from 'qrcode';
 import * as z from 'zod';
 import type { WebServices } from '../../context.ts';
@@ -46,7 +47,7 @@ export function qrHandlers(web: WebServices) {
     async showQrCode(ctx: Context): Promise<void> {
       const { format, size } = QR_QUERY.parse(ctx.query);
       const code = ctx.params['code'] ?? '';
-      const link = await web.links.existingLink(code, domainOf(ctx, web.registry));
+      const link = await web.links.existingLink(actorOf(ctx), code, domainOf(ctx, web.registry));
       if (link.deletedAt) throw new AppError('gone', goneMessage(code));
       const text = web.shortUrl(link);
       const image =

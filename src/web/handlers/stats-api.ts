@@ -1,4 +1,5 @@
 import type { Context } from 'koa';
+import { actorOf } from '../session.ts';
 import type { WebServices } from '../../context.ts';
 import { AppError } from '../../core/errors.ts';
 import { sendJson, sendStream } from '../../http/respond.ts';
@@ -15,7 +16,7 @@ export function statsApiHandlers(web: WebServices) {
   return {
     async showLinkStats(ctx: Context): Promise<void> {
       const period = STATS_QUERY.parse(ctx.query);
-      const link = await web.links.existingLink(ctx.params['code'] ?? '', domainOf(ctx, web.registry));
+      const link = await web.links.existingLink(actorOf(ctx), ctx.params['code'] ?? '', domainOf(ctx, web.registry));
       sendJson(ctx.res, 200, linkStatsJson(await web.stats.forLink(link, period)));
     },
 
@@ -33,7 +34,7 @@ export function statsApiHandlers(web: WebServices) {
       if (host !== undefined && query.what !== 'links') throw new AppError('invalid', 'domain applies to what=links only', 'domain');
       const domain = host === undefined ? undefined : web.registry.idOf(host);
       const sources = {
-        links: () => web.transfer.exportLinks(domain),
+        links: () => web.transfer.exportLinks(actorOf(ctx), domain),
         domainOf: web.transfer.fileDomain,
         visits: (from: Date, to: Date) => web.stats.visits(from, to),
       };

@@ -1,4 +1,5 @@
 import type { Context } from 'koa';
+import { actorOf } from '../session.ts';
 import type { WebServices } from '../../context.ts';
 import { barChart } from '../charts.ts';
 import type { Entry, InstanceStats, LinkStats } from '../../visits/stats.ts';
@@ -33,7 +34,7 @@ export function statsPageHandlers(web: WebServices) {
   return {
     /** GET /links/:code/stats: totals, the last 48 hours by the hour, the last 90 days by the day, the top lists. */
     async showLinkStats(ctx: Context): Promise<void> {
-      const link = await web.links.existingLink(ctx.params['code'] ?? '', domainOf(ctx, web.registry));
+      const link = await web.links.existingLink(actorOf(ctx), ctx.params['code'] ?? '', domainOf(ctx, web.registry));
       const [hours, days] = await Promise.all([
         web.stats.forLink(link, { granularity: 'hour' }),
         web.stats.forLink(link, { granularity: 'day' }),

@@ -73,13 +73,18 @@ export function authenticate(web: WebServices) {
 
   return async function authenticateRequest(ctx: Context, next: Next): Promise<void> {
     if (ANONYMOUS.has(ctx.path) || ctx.path.startsWith('/assets/')) return next();
-    const principal = await principalOf(ctx);
+    let principal = await principalOf(ctx);
+    const actor = principal && (await access.actorOf(principal, pipeline.contextOf(ctx.req).client));
+    // A disabled (or removed) user's key is refused; their session is as good as none.
+    if (principal?.kind === 'key' && !actor) throw unauthorized(ctx, `the API key "${principal.key.name}" belongs to a disabled user`, 'invalid_token');
+    if (!actor) principal = undefined;
     (ctx.state as WebState).principal = principal;
+    (ctx.state as WebState).actor = actor;
     if (!principal && (ctx.path === '/api' || ctx.path.startsWith('/api/')) && !PUBLIC_API.has(ctx.path)) {
       throw unauthorized(ctx, 'this API needs an API key ("Authorization: Bearer KEY") or a logged-in session');
     }
     if (principal) markPersonal(ctx.res);
-    if (principal?.kind === 'session' && !WHILE_PASSWORD_GENERATED.has(ctx.path) && (await access.mustChangePassword())) {
+    if (principal?.kind === 'session' && !WHILE_PASSWORD_GENERATED.has(ctx.path) && (await access.mustChangePassword(principal.session.userId))) {
       if (ctx.method === 'GET' && wantsHtml(ctx.req)) return sendSeeOther(ctx.res, CHANGE_PASSWORD_PATH);
       throw new AppError('forbidden', `the admin password is still the generated one: choose a new one at ${CHANGE_PASSWORD_PATH} first`);
     }
