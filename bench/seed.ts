@@ -12,6 +12,7 @@ import { createLogger } from '../src/core/log.ts';
 import { createServices } from '../src/services.ts';
 import { openSqliteStorage } from '../src/store/sqlite/storage.ts';
 import { targetUrl } from './target-url.ts';
+import { SERVER_ADMIN } from '../src/auth/actor.ts';
 
 // Creations handed over together: the link store's group commit writes them 1000 to a transaction.
 const BATCH = 100_000;
@@ -41,7 +42,7 @@ try {
     const last = Math.min(first + BATCH, links);
     const created = await Promise.all(
       Array.from({ length: last - first }, (_, k) =>
-        services.creation.createLink({
+        services.creation.createLink(SERVER_ADMIN, {
           url: targetUrl(first + k),
           domain: domains[(first + k) % domains.length],
           ...(withOptions ? OPTIONS : {}),
@@ -53,7 +54,7 @@ try {
       if (own.length > 0) writeSync(file, own.map((c) => c.link.code).join('\n') + '\n');
     });
   }
-  writeFileSync(`${codesFile}.key`, (await services.access.createKey('bench')).secret);
+  writeFileSync(`${codesFile}.key`, (await services.access.createKey(1, 'bench')).secret);
   const listed = await storage.links.listLinks({ limit: 1 });
   if (listed[0]?.id !== links) throw new Error(`seeded up to id ${listed[0]?.id}, expected ${links}`);
 } finally {

@@ -113,7 +113,7 @@ export async function startKurz(
   const base = await listen(t, kurz.callback, config);
   kurz.listeningOn({ address: '127.0.0.1', family: 'IPv4', port: Number(new URL(base).port) });
   // The harness's key may do everything; the scopes' own tests make keys with less.
-  const key = (await kurz.services.access.createKey('tests', { scopes: ['admin'] })).secret;
+  const key = (await kurz.services.access.createKey(1, 'tests', { scopes: ['admin'] })).secret;
   let passwordSet: Promise<void> | undefined;
   const request = (method: string, path: string, body?: unknown, headers: Record<string, string> = {}) =>
     fetch(base + path, {
@@ -331,7 +331,7 @@ export async function startServe(
 /** Makes an API key (scope admin) in `database` (for a kurz started as its own process); returns the key. */
 export async function createKeyIn(database: TestDatabase, name = 'tests'): Promise<string> {
   const config = loadConfig({ file: database.settings });
-  return withServices(config, async (services) => (await services.access.createKey(name, { scopes: ['admin'] })).secret);
+  return withServices(config, async (services) => (await services.access.createKey(1, name, { scopes: ['admin'] })).secret);
 }
 
 // --- the backend: one test matrix over SQLite and PostgreSQL ---

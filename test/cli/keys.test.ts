@@ -27,11 +27,11 @@ test('keys create prints the key alone; keys list shows its name and prefix, nev
 
   const listed = await kurz('keys', 'list');
   t.is(listed.code, 0);
-  t.regex(listed.stdout, /^NAME {8}PREFIX {8}SCOPES {29}CREATED {11}EXPIRES {2}LAST USED {2}FROM {2}REVOKED\n/);
+  t.regex(listed.stdout, /^NAME {8}USER {3}PREFIX {8}SCOPES {29}CREATED {11}EXPIRES {2}LAST USED {2}FROM {2}REVOKED\n/);
   t.regex(
     listed.stdout,
     new RegExp(
-      `^deploy bot  ${key.slice(0, 11)}… +links:read,links:write,stats:read +\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d +never +never +- +-$`,
+      `^deploy bot  admin  ${key.slice(0, 11)}… +links:read,links:write,stats:read +\\d{4}-\\d\\d-\\d\\d \\d\\d:\\d\\d +never +never +- +-$`,
       'm',
     ),
   );
@@ -107,7 +107,7 @@ test('keys create --scope takes comma-separated lists and may be repeated; --exp
   t.is(plain?.expiresAt, null);
   t.regex(
     (await kurz('keys', 'list')).stdout,
-    /^reports +kurz_\S+… +links:read,stats:read,export +\S+ \S+ +\d{4}-\d\d-\d\d \d\d:\d\d +never +- +-$/m,
+    /^reports +admin +kurz_\S+… +links:read,stats:read,export +\S+ \S+ +\d{4}-\d\d-\d\d \d\d:\d\d +never +- +-$/m,
   );
 });
 

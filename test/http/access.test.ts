@@ -45,7 +45,7 @@ test('redirects, /healthz and the OpenAPI document need no key', async (t) => {
 
 test('an API key works as Bearer and as X-Api-Key; its last use is recorded; a revoked one is refused', async (t) => {
   const k = await startKurz(t);
-  const { secret } = await k.kurz.services.access.createKey('ci');
+  const { secret } = await k.kurz.services.access.createKey(1, 'ci');
   const bearer = await fetch(`${k.base}/api/v1/tags`, { headers: { authorization: `Bearer ${secret}` } });
   t.is(bearer.status, 200);
   const header = await fetch(`${k.base}/api/v1/tags`, { headers: { 'x-api-key': secret } });
@@ -55,7 +55,7 @@ test('an API key works as Bearer and as X-Api-Key; its last use is recorded; a r
   t.false(JSON.stringify(await k.kurz.services.access.listKeys()).includes(secret), 'the key itself is never listed');
   t.deepEqual(await k.sql('SELECT count(*) AS n FROM api_keys WHERE key_hash = ?', secret), [{ n: 0 }], 'stored only hashed');
 
-  await k.kurz.services.access.revokeKey('ci');
+  await k.kurz.services.access.revokeKey(1, 'ci');
   for (const headers of [{ authorization: `Bearer ${secret}` }, { 'x-api-key': secret }]) {
     const res = await fetch(`${k.base}/api/v1/tags`, { headers });
     t.is(res.status, 401);

@@ -6,6 +6,7 @@ import { createApp } from '../../src/app.ts';
 import { memoryLogger } from '../../src/core/log.ts';
 import { BROWSER_ACCEPT, freshDatabase, runCli, startKurz, tempDir, waitFor, type TestKurz } from '../helpers.ts';
 import { browser } from './ui-session.ts';
+import { SERVER_ADMIN } from '../../src/auth/actor.ts';
 
 /** Abuse screening with blocklist files: creations refused, existing links disabled and brought back, the UI and the log. */
 
@@ -234,7 +235,7 @@ test('links another process stored without the list are blocked by the next pass
   t.teardown(() => kurz.close());
   await kurz.services.screening.idle();
   t.regex(log.lines.join('\n'), /link blocked: its target is on a blocklist code=second/);
-  t.is((await kurz.services.links.existingLink('second')).blocked?.rule, 'evil.example');
+  t.is((await kurz.services.links.existingLink(SERVER_ADMIN, 'second')).blocked?.rule, 'evil.example');
 });
 
 test('a scan the database could not finish is tried again', async (t) => {

@@ -1,11 +1,12 @@
 import test from 'ava';
 import { BROWSER_ACCEPT, startKurz } from '../helpers.ts';
+import { SERVER_ADMIN } from '../../src/auth/actor.ts';
 
 test('a deleted link answers 410 Gone, and its code can never be taken again', async (t) => {
   const k = await startKurz(t);
   await k.postJson('/api/v1/links', { url: 'https://example.com/old', alias: 'spring-sale' });
   t.is((await k.get('/spring-sale')).status, 302);
-  await k.kurz.services.links.deleteLink('spring-sale');
+  await k.kurz.services.links.deleteLink(SERVER_ADMIN, 'spring-sale');
 
   const json = await k.get('/spring-sale');
   t.is(json.status, 410);
@@ -21,7 +22,7 @@ test('a deleted link answers 410 Gone, and its code can never be taken again', a
 test('a deleted link is no dedupe target: the same URL gets a new code', async (t) => {
   const k = await startKurz(t);
   const first = (await (await k.postJson('/api/v1/links', { url: 'https://example.com/x' })).json()) as { code: string };
-  await k.kurz.services.links.deleteLink(first.code);
+  await k.kurz.services.links.deleteLink(SERVER_ADMIN, first.code);
   const second = await k.postJson('/api/v1/links', { url: 'https://example.com/x' });
   t.is(second.status, 201);
   t.not(((await second.json()) as { code: string }).code, first.code);
@@ -34,14 +35,14 @@ test('only edits and deletions enter the change log, not visit counts', async (t
   await k.flushVisits();
   const changes = async () => (await k.sql<{ code: string }>('SELECT code FROM link_changes')).map((r) => r.code);
   t.deepEqual(await changes(), []);
-  await k.kurz.services.links.deleteLink(code);
+  await k.kurz.services.links.deleteLink(SERVER_ADMIN, code);
   t.deepEqual(await changes(), [code]);
 });
 
 test('re-using the alias of a deleted link says it belonged to a deleted link', async (t) => {
   const k = await startKurz(t);
   await k.postJson('/api/v1/links', { url: 'https://example.com/old', alias: 'spring' });
-  await k.kurz.services.links.deleteLink('spring');
+  await k.kurz.services.links.deleteLink(SERVER_ADMIN, 'spring');
   const again = await k.postJson('/api/v1/links', { url: 'https://example.com/new', alias: 'spring' });
   t.is(again.status, 409);
   t.like((await again.json()) as object, {

@@ -1,5 +1,6 @@
 import test from 'ava';
 import { BROWSER_ACCEPT, getWithHost, runCli, startKurz, waitFor, type TestKurz } from '../helpers.ts';
+import { SERVER_ADMIN } from '../../src/auth/actor.ts';
 
 // The redirect reads Host: each domain has its own code space, an unknown host is the default domain's or
 // refused (unknownHosts), and each domain may send unknown codes and `/` elsewhere.
@@ -13,8 +14,8 @@ async function withDomains(t: Parameters<typeof startKurz>[0], settings: Record<
   const { domains, creation } = k.kurz.services;
   await domains.addDomain('s2.kurz.test', { notFoundRedirect: 'https://example.com/lost-on-s2' });
   await domains.addDomain('s3.kurz.test', {});
-  await creation.createLink({ url: 'https://example.com/default-go', alias: 'go' });
-  await creation.createLink({ url: 'https://example.com/s2-go', alias: 'go', domain: 's2.kurz.test' });
+  await creation.createLink(SERVER_ADMIN, { url: 'https://example.com/default-go', alias: 'go' });
+  await creation.createLink(SERVER_ADMIN, { url: 'https://example.com/s2-go', alias: 'go', domain: 's2.kurz.test' });
   return k;
 }
 
@@ -30,7 +31,7 @@ test('the same alias on two domains leads each Host to its own target', async (t
 
 test('a code on one domain is unknown on another, whatever the cache holds', async (t) => {
   const k = await withDomains(t);
-  const { link } = await k.kurz.services.creation.createLink({ url: 'https://example.com/only-s3', domain: 's3.kurz.test' });
+  const { link } = await k.kurz.services.creation.createLink(SERVER_ADMIN, { url: 'https://example.com/only-s3', domain: 's3.kurz.test' });
   for (let i = 0; i < 3; i++) t.is((await hit(k, 's3.kurz.test', `/${link.code}`)).location, 'https://example.com/only-s3');
   t.is((await hit(k, 'kurz.test', `/${link.code}`)).status, 404);
   t.is((await hit(k, 'kurz.test', `/${link.code}`, BROWSER_ACCEPT)).status, 404);
@@ -64,7 +65,7 @@ test('with unknownHosts refuse, an unknown Host gets 421 and kurz’s own domain
 
 test('with one domain and unknownHosts refuse, only the publicUrl’s host is served', async (t) => {
   const k = await startKurz(t, { unknownHosts: 'refuse' });
-  await k.kurz.services.creation.createLink({ url: 'https://example.com/one', alias: 'one' });
+  await k.kurz.services.creation.createLink(SERVER_ADMIN, { url: 'https://example.com/one', alias: 'one' });
   t.is((await hit(k, 'kurz.test', '/one')).location, 'https://example.com/one');
   t.is((await hit(k, 'elsewhere.test', '/one')).status, 421);
 });
@@ -76,8 +77,8 @@ test('a visit is counted for the link of the Host it was sent to', async (t) => 
   await hit(k, 'kurz.test', '/go');
   await k.flushVisits();
   const { links, registry } = k.kurz.services;
-  t.is((await links.existingLink('go', registry.idOf('s2.kurz.test'))).visitCount, 2);
-  t.is((await links.existingLink('go')).visitCount, 1);
+  t.is((await links.existingLink(SERVER_ADMIN, 'go', registry.idOf('s2.kurz.test'))).visitCount, 2);
+  t.is((await links.existingLink(SERVER_ADMIN, 'go')).visitCount, 1);
 });
 
 test('an edit by another process reaches the cache for its own address only', async (t) => {
@@ -97,7 +98,7 @@ test('an edit by another process reaches the cache for its own address only', as
 
 test('a link moved to another domain answers there, and no longer where it was', async (t) => {
   const k = await withDomains(t);
-  const { link } = await k.kurz.services.creation.createLink({ url: 'https://example.com/mover', domain: 's2.kurz.test' });
+  const { link } = await k.kurz.services.creation.createLink(SERVER_ADMIN, { url: 'https://example.com/mover', domain: 's2.kurz.test' });
   for (let i = 0; i < 2; i++) {
     await hit(k, 's2.kurz.test', `/${link.code}`);
     await hit(k, 's3.kurz.test', `/${link.code}`); // remembered as unknown there

@@ -222,8 +222,8 @@ test('the list, the search and the export filter by ?domain; batch entries name 
 test('changing domains needs the domains scope; reading them links:read; keys made before keep what they had', async (t) => {
   const k = await startKurz(t);
   const { access } = k.kurz.services;
-  const reader = (await access.createKey('reader')).secret;
-  const domainsKey = (await access.createKey('domains', { scopes: ['domains'] })).secret;
+  const reader = (await access.createKey(1, 'reader')).secret;
+  const domainsKey = (await access.createKey(1, 'domains', { scopes: ['domains'] })).secret;
   const as = (key: string, method: string, path: string, body?: unknown) =>
     k.request(method, path, body, { authorization: `Bearer ${key}` });
   t.is((await as(reader, 'GET', '/api/v1/domains')).status, 200);

@@ -1,6 +1,7 @@
 import test from 'ava';
 import { startKurz, type TestKurz } from '../helpers.ts';
 import { browser } from './ui-session.ts';
+import { SERVER_ADMIN } from '../../src/auth/actor.ts';
 
 // The pages with several domains: the admin page, the create form's select, the list's filter, and a link's
 // pages addressed by `?domain=` with every link, form and redirect keeping it.
@@ -10,8 +11,8 @@ async function withS2(t: Parameters<typeof startKurz>[0]): Promise<TestKurz> {
   const k = await startKurz(t);
   const { domains, creation } = k.kurz.services;
   await domains.addDomain('s2.kurz.test', {});
-  await creation.createLink({ url: 'https://example.com/default-go', alias: 'go' });
-  await creation.createLink({ url: 'https://example.com/s2-go', alias: 'go', domain: 's2.kurz.test' });
+  await creation.createLink(SERVER_ADMIN, { url: 'https://example.com/default-go', alias: 'go' });
+  await creation.createLink(SERVER_ADMIN, { url: 'https://example.com/s2-go', alias: 'go', domain: 's2.kurz.test' });
   return k;
 }
 
@@ -75,7 +76,7 @@ test('removing asks first, is refused with the reason while links use the domain
   t.is(refused.status, 409);
   t.regex(await refused.text(), /id="remove-refused">1 live link is on s2\.kurz\.test/);
   t.is((await b.get('/domains/kurz.test/remove')).status, 409, 'the default domain');
-  await k.kurz.services.links.deleteLink('go', k.kurz.services.registry.idOf('s2.kurz.test'));
+  await k.kurz.services.links.deleteLink(SERVER_ADMIN, 'go', k.kurz.services.registry.idOf('s2.kurz.test'));
   t.regex((await b.page('/domains/s2.kurz.test/remove')).html, /Remove domain<\/button>/);
   const removed = await b.submit('/domains/s2.kurz.test/remove', {});
   t.is(removed.headers.get('location'), '/domains?removed=s2.kurz.test');
@@ -116,21 +117,21 @@ test('the same alias on two domains: each link page shows its own target, and fo
   const off = await b.submit('/links/go/state?domain=s2.kurz.test', { enabled: 'false' });
   t.is(off.headers.get('location'), '/links/go?domain=s2.kurz.test&disabled');
   const { links, registry } = k.kurz.services;
-  t.false((await links.existingLink('go', registry.idOf('s2.kurz.test'))).enabled);
-  t.true((await links.existingLink('go')).enabled, 'the default domain’s go is untouched');
+  t.false((await links.existingLink(SERVER_ADMIN, 'go', registry.idOf('s2.kurz.test'))).enabled);
+  t.true((await links.existingLink(SERVER_ADMIN, 'go')).enabled, 'the default domain’s go is untouched');
   const stats = await b.page('/links/go/stats?domain=s2.kurz.test');
   t.is(stats.res.status, 200);
   t.regex(stats.html, /https:\/\/s2\.kurz\.test\/go/);
   t.regex((await b.page('/links/go/delete?domain=s2.kurz.test')).html, /action="\/links\/go\/delete\?domain=s2\.kurz\.test"/);
   const deleted = await b.submit('/links/go/delete?domain=s2.kurz.test', {});
   t.is(deleted.headers.get('location'), '/links?domain=s2.kurz.test&deleted=go');
-  t.is((await links.existingLink('go')).deletedAt, null);
+  t.is((await links.existingLink(SERVER_ADMIN, 'go')).deletedAt, null);
   t.is((await b.get('/links/go?domain=nowhere.test')).status, 400);
 });
 
 test('a code on one domain is 404 on the others’ pages', async (t) => {
   const k = await withS2(t);
-  const { link } = await k.kurz.services.creation.createLink({ url: 'https://example.com/only-s2', domain: 's2.kurz.test' });
+  const { link } = await k.kurz.services.creation.createLink(SERVER_ADMIN, { url: 'https://example.com/only-s2', domain: 's2.kurz.test' });
   const b = await browser(k);
   t.is((await b.get(`/links/${link.code}?domain=s2.kurz.test`)).status, 200);
   for (const path of ['', '/stats', '/delete']) t.is((await b.get(`/links/${link.code}${path}`)).status, 404, path);
@@ -138,7 +139,7 @@ test('a code on one domain is 404 on the others’ pages', async (t) => {
 
 test('the edit form moves a link to another domain and its page follows it', async (t) => {
   const k = await withS2(t);
-  const { link } = await k.kurz.services.creation.createLink({ url: 'https://example.com/mover' });
+  const { link } = await k.kurz.services.creation.createLink(SERVER_ADMIN, { url: 'https://example.com/mover' });
   const b = await browser(k);
   const form = (await b.page(`/links/${link.code}`)).html;
   t.regex(form, /<option value="kurz\.test" selected>kurz\.test \(default\)<\/option>/);
@@ -157,7 +158,7 @@ test('the edit form moves a link to another domain and its page follows it', asy
 
 test('the list filters by domain, keeps the filter while paging and shows each short URL with its domain', async (t) => {
   const k = await withS2(t);
-  for (let i = 0; i < 3; i++) await k.kurz.services.creation.createLink({ url: `https://example.com/p${i}`, domain: 's2.kurz.test' });
+  for (let i = 0; i < 3; i++) await k.kurz.services.creation.createLink(SERVER_ADMIN, { url: `https://example.com/p${i}`, domain: 's2.kurz.test' });
   const b = await browser(k);
   const all = (await b.page('/links')).html;
   t.regex(all, /https:\/\/kurz\.test\/go/);

@@ -295,8 +295,8 @@ test('each API operation names the scope a key needs, as the route table checks 
     t.deepEqual(operation?.responses['403'], { $ref: '#/components/responses/Forbidden' }, route);
     // What the document says is what the route table enforces: without the scope 403, with it alone not.
     const name = route.replace(/[^\w]+/g, '-').slice(0, 60);
-    const without = (await access.createKey(`${name}-without`, { scopes: SCOPES.filter((s) => s !== scope && s !== 'admin') })).secret;
-    const only = (await access.createKey(`${name}-only`, { scopes: [scope] })).secret;
+    const without = (await access.createKey(1, `${name}-without`, { scopes: SCOPES.filter((s) => s !== scope && s !== 'admin') })).secret;
+    const only = (await access.createKey(1, `${name}-only`, { scopes: [scope] })).secret;
     const url = path.replace(':code', 's') + (path.endsWith('export') ? '?what=links' : '');
     const body = method === 'POST' || method === 'PATCH' ? {} : undefined;
     const refused = await k.request(method, url, body, { authorization: `Bearer ${without}` });

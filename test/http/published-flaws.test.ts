@@ -65,7 +65,7 @@ test('stored XSS through a link target or title (as in YOURLS issues #27 and #10
 test('CSRF on admin actions (as in YOURLS, CVE-2022-0088): no state-changing form acts without its token, and the API takes no form', async (t) => {
   const k = await startKurz(t);
   await k.postJson('/api/v1/links', { url: 'https://example.com/x', alias: 'x' });
-  await k.kurz.services.access.createKey('ci');
+  await k.kurz.services.access.createKey(1, 'ci');
   const b = await browser(k);
   const stranger = await browser(k, false);
   const forged = csrfOf(await (await stranger.get('/login')).text());
@@ -656,8 +656,8 @@ type Problem = { status: number; code: string; detail: string };
 test('issue 23: a key with links:read only gets 403 naming links:write on create; a key made without scopes gets links:read links:write stats:read; a session has every scope', async (t) => {
   const k = await startKurz(t);
   const { access } = k.kurz.services;
-  const reader = (await access.createKey('reader', { scopes: ['links:read'] })).secret;
-  const plain = await access.createKey('plain');
+  const reader = (await access.createKey(1, 'reader', { scopes: ['links:read'] })).secret;
+  const plain = await access.createKey(1, 'plain');
   t.deepEqual(plain.key.scopes, ['links:read', 'links:write', 'stats:read']);
   const call = (key: string, method: string, path: string, body?: unknown) =>
     k.request(method, path, body, { authorization: `Bearer ${key}` });
@@ -681,13 +681,13 @@ test('issue 23: a key with links:read only gets 403 naming links:write on create
 
   const cookie = await k.login();
   t.is((await fetch(`${k.base}/api/v1/export?what=links`, { headers: { cookie } })).status, 200, 'a session has every scope');
-  const admin = (await access.createKey('all', { scopes: ['admin'] })).secret;
+  const admin = (await access.createKey(1, 'all', { scopes: ['admin'] })).secret;
   t.is((await call(admin, 'GET', '/api/v1/export?what=links')).status, 200, 'admin grants every scope');
 });
 
 test('issue 23: an expired key is refused like an unknown one, with a 401 that says it expired', async (t) => {
   const k = await startKurz(t);
-  const { secret } = await k.kurz.services.access.createKey('for a day', { expiresIn: 86_400_000 });
+  const { secret } = await k.kurz.services.access.createKey(1, 'for a day', { expiresIn: 86_400_000 });
   const list = () => k.get('/api/v1/links', { authorization: `Bearer ${secret}` });
   t.is((await list()).status, 200);
   k.clock.advance(86_400_000 - 1);
@@ -701,7 +701,7 @@ test('issue 23: an expired key is refused like an unknown one, with a 401 that s
 
 test("issue 23: a key's last use is recorded with the client's address and shown on the keys page", async (t) => {
   const k = await startKurz(t, { trustedProxies: '127.0.0.1' });
-  const { secret } = await k.kurz.services.access.createKey('ci');
+  const { secret } = await k.kurz.services.access.createKey(1, 'ci');
   const res = await k.get('/api/v1/links', { authorization: `Bearer ${secret}`, 'x-forwarded-for': '203.0.113.9' });
   t.is(res.status, 200);
   const key = (await k.kurz.services.access.listKeys()).find((listed) => listed.name === 'ci');

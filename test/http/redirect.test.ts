@@ -1,5 +1,6 @@
 import test from 'ava';
 import { BROWSER_ACCEPT, getWithHost, startKurz, waitFor, type TestKurz } from '../helpers.ts';
+import { SERVER_ADMIN } from '../../src/auth/actor.ts';
 
 async function create(k: TestKurz, url: string, alias?: string): Promise<string> {
   const res = await k.postJson('/api/v1/links', alias ? { url, alias } : { url });
@@ -221,7 +222,7 @@ test('a store that can only answer asynchronously serves redirects, 404s, 410s a
   );
   const code = await create(k, 'https://example.com/later');
   await create(k, 'https://example.com/gone', 'gone');
-  await k.kurz.services.links.deleteLink('gone');
+  await k.kurz.services.links.deleteLink(SERVER_ADMIN, 'gone');
   const res = await k.get(`/${code}`);
   t.is(res.status, 302);
   t.is(res.headers.get('location'), 'https://example.com/later');

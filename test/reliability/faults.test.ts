@@ -37,7 +37,7 @@ async function serveOn(t: ExecutionContext, db: string) {
   const server = ++servers;
   const key = await withServices(config, async (services) => {
     await services.access.setPassword(ADMIN_PASSWORD);
-    return (await services.access.createKey(`faults ${server}`)).secret;
+    return (await services.access.createKey(1, `faults ${server}`)).secret;
   });
   const serve = await startServe(t, { KURZ_DB: db });
   const ledger: Ledger = { acknowledged: new Map(), refused: [], redirects: 0 };

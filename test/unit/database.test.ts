@@ -28,6 +28,7 @@ test('a new database is created with its folder, in WAL mode, marked as kurz, at
     'sessions',
     'settings',
     'sqlite_sequence',
+    'users',
     'visit_days',
     'visit_dimension_days',
     'visit_dimensions',

@@ -15,6 +15,7 @@ function newLink(domain: number, code: string, fields: Partial<NewLink> = {}): N
   return {
     ...DEFAULT_OPTIONS,
     domain,
+    ownerId: 1,
     code,
     url: `https://example.com/${domain}/${code}`,
     isAlias: true,

@@ -12,6 +12,7 @@ function created(url: string): CreatedLink {
       ...DEFAULT_OPTIONS,
       id: 1,
       domain: 0,
+      ownerId: 1,
       code: 'c',
       url,
       createdAt: at,

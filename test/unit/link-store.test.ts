@@ -18,6 +18,7 @@ import { PasswordHashing } from '../../src/auth/passwords.ts';
 import type { VisitBatch } from '../../src/visits/rollup.ts';
 import type { VisitCount } from '../../src/visits/visit.ts';
 import { freshStorage, sqliteOnly, tempDir } from '../helpers.ts';
+import { SERVER_ADMIN } from '../../src/auth/actor.ts';
 
 /** A flush that only adds to links' all-time counts. */
 function linkVisits(...links: VisitCount[]): VisitBatch {
@@ -38,9 +39,9 @@ function serviceOn(links: LinkStore, codes: CodeGenerator, settings: Record<stri
     hashing: new PasswordHashing(1),
   });
   return {
-    createLink: (input: CreateLinkInput) => creation.createLink(input),
+    createLink: (input: CreateLinkInput) => creation.createLink(SERVER_ADMIN, input),
     /** Creations handed over in one turn of the event loop, as concurrent requests are. */
-    createLinks: (inputs: CreateLinkInput[]) => Promise.allSettled(inputs.map((input) => creation.createLink(input))),
+    createLinks: (inputs: CreateLinkInput[]) => Promise.allSettled(inputs.map((input) => creation.createLink(SERVER_ADMIN, input))),
   };
 }
 
@@ -71,6 +72,7 @@ sqliteOnly('visit counts are written without a disk sync, and links keep their f
         {
           ...DEFAULT_OPTIONS,
           domain: 0,
+          ownerId: 1,
           code: 'v',
           url: 'https://example.com/',
           isAlias: false,
@@ -96,6 +98,7 @@ test('the dedupe probe finds the newest live link with the URL hash in the windo
         {
           ...DEFAULT_OPTIONS,
           domain: 0,
+          ownerId: 1,
           code,
           url: 'https://example.com/',
           isAlias: false,
@@ -111,7 +114,7 @@ test('the dedupe probe finds the newest live link with the URL hash in the windo
   await insert('other', 300);
   await database.sql('UPDATE links SET url_hash = ? WHERE code = ?', Buffer.alloc(32, 8), 'other');
   await storage.visits.addVisits(linkVisits({ id: newer, count: 4, lastVisitAt: 250 }));
-  const probe = (hash: Buffer, since: number) => store.write((tx) => tx.linkByUrlHash(hash, new Date(since), 0));
+  const probe = (hash: Buffer, since: number) => store.write((tx) => tx.linkByUrlHash(hash, new Date(since), 0, 1));
 
   t.like(await probe(urlHash, 0), { id: newer, code: 'newer', visitCount: 4, lastVisitAt: new Date(250) });
   t.is(await probe(urlHash, 201), undefined, 'created before the window');
@@ -210,6 +213,7 @@ function insertLink(store: LinkStore, code: string): Promise<number | undefined>
       {
         ...DEFAULT_OPTIONS,
         domain: 0,
+        ownerId: 1,
         code,
         url: 'https://example.com/',
         isAlias: false,

@@ -71,6 +71,7 @@ function newLink(code: string, fields: Partial<NewLink> = {}): NewLink {
   return {
     ...DEFAULT_OPTIONS,
     domain: 0,
+    ownerId: 1,
     code,
     url: `https://example.com/${code}`,
     isAlias: false,
@@ -128,7 +129,7 @@ async function script(storage: Omit<Storage, 'close' | 'databaseBytes'>): Promis
   ];
   out['ids'] = ids;
   out['taken'] = await insert(newLink('plain'));
-  out['dedupe'] = await links.write((tx) => tx.linkByUrlHash(hash, new Date(0), 0));
+  out['dedupe'] = await links.write((tx) => tx.linkByUrlHash(hash, new Date(0), 0, 1));
   out['imported'] = await links.write((tx) =>
     tx.importLink(
       {
@@ -225,7 +226,7 @@ async function script(storage: Omit<Storage, 'close' | 'databaseBytes'>): Promis
   ];
   out['problem'] = await storage.problem();
 
-  const session = { idHash: 'aa', user: 'admin', createdAt: new Date(10), seenAt: new Date(20) };
+  const session = { idHash: 'aa', user: 'admin', userId: 1, createdAt: new Date(10), seenAt: new Date(20) };
   await access.insertSession(session);
   await access.insertSession({ ...session, idHash: 'bb', createdAt: new Date(1) });
   await access.touchSession('aa', new Date(30));
@@ -241,6 +242,7 @@ async function script(storage: Omit<Storage, 'close' | 'databaseBytes'>): Promis
 
   const key = (name: string, keyHash: string) =>
     access.insertKey({
+      userId: 1,
       name,
       prefix: `p_${name}`,
       keyHash,
@@ -255,8 +257,8 @@ async function script(storage: Omit<Storage, 'close' | 'databaseBytes'>): Promis
     await key('z', 'h1'),
   ];
   await access.touchKey((keys[0] as ApiKey).id, new Date(200), '2001:db8::7');
-  keys.push(await access.revokeKey('ci', new Date(300)), await access.revokeKey('ci', new Date(300)), await key('ci', 'h4'));
-  keys.push(await access.revokeKey('Backup', new Date(400)));
+  keys.push(await access.revokeKey(1, 'ci', new Date(300)), await access.revokeKey(1, 'ci', new Date(300)), await key('ci', 'h4'));
+  keys.push(await access.revokeKey(1, 'Backup', new Date(400)));
   out['keys'] = [keys, await access.keyByHash('h1'), await access.keyByHash('nope'), await access.listKeys()];
   return out;
 }
@@ -435,11 +437,11 @@ if (SERVER === undefined) {
 
     const hash = Buffer.alloc(32, 5);
     const first = held(
-      async (tx) => (await tx.linkByUrlHash(hash, new Date(0), 0)) ?? tx.insertLink(newLink('one', { urlHash: hash }), null),
+      async (tx) => (await tx.linkByUrlHash(hash, new Date(0), 0, 1)) ?? tx.insertLink(newLink('one', { urlHash: hash }), null),
     );
     await waitFor(first.ready);
     const second = b.links.write(
-      async (tx) => (await tx.linkByUrlHash(hash, new Date(0), 0))?.code ?? tx.insertLink(newLink('two', { urlHash: hash }), null),
+      async (tx) => (await tx.linkByUrlHash(hash, new Date(0), 0, 1))?.code ?? tx.insertLink(newLink('two', { urlHash: hash }), null),
     );
     await waitFor(() => waiting('advisory'));
     first.release();
@@ -597,6 +599,7 @@ if (SERVER === undefined) {
     t.is(await storage.links.write((tx) => tx.insertLink(newLink('next'), null)), 41);
     t.like(
       await storage.access.insertKey({
+        userId: 1,
         name: 'new',
         prefix: 'p',
         keyHash: 'h2',
