@@ -166,7 +166,10 @@ export async function accessControl({ config, now, random, store, settings, logi
     /** True while the first admin's password is still the one the first start generated (and `userId` is them). */
     async mustChangePassword(userId = FIRST_ADMIN): Promise<boolean> {
       if (!generatedInForce || userId !== FIRST_ADMIN) return false;
-      const [stored, generated] = [(await store.userById(FIRST_ADMIN))?.passwordHash ?? undefined, await settings.setting(GENERATED_SETTING)];
+      const [stored, generated] = [
+        (await store.userById(FIRST_ADMIN))?.passwordHash ?? undefined,
+        await settings.setting(GENERATED_SETTING),
+      ];
       if (stored !== undefined && stored === generated) return true;
       if (stored !== undefined && !generating) generatedInForce = false;
       return false;

@@ -61,7 +61,8 @@ export function userManagement({ store, access, now, random, base }: UsersDeps) 
   async function keepAnAdmin(actor: Actor, user: User, change: { role?: Role; state?: UserState }): Promise<void> {
     const losesAdmin = user.role === 'admin' && user.state === 'active' && (change.role === 'member' || change.state === 'disabled');
     if (!losesAdmin) return;
-    if (user.id === actor.userId) throw new AppError('conflict', 'you cannot take your own admin role or disable yourself; ask another admin');
+    if (user.id === actor.userId)
+      throw new AppError('conflict', 'you cannot take your own admin role or disable yourself; ask another admin');
     const admins = (await store.listUsers()).filter((u) => u.role === 'admin' && u.state === 'active');
     if (admins.length <= 1) throw new AppError('conflict', `${user.name} is the last active admin`);
   }
@@ -116,7 +117,8 @@ export function userManagement({ store, access, now, random, base }: UsersDeps) 
     /** Disables or enables a user: a disabled one can neither log in nor use their keys, and their sessions end. */
     async setState(actor: Actor, name: string, state: unknown): Promise<User> {
       adminOnly(actor);
-      if (!(USER_STATES as readonly unknown[]).includes(state)) throw new AppError('invalid', `state must be ${USER_STATES.join(' or ')}`, 'state');
+      if (!(USER_STATES as readonly unknown[]).includes(state))
+        throw new AppError('invalid', `state must be ${USER_STATES.join(' or ')}`, 'state');
       const user = await existing(name);
       await keepAnAdmin(actor, user, { state: state as UserState });
       const changed = await store.updateUser(user.id, { state: state as UserState });

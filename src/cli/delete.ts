@@ -6,13 +6,20 @@ export const remove: Command = {
   summary: 'Delete a link. Its code is never reused: it answers 410 Gone from then on.',
   usage: 'delete CODE [--domain HOST] [--json] [--as USER]',
   flags: {
-    as: AS_FLAG, domain: DOMAIN_FLAG, json: JSON_FLAG },
+    as: AS_FLAG,
+    domain: DOMAIN_FLAG,
+    json: JSON_FLAG,
+  },
   positionals: [1, 1],
   run: ({ values, positionals, config, out }) =>
     withServices(
       config,
       async (services) => {
-        const { link, deleted } = await services.links.deleteLink(await actorFor(services, values['as']), positionals[0] ?? '', services.registry.idOf(values['domain']));
+        const { link, deleted } = await services.links.deleteLink(
+          await actorFor(services, values['as']),
+          positionals[0] ?? '',
+          services.registry.idOf(values['domain']),
+        );
         if (values['json']) out(JSON.stringify({ code: link.code, deleted, alreadyDeleted: !deleted }) + '\n');
         else out(deleted ? `deleted ${link.code}\n` : `${link.code} was already deleted\n`);
         return EXIT.ok;

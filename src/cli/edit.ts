@@ -47,7 +47,12 @@ export const edit: Command = {
       config,
       async (services) => {
         const shown = linkJson(
-          await services.links.editLink(await actorFor(services, values['as']), positionals[0] ?? '', fields, services.registry.idOf(values['domain'])),
+          await services.links.editLink(
+            await actorFor(services, values['as']),
+            positionals[0] ?? '',
+            fields,
+            services.registry.idOf(values['domain']),
+          ),
           services,
         );
         out(values['json'] ? JSON.stringify(shown) + '\n' : describe(shown, services.registry.several()));

@@ -17,7 +17,10 @@ export const keys: Command = {
       usage: 'keys list [--user NAME] [--json]',
       summary: "name, user, prefix, scopes, creation, expiry, last use (when, from where) and revocation; one user's with --user",
     },
-    revoke: { usage: 'keys revoke NAME [--user NAME]', summary: "the key stops working at once; its name may be used again (a user's key: --user)" },
+    revoke: {
+      usage: 'keys revoke NAME [--user NAME]',
+      summary: "the key stops working at once; its name may be used again (a user's key: --user)",
+    },
   },
   flags: {
     name: { type: 'string', placeholder: 'NAME', doc: 'keys create: what the key is for (1-64 letters, digits, spaces, . _ -)' },
@@ -82,7 +85,9 @@ function listKeys({ values, config, out }: CommandInput): Promise<number> {
   return withServices(
     config,
     async (services) => {
-      const all = await services.access.listKeys(values['user'] === undefined ? undefined : (await actorFor(services, values['user'])).userId);
+      const all = await services.access.listKeys(
+        values['user'] === undefined ? undefined : (await actorFor(services, values['user'])).userId,
+      );
       const names = new Map((await services.users.listUsers(await actorFor(services, undefined))).map((u) => [u.id, u.name]));
       if (values['json']) out(JSON.stringify(all.map((key) => ({ ...keyJson(key), user: names.get(key.userId) ?? null }))) + '\n');
       else

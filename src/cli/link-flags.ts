@@ -22,7 +22,11 @@ export const AS_FLAG = {
 /** The actor `--as` names (the first admin without it). Throws UsageError for a user that does not exist or is disabled. */
 export async function actorFor(services: Pick<Services, 'access'>, name: unknown): Promise<Actor> {
   const user =
-    name === undefined ? await services.access.userById(FIRST_ADMIN) : typeof name === 'string' ? await services.access.userByName(name) : undefined;
+    name === undefined
+      ? await services.access.userById(FIRST_ADMIN)
+      : typeof name === 'string'
+        ? await services.access.userByName(name)
+        : undefined;
   if (!user) throw new UsageError(`--as must name one of kurz's users (kurz users list), got ${JSON.stringify(name)}`);
   if (user.state !== 'active') throw new UsageError(`${user.name} is disabled; enable them first (kurz users enable ${user.name})`);
   return { userId: user.id, name: user.name, role: user.role, via: { kind: 'cli' } };

@@ -11,7 +11,8 @@ const TITLE_WIDTH = 30;
 
 export const list: Command = {
   summary: 'List links, newest (or most visited) first.',
-  usage: 'list [--domain HOST] [--search TEXT] [--tag TAG] [--blocked] [--sort created|visits] [--limit N] [--deleted] [--json] [--as USER]',
+  usage:
+    'list [--domain HOST] [--search TEXT] [--tag TAG] [--blocked] [--sort created|visits] [--limit N] [--deleted] [--json] [--as USER]',
   flags: {
     as: AS_FLAG,
     search: { type: 'string', placeholder: 'TEXT', doc: 'only links whose code or URL contains TEXT' },

@@ -15,6 +15,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   stats: async () => (await import('./stats.ts')).stats,
   delete: async () => (await import('./delete.ts')).remove,
   domains: async () => (await import('./domains.ts')).domains,
+  users: async () => (await import('./users.ts')).users,
   keys: async () => (await import('./keys.ts')).keys,
   admin: async () => (await import('./admin.ts')).admin,
   backup: async () => (await import('./backup.ts')).backup,

@@ -31,7 +31,11 @@ export const stats: Command = {
       config,
       async (services) => {
         const period = parseStatsQuery({ granularity: values['granularity'], from: values['from'], to: values['to'] });
-        const link = await services.links.existingLink(await actorFor(services, values['as']), positionals[0] ?? '', services.registry.idOf(values['domain']));
+        const link = await services.links.existingLink(
+          await actorFor(services, values['as']),
+          positionals[0] ?? '',
+          services.registry.idOf(values['domain']),
+        );
         const figures = await services.stats.forLink(link, period);
         const shown = linkJson(link, services);
         if (values['json']) {

@@ -43,7 +43,19 @@ function linkNotFound(code: string): AppError {
 }
 
 /** Reading, listing, editing, deleting and pruning links. */
-export function linkManagement({ config, listening, blocklist, now, random, links, cache, unlockLimit, hashing, domains, owners }: ManageDeps) {
+export function linkManagement({
+  config,
+  listening,
+  blocklist,
+  now,
+  random,
+  links,
+  cache,
+  unlockLimit,
+  hashing,
+  domains,
+  owners,
+}: ManageDeps) {
   const rules = urlRules(config, listening, blocklist);
 
   /** The link at this address, deleted or not, whoever owns it; a string no code can spell is not looked up. */

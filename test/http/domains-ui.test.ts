@@ -158,7 +158,8 @@ test('the edit form moves a link to another domain and its page follows it', asy
 
 test('the list filters by domain, keeps the filter while paging and shows each short URL with its domain', async (t) => {
   const k = await withS2(t);
-  for (let i = 0; i < 3; i++) await k.kurz.services.creation.createLink(SERVER_ADMIN, { url: `https://example.com/p${i}`, domain: 's2.kurz.test' });
+  for (let i = 0; i < 3; i++)
+    await k.kurz.services.creation.createLink(SERVER_ADMIN, { url: `https://example.com/p${i}`, domain: 's2.kurz.test' });
   const b = await browser(k);
   const all = (await b.page('/links')).html;
   t.regex(all, /https:\/\/kurz\.test\/go/);

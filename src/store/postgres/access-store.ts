@@ -53,7 +53,20 @@ export function createPostgresAccessStore(db: Database): AccessStore {
       ),
     async updateUser(id, edit) {
       const p = userEditParams(edit);
-      const params = [id, p.setEmail, p.email, p.setRole, p.role, p.setState, p.state, p.setPassword, p.passwordHash, p.setInvite, p.inviteHash, p.inviteExpiresAt];
+      const params = [
+        id,
+        p.setEmail,
+        p.email,
+        p.setRole,
+        p.role,
+        p.setState,
+        p.state,
+        p.setPassword,
+        p.passwordHash,
+        p.setInvite,
+        p.inviteHash,
+        p.inviteExpiresAt,
+      ];
       return toUser((await db.query<UserRow>(q.UPDATE_USER, params)).rows[0]);
     },
     touchKey: async (id, at, from) => void (await run(q.TOUCH_KEY, [id, at.getTime(), from])),

@@ -76,7 +76,8 @@ export function authenticate(web: WebServices) {
     let principal = await principalOf(ctx);
     const actor = principal && (await access.actorOf(principal, pipeline.contextOf(ctx.req).client));
     // A disabled (or removed) user's key is refused; their session is as good as none.
-    if (principal?.kind === 'key' && !actor) throw unauthorized(ctx, `the API key "${principal.key.name}" belongs to a disabled user`, 'invalid_token');
+    if (principal?.kind === 'key' && !actor)
+      throw unauthorized(ctx, `the API key "${principal.key.name}" belongs to a disabled user`, 'invalid_token');
     if (!actor) principal = undefined;
     (ctx.state as WebState).principal = principal;
     (ctx.state as WebState).actor = actor;
@@ -84,7 +85,11 @@ export function authenticate(web: WebServices) {
       throw unauthorized(ctx, 'this API needs an API key ("Authorization: Bearer KEY") or a logged-in session');
     }
     if (principal) markPersonal(ctx.res);
-    if (principal?.kind === 'session' && !WHILE_PASSWORD_GENERATED.has(ctx.path) && (await access.mustChangePassword(principal.session.userId))) {
+    if (
+      principal?.kind === 'session' &&
+      !WHILE_PASSWORD_GENERATED.has(ctx.path) &&
+      (await access.mustChangePassword(principal.session.userId))
+    ) {
       if (ctx.method === 'GET' && wantsHtml(ctx.req)) return sendSeeOther(ctx.res, CHANGE_PASSWORD_PATH);
       throw new AppError('forbidden', `the admin password is still the generated one: choose a new one at ${CHANGE_PASSWORD_PATH} first`);
     }
