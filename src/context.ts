@@ -55,6 +55,8 @@ export interface Services {
   /** Every domain in this process's memory: Host to domain, host to id, a link's short URL. */
   registry: DomainRegistry;
   shortUrl(link: LinkAddress): string;
+  /** The name of the user with this id (a link's owner); null for one not read yet. */
+  ownerName(id: number): string | null;
   /** What keeps the database from serving ('disk full', 'database unreachable', …); undefined when nothing does. */
   databaseProblem(): Promise<string | undefined>;
   /** What the redirect cache has answered, and holds. */

@@ -82,6 +82,7 @@ export async function createServices(config: Config, deps: Deps, storage: Storag
     hashing,
   });
   const users = userManagement({ store: storage.access, access, now, random, base: config.publicUrl.replace(/\/$/, '') });
+  await users.readNames();
   const owners = {
     async idOf(name: unknown): Promise<number> {
       const user = typeof name === 'string' && name.length <= 64 ? await storage.access.userByName(name.trim()) : undefined;
@@ -129,6 +130,7 @@ export async function createServices(config: Config, deps: Deps, storage: Storag
     domains,
     registry,
     shortUrl: (link) => registry.shortUrl(link),
+    ownerName: (id) => users.nameOf(id) ?? null,
     databaseProblem: () => storage.problem(),
     cacheStats: () => cache.stats(),
     databaseBytes: () => storage.databaseBytes(),

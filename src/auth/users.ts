@@ -46,6 +46,15 @@ function publicUser({ passwordHash: _, ...user }: User & { passwordHash?: string
 
 /** The people on this kurz: adding them (with a one-time link), their roles and states, and setting passwords. */
 export function userManagement({ store, access, now, random, base }: UsersDeps) {
+  // Every user's name by id, for showing owners without a lookup per link: names never change, and a user
+  // added by another process is read on the first miss.
+  const names = new Map<number, string>();
+  let reading: Promise<void> | undefined;
+  const readNames = (): Promise<void> =>
+    (reading ??= store
+      .listUsers()
+      .then((all) => all.forEach((u) => names.set(u.id, u.name)))
+      .finally(() => (reading = undefined)));
   async function existing(name: string): Promise<User & { passwordHash: string | null }> {
     const user = USER_NAME.test(name) ? await store.userByName(name) : undefined;
     if (!user) throw new AppError('not_found', `no user named ${JSON.stringify(name)}`);
@@ -75,6 +84,16 @@ export function userManagement({ store, access, now, random, base }: UsersDeps) 
   }
 
   return {
+    /** Reads every user's name, for `nameOf`. Rejects if the store cannot be read. */
+    readNames,
+
+    /** A user's name by id, as last read (`readNames`); a miss reads them again for the next call. */
+    nameOf(id: number): string | undefined {
+      const name = names.get(id);
+      if (name === undefined) void readNames().catch(() => undefined);
+      return name;
+    },
+
     /**
      * Adds a user with no password and returns the one-time link (valid 24 h) with which they set one.
      * Throws AppError: 'forbidden' unless an admin acts; 'invalid' naming the field; 'conflict' for a taken name.
@@ -98,6 +117,7 @@ export function userManagement({ store, access, now, random, base }: UsersDeps) 
         inviteExpiresAt: invite.expiresAt,
       });
       if (!user) throw new AppError('conflict', `a user named ${JSON.stringify(name)} exists already`, 'name');
+      names.set(user.id, user.name);
       return { user: publicUser(user), link: `${base}${WELCOME_PATH}${invite.token}`, expiresAt: invite.expiresAt };
     },
 

@@ -1,3 +1,4 @@
+import { isAdmin } from '../auth/actor.ts';
 import { FORMATS, type TransferFormat } from '../transfer/format.ts';
 import { parseExportQuery } from '../visits/stats-query.ts';
 import { exportLines } from '../transfer/visit-format.ts';
@@ -32,6 +33,8 @@ export const exportLinks: Command = {
       async (services) => {
         const domain = values['domain'] === undefined ? undefined : services.registry.idOf(values['domain']);
         const actor = await actorFor(services, values['as']);
+        if (query.what === 'visits' && !isAdmin(actor))
+          throw new UsageError(`--visits is an admin's: the visits are every link's (${actor.name} is a member)`);
         const sources = {
           links: () => services.transfer.exportLinks(actor, domain),
           domainOf: services.transfer.fileDomain,

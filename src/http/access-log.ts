@@ -1,3 +1,4 @@
+import { WELCOME_PATH } from '../auth/users.ts';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { LineFormat, LogStream } from '../core/log.ts';
 import type { Pipeline } from './pipeline.ts';
@@ -32,13 +33,13 @@ export function createAccessLog(out: LogStream, format: LineFormat, pipeline: Pi
         requestId: id,
         client,
         method: req.method,
-        path: req.url,
+        path: withoutSecrets(req.url),
         // None when the client went before an answer was begun.
         status: res.headersSent ? res.statusCode : undefined,
         durationMs: Math.round((performance.now() - start) * 1000) / 1000,
         bytes: socket.bytesWritten - before,
         userAgent: req.headers['user-agent'],
-        referrer: req.headers.referer,
+        referrer: withoutSecrets(req.headers.referer),
         // The client went away before the whole answer was sent.
         ...(res.writableFinished ? {} : { aborted: true }),
       });
@@ -46,4 +47,10 @@ export function createAccessLog(out: LogStream, format: LineFormat, pipeline: Pi
       else if (first) setImmediate(flush);
     });
   };
+}
+
+/** A path or URL as logged: the token of a one-time link to set a password is never written. */
+function withoutSecrets(url: string | undefined): string | undefined {
+  const at = url?.indexOf(WELCOME_PATH) ?? -1;
+  return at === -1 ? url : `${url!.slice(0, at + WELCOME_PATH.length)}…`;
 }

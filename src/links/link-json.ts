@@ -15,6 +15,7 @@ const nullableTime = (description?: string) =>
 /** A link as linkJson shows it: the API's answers and the OpenAPI document's `Link`. */
 export const LINK_JSON = z.strictObject({
   domain: z.string().describe("The link's domain (host): the publicUrl's host for the default domain"),
+  owner: z.string().nullable().describe('The user who owns it (only they and the admins see it)'),
   code: z.string().regex(CODE),
   shortUrl: z.string().meta({ format: 'uri' }),
   url: z.string().meta({ format: 'uri', description: 'The target, normalised' }),
@@ -55,6 +56,7 @@ export interface Presenter {
   config: Pick<Config, 'redirectStatus' | 'forwardQuery'>;
   shortUrl(link: LinkAddress): string;
   registry: { hostOf(domain: number): string };
+  ownerName(id: number): string | null;
 }
 
 /**
@@ -62,9 +64,10 @@ export interface Presenter {
  * redirect does (the instance's setting when the link leaves them unset); the password is only ever
  * `passwordProtected`; `blocked` is the blocklist entry its target matches, or null.
  */
-export function linkJson(link: Link, { config, shortUrl, registry }: Presenter): LinkJson {
+export function linkJson(link: Link, { config, shortUrl, registry, ownerName }: Presenter): LinkJson {
   return {
     domain: registry.hostOf(link.domain),
+    owner: ownerName(link.ownerId),
     code: link.code,
     shortUrl: shortUrl(link),
     url: link.url,

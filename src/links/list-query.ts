@@ -31,16 +31,17 @@ export const DOMAIN_PARAM = z
   .optional();
 
 /**
- * The list's parameters (`q`, `tag`, `domain`, `blocked`, `sort`, `limit`, `cursor`), as a query string gives
- * them; `domainHost` is the host as given (the caller knows the domains). Throws AppError('invalid').
+ * The list's parameters (`q`, `tag`, `domain`, `owner`, `blocked`, `sort`, `limit`, `cursor`), as a query string
+ * gives them; `domainHost` and `ownerName` as given (the caller knows the domains and users). Throws AppError('invalid').
  */
 export function parseListQuery(
   params: Record<string, unknown>,
-): Omit<LinkQuery, 'domain'> & { limit: number; domainHost?: string | undefined } {
+): Omit<LinkQuery, 'domain' | 'owner'> & { limit: number; domainHost?: string | undefined; ownerName?: string | undefined } {
   const search = text(params, 'q');
   if (search !== undefined && search.length > 200) throw new AppError('invalid', 'q must be at most 200 characters', 'q');
   const tag = text(params, 'tag');
   const domainHost = text(params, 'domain');
+  const ownerName = text(params, 'owner');
   const sort = single(params, 'sort') ?? 'created';
   if (!(SORTS as readonly string[]).includes(sort)) throw new AppError('invalid', `sort must be one of ${SORTS.join(', ')}`, 'sort');
   const limitText = single(params, 'limit');
@@ -55,6 +56,7 @@ export function parseListQuery(
     search: search || undefined,
     tag: tag || undefined,
     domainHost: domainHost || undefined,
+    ownerName: ownerName || undefined,
     blocked: blocked === 'true' || undefined,
     sort: sort as (typeof SORTS)[number],
     limit,
@@ -68,6 +70,7 @@ export const LIST_QUERY: QuerySchema<ReturnType<typeof parseListQuery>> = {
     q: z.string().max(200).describe('A substring of the code or the URL').optional(),
     tag: z.string().describe('Only links with this tag').optional(),
     domain: z.string().describe('Only links on this domain (a host); absent: every domain').optional(),
+    owner: z.string().describe("Only this user's links (admins; a member sees only their own anyway)").optional(),
     blocked: z.enum(['true']).describe('Only the links the blocklist disabled').optional(),
     sort: z.enum(SORTS).default('created').describe('Order'),
     limit: z.int().min(1).max(PAGE_SIZE.max).default(PAGE_SIZE.default).describe('Links per page'),

@@ -25,4 +25,6 @@ export const RESERVED_PATHS: ReadonlySet<string> = new Set([
   'import',
   'account',
   'domains',
+  'users',
+  'welcome',
 ]);

@@ -178,7 +178,9 @@ export interface KeyRow {
 }
 
 export function toSession(row: SessionRow | undefined): Session | undefined {
-  return row && { idHash: row.idHash, user: row.user, userId: row.userId, createdAt: new Date(row.createdAt), seenAt: new Date(row.seenAt) };
+  return (
+    row && { idHash: row.idHash, user: row.user, userId: row.userId, createdAt: new Date(row.createdAt), seenAt: new Date(row.seenAt) }
+  );
 }
 
 export function toKey(row: KeyRow | undefined): ApiKey | undefined {

@@ -73,7 +73,8 @@ export function linkTransfer({ config, listening, blocklist, links, cache, regis
           }
           const existing = await tx.linkByAddress(record.domain, record.code);
           // Someone else's link is named, never shown.
-          if (existing && !maySee(actor, existing)) throw new AppError('conflict', `line ${line}: code "${record.code}" is taken here`, 'code');
+          if (existing && !maySee(actor, existing))
+            throw new AppError('conflict', `line ${line}: code "${record.code}" is taken here`, 'code');
           if (existing?.url !== record.url) {
             throw new AppError(
               'conflict',

@@ -30,6 +30,9 @@ const LABELS: Record<string, string> = {
   enabled: 'Enabled',
   urls: 'URLs',
   name: 'Name',
+  email: 'E-mail',
+  role: 'Role',
+  owner: 'Owner',
 };
 
 /**

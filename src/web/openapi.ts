@@ -25,6 +25,7 @@ import { BATCH_CREATE, BATCH_MAX, LINK_CREATE, LINK_EDIT } from './handlers/link
 import { LINK_FIELDS } from './forms.ts';
 import { QR_QUERY } from './handlers/qr.ts';
 import { DOMAIN_CREATE, DOMAIN_EDIT, DOMAIN_JSON } from './handlers/domains-api.ts';
+import { USER_CREATE, USER_EDIT, USER_INVITATION, USER_JSON } from './handlers/users-api.ts';
 import { DOMAIN_QUERY, withDomain } from './domain-param.ts';
 import { CSRF_FIELD, SESSION_COOKIE } from './session.ts';
 import { SCOPE_DOCS, SCOPES, type Scope } from '../auth/scopes.ts';
@@ -94,6 +95,12 @@ const DAY_FIGURES = (day: boolean): Schema => ({
 });
 
 const SCHEMAS: Record<string, Schema> = {
+  UserList: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['users'],
+    properties: { users: { type: 'array', items: schema('User') } },
+  },
   DomainList: {
     type: 'object',
     additionalProperties: false,
@@ -299,7 +306,10 @@ const RESPONSES: Record<string, Response> = {
     },
     content: PROBLEM,
   },
-  Forbidden: { description: 'The API key lacks the scope this call needs; `detail` names it', content: PROBLEM },
+  Forbidden: {
+    description: "The API key lacks the scope this call needs, or the call is an admin's and a member made it; `detail` says which",
+    content: PROBLEM,
+  },
   NotFound: { description: 'No link has this code', content: PROBLEM },
   Gone: { description: 'The link was deleted', content: PROBLEM },
   TooLarge: {
@@ -334,7 +344,16 @@ const PARAMETERS: Record<string, Parameter> = {
     description: "A domain's host (the publicUrl's host names the default domain)",
     schema: { type: 'string' },
   },
+  name: { name: 'name', in: 'path', required: true, description: "A user's name, in any case", schema: { type: 'string' } },
+  token: { name: 'token', in: 'path', required: true, description: 'The token of a one-time link', schema: { type: 'string' } },
 };
+
+/** An API call for admins (users): a member's session or key gets 403. */
+const adminApi = (operation: Omit<OperationDef, 'tags'>): OperationDef => ({
+  tags: ['users'],
+  ...operation,
+  responses: { ...operation.responses, '503': response('Unavailable') },
+});
 
 const linksApi = (operation: Omit<OperationDef, 'tags'>): OperationDef => ({
   tags: ['links'],
@@ -493,6 +512,7 @@ export const OPENAPI: OpenApiDocument = openApiDocument({
   },
   tags: [
     { name: 'links', description: 'The JSON API' },
+    { name: 'users', description: "The JSON API's user management: admins only" },
     { name: 'redirect', description: 'Following a short link' },
     { name: 'pages', description: 'The HTML pages for people' },
     { name: 'system', description: 'Health checks, metrics and what crawlers ask for' },
@@ -713,6 +733,77 @@ export const OPENAPI: OpenApiDocument = openApiDocument({
           '401': response('Unauthorized'),
           '404': response('NotFound'),
           '409': { description: 'Live links are on it (move or delete them first), or it is the default domain', content: PROBLEM },
+        },
+      }),
+    },
+    '/api/v1/users': {
+      get: adminApi({
+        operationId: 'listUsers',
+        summary: 'Every user, the first admin first, with their live links',
+        responses: {
+          '200': { description: 'The users', content: json(schema('UserList')) },
+          '401': response('Unauthorized'),
+          '403': response('Forbidden'),
+        },
+      }),
+      post: adminApi({
+        operationId: 'addUser',
+        summary: 'Add a user; the answer carries the one-time link (24 h) with which they set their password, shown this once',
+        body: USER_CREATE,
+        responses: {
+          '201': {
+            description: 'Added',
+            headers: { Location: { description: "The new user's API path", schema: { type: 'string' } } },
+            content: json(schema('UserInvitation')),
+          },
+          '400': response('Invalid'),
+          '401': response('Unauthorized'),
+          '403': response('Forbidden'),
+          '409': { description: 'A user has this name already, whatever its case', content: PROBLEM },
+          '413': response('TooLarge'),
+          '415': response('UnsupportedType'),
+        },
+      }),
+    },
+    '/api/v1/users/{name}': {
+      get: adminApi({
+        operationId: 'showUser',
+        summary: 'One user',
+        parameters: [parameter('name')],
+        responses: {
+          '200': { description: 'The user', content: json(schema('User')) },
+          '401': response('Unauthorized'),
+          '403': response('Forbidden'),
+          '404': response('NotFound'),
+        },
+      }),
+      patch: adminApi({
+        operationId: 'editUser',
+        summary: "Change a user's role or state; a disabled user's sessions end and their keys stop working",
+        parameters: [parameter('name')],
+        body: USER_EDIT,
+        responses: {
+          '200': { description: 'The user as stored', content: json(schema('User')) },
+          '400': response('Invalid'),
+          '401': response('Unauthorized'),
+          '403': response('Forbidden'),
+          '404': response('NotFound'),
+          '409': { description: 'It would leave no active admin, or take your own admin role', content: PROBLEM },
+          '413': response('TooLarge'),
+          '415': response('UnsupportedType'),
+        },
+      }),
+    },
+    '/api/v1/users/{name}/reset': {
+      post: adminApi({
+        operationId: 'resetPassword',
+        summary: 'A new one-time link (24 h) with which the user sets a new password; the old one works until then',
+        parameters: [parameter('name')],
+        responses: {
+          '200': { description: 'The user and the link, shown this once', content: json(schema('UserInvitation')) },
+          '401': response('Unauthorized'),
+          '403': response('Forbidden'),
+          '404': response('NotFound'),
         },
       }),
     },
@@ -992,6 +1083,64 @@ export const OPENAPI: OpenApiDocument = openApiDocument({
         },
       }),
     },
+    '/users': {
+      get: adminPage({
+        operationId: 'listUserPages',
+        summary: 'The users (admins only), what each may do, and the form to add one',
+        parameters: ['disabled', 'active', 'admin', 'member'].map((name) => ({
+          name,
+          in: 'query' as const,
+          description: `The name of a user just made ${name}, to say so`,
+          schema: { type: 'string' },
+        })),
+        responses: { '200': page('The users'), '403': pageOrProblem('For admins only') },
+      }),
+      post: adminForm(['name', 'email', 'role'], {
+        operationId: 'addUserFromForm',
+        summary: 'Add a user and show their one-time link to set a password, this once',
+        responses: {
+          '201': page('The users, with the new one-time link'),
+          '400': page('The form again, naming the field at fault'),
+          '403': pageOrProblem('For admins only'),
+          '409': page('The form again: the name is taken'),
+        },
+      }),
+    },
+    '/users/{name}': {
+      post: adminForm(['action', 'role'], {
+        operationId: 'changeUserFromForm',
+        summary: 'action=role (with role), disable, enable, or reset (a new one-time link, shown this once)',
+        parameters: [parameter('name')],
+        responses: {
+          '200': page('The users, with the new one-time link (reset)'),
+          '303': seeOther('To the users, ?ROLE=NAME or ?STATE=NAME'),
+          '400': page('The users, with the reason'),
+          '403': pageOrProblem('For admins only'),
+          '404': page('No such user'),
+          '409': page('It would leave no active admin, or take your own admin role'),
+        },
+      }),
+    },
+    '/welcome/{token}': {
+      get: pages({
+        operationId: 'showWelcome',
+        summary: 'The form a one-time link opens, to set a password',
+        parameters: [parameter('token')],
+        responses: { '200': page('The form'), '410': page('The link is used up or expired') },
+      }),
+      post: pages({
+        operationId: 'acceptWelcome',
+        summary: 'Set the password; the link then stops working',
+        parameters: [parameter('token')],
+        requestBody: { required: true, content: form(['password', 'repeat']) },
+        responses: {
+          '303': seeOther('To the login page'),
+          '400': page('The form again: the passwords differ or are too weak'),
+          '403': FORM_REFUSED,
+          '410': page('The link is used up or expired'),
+        },
+      }),
+    },
     '/keys': {
       get: adminPage({
         operationId: 'listKeys',
@@ -1089,6 +1238,10 @@ export const OPENAPI: OpenApiDocument = openApiDocument({
       Domain: DOMAIN_JSON,
       DomainCreate: DOMAIN_CREATE,
       DomainEdit: DOMAIN_EDIT,
+      User: USER_JSON,
+      UserCreate: USER_CREATE,
+      UserEdit: USER_EDIT,
+      UserInvitation: USER_INVITATION,
     },
     responses: RESPONSES,
     parameters: PARAMETERS,

@@ -32,6 +32,7 @@ export function linkRow(link: Link, web: WebServices) {
     href: path + query,
     domain: web.registry.hostOf(link.domain),
     shortUrl: web.shortUrl(link),
+    owner: web.ownerName(link.ownerId),
     url: link.url,
     title: link.title,
     tags: link.tags,

@@ -17,7 +17,9 @@ import { statsPageHandlers } from './handlers/stats-pages.ts';
 import { qrHandlers } from './handlers/qr.ts';
 import { systemHandlers } from './handlers/system.ts';
 import { unlockHandlers } from './handlers/unlock.ts';
-import { loginRequired, needs } from './middleware/authenticate.ts';
+import { usersApiHandlers } from './handlers/users-api.ts';
+import { usersUiHandlers } from './handlers/users-ui.ts';
+import { adminRequired, loginRequired, needs } from './middleware/authenticate.ts';
 import { scopedOpenApi } from './openapi.ts';
 
 /**
@@ -38,6 +40,11 @@ export const API_SCOPES = {
   'GET /api/v1/export': 'export',
   'GET /api/v1/domains': 'links:read',
   'POST /api/v1/domains': 'domains',
+  'GET /api/v1/users': 'admin',
+  'POST /api/v1/users': 'admin',
+  'GET /api/v1/users/:name': 'admin',
+  'PATCH /api/v1/users/:name': 'admin',
+  'POST /api/v1/users/:name/reset': 'admin',
   'GET /api/v1/domains/:host': 'links:read',
   'PATCH /api/v1/domains/:host': 'domains',
   'DELETE /api/v1/domains/:host': 'domains',
@@ -61,6 +68,8 @@ export function createRouter(web: WebServices): Router {
   const access = accessPageHandlers(web);
   const api = linksApiHandlers(web);
   const domainsApi = domainsApiHandlers(web);
+  const usersApi = usersApiHandlers(web);
+  const usersUi = usersUiHandlers(web);
   const qr = qrHandlers(web);
   const stats = statsApiHandlers(web);
   const statsPages = statsPageHandlers(web);
@@ -68,9 +77,9 @@ export function createRouter(web: WebServices): Router {
   const metrics = metricsHandlers(web);
   const unlock = unlockHandlers(web);
   const router = new Router({ sensitive: true });
-  const apiRoute = (route: ApiRoute, handler: Middleware) => {
+  const apiRoute = (route: ApiRoute, ...handlers: Middleware[]) => {
     const [method = '', path = ''] = route.split(' ');
-    router.register(path, [method], [needs(API_SCOPES[route]), handler]);
+    router.register(path, [method], [needs(API_SCOPES[route]), ...handlers]);
   };
 
   // Access
@@ -79,6 +88,8 @@ export function createRouter(web: WebServices): Router {
   router.post('/logout', access.logout);
   router.get('/account/password', loginRequired, access.showPasswordForm);
   router.post('/account/password', loginRequired, access.changePassword);
+  router.get('/welcome/:token', usersUi.showWelcome);
+  router.post('/welcome/:token', usersUi.acceptWelcome);
 
   // Pages
   router.get('/', dashboard.showHome);
@@ -93,17 +104,20 @@ export function createRouter(web: WebServices): Router {
   router.post('/links/:code/unlock', unlock.unlockLink);
   router.get('/import', loginRequired, bulk.showImport);
   router.post('/import', loginRequired, bulk.importLinks);
-  router.get('/domains', loginRequired, domainsUi.listDomains);
-  router.post('/domains', loginRequired, domainsUi.addDomain);
-  router.get('/domains/:host', loginRequired, domainsUi.showDomain);
-  router.post('/domains/:host', loginRequired, domainsUi.editDomain);
-  router.get('/domains/:host/remove', loginRequired, domainsUi.confirmRemove);
-  router.post('/domains/:host/remove', loginRequired, domainsUi.removeDomain);
+  router.get('/domains', adminRequired, domainsUi.listDomains);
+  router.post('/domains', adminRequired, domainsUi.addDomain);
+  router.get('/domains/:host', adminRequired, domainsUi.showDomain);
+  router.post('/domains/:host', adminRequired, domainsUi.editDomain);
+  router.get('/domains/:host/remove', adminRequired, domainsUi.confirmRemove);
+  router.post('/domains/:host/remove', adminRequired, domainsUi.removeDomain);
+  router.get('/users', adminRequired, usersUi.listUsers);
+  router.post('/users', adminRequired, usersUi.addUser);
+  router.post('/users/:name', adminRequired, usersUi.changeUser);
   router.get('/keys', loginRequired, keys.listKeys);
   router.post('/keys', loginRequired, keys.createKey);
   router.get('/keys/revoke', loginRequired, keys.confirmRevoke);
   router.post('/keys/revoke', loginRequired, keys.revokeKey);
-  router.get('/settings', loginRequired, settings.showSettings);
+  router.get('/settings', adminRequired, settings.showSettings);
   router.get('/assets/:name', system.showAsset);
 
   // JSON API
@@ -116,13 +130,18 @@ export function createRouter(web: WebServices): Router {
   apiRoute('GET /api/v1/links/:code/qr', qr.showQrCode);
   apiRoute('GET /api/v1/links/:code/stats', stats.showLinkStats);
   apiRoute('GET /api/v1/tags', api.listTags);
-  apiRoute('GET /api/v1/stats', stats.showStats);
+  apiRoute('GET /api/v1/stats', adminRequired, stats.showStats);
   apiRoute('GET /api/v1/export', stats.exportData);
   apiRoute('GET /api/v1/domains', domainsApi.listDomains);
-  apiRoute('POST /api/v1/domains', domainsApi.addDomain);
+  apiRoute('POST /api/v1/domains', adminRequired, domainsApi.addDomain);
   apiRoute('GET /api/v1/domains/:host', domainsApi.showDomain);
-  apiRoute('PATCH /api/v1/domains/:host', domainsApi.editDomain);
-  apiRoute('DELETE /api/v1/domains/:host', domainsApi.removeDomain);
+  apiRoute('PATCH /api/v1/domains/:host', adminRequired, domainsApi.editDomain);
+  apiRoute('DELETE /api/v1/domains/:host', adminRequired, domainsApi.removeDomain);
+  apiRoute('GET /api/v1/users', usersApi.listUsers);
+  apiRoute('POST /api/v1/users', usersApi.addUser);
+  apiRoute('GET /api/v1/users/:name', usersApi.showUser);
+  apiRoute('PATCH /api/v1/users/:name', usersApi.editUser);
+  apiRoute('POST /api/v1/users/:name/reset', usersApi.resetPassword);
   router.get('/api/v1/openapi.json', system.showOpenApi);
 
   // System

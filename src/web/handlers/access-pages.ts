@@ -3,12 +3,12 @@ import type { WebServices } from '../../context.ts';
 import { AppError, STATUS } from '../../core/errors.ts';
 import { asClientError, sendRetryAfter } from '../../http/problems.ts';
 import { sendPage, sendSeeOther } from '../../http/respond.ts';
-import { csrfToken, DEVICE_MAX_AGE, readCookie, readForm, safeReturnPath, sessionOf, writeCookie } from '../session.ts';
+import { actorOf, csrfToken, DEVICE_MAX_AGE, readCookie, readForm, safeReturnPath, sessionOf, writeCookie } from '../session.ts';
 
 /** /login, /logout and /account/password. */
 export function accessPageHandlers(web: WebServices) {
   const showPasswordForm = async (ctx: Context, status: number, error: string | null): Promise<void> => {
-    const generated = await web.access.mustChangePassword();
+    const generated = await web.access.mustChangePassword(actorOf(ctx).userId);
     sendPage(
       ctx.res,
       status,
@@ -53,13 +53,13 @@ export function accessPageHandlers(web: WebServices) {
 
     showPasswordForm: (ctx: Context) => showPasswordForm(ctx, 200, null),
 
-    /** Sets the admin's new password: every session ends (this one too), and the login page follows. */
+    /** Sets the user's new password: every session of theirs ends (this one too), and the login page follows. */
     async changePassword(ctx: Context): Promise<void> {
       const form = await readForm(ctx, web);
       const password = typeof form['password'] === 'string' ? form['password'] : '';
       if (password !== form['repeat']) return showPasswordForm(ctx, 400, 'the two passwords differ; nothing was changed');
       try {
-        await web.access.setPassword(password);
+        await web.access.setPassword(password, actorOf(ctx).userId);
       } catch (err) {
         if (!(err instanceof AppError) || err.code !== 'invalid') throw err;
         return showPasswordForm(ctx, 400, err.message);

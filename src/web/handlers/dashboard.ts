@@ -1,4 +1,4 @@
-import { anonymous } from '../../auth/actor.ts';
+import { anonymous, isAdmin } from '../../auth/actor.ts';
 import type { Context } from 'koa';
 import type { WebServices } from '../../context.ts';
 import { AppError, STATUS } from '../../core/errors.ts';
@@ -49,10 +49,13 @@ function domainFigures(web: WebServices, tallies: readonly DomainTally[]) {
  */
 export function dashboardHandlers(web: WebServices) {
   async function showDashboard(ctx: Context, status: number, form: FormValues, error: FormError | null): Promise<void> {
+    const actor = actorOf(ctx);
+    // The instance's figures are the admins': a member's dashboard shows their own latest links alone.
+    const admin = isAdmin(actor);
     const [{ links }, figures, blockedCount] = await Promise.all([
-      web.links.listPage(actorOf(ctx), { limit: LATEST }),
-      web.stats.forInstance(DASHBOARD_DAYS),
-      web.links.blockedCount(),
+      web.links.listPage(actor, { limit: LATEST }),
+      admin ? web.stats.forInstance(DASHBOARD_DAYS) : undefined,
+      admin ? web.links.blockedCount() : 0,
     ]);
     showPage(ctx, web, status, 'dashboard', {
       title: 'Dashboard',
@@ -62,14 +65,14 @@ export function dashboardHandlers(web: WebServices) {
       optionsOpen: error?.field !== undefined && OPTION_FIELDS.has(error.field),
       defaults: redirectDefaults(web),
       latest: links.map((link) => linkRow(link, web)),
-      figures: dashboardFigures(figures),
-      topLinks: figures.topLinks.map((l) => ({
+      figures: figures && dashboardFigures(figures),
+      topLinks: (figures?.topLinks ?? []).map((l) => ({
         ...l,
         href: `/links/${encodeURIComponent(l.code)}/stats${l.domain === DEFAULT_DOMAIN ? '' : `?${domainQuery(l.domain, web.registry)}`}`,
       })),
       domains: web.registry.several() ? domainOptions(web) : null,
-      domainFigures: web.registry.several() ? domainFigures(web, figures.domains) : null,
-      blocklist: blocklistSummary(web, blockedCount),
+      domainFigures: figures && web.registry.several() ? domainFigures(web, figures.domains) : null,
+      blocklist: admin ? blocklistSummary(web, blockedCount) : null,
     });
   }
 

@@ -91,9 +91,10 @@ export function linksApiHandlers(web: WebServices) {
     },
 
     async listLinks(ctx: Context): Promise<void> {
-      const { domainHost, ...query } = LIST_QUERY.parse(ctx.query);
+      const { domainHost, ownerName, ...query } = LIST_QUERY.parse(ctx.query);
       const domain = domainHost === undefined ? undefined : web.registry.idOf(domainHost);
-      const { links, next } = await web.links.listPage(actorOf(ctx), { ...query, domain });
+      const owner = ownerName === undefined ? undefined : await web.owners.idOf(ownerName);
+      const { links, next } = await web.links.listPage(actorOf(ctx), { ...query, domain, owner });
       sendJson(ctx.res, 200, { links: links.map((link) => linkJson(link, web)), nextCursor: next });
     },
 

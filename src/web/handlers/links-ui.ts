@@ -5,6 +5,7 @@ import { sendSeeOther } from '../../http/respond.ts';
 import { goneMessage, type Link, type LinkAddress } from '../../links/link.ts';
 import { domainOf, domainQuery } from '../domain-param.ts';
 import { LIST_QUERY, PAGE_SIZE } from '../../links/list-query.ts';
+import { isAdmin } from '../../auth/actor.ts';
 import { actorOf, readForm } from '../session.ts';
 import { showPage } from './pages.ts';
 import {
@@ -34,13 +35,20 @@ export function linksUiHandlers(web: WebServices) {
     return `/links/${encodeURIComponent(link.code)}?${domain === '' ? flag : `${domain}&${flag}`}`;
   };
 
-  function showLinkPage(ctx: Context, status: number, link: Link, form: FormValues, error: FormError | null): void {
+  async function showLinkPage(ctx: Context, status: number, link: Link, form: FormValues, error: FormError | null): Promise<void> {
     const notice = NOTICES.find((flag) => flag in ctx.query) ?? null;
+    const actor = actorOf(ctx);
+    // An admin may hand the link to another user, once there is one.
+    const users = isAdmin(actor) ? await web.users.listUsers(actor) : [];
     showPage(ctx, web, status, 'link', {
       title: `Link ${link.code}`,
       section: 'links',
       link: linkDetails(link, web),
       domains: web.registry.several() ? domainOptions(web) : null,
+      owners:
+        users.length > 1
+          ? users.filter((u) => u.state === 'active' || u.id === link.ownerId).map((u) => ({ value: u.name, label: u.name }))
+          : null,
       notice: error ? null : notice,
       form,
       error,
@@ -51,14 +59,22 @@ export function linksUiHandlers(web: WebServices) {
   return {
     /** The list: search, tag filter, sort, and paging by cursor with the filters kept. */
     async listLinks(ctx: Context): Promise<void> {
-      const { domainHost, ...listQuery } = LIST_QUERY.parse(ctx.query);
+      const { domainHost, ownerName, ...listQuery } = LIST_QUERY.parse(ctx.query);
       const domain = domainHost === undefined ? undefined : web.registry.idOf(domainHost);
-      const { links, next, query } = await web.links.listPage(actorOf(ctx), { ...listQuery, domain });
-      const [tags, blockedCount] = await Promise.all([web.links.tagCounts(actorOf(ctx)), web.links.blockedCount()]);
+      const owner = ownerName === undefined ? undefined : await web.owners.idOf(ownerName);
+      const { links, next, query } = await web.links.listPage(actorOf(ctx), { ...listQuery, domain, owner });
+      const actor = actorOf(ctx);
+      // A member's list is theirs alone: no owner filter, and no count of others' blocked links.
+      const [tags, blockedCount, users] = await Promise.all([
+        web.links.tagCounts(actor),
+        isAdmin(actor) ? web.links.blockedCount() : Promise.resolve(0),
+        isAdmin(actor) ? web.users.listUsers(actor) : Promise.resolve([]),
+      ]);
       const filters = {
         q: query.search ?? '',
         tag: query.tag ?? '',
         domain: domain === undefined ? '' : web.registry.hostOf(domain),
+        owner: owner === undefined ? '' : (web.ownerName(owner) ?? ''),
         blocked: query.blocked ? 'true' : '',
         sort: query.sort ?? 'created',
       };
@@ -79,6 +95,7 @@ export function linksUiHandlers(web: WebServices) {
         filters,
         tags,
         domains: web.registry.several() ? domainOptions(web) : null,
+        owners: users.length > 1 ? users.map((u) => ({ value: u.name, label: `${u.name} (${u.links})` })) : null,
         nextHref: next ? href({ cursor: next }) : null,
         firstHref: typeof ctx.query['cursor'] === 'string' ? href({}) : null,
         deleted: typeof ctx.query['deleted'] === 'string' ? ctx.query['deleted'] : null,
@@ -90,7 +107,13 @@ export function linksUiHandlers(web: WebServices) {
 
     async showLink(ctx: Context): Promise<void> {
       const link = await web.links.existingLink(actorOf(ctx), codeOf(ctx), domainOf(ctx, web.registry));
-      showLinkPage(ctx, 200, link, linkValues(link, web.registry.hostOf(link.domain)), null);
+      await showLinkPage(
+        ctx,
+        200,
+        link,
+        { ...linkValues(link, web.registry.hostOf(link.domain)), owner: web.ownerName(link.ownerId) ?? '' },
+        null,
+      );
     },
 
     /**
@@ -100,17 +123,26 @@ export function linksUiHandlers(web: WebServices) {
     async editLink(ctx: Context): Promise<void> {
       const code = codeOf(ctx);
       const domain = domainOf(ctx, web.registry);
-      const form = formValues(await readForm(ctx, web), EDIT_FIELDS);
+      const form = formValues(await readForm(ctx, web), [...EDIT_FIELDS, 'owner']);
       try {
-        const input = linkInput(form, true);
+        const input: Record<string, unknown> = linkInput(form, true);
         // The form names the link's own domain unless it moves it: only a move is an edit of the domain.
         if (input['domain'] !== undefined && web.registry.idOf(input['domain']) === domain) delete input['domain'];
+        // Likewise its owner (an admin's form alone has the field): only another one hands it over.
+        const current = await web.links.existingLink(actorOf(ctx), code, domain);
+        if (form['owner'] && form['owner'] !== web.ownerName(current.ownerId)) input['owner'] = form['owner'];
         const edited = await web.links.editLink(actorOf(ctx), code, input, domain);
         sendSeeOther(ctx.res, pageOf(edited, 'saved'));
       } catch (err) {
         const error = formFailure(err);
         const link = await web.links.existingLink(actorOf(ctx), code, domain);
-        showLinkPage(ctx, STATUS[error.code], link, { ...form, password: '' }, formError(error, shownFields(web, EDIT_FIELDS)));
+        await showLinkPage(
+          ctx,
+          STATUS[error.code],
+          link,
+          { ...form, password: '' },
+          formError(error, [...shownFields(web, EDIT_FIELDS), 'owner']),
+        );
       }
     },
 

@@ -1,12 +1,13 @@
 import type { Context } from 'koa';
 import type { WebServices } from '../../context.ts';
 import { sendPage, type View } from '../../http/respond.ts';
-import { csrfToken, sessionOf } from '../session.ts';
+import { isAdmin } from '../../auth/actor.ts';
+import { csrfToken, sessionOf, type WebState } from '../session.ts';
 
 // What every HTML page shares: the nav and the CSRF token of its forms.
 
 /** Where a page sits in the nav. */
-export type Section = 'home' | 'links' | 'import' | 'domains' | 'keys' | 'settings';
+export type Section = 'home' | 'links' | 'import' | 'domains' | 'users' | 'keys' | 'settings';
 
 /**
  * Sends `view` with `data`, the CSRF token of its forms (`csrf`) and, for a logged-in session, the nav
@@ -19,6 +20,8 @@ export function showPage(
   view: View,
   data: { title: string; section?: Section; [key: string]: unknown },
 ): void {
-  const nav = sessionOf(ctx) ? { current: data.section ?? null } : null;
+  const actor = (ctx.state as WebState).actor;
+  // Members see their own links, keys and figures; the instance's pages are the admins'.
+  const nav = sessionOf(ctx) && actor ? { current: data.section ?? null, admin: isAdmin(actor), user: actor.name } : null;
   sendPage(ctx.res, status, web.render(view, { ...data, csrf: csrfToken(ctx, web), nav }));
 }

@@ -1,4 +1,5 @@
 import type { Context } from 'koa';
+import { isAdmin } from '../../auth/actor.ts';
 import { actorOf } from '../session.ts';
 import type { WebServices } from '../../context.ts';
 import { AppError } from '../../core/errors.ts';
@@ -33,6 +34,9 @@ export function statsApiHandlers(web: WebServices) {
       const host = single(ctx.query, 'domain');
       if (host !== undefined && query.what !== 'links') throw new AppError('invalid', 'domain applies to what=links only', 'domain');
       const domain = host === undefined ? undefined : web.registry.idOf(host);
+      // Raw visits are every link's: an admin's to take. A member exports their own links.
+      if (query.what === 'visits' && !isAdmin(actorOf(ctx)))
+        throw new AppError('forbidden', "only an admin exports the visits (they are every link's)", 'what');
       const sources = {
         links: () => web.transfer.exportLinks(actorOf(ctx), domain),
         domainOf: web.transfer.fileDomain,

@@ -1,4 +1,5 @@
 import type { Context, Next } from 'koa';
+import { isAdmin } from '../../auth/actor.ts';
 import type { Principal } from '../../auth/identity.ts';
 import { grants, type Scope } from '../../auth/scopes.ts';
 import type { WebServices } from '../../context.ts';
@@ -119,6 +120,18 @@ export function needs(scope: Scope) {
  * A route for the logged-in admin only: a browser asking for a page is sent to the login page (and brought
  * back after), anything else gets 401.
  */
+/**
+ * A page or API route for admins only: a browser asking for a page without a session is sent to log in
+ * first, as for `loginRequired`; a member (by session or key) gets 403: these routes name no link, so
+ * nothing leaks by saying so.
+ */
+export async function adminRequired(ctx: Context, next: Next): Promise<void> {
+  const actor = (ctx.state as WebState).actor;
+  if (!actor) return loginRequired(ctx, next);
+  if (!isAdmin(actor)) throw new AppError('forbidden', 'only an admin may do this');
+  await next();
+}
+
 export async function loginRequired(ctx: Context, next: Next): Promise<void> {
   if (sessionOf(ctx)) return next();
   if (ctx.method === 'GET' && wantsHtml(ctx.req)) return sendSeeOther(ctx.res, `/login?next=${encodeURIComponent(ctx.originalUrl)}`);
