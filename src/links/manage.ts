@@ -150,7 +150,11 @@ export function linkManagement({
       const edit: LinkEdit = {};
       if (input['domain'] !== undefined) edit.domain = domains.idOf(input['domain']);
       if (input['owner'] !== undefined) {
-        if (!isAdmin(actor)) throw new AppError('forbidden', 'only an admin hands a link to another user', 'owner');
+        if (!isAdmin(actor)) {
+          // Another's link is not found, as on every route; only of their own may a member learn they cannot hand it over.
+          await existingLink(actor, code, domain);
+          throw new AppError('forbidden', 'only an admin hands a link to another user', 'owner');
+        }
         edit.ownerId = await owners.idOf(input['owner']);
       }
       if (input['url'] !== undefined) edit.url = normaliseUrl(input['url'], rules);

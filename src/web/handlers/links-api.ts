@@ -34,6 +34,10 @@ const EDIT_SHAPE = {
     z.string().describe('Moves the link to this domain (a host) with its code; 409 when the code is taken there'),
     (value) => value,
   ),
+  owner: ruled(
+    z.string().describe('Hands the link to this user (admins only: a member gets 403); 400 when no user has the name'),
+    (value) => value,
+  ),
 };
 
 /** PATCH /api/v1/links/CODE: the fields to change. */

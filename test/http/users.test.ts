@@ -1,0 +1,219 @@
+import test, { type ExecutionContext } from 'ava';
+import { BROWSER_ACCEPT, cookiesOf, csrfOf, loginAs, startKurz, type TestKurz } from '../helpers.ts';
+
+// Several users on one kurz, through every route: two members (alice, bob) and the admin. A member reaches
+// only their own links; another's is not found (404, never 403), so codes do not leak.
+
+const PASSWORD = 'a long enough password';
+
+interface Member {
+  name: string;
+  key: string;
+  cookie: string;
+  /** An API request with the member's key. */
+  api(method: string, path: string, body?: unknown): Promise<Response>;
+  /** A page (or form post) with the member's session. */
+  page(path: string, form?: Record<string, string>): Promise<Response>;
+}
+
+/** Adds a member through the API, sets their password with their one-time link, makes them a key and a session. */
+async function member(k: TestKurz, name: string): Promise<Member> {
+  const added = await k.postJson('/api/v1/users', { name, email: `${name}@example.com` });
+  const { link, role } = (await added.json()) as { link: string; role: string };
+  if (added.status !== 201 || role !== 'member') throw new Error(`adding ${name}: ${added.status}`);
+  const token = link.slice(link.lastIndexOf('/') + 1);
+  await k.kurz.services.users.acceptInvitation(token, PASSWORD);
+  const user = await k.kurz.services.access.userByName(name);
+  const key = (await k.kurz.services.access.createKey(user!.id, `${name} key`, { scopes: ['admin'] })).secret;
+  const cookie = await loginAs(k.base, name, PASSWORD);
+  return {
+    name,
+    key,
+    cookie,
+    api: (method, path, body) =>
+      fetch(k.base + path, {
+        method,
+        headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
+        body: body === undefined ? undefined : JSON.stringify(body),
+        redirect: 'manual',
+      }),
+    async page(path, form) {
+      if (!form) return fetch(k.base + path, { headers: { cookie, accept: BROWSER_ACCEPT }, redirect: 'manual' });
+      const csrf = csrfOf(await (await fetch(`${k.base}/`, { headers: { cookie, accept: BROWSER_ACCEPT } })).text());
+      return fetch(k.base + path, {
+        method: 'POST',
+        headers: { cookie, accept: BROWSER_ACCEPT, 'content-type': 'application/x-www-form-urlencoded' },
+        body: new URLSearchParams({ _csrf: csrf, ...form }),
+        redirect: 'manual',
+      });
+    },
+  };
+}
+
+async function create(m: Member, body: Record<string, unknown>): Promise<{ code: string; owner: string; created: boolean }> {
+  const res = await m.api('POST', '/api/v1/links', body);
+  if (res.status !== 201 && res.status !== 200) throw new Error(`${m.name} creating: ${res.status} ${await res.text()}`);
+  return { ...((await res.json()) as { code: string; owner: string }), created: res.status === 201 };
+}
+
+async function three(t: ExecutionContext) {
+  const k = await startKurz(t);
+  const [alice, bob] = [await member(k, 'alice'), await member(k, 'bob')];
+  const mine = await create(alice, { url: 'https://example.com/alice', alias: 'alices', tags: ['private-a'] });
+  const theirs = await create(bob, { url: 'https://example.com/bob', tags: ['private-b'] });
+  return { k, alice, bob, mine, theirs };
+}
+
+test('a member reaches none of another member’s links through the API: 404 on every route, never 403', async (t) => {
+  const { alice, bob, mine } = await three(t);
+  t.is(mine.owner, 'alice');
+  for (const [method, path, body] of [
+    ['GET', '/api/v1/links/alices'],
+    ['PATCH', '/api/v1/links/alices', { url: 'https://evil.example/' }],
+    ['DELETE', '/api/v1/links/alices'],
+    ['GET', '/api/v1/links/alices/qr'],
+    ['GET', '/api/v1/links/alices/stats'],
+  ] as const) {
+    const res = await bob.api(method, path, body);
+    t.is(res.status, 404, `${method} ${path}`);
+    t.false((await res.text()).includes('example.com/alice'), `${method} ${path} tells nothing of the link`);
+  }
+  // Still whole, and still alice's.
+  const own = (await (await alice.api('GET', '/api/v1/links/alices')).json()) as { url: string; owner: string; deletedAt: string | null };
+  t.like(own, { url: 'https://example.com/alice', owner: 'alice', deletedAt: null });
+});
+
+test('a member’s list, tags, export and dedupe hold only their own links; the instance’s figures and visits are the admins’', async (t) => {
+  const { k, alice, bob, mine, theirs } = await three(t);
+  const codes = async (m: Member) =>
+    ((await (await m.api('GET', '/api/v1/links')).json()) as { links: Array<{ code: string }> }).links.map((l) => l.code);
+  t.deepEqual(await codes(bob), [theirs.code]);
+  t.deepEqual(await codes(alice), [mine.code]);
+  // Naming another owner changes nothing for a member.
+  const asked = (await (await bob.api('GET', '/api/v1/links?owner=alice')).json()) as { links: Array<{ code: string }> };
+  t.deepEqual(
+    asked.links.map((l) => l.code),
+    [theirs.code],
+  );
+  const tags = (await (await bob.api('GET', '/api/v1/tags')).json()) as { tags: Array<{ tag: string }> };
+  t.deepEqual(
+    tags.tags.map((x) => x.tag),
+    ['private-b'],
+  );
+  const exported = await (await bob.api('GET', '/api/v1/export?what=links&format=csv')).text();
+  t.true(exported.includes('example.com/bob'));
+  t.false(exported.includes('example.com/alice'));
+  t.is((await bob.api('GET', '/api/v1/export?what=visits&format=csv')).status, 403);
+  t.is((await bob.api('GET', '/api/v1/stats')).status, 403);
+  // The same URL as alice's bare link: bob gets a link of his own, never hers.
+  const plain = await create(alice, { url: 'https://example.com/shared' });
+  const again = await create(bob, { url: 'https://example.com/shared' });
+  t.true(again.created);
+  t.not(again.code, plain.code);
+  t.is(again.owner, 'bob');
+  t.false((await create(bob, { url: 'https://example.com/shared' })).created, 'his own is deduplicated');
+  // The admin sees both, and filters by owner.
+  const all = (await (await k.get('/api/v1/links')).json()) as { links: Array<{ owner: string }> };
+  t.deepEqual([...new Set(all.links.map((l) => l.owner))].sort(), ['alice', 'bob']);
+  const alices = (await (await k.get('/api/v1/links?owner=alice')).json()) as { links: Array<{ owner: string }> };
+  t.true(alices.links.length === 2 && alices.links.every((l) => l.owner === 'alice'));
+  t.is((await k.get('/api/v1/links?owner=nobody')).status, 400);
+});
+
+test('through the pages, a member sees and changes only their own links, and none of the admins’ pages', async (t) => {
+  const { k, bob, mine, theirs } = await three(t);
+  for (const path of [`/links/${mine.code}`, `/links/${mine.code}/stats`, `/links/${mine.code}/delete`])
+    t.is((await bob.page(path)).status, 404, path);
+  t.is((await bob.page(`/links/${mine.code}`, { url: 'https://evil.example/' })).status, 404);
+  t.is((await bob.page(`/links/${mine.code}/state`, { enabled: 'false' })).status, 404);
+  t.is((await bob.page(`/links/${mine.code}/delete`, {})).status, 404);
+  const list = await (await bob.page('/links')).text();
+  t.true(list.includes(theirs.code));
+  t.false(list.includes(mine.code));
+  const dashboard = await (await bob.page('/')).text();
+  t.false(dashboard.includes(mine.code));
+  t.false(dashboard.includes('id="figure-period-humans"'), 'no instance figures');
+  t.false(dashboard.includes('href="/users"'), 'no Users in the nav');
+  for (const path of ['/users', '/domains', '/settings']) t.is((await bob.page(path)).status, 403, path);
+  const [row] = await k.sql<{ url: string; deleted_at: number | null; enabled: number }>(
+    `SELECT url, deleted_at, enabled FROM links WHERE code = 'alices'`,
+  );
+  t.like(row, { url: 'https://example.com/alice', deleted_at: null, enabled: 1 });
+});
+
+test('users are an admin’s to manage: a member’s key or session gets 403; the admin adds, disables and enables', async (t) => {
+  const { k, alice, bob } = await three(t);
+  t.is((await bob.api('GET', '/api/v1/users')).status, 403);
+  t.is((await bob.api('POST', '/api/v1/users', { name: 'mallory', role: 'admin' })).status, 403);
+  t.is((await bob.api('PATCH', '/api/v1/users/bob', { role: 'admin' })).status, 403);
+  t.is((await bob.api('POST', '/api/v1/domains', { host: 's2.kurz.test' })).status, 403, 'domains are an admin’s');
+  const users = (await (await k.get('/api/v1/users')).json()) as { users: Array<{ name: string; role: string; links: number }> };
+  t.deepEqual(
+    users.users.map((u) => [u.name, u.role, u.links]),
+    [
+      ['admin', 'admin', 0],
+      ['alice', 'member', 1],
+      ['bob', 'member', 1],
+    ],
+  );
+  t.is((await k.postJson('/api/v1/users', { name: 'ALICE' })).status, 409, 'names are unique whatever their case');
+  t.is((await k.postJson('/api/v1/users', { name: 'x y' })).status, 400);
+  t.is((await k.postJson('/api/v1/users', { name: 'carol', role: 'owner' })).status, 400);
+  // Disabled: her key is refused, her session is over, and she cannot log in.
+  t.like(await (await k.request('PATCH', '/api/v1/users/alice', { state: 'disabled' })).json(), { state: 'disabled' });
+  t.is((await alice.api('GET', '/api/v1/links')).status, 401);
+  t.is((await alice.page('/links')).status, 303, 'sent to log in');
+  await t.throwsAsync(loginAs(k.base, 'alice', PASSWORD));
+  t.like(await (await k.request('PATCH', '/api/v1/users/alice', { state: 'active' })).json(), { state: 'active' });
+  t.is((await alice.api('GET', '/api/v1/links')).status, 200);
+  // The last active admin stays one.
+  t.is((await k.request('PATCH', '/api/v1/users/admin', { role: 'member' })).status, 409);
+});
+
+test('an admin hands a link to another user: it is then theirs, and the first owner no longer finds it', async (t) => {
+  const { k, alice, bob, mine } = await three(t);
+  t.is((await bob.api('PATCH', `/api/v1/links/${mine.code}`, { owner: 'bob' })).status, 404, 'a member cannot take one');
+  t.is((await alice.api('PATCH', `/api/v1/links/${mine.code}`, { owner: 'bob' })).status, 403, 'nor give one away');
+  t.is((await k.request('PATCH', `/api/v1/links/${mine.code}`, { owner: 'nobody' })).status, 400);
+  const moved = await k.request('PATCH', `/api/v1/links/${mine.code}`, { owner: 'bob' });
+  t.like(await moved.json(), { owner: 'bob' });
+  t.is((await alice.api('GET', `/api/v1/links/${mine.code}`)).status, 404);
+  t.is((await bob.api('GET', `/api/v1/links/${mine.code}`)).status, 200);
+  // Its redirect never changed hands with it.
+  t.is((await fetch(`${k.base}/${mine.code}`, { redirect: 'manual' })).headers.get('location'), 'https://example.com/alice');
+});
+
+test('the one-time link sets a password once, within 24 hours; its token is never logged', async (t) => {
+  const k = await startKurz(t, { accessLog: true });
+  const added = (await (await k.postJson('/api/v1/users', { name: 'carol' })).json()) as { link: string; hasPassword: boolean };
+  t.false(added.hasPassword);
+  const path = new URL(added.link).pathname;
+  const token = path.slice('/welcome/'.length);
+  const form = await fetch(k.base + path, { headers: { accept: BROWSER_ACCEPT } });
+  t.is(form.status, 200);
+  const html = await form.text();
+  t.true(html.includes('carol'));
+  const post = (fields: Record<string, string>) =>
+    fetch(k.base + path, {
+      method: 'POST',
+      headers: { cookie: cookiesOf(form), accept: BROWSER_ACCEPT, 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ _csrf: csrfOf(html), ...fields }),
+      redirect: 'manual',
+    });
+  t.is((await post({ password: PASSWORD, repeat: 'something else' })).status, 400);
+  t.is((await post({ password: 'short', repeat: 'short' })).status, 400);
+  const done = await post({ password: PASSWORD, repeat: PASSWORD });
+  t.is(done.status, 303);
+  t.truthy(await loginAs(k.base, 'carol', PASSWORD));
+  t.is((await post({ password: 'another long password', repeat: 'another long password' })).status, 410, 'used once');
+  t.is((await fetch(k.base + path, { headers: { accept: BROWSER_ACCEPT } })).status, 410);
+  // A reset gives a new link, which expires after 24 hours.
+  const reset = (await (await k.postJson('/api/v1/users/carol/reset', {})).json()) as { link: string };
+  k.clock.advance(24 * 3_600_000 + 1);
+  t.is((await fetch(reset.link.replace('https://kurz.test', k.base), { headers: { accept: BROWSER_ACCEPT } })).status, 410);
+  t.false(
+    k.accessLog.some((line) => line.includes(token)),
+    'the token is in no access-log line',
+  );
+  t.false(k.log.lines.some((line) => line.includes(token)));
+});
