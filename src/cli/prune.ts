@@ -1,4 +1,5 @@
-import { EXIT, JSON_FLAG, parseAge, table, type Command } from './command.ts';
+import { isAdmin } from '../auth/actor.ts';
+import { EXIT, JSON_FLAG, parseAge, table, UsageError, type Command } from './command.ts';
 import { AS_FLAG, actorFor } from './link-flags.ts';
 import { withServices } from './wiring.ts';
 
@@ -20,7 +21,10 @@ export const prune: Command = {
     return withServices(
       config,
       async (services) => {
-        const stale = age === undefined ? [] : await services.links.prune(await actorFor(services, values['as']), age, dryRun);
+        // Pruning deletes every user's links and visits: an admin's to do.
+        const actor = await actorFor(services, values['as']);
+        if (!isAdmin(actor)) throw new UsageError(`prune is an admin's: it deletes every user's visits (${actor.name} is a member)`);
+        const stale = age === undefined ? [] : await services.links.prune(actor, age, dryRun);
         const visits = dryRun ? await services.recorder.expired() : await services.recorder.prune();
         if (values['json']) {
           out(JSON.stringify({ dryRun, visits, links: stale.map((l) => ({ code: l.code, url: l.url })) }) + '\n');
