@@ -1,4 +1,5 @@
 import type { Access } from './auth/access.ts';
+import type { SingleSignOn } from './auth/sso.ts';
 import type { PasswordHashing } from './auth/passwords.ts';
 import type { RateLimits } from './auth/rate-limits.ts';
 import type { CacheStats } from './cache/redirect-cache.ts';
@@ -32,6 +33,8 @@ export interface Services {
   /** The slow password hashes this process runs at once, and the checks refused for want of a slot. */
   hashing: PasswordHashing;
   access: Access;
+  /** OpenID Connect single sign-on; undefined when oidcIssuer is empty. */
+  sso: SingleSignOn | undefined;
   creation: LinkCreation;
   links: LinkManagement;
   resolver: LinkResolver;

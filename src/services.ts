@@ -1,4 +1,5 @@
 import { accessControl } from './auth/access.ts';
+import { singleSignOn } from './auth/sso.ts';
 import { defaultHashConcurrency, PasswordHashing } from './auth/passwords.ts';
 import { createRateLimits } from './auth/rate-limits.ts';
 import { RedirectCache } from './cache/redirect-cache.ts';
@@ -87,6 +88,7 @@ export async function createServices(config: Config, deps: Deps, storage: Storag
       loginLimit: limits.login,
       hashing,
     }),
+    sso: config.oidcIssuer === '' ? undefined : singleSignOn({ config, now, log: deps.log }),
     creation: linkCreation({ config, listening, blocklist, now, random, links, codes, cache, hashing, domains: registry }),
     links: linkManagement({
       config,

@@ -8,6 +8,7 @@ import type { ApiKey, Session } from './identity.ts';
 import { passwordProblem, type PasswordHashing } from './passwords.ts';
 import type { RateLimit } from './rate-limits.ts';
 import { DEFAULT_SCOPES, type Scope } from './scopes.ts';
+import type { SsoIdentity } from './sso-claims.ts';
 
 export interface AccessDeps {
   config: Pick<Config, 'adminUser' | 'sessionIdle' | 'sessionMaxAge' | 'db'>;
@@ -103,6 +104,15 @@ export async function accessControl({ config, now, random, store, settings, logi
     return Buffer.from(value.slice(value.indexOf('.') + 1), 'base64url').toString();
   }
 
+  /** Opens a session for `user`: the token for the session cookie and a new device token for the device cookie. */
+  async function openSession(user: string): Promise<{ token: string; device: string }> {
+    const at = new Date(now());
+    await store.deleteExpiredSessions(new Date(at.getTime() - config.sessionIdle), new Date(at.getTime() - config.sessionMaxAge));
+    const token = random(32).toString('base64url');
+    await store.insertSession({ idHash: sha256(token), user, createdAt: at, seenAt: at });
+    return { token, device: deviceToken(user) };
+  }
+
   return {
     /** The keys the session cookie is signed with (Koa's `app.keys`). */
     cookieKeys: [secret],
@@ -159,11 +169,18 @@ export async function accessControl({ config, now, random, store, settings, logi
       // means the right user.
       const stored = (user === config.adminUser && admin) || (await (decoy ??= hashing.hash(random(16).toString('hex'), random)));
       if (!(await hashing.guess(password, stored, loginLimit, keys))) throw new AppError('unauthorized', LOGIN_FAILED);
-      const at = new Date(now());
-      await store.deleteExpiredSessions(new Date(at.getTime() - config.sessionIdle), new Date(at.getTime() - config.sessionMaxAge));
-      const token = random(32).toString('base64url');
-      await store.insertSession({ idHash: sha256(token), user, createdAt: at, seenAt: at });
-      return { token, device: deviceToken(user) };
+      return openSession(user);
+    },
+
+    /**
+     * Opens a session for someone the single sign-on provider vouched for (claims already checked and
+     * mapped, see auth/sso-claims.ts), like `login` does for a password; or says why not. The one place
+     * that decides which kurz account an identity is: for now the one admin account, for an identity
+     * the admin claim marks; anyone else has no account.
+     */
+    async signOn(identity: SsoIdentity): Promise<{ token: string; device: string } | { refused: string }> {
+      if (!identity.admin) return { refused: `no kurz account for ${identity.name}` };
+      return openSession(config.adminUser);
     },
 
     /** The live session a cookie's token names, its last-seen time renewed; undefined if none or expired. */
