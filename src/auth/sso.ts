@@ -31,10 +31,10 @@ interface Flow {
   at: number;
 }
 
-/** A finished sign-on: who it is, and the ID token (for the provider's logout). */
+/** A finished sign-on: who it is, and where on kurz the browser goes next. */
 export interface SignedOn {
   identity: SsoIdentity;
-  idToken: string | undefined;
+  next: string;
 }
 
 export type SingleSignOn = ReturnType<typeof singleSignOn>;
@@ -145,9 +145,9 @@ export function singleSignOn({ config, now, log }: SsoDeps) {
      * Checks the provider's answer (`query`, the callback's query string) against the flow cookie and
      * redeems the code; returns who signed on and where to go next. Throws AppError, never a 500: 400 for a
      * missing, expired, replayed or mismatched flow, 403 for the provider's refusal or claims kurz cannot
-     * use, 502 never (a provider that fails the exchange is a 503).
+     * use, 503 when the provider cannot be reached to redeem the code.
      */
-    async finish(query: string, flowCookie: string | undefined): Promise<SignedOn & { next: string }> {
+    async finish(query: string, flowCookie: string | undefined): Promise<SignedOn> {
       const params = new URLSearchParams(query);
       const error = params.get('error');
       if (error !== null) {
@@ -182,13 +182,7 @@ export function singleSignOn({ config, now, log }: SsoDeps) {
       if (!idClaims) throw new AppError('forbidden', 'the provider sent no ID token');
       const mapped = identityOf(await withUserInfo(found, idClaims, tokens.access_token), config);
       if ('refused' in mapped) throw new AppError('forbidden', mapped.refused);
-      return { identity: mapped.identity, idToken: tokens.id_token, next: flow.next };
-    },
-
-    /** Where to send the browser to end the provider's session too, if it offers that; else undefined. */
-    logoutUrl(idToken: string, after: string): string | undefined {
-      if (!configuration?.serverMetadata().end_session_endpoint) return undefined;
-      return oidc.buildEndSessionUrl(configuration, { id_token_hint: idToken, post_logout_redirect_uri: after }).href;
+      return { identity: mapped.identity, next: flow.next };
     },
   };
 }

@@ -85,9 +85,10 @@ function remember(jar: Map<string, string>, res: Response): void {
 /**
  * Goes through the provider as a browser would, from kurz's authorization URL: its login form (as
  * `login`), then its consent form; returns the URL the provider sends the browser back to (kurz's
- * callback, with the code and state, or an error).
+ * callback, with the code and state, or an error). With `cancel`, the user cancels at the login form
+ * (the provider answers error=access_denied).
  */
-export async function signInAt(authorizationUrl: string, login: string): Promise<URL> {
+export async function signInAt(authorizationUrl: string, login: string, { cancel = false } = {}): Promise<URL> {
   const jar = new Map<string, string>();
   let url = new URL(authorizationUrl);
   const origin = url.origin;
@@ -108,6 +109,11 @@ export async function signInAt(authorizationUrl: string, login: string): Promise
     }
     const html = await res.text();
     if (res.status !== 200) throw new Error(`the provider answered ${res.status}: ${html.slice(0, 500)}`);
+    const abort = /href="([^"]+\/abort)"/.exec(html)?.[1];
+    if (cancel && abort) {
+      url = new URL(abort.replace(/&amp;/g, '&'), url);
+      continue;
+    }
     const action = /<form[^>]*action="([^"]+)"/.exec(html)?.[1];
     const prompt = /name="prompt" value="([^"]+)"/.exec(html)?.[1];
     if (!action || !prompt) throw new Error(`no form on the provider's page: ${html.slice(0, 500)}`);
