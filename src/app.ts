@@ -130,6 +130,8 @@ export async function createApp(config: Config, deps: Deps, options: AppOptions 
     services = await createServices(config, deps, storage);
     // A blocklist file that cannot be read stops the start, naming it.
     services.screening.load();
+    // A provider that is down only delays single sign-on: its discovery is logged and tried again.
+    services.sso?.warmUp();
   } catch (err) {
     await storage.close();
     throw err;

@@ -67,6 +67,15 @@ export interface Config {
   readonly accessLog: boolean;
   readonly metricsKey: string;
   readonly metricsAllow: string;
+  readonly oidcIssuer: string;
+  readonly oidcClientId: string;
+  readonly oidcClientSecret: string;
+  readonly oidcScopes: string;
+  readonly oidcUserClaim: string;
+  readonly oidcAdminClaim: string;
+  readonly oidcAdminValue: string;
+  readonly oidcCreateUsers: boolean;
+  readonly passwordLogin: boolean;
 }
 
 type Value = string | number | boolean;
@@ -374,6 +383,56 @@ export const OPTIONS: readonly Option[] = [
     parse: addressList(),
     doc: 'Addresses or CIDR ranges whose own connections may GET /metrics without the key, on a request with no forwarding header, comma-separated (empty = none)',
   },
+  {
+    name: 'oidcIssuer',
+    default: '',
+    parse: issuerUrl(),
+    doc: "Single sign-on: the OpenID Connect provider's issuer URL, https (http only on a loopback address); empty = single sign-on off",
+  },
+  { name: 'oidcClientId', default: '', parse: text(), doc: 'Single sign-on: the client id kurz is registered with at the provider' },
+  {
+    name: 'oidcClientSecret',
+    default: '',
+    parse: secretKey(1),
+    secret: 'value',
+    doc: 'Single sign-on: the client secret (empty = a public client, PKCE only); a secret: only from KURZ_OIDC_CLIENT_SECRET, KURZ_OIDC_CLIENT_SECRET_FILE or the config file',
+  },
+  {
+    name: 'oidcScopes',
+    default: 'openid profile email',
+    parse: scopeList(),
+    doc: 'Single sign-on: the scopes asked for, space-separated; must hold openid',
+  },
+  {
+    name: 'oidcUserClaim',
+    default: 'preferred_username',
+    parse: claimName(false),
+    doc: 'Single sign-on: the ID token claim whose value is the kurz user name',
+  },
+  {
+    name: 'oidcAdminClaim',
+    default: '',
+    parse: claimName(true),
+    doc: 'Single sign-on: the claim that makes an admin (a string equal to oidcAdminValue, or an array holding it), e.g. groups; empty = none',
+  },
+  {
+    name: 'oidcAdminValue',
+    default: '',
+    parse: text(),
+    doc: 'Single sign-on: the value of oidcAdminClaim that makes an admin, e.g. kurz-admins',
+  },
+  {
+    name: 'oidcCreateUsers',
+    default: true,
+    parse: boolean(),
+    doc: 'Single sign-on: a user the provider vouches for but kurz does not know yet is created as a member',
+  },
+  {
+    name: 'passwordLogin',
+    default: true,
+    parse: boolean(),
+    doc: "Whether the login form takes passwords; false = single sign-on only (the CLI's kurz admin password still works)",
+  },
 ];
 
 /** `publicUrl` -> `KURZ_PUBLIC_URL`. */
@@ -464,12 +523,29 @@ export function loadConfig(sources: ConfigSources = {}): Config {
   if (values['databaseUrl'] !== '' && values['backupInterval'] !== 0) {
     throw new ConfigError('backupInterval: scheduled backups copy the SQLite file; on PostgreSQL, back up with pg_dump (see the README)');
   }
+  ssoProblems(values);
   if (values['publicUrl'] === '') {
     const host = String(values['host']);
     const shownHost = host === '0.0.0.0' || host === '::' ? 'localhost' : host.includes(':') ? `[${host}]` : host;
     values['publicUrl'] = `http://${shownHost}:${values['port']}`;
   }
   return Object.freeze(values) as unknown as Config;
+}
+
+/** Throws ConfigError for single sign-on settings that do not fit together. */
+function ssoProblems(values: Record<string, Value>): void {
+  const on = values['oidcIssuer'] !== '';
+  if (!on) {
+    if (values['passwordLogin'] === false)
+      throw new ConfigError('passwordLogin: false needs single sign-on (oidcIssuer), or nobody could log in');
+    return;
+  }
+  if (values['oidcClientId'] === '')
+    throw new ConfigError(
+      `oidcClientId: must be set when oidcIssuer is (${String(values['oidcIssuer'])}): the client id kurz is registered with there`,
+    );
+  if ((values['oidcAdminClaim'] === '') !== (values['oidcAdminValue'] === ''))
+    throw new ConfigError('oidcAdminClaim and oidcAdminValue: set both (e.g. groups and kurz-admins) or neither');
 }
 
 /**
@@ -638,11 +714,63 @@ function boolean(): (raw: unknown) => boolean {
   };
 }
 
+/** What a user name may be (after trimming); USER_NAME_RULE says it in words. */
+export const USER_NAME = /^[A-Za-z0-9._@-]{1,64}$/;
+export const USER_NAME_RULE = '1-64 letters, digits, ".", "_", "@" or "-"';
+
 function userName(): (raw: unknown) => string {
   return (raw) => {
-    if (typeof raw !== 'string' || !/^[A-Za-z0-9._@-]{1,64}$/.test(raw.trim()))
-      throw new Error(`must be 1-64 letters, digits, ".", "_", "@" or "-", got ${JSON.stringify(raw)}`);
+    if (typeof raw !== 'string' || !USER_NAME.test(raw.trim())) throw new Error(`must be ${USER_NAME_RULE}, got ${JSON.stringify(raw)}`);
     return raw.trim();
+  };
+}
+
+/** True for a host name (or address) of this machine's loopback: localhost, 127.0.0.0/8, ::1. */
+export function isLoopbackHost(hostname: string): boolean {
+  const host = hostname.replace(/^\[|\]$/g, '');
+  return host === 'localhost' || host.endsWith('.localhost') || isLoopback(host);
+}
+
+/** An OpenID Connect issuer: an https URL (http only on a loopback host), without query or fragment, or empty. */
+function issuerUrl(): (raw: unknown) => string {
+  return (raw) => {
+    if (typeof raw !== 'string') throw new Error(`must be a string, got ${JSON.stringify(raw)}`);
+    const s = raw.trim();
+    if (s === '') return '';
+    const url = URL.parse(s);
+    if (!url || (url.protocol !== 'http:' && url.protocol !== 'https:'))
+      throw new Error(`must be an https URL like https://auth.example.com, got ${JSON.stringify(s)}`);
+    if (url.protocol === 'http:' && !isLoopbackHost(url.hostname))
+      throw new Error(
+        `must be https (plain http only for a provider on this machine: localhost, 127.0.0.1, ::1), got ${JSON.stringify(s)}`,
+      );
+    if (url.search || url.hash || url.username || url.password) throw new Error('must not contain a query, fragment or credentials');
+    // The issuer is compared to the discovery document's as written, so a trailing slash is kept.
+    return s;
+  };
+}
+
+/** Space-separated OAuth scopes, one of them openid. */
+function scopeList(): (raw: unknown) => string {
+  return (raw) => {
+    if (typeof raw !== 'string') throw new Error(`must be a string of space-separated scopes, got ${JSON.stringify(raw)}`);
+    const scopes = raw.trim().split(/\s+/).filter(Boolean);
+    if (!scopes.includes('openid')) throw new Error(`must include openid, got ${JSON.stringify(raw)}`);
+    const bad = scopes.find((scope) => !/^[\x21\x23-\x5b\x5d-\x7e]+$/.test(scope));
+    if (bad !== undefined) throw new Error(`"${bad}" is not a scope (printable ASCII without quotes or backslashes)`);
+    return scopes.join(' ');
+  };
+}
+
+/** A claim name: letters, digits, ".", "_", ":", "/" or "-" (or, if `optional`, empty). */
+function claimName(optional: boolean): (raw: unknown) => string {
+  return (raw) => {
+    if (typeof raw !== 'string') throw new Error(`must be a string, got ${JSON.stringify(raw)}`);
+    const s = raw.trim();
+    if (s === '' && optional) return '';
+    if (!/^[A-Za-z0-9._:/-]{1,128}$/.test(s))
+      throw new Error(`must be a claim name like preferred_username or groups, got ${JSON.stringify(raw)}`);
+    return s;
   };
 }
 

@@ -1,5 +1,6 @@
 import type { Access } from './auth/access.ts';
 import type { Users } from './auth/users.ts';
+import type { SingleSignOn } from './auth/sso.ts';
 import type { PasswordHashing } from './auth/passwords.ts';
 import type { RateLimits } from './auth/rate-limits.ts';
 import type { CacheStats } from './cache/redirect-cache.ts';
@@ -37,6 +38,8 @@ export interface Services {
   users: Users;
   /** A user's id by name, for handing links over. */
   owners: { idOf(name: unknown): Promise<number> };
+  /** OpenID Connect single sign-on; undefined when oidcIssuer is empty. */
+  sso: SingleSignOn | undefined;
   creation: LinkCreation;
   links: LinkManagement;
   resolver: LinkResolver;

@@ -1,6 +1,7 @@
 import { accessControl } from './auth/access.ts';
 import { userManagement } from './auth/users.ts';
 import { AppError } from './core/errors.ts';
+import { singleSignOn } from './auth/sso.ts';
 import { defaultHashConcurrency, PasswordHashing } from './auth/passwords.ts';
 import { createRateLimits } from './auth/rate-limits.ts';
 import { RedirectCache } from './cache/redirect-cache.ts';
@@ -101,6 +102,7 @@ export async function createServices(config: Config, deps: Deps, storage: Storag
     access,
     users,
     owners,
+    sso: config.oidcIssuer === '' ? undefined : singleSignOn({ config, now, log: deps.log }),
     creation: linkCreation({ config, listening, blocklist, now, random, links, codes, cache, hashing, domains: registry }),
     links: linkManagement({
       config,

@@ -10,9 +10,10 @@ import type { StoredUser } from './user.ts';
 import { passwordProblem, type PasswordHashing } from './passwords.ts';
 import type { RateLimit } from './rate-limits.ts';
 import { DEFAULT_SCOPES, type Scope } from './scopes.ts';
+import type { SsoIdentity } from './sso-claims.ts';
 
 export interface AccessDeps {
-  config: Pick<Config, 'adminUser' | 'sessionIdle' | 'sessionMaxAge' | 'db'>;
+  config: Pick<Config, 'adminUser' | 'sessionIdle' | 'sessionMaxAge' | 'db' | 'oidcCreateUsers'>;
   now: () => number;
   random: (size: number) => Buffer;
   store: AccessStore;
@@ -199,6 +200,35 @@ export async function accessControl({ config, now, random, store, settings, logi
         throw new AppError('unauthorized', LOGIN_FAILED);
       if (found.state === 'disabled') throw new AppError('unauthorized', 'this account is disabled; ask an admin');
       return openSession(found);
+    },
+
+    /**
+     * Opens a session for someone the single sign-on provider vouched for (claims already checked and
+     * mapped, see auth/sso-claims.ts), like `login` does for a password; or says why not. The user of that
+     * name; unknown, they are created (a member, or an admin by the admin claim) when oidcCreateUsers is
+     * on. The admin claim makes an existing member an admin; a disabled user is refused.
+     */
+    async signOn(identity: SsoIdentity): Promise<{ token: string; device: string } | { refused: string }> {
+      let user = await store.userByName(identity.name);
+      if (!user) {
+        if (!config.oidcCreateUsers) return { refused: `no kurz account for ${identity.name}; an admin adds it first` };
+        const role = identity.admin ? 'admin' : 'member';
+        const created = {
+          name: identity.name,
+          email: identity.email,
+          role,
+          createdAt: new Date(now()),
+          inviteHash: null,
+          inviteExpiresAt: null,
+        } as const;
+        // Another process may have created them meanwhile: then that user it is.
+        user = (await store.insertUser(created)) ?? (await store.userByName(identity.name));
+      } else if (identity.admin && user.role !== 'admin') {
+        user = await store.updateUser(user.id, { role: 'admin' });
+        checkedUsers.delete(user?.id ?? 0);
+      }
+      if (!user || user.state !== 'active') return { refused: `the kurz account ${identity.name} is disabled; ask an admin` };
+      return openSession(user);
     },
 
     openSession,

@@ -85,6 +85,8 @@ export function createRouter(web: WebServices): Router {
   // Access
   router.get('/login', access.showLogin);
   router.post('/login', access.login);
+  router.get('/login/sso', access.startSso);
+  router.get('/login/sso/callback', access.finishSso);
   router.post('/logout', access.logout);
   router.get('/account/password', loginRequired, access.showPasswordForm);
   router.post('/account/password', loginRequired, access.changePassword);

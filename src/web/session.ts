@@ -18,6 +18,8 @@ export const COOKIES = {
   form: 'kurz_form',
   /** A browser that logged in before: its failed logins are limited on their own (see Access.login). */
   device: 'kurz_device',
+  /** A single sign-on under way in this browser: its state, nonce and PKCE verifier (see auth/sso.ts), for 10 minutes. */
+  sso: 'kurz_sso',
 } as const;
 export type CookieName = keyof typeof COOKIES;
 

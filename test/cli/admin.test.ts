@@ -70,3 +70,14 @@ test("admin password replaces the first start's generated password: its file is 
   const own = await loginAs(server.url, 'admin', PASSWORD);
   t.is((await fetch(server.url, { headers: { cookie: own, accept: BROWSER_ACCEPT }, redirect: 'manual' })).status, 200);
 });
+
+test('with passwordLogin off, admin password still works: the way back in while the provider is down', async (t) => {
+  const kurz = await kurzOn(t);
+  const ssoOnly = { KURZ_OIDC_ISSUER: 'https://auth.example.com', KURZ_OIDC_CLIENT_ID: 'kurz', KURZ_PASSWORD_LOGIN: 'off' };
+  const changed = await runCli(['admin', 'password'], { ...kurz.env, ...ssoOnly }, { input: `${PASSWORD}\n` });
+  t.deepEqual(changed, { code: 0, stdout: 'admin password changed; every login session was ended\n', stderr: '' });
+  // Started again with the password form on, the new password logs in.
+  const server = await startServe(t, kurz.env);
+  const cookie = await loginAs(server.url, 'admin', PASSWORD);
+  t.is((await fetch(`${server.url}/api/v1/links`, { headers: { cookie } })).status, 200);
+});

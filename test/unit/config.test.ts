@@ -242,8 +242,8 @@ test('rate limits are counts, 0 for off; the server timeouts are durations, head
 // Issue 23, files and secrets.
 const SECRETS = OPTIONS.filter((o) => o.secret !== undefined).map((o) => o.name);
 
-test('the secret options are marked in the table: metricsKey and databaseUrl', (t) => {
-  t.deepEqual(SECRETS.sort(), ['databaseUrl', 'metricsKey']);
+test('the secret options are marked in the table: metricsKey, databaseUrl and oidcClientSecret', (t) => {
+  t.deepEqual(SECRETS.sort(), ['databaseUrl', 'metricsKey', 'oidcClientSecret']);
 });
 
 test('a secret is read from the file KURZ_<NAME>_FILE names, without its trailing line break', (t) => {
@@ -333,3 +333,80 @@ test("a database URL's password is hidden wherever it is written, and a URL that
     t.false(err.message.includes('s3cret'), err.message);
   }
 });
+
+// Issue 25, single sign-on.
+const SSO = { oidcIssuer: 'https://auth.example.com', oidcClientId: 'kurz' };
+
+test('single sign-on is off by default; its defaults', (t) => {
+  t.like(loadConfig(), {
+    oidcIssuer: '',
+    oidcScopes: 'openid profile email',
+    oidcUserClaim: 'preferred_username',
+    oidcAdminClaim: '',
+    oidcAdminValue: '',
+    oidcCreateUsers: true,
+    passwordLogin: true,
+  });
+});
+
+test('a single sign-on setup is taken from the environment, the client secret from its _FILE', (t) => {
+  const file = join(tempDir(t), 'oidc-secret');
+  writeFileSync(file, 'the-client-secret\n');
+  const config = loadConfig({
+    env: {
+      KURZ_OIDC_ISSUER: 'https://auth.example.com/application/o/kurz/',
+      KURZ_OIDC_CLIENT_ID: 'kurz',
+      KURZ_OIDC_CLIENT_SECRET_FILE: file,
+      KURZ_OIDC_SCOPES: ' openid  profile email groups ',
+      KURZ_OIDC_ADMIN_CLAIM: 'groups',
+      KURZ_OIDC_ADMIN_VALUE: 'kurz-admins',
+      KURZ_OIDC_CREATE_USERS: 'false',
+      KURZ_PASSWORD_LOGIN: 'false',
+    },
+  });
+  t.like(config, {
+    oidcIssuer: 'https://auth.example.com/application/o/kurz/',
+    oidcClientSecret: 'the-client-secret',
+    oidcScopes: 'openid profile email groups',
+    oidcCreateUsers: false,
+    passwordLogin: false,
+  });
+  t.false(describeConfig(config).includes('the-client-secret'));
+  t.regex(describeConfig(config), /oidcClientSecret=\*\*\*/);
+});
+
+test('the client secret is refused as a flag, naming the variables to use', (t) => {
+  const err = t.throws(() => loadConfig({ flags: { 'oidc-client-secret': 'the-client-secret' } }), { instanceOf: ConfigError });
+  t.regex(
+    err.message,
+    /^oidcClientSecret \(flag --oidc-client-secret\) is a secret, which .* set KURZ_OIDC_CLIENT_SECRET, or KURZ_OIDC_CLIENT_SECRET_FILE/,
+  );
+  t.false(err.message.includes('the-client-secret'));
+});
+
+test('plain http issuers only on this machine', (t) => {
+  for (const issuer of ['http://127.0.0.1:9000', 'http://localhost:9000/realms/x', 'http://[::1]:9000'])
+    t.is(loadConfig({ file: { ...SSO, oidcIssuer: issuer } }).oidcIssuer, issuer);
+  t.throws(() => loadConfig({ file: { ...SSO, oidcIssuer: 'http://auth.example.com' } }), {
+    message: /^oidcIssuer \(config file \): must be https \(plain http only for a provider on this machine/,
+  });
+});
+
+const BAD_SSO: Array<[Record<string, unknown>, RegExp]> = [
+  [{ oidcIssuer: 'auth.example.com' }, /^oidcIssuer \(config file \): must be an https URL/],
+  [{ oidcIssuer: 'https://auth.example.com/?x=1' }, /^oidcIssuer .*must not contain a query/],
+  [{ oidcIssuer: 'https://auth.example.com' }, /^oidcClientId: must be set when oidcIssuer is \(https:\/\/auth\.example\.com\)/],
+  [{ ...SSO, oidcScopes: 'profile email' }, /^oidcScopes \(config file \): must include openid/],
+  [{ ...SSO, oidcUserClaim: '' }, /^oidcUserClaim \(config file \): must be a claim name/],
+  [{ ...SSO, oidcUserClaim: 'user name' }, /^oidcUserClaim .*must be a claim name/],
+  [{ ...SSO, oidcAdminClaim: 'groups' }, /^oidcAdminClaim and oidcAdminValue: set both/],
+  [{ ...SSO, oidcAdminValue: 'kurz-admins' }, /^oidcAdminClaim and oidcAdminValue: set both/],
+  [{ ...SSO, oidcCreateUsers: 'maybe' }, /^oidcCreateUsers \(config file \): must be true or false/],
+  [{ ...SSO, oidcClientSecret: 'has spaces in it' }, /^oidcClientSecret \(config file \): must be printable ASCII/],
+  [{ passwordLogin: false }, /^passwordLogin: false needs single sign-on \(oidcIssuer\)/],
+];
+for (const [file, message] of BAD_SSO) {
+  test(`single sign-on setting ${JSON.stringify(file)} is refused, naming the key`, (t) => {
+    t.throws(() => loadConfig({ file }), { instanceOf: ConfigError, message });
+  });
+}
