@@ -6,11 +6,12 @@ import { withServices } from './wiring.ts';
 export const edit: Command = {
   summary: 'Change a link: its target or options. Only the flags given change; the redirect follows at once.',
   usage:
-    'edit CODE [--domain HOST] [--move-to HOST] [--url URL] [--title T] [--tags A,B] [--no-expires] [--disable] [other options below] [--json] [--as USER]',
+    'edit CODE [--domain HOST] [--move-to HOST] [--owner USER] [--url URL] [--title T] [--tags A,B] [--no-expires] [--disable] [other options below] [--json] [--as USER]',
   flags: {
     as: AS_FLAG,
     domain: DOMAIN_FLAG,
     'move-to': { type: 'string', placeholder: 'HOST', doc: 'move the link to this domain, code kept (refused if the code is taken there)' },
+    owner: { type: 'string', placeholder: 'USER', doc: 'hand the link to this user (see kurz users list); an admin’s to do' },
     url: { type: 'string', placeholder: 'URL', doc: 'a new target' },
     ...OPTION_FLAGS,
     'no-expires': { type: 'boolean', doc: 'remove the expiry' },
@@ -42,6 +43,7 @@ export const edit: Command = {
     if (values['enable'] || values['disable']) fields['enabled'] = values['enable'] === true;
     if (values['url'] !== undefined) fields['url'] = values['url'];
     if (values['move-to'] !== undefined) fields['domain'] = values['move-to'];
+    if (values['owner'] !== undefined) fields['owner'] = values['owner'];
     if (Object.keys(fields).length === 0) throw new UsageError(`edit: give at least one change; see "kurz edit --help"`);
     return withServices(
       config,

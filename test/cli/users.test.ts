@@ -90,6 +90,9 @@ test('--as acts for a user: they see and change only their own links; keys --use
   t.is((await kurz('prune', '--unvisited-for', '30d', '--as', 'bob')).code, 2);
   t.is((await kurz('list', '--as', 'nobody')).code, 2);
   t.deepEqual(await codes('--as', 'alice'), ['alices:alice']);
+  t.is((await kurz('edit', 'alices', '--owner', 'bob', '--as', 'alice')).code, 1, 'a member cannot give a link away');
+  t.is((await kurz('edit', 'alices', '--owner', 'bob')).code, 0);
+  t.deepEqual(await codes('--as', 'bob'), ['bobs:bob', 'alices:bob']);
   // A key made for bob on the server acts as bob.
   t.is((await kurz('keys', 'create', '--name', 'bots', '--user', 'bob')).code, 0);
   t.regex((await kurz('keys', 'list', '--user', 'bob')).stdout, /^bots +bob +kurz_/m);
