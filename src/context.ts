@@ -1,3 +1,4 @@
+import type { AuditTrail } from './audit/audit.ts';
 import type { Access } from './auth/access.ts';
 import type { PasswordHashing } from './auth/passwords.ts';
 import type { RateLimits } from './auth/rate-limits.ts';
@@ -31,6 +32,8 @@ export interface Services {
   limits: RateLimits;
   /** The slow password hashes this process runs at once, and the checks refused for want of a slot. */
   hashing: PasswordHashing;
+  /** Who did what: recorded by the use cases, read by admins, pruned after auditRetentionDays. */
+  audit: AuditTrail;
   access: Access;
   creation: LinkCreation;
   links: LinkManagement;

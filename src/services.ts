@@ -1,3 +1,4 @@
+import { auditTrail } from './audit/audit.ts';
 import { accessControl } from './auth/access.ts';
 import { defaultHashConcurrency, PasswordHashing } from './auth/passwords.ts';
 import { createRateLimits } from './auth/rate-limits.ts';
@@ -78,6 +79,7 @@ export async function createServices(config: Config, deps: Deps, storage: Storag
     listening,
     limits,
     hashing,
+    audit: auditTrail({ store: storage.audit, now, retentionDays: config.auditRetentionDays, log: deps.log }),
     access: await accessControl({
       config,
       now,

@@ -3,7 +3,7 @@ import { withServices } from './wiring.ts';
 
 export const prune: Command = {
   summary:
-    'Delete raw visits older than visitRetentionDays (the stats keep their rollups) and, with --unvisited-for, links nobody visited for a while (counting from creation if never visited). Try --dry-run first.',
+    'Delete raw visits older than visitRetentionDays (the stats keep their rollups), audit entries older than auditRetentionDays and, with --unvisited-for, links nobody visited for a while (counting from creation if never visited). Try --dry-run first.',
   usage: 'prune [--unvisited-for AGE] [--dry-run] [--json]',
   flags: {
     'unvisited-for': { type: 'string', placeholder: 'AGE', doc: 'also delete links not visited for this long, e.g. 180d, 12h, 30m or 10s' },
@@ -20,8 +20,9 @@ export const prune: Command = {
       async (services) => {
         const stale = age === undefined ? [] : await services.links.prune(age, dryRun);
         const visits = dryRun ? await services.recorder.expired() : await services.recorder.prune();
+        const audit = dryRun ? await services.audit.expired() : await services.audit.prune();
         if (values['json']) {
-          out(JSON.stringify({ dryRun, visits, links: stale.map((l) => ({ code: l.code, url: l.url })) }) + '\n');
+          out(JSON.stringify({ dryRun, visits, audit, links: stale.map((l) => ({ code: l.code, url: l.url })) }) + '\n');
           return EXIT.ok;
         }
         const lastSeen = (at: Date | null) => (at === null ? 'never' : at.toISOString().slice(0, 10));
@@ -35,6 +36,7 @@ export const prune: Command = {
         const verb = dryRun ? 'would delete' : 'deleted';
         if (age !== undefined) out(`${verb} ${stale.length} links not visited for ${String(raw)}\n`);
         out(`${verb} ${visits} raw visits older than ${config.visitRetentionDays} days\n`);
+        if (audit > 0) out(`${verb} ${audit} audit entries older than ${config.auditRetentionDays} days\n`);
         return EXIT.ok;
       },
       { existing: true },

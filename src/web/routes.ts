@@ -3,6 +3,7 @@ import type { Middleware } from 'koa';
 import type { Scope } from '../auth/scopes.ts';
 import type { WebServices } from '../context.ts';
 import { accessPageHandlers } from './handlers/access-pages.ts';
+import { auditApiHandlers } from './handlers/audit-api.ts';
 import { dashboardHandlers } from './handlers/dashboard.ts';
 import { domainsUiHandlers } from './handlers/domains-ui.ts';
 import { importUiHandlers } from './handlers/import-ui.ts';
@@ -33,6 +34,7 @@ export const API_SCOPES = {
   'DELETE /api/v1/links/:code': 'links:write',
   'GET /api/v1/links/:code/qr': 'links:read',
   'GET /api/v1/links/:code/stats': 'stats:read',
+  'GET /api/v1/links/:code/audit': 'links:read',
   'GET /api/v1/tags': 'links:read',
   'GET /api/v1/stats': 'stats:read',
   'GET /api/v1/export': 'export',
@@ -41,6 +43,7 @@ export const API_SCOPES = {
   'GET /api/v1/domains/:host': 'links:read',
   'PATCH /api/v1/domains/:host': 'domains',
   'DELETE /api/v1/domains/:host': 'domains',
+  'GET /api/v1/audit': 'admin',
 } as const satisfies Record<string, Scope>;
 export type ApiRoute = keyof typeof API_SCOPES;
 
@@ -58,6 +61,7 @@ export function createRouter(web: WebServices): Router {
   const keys = keysUiHandlers(web);
   const domainsUi = domainsUiHandlers(web);
   const settings = settingsUiHandlers(web);
+  const audit = auditApiHandlers(web);
   const access = accessPageHandlers(web);
   const api = linksApiHandlers(web);
   const domainsApi = domainsApiHandlers(web);
@@ -115,6 +119,7 @@ export function createRouter(web: WebServices): Router {
   apiRoute('DELETE /api/v1/links/:code', api.deleteLink);
   apiRoute('GET /api/v1/links/:code/qr', qr.showQrCode);
   apiRoute('GET /api/v1/links/:code/stats', stats.showLinkStats);
+  apiRoute('GET /api/v1/links/:code/audit', audit.showLinkAudit);
   apiRoute('GET /api/v1/tags', api.listTags);
   apiRoute('GET /api/v1/stats', stats.showStats);
   apiRoute('GET /api/v1/export', stats.exportData);
@@ -123,6 +128,7 @@ export function createRouter(web: WebServices): Router {
   apiRoute('GET /api/v1/domains/:host', domainsApi.showDomain);
   apiRoute('PATCH /api/v1/domains/:host', domainsApi.editDomain);
   apiRoute('DELETE /api/v1/domains/:host', domainsApi.removeDomain);
+  apiRoute('GET /api/v1/audit', audit.listAudit);
   router.get('/api/v1/openapi.json', system.showOpenApi);
 
   // System
