@@ -32,6 +32,8 @@ const VIEWS = [
   'password',
   'guarded',
   'account-password',
+  'activity',
+  'activity-table',
 ] as const;
 export type View = (typeof VIEWS)[number];
 

@@ -25,4 +25,5 @@ export const RESERVED_PATHS: ReadonlySet<string> = new Set([
   'import',
   'account',
   'domains',
+  'activity',
 ]);

@@ -3,6 +3,7 @@ import type { Middleware } from 'koa';
 import type { Scope } from '../auth/scopes.ts';
 import type { WebServices } from '../context.ts';
 import { accessPageHandlers } from './handlers/access-pages.ts';
+import { activityUiHandlers } from './handlers/activity-ui.ts';
 import { auditApiHandlers } from './handlers/audit-api.ts';
 import { dashboardHandlers } from './handlers/dashboard.ts';
 import { domainsUiHandlers } from './handlers/domains-ui.ts';
@@ -62,6 +63,7 @@ export function createRouter(web: WebServices): Router {
   const domainsUi = domainsUiHandlers(web);
   const settings = settingsUiHandlers(web);
   const audit = auditApiHandlers(web);
+  const activity = activityUiHandlers(web);
   const access = accessPageHandlers(web);
   const api = linksApiHandlers(web);
   const domainsApi = domainsApiHandlers(web);
@@ -103,6 +105,7 @@ export function createRouter(web: WebServices): Router {
   router.post('/domains/:host', loginRequired, domainsUi.editDomain);
   router.get('/domains/:host/remove', loginRequired, domainsUi.confirmRemove);
   router.post('/domains/:host/remove', loginRequired, domainsUi.removeDomain);
+  router.get('/activity', loginRequired, activity.showActivity);
   router.get('/keys', loginRequired, keys.listKeys);
   router.post('/keys', loginRequired, keys.createKey);
   router.get('/keys/revoke', loginRequired, keys.confirmRevoke);

@@ -1,4 +1,5 @@
 import type { Context } from 'koa';
+import { activityRow, HISTORY_SIZE } from './activity-ui.ts';
 import type { WebServices } from '../../context.ts';
 import { AppError, STATUS } from '../../core/errors.ts';
 import { sendSeeOther } from '../../http/respond.ts';
@@ -34,9 +35,11 @@ export function linksUiHandlers(web: WebServices) {
     return `/links/${encodeURIComponent(link.code)}?${domain === '' ? flag : `${domain}&${flag}`}`;
   };
 
-  function showLinkPage(ctx: Context, status: number, link: Link, form: FormValues, error: FormError | null): void {
+  async function showLinkPage(ctx: Context, status: number, link: Link, form: FormValues, error: FormError | null): Promise<void> {
     const notice = NOTICES.find((flag) => flag in ctx.query) ?? null;
+    const history = await web.audit.list({ subject: { kind: 'link', id: link.id }, limit: HISTORY_SIZE });
     showPage(ctx, web, status, 'link', {
+      history: history.entries.map((entry) => activityRow(entry, web.registry)),
       title: `Link ${link.code}`,
       section: 'links',
       link: linkDetails(link, web),
@@ -90,7 +93,7 @@ export function linksUiHandlers(web: WebServices) {
 
     async showLink(ctx: Context): Promise<void> {
       const link = await web.links.existingLink(codeOf(ctx), domainOf(ctx, web.registry));
-      showLinkPage(ctx, 200, link, linkValues(link, web.registry.hostOf(link.domain)), null);
+      await showLinkPage(ctx, 200, link, linkValues(link, web.registry.hostOf(link.domain)), null);
     },
 
     /**
@@ -110,7 +113,7 @@ export function linksUiHandlers(web: WebServices) {
       } catch (err) {
         const error = formFailure(err);
         const link = await web.links.existingLink(code, domain);
-        showLinkPage(ctx, STATUS[error.code], link, { ...form, password: '' }, formError(error, shownFields(web, EDIT_FIELDS)));
+        await showLinkPage(ctx, STATUS[error.code], link, { ...form, password: '' }, formError(error, shownFields(web, EDIT_FIELDS)));
       }
     },
 
