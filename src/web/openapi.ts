@@ -1001,6 +1001,17 @@ export const OPENAPI: OpenApiDocument = openApiDocument({
         },
       }),
     },
+    '/activity': {
+      get: adminPage({
+        operationId: 'showActivity',
+        summary: 'The audit trail: who changed which link, key, user or domain, filtered, 50 entries a page',
+        query: {
+          params: AUDIT_QUERY.params.pick({ user: true, action: true, from: true, to: true, cursor: true }),
+          parse: AUDIT_QUERY.parse,
+        },
+        responses: { '200': page('The entries'), '400': page('The form again, naming the filter at fault') },
+      }),
+    },
     '/domains': {
       get: adminPage({
         operationId: 'listDomainPages',
