@@ -24,7 +24,7 @@ export default {
       from: { path: '^src/', pathNot: ['^src/cluster/', '^src/store/scheduled-backups[.]ts$'] },
       to: { path: '^(node:)?(cluster|child_process)$' },
     },
-    // The layers of docs/ARCHITECTURE.md, bottom up: core; the domain (links, domains, auth, visits, cache, codes,
+    // The layers of docs/ARCHITECTURE.md, bottom up: core; the domain (links, domains, auth, audit, visits, cache, codes,
     // blocklist, transfer) over store/ports; http; edge and web; the composition root (app, services, context,
     // deps, config); cli. A layer imports only layers below it.
     {
@@ -45,14 +45,14 @@ export default {
       name: 'domain-below-the-web',
       comment: 'The domain knows no HTTP, pages, processes or command line: a later surface reuses it as it is.',
       severity: 'error',
-      from: { path: '^src/(links|domains|auth|visits|cache|codes|blocklist|transfer)/' },
+      from: { path: '^src/(links|domains|auth|audit|visits|cache|codes|blocklist|transfer)/' },
       to: { path: '^src/(http|edge|web|cli|cluster)/|^src/(app|services|context|deps)[.]ts$' },
     },
     {
       name: 'domain-through-the-ports',
       comment: 'The domain reaches storage only through store/ports.ts; a backend is picked by the composition root.',
       severity: 'error',
-      from: { path: '^src/(links|domains|auth|visits|cache|codes|blocklist|transfer|http|edge|web)/' },
+      from: { path: '^src/(links|domains|auth|audit|visits|cache|codes|blocklist|transfer|http|edge|web)/' },
       to: { path: '^src/store/', pathNot: '^src/store/ports[.]ts$' },
     },
     {

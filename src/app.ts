@@ -173,11 +173,16 @@ export async function createApp(config: Config, deps: Deps, options: AppOptions 
   };
   if (options.screenLinks ?? true) services.screening.start({ beforeScreen: options.beforeScreen });
   // The process that writes the visits prunes them: here, unless a background writer or a primary does.
-  const prune = () => {
-    services.recorder.prune().catch(logUnlessUnavailable('could not prune visits'));
-  };
+  // The audit trail is pruned on the same schedule by one process: this one, unless it is a worker.
   const writesItsVisits = relayed === undefined && (config.databaseUrl !== '' || !writer);
-  const pruning = writesItsVisits ? setInterval(prune, PRUNE_INTERVAL_MS).unref() : undefined;
+  const prune = () => {
+    if (writesItsVisits) services.recorder.prune().catch(logUnlessUnavailable('could not prune visits'));
+    services.audit
+      .prune()
+      .then((deleted) => deleted > 0 && deps.log.info('pruned audit entries past the retention period', { entries: deleted }))
+      .catch(logUnlessUnavailable('could not prune the audit trail'));
+  };
+  const pruning = relayed === undefined ? setInterval(prune, PRUNE_INTERVAL_MS).unref() : undefined;
   const poll = setInterval(() => {
     services.changes.poll().catch(logUnlessUnavailable('could not read the change log'));
   }, CHANGE_POLL_MS).unref();

@@ -58,6 +58,7 @@ export interface Config {
   readonly denyDomains: string;
   readonly blocklist: string;
   readonly visitRetentionDays: number;
+  readonly auditRetentionDays: number;
   readonly geoipDatabase: string;
   readonly backupInterval: number;
   readonly backupKeep: number;
@@ -331,6 +332,12 @@ export const OPTIONS: readonly Option[] = [
     default: 90,
     parse: integer(0, 36_500),
     doc: 'Days each raw visit is kept for export (0 = none); the stats come from hourly rollups, kept for good',
+  },
+  {
+    name: 'auditRetentionDays',
+    default: 365,
+    parse: integer(0, 36_500),
+    doc: 'Days each audit trail entry (who created, edited, moved or deleted what) is kept (0 = for good)',
   },
   {
     name: 'geoipDatabase',

@@ -1,3 +1,4 @@
+import type { AuditTrail } from './audit/audit.ts';
 import type { Access } from './auth/access.ts';
 import type { Users } from './auth/users.ts';
 import type { SingleSignOn } from './auth/sso.ts';
@@ -33,11 +34,13 @@ export interface Services {
   limits: RateLimits;
   /** The slow password hashes this process runs at once, and the checks refused for want of a slot. */
   hashing: PasswordHashing;
+  /** Who did what: recorded by the use cases, read by admins, pruned after auditRetentionDays. */
+  audit: AuditTrail;
   access: Access;
   /** The people on this kurz: adding them, their roles and states, their one-time links. */
   users: Users;
   /** A user's id by name, for handing links over. */
-  owners: { idOf(name: unknown): Promise<number> };
+  owners: { idOf(name: unknown): Promise<number>; nameOf(id: number): string | null };
   /** OpenID Connect single sign-on; undefined when oidcIssuer is empty. */
   sso: SingleSignOn | undefined;
   creation: LinkCreation;

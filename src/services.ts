@@ -1,3 +1,4 @@
+import { auditTrail } from './audit/audit.ts';
 import { accessControl } from './auth/access.ts';
 import { userManagement } from './auth/users.ts';
 import { AppError } from './core/errors.ts';
@@ -73,6 +74,7 @@ export async function createServices(config: Config, deps: Deps, storage: Storag
   const registry = new DomainRegistry(config.publicUrl, await storage.domains.listDomains());
   const domains = domainManagement({ store: storage.domains, registry, now });
   const blocklist = screening.source;
+  const audit = auditTrail({ store: storage.audit, now, retentionDays: config.auditRetentionDays, log: deps.log });
   const access = await accessControl({
     config,
     now,
@@ -81,8 +83,9 @@ export async function createServices(config: Config, deps: Deps, storage: Storag
     settings: storage.settings,
     loginLimit: limits.login,
     hashing,
+    audit,
   });
-  const users = userManagement({ store: storage.access, access, now, random, base: config.publicUrl.replace(/\/$/, '') });
+  const users = userManagement({ store: storage.access, access, audit, now, random, base: config.publicUrl.replace(/\/$/, '') });
   await users.readNames();
   const owners = {
     async idOf(name: unknown): Promise<number> {
@@ -90,6 +93,7 @@ export async function createServices(config: Config, deps: Deps, storage: Storag
       if (!user) throw new AppError('invalid', `owner must name one of kurz's users, got ${JSON.stringify(name)}`, 'owner');
       return user.id;
     },
+    nameOf: (id: number): string | null => users.nameOf(id) ?? null,
   };
   return {
     config,
@@ -99,6 +103,7 @@ export async function createServices(config: Config, deps: Deps, storage: Storag
     listening,
     limits,
     hashing,
+    audit,
     access,
     users,
     owners,
@@ -116,6 +121,7 @@ export async function createServices(config: Config, deps: Deps, storage: Storag
       hashing,
       domains: registry,
       owners,
+      audit,
     }),
     resolver: linkResolver({ links, cache }),
     changes: await followChanges({

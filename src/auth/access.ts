@@ -7,6 +7,7 @@ import { firstPasswordPath, removeFirstPassword } from './first-password.ts';
 import { FIRST_ADMIN, type Actor, type Via } from './actor.ts';
 import type { ApiKey, Principal, Session } from './identity.ts';
 import type { StoredUser } from './user.ts';
+import type { AuditTrail } from '../audit/audit.ts';
 import { passwordProblem, type PasswordHashing } from './passwords.ts';
 import type { RateLimit } from './rate-limits.ts';
 import { DEFAULT_SCOPES, type Scope } from './scopes.ts';
@@ -21,6 +22,8 @@ export interface AccessDeps {
   /** Failed logins, per client and per account, or per device. */
   loginLimit: RateLimit;
   hashing: PasswordHashing;
+  /** Where keys made and revoked are recorded. */
+  audit: Pick<AuditTrail, 'record'>;
 }
 
 /** Where the first admin's password was kept before there were users; still where two starts agree on a generated one. */
@@ -67,7 +70,7 @@ function sha256(secret: string): string {
  * CSRF tokens bound to the session (or to a pre-login cookie), and API keys. Rejects if the settings
  * cannot be read.
  */
-export async function accessControl({ config, now, random, store, settings, loginLimit, hashing }: AccessDeps) {
+export async function accessControl({ config, now, random, store, settings, loginLimit, hashing, audit }: AccessDeps) {
   const secret = await settings.settingOrInit(SECRET_SETTING, () => random(32).toString('hex'));
   // The first admin is the account kurz had before it had users: their name, their password.
   await store.ensureFirstAdmin(config.adminUser, (await settings.setting(PASSWORD_SETTING)) ?? null, new Date(now()));
@@ -288,7 +291,7 @@ export async function accessControl({ config, now, random, store, settings, logi
      * Creates a key; returns it with the secret, which is shown this once. Throws AppError for a bad or
      * taken name, or a lifetime that is not a whole number of milliseconds up to 36500 days.
      */
-    async createKey(userId: number, name: unknown, options: KeyOptions = {}): Promise<{ key: ApiKey; secret: string }> {
+    async createKey(userId: number, name: unknown, options: KeyOptions = {}, by?: Actor): Promise<{ key: ApiKey; secret: string }> {
       if (typeof name !== 'string' || !KEY_NAME.test(name.trim()))
         throw new AppError('invalid', 'name must be 1-64 letters, digits, spaces, ".", "_" or "-"', 'name');
       const expiresIn = options.expiresIn ?? null;
@@ -307,6 +310,8 @@ export async function accessControl({ config, now, random, store, settings, logi
       });
       if (!key)
         throw new AppError('conflict', `an API key named "${name.trim()}" exists already; revoke it first or pick another name`, 'name');
+      if (by)
+        await audit.record(by, 'key.create', { kind: 'key', id: key.id, label: key.name }, { user: userId, scopes: key.scopes.join(' ') });
       return { key, secret: secretKey };
     },
 
@@ -314,11 +319,13 @@ export async function accessControl({ config, now, random, store, settings, logi
     listKeys: (userId?: number): Promise<ApiKey[]> => store.listKeys(userId),
 
     /** Revokes the user's live key named `name`. Throws AppError('not_found'). */
-    async revokeKey(userId: number, name: string): Promise<void> {
+    async revokeKey(userId: number, name: string, by?: Actor): Promise<void> {
       // A name no key can have is not looked up (PostgreSQL refuses a NUL in a query parameter).
-      if (!KEY_NAME.test(name) || !(await store.revokeKey(userId, name, new Date(now()))))
+      const live = KEY_NAME.test(name) ? (await store.listKeys(userId)).find((k) => k.name === name && !k.revokedAt) : undefined;
+      if (!live || !(await store.revokeKey(userId, name, new Date(now()))))
         throw new AppError('not_found', `no API key named ${JSON.stringify(name)}`);
       checkedKeys.clear();
+      if (by) await audit.record(by, 'key.revoke', { kind: 'key', id: live.id, label: live.name }, { user: userId });
     },
 
     /**

@@ -1,6 +1,7 @@
 import { hash } from 'node:crypto';
 import { AppError } from '../core/errors.ts';
 import type { AccessStore } from '../store/ports.ts';
+import type { AuditTrail } from '../audit/audit.ts';
 import type { Access } from './access.ts';
 import { isAdmin, ROLES, type Actor, type Role } from './actor.ts';
 import { USER_STATES, type User, type UserState, type UserUse } from './user.ts';
@@ -8,6 +9,8 @@ import { USER_STATES, type User, type UserState, type UserUse } from './user.ts'
 export interface UsersDeps {
   store: AccessStore;
   access: Pick<Access, 'setPassword' | 'forgetUser'>;
+  /** Where additions, role and state changes and new one-time links are recorded. */
+  audit: Pick<AuditTrail, 'record'>;
   now: () => number;
   random: (size: number) => Buffer;
   /** The address the one-time links point to: the publicUrl, without a trailing slash. */
@@ -45,7 +48,7 @@ function publicUser({ passwordHash: _, ...user }: User & { passwordHash?: string
 }
 
 /** The people on this kurz: adding them (with a one-time link), their roles and states, and setting passwords. */
-export function userManagement({ store, access, now, random, base }: UsersDeps) {
+export function userManagement({ store, access, audit, now, random, base }: UsersDeps) {
   // Every user's name by id, for showing owners without a lookup per link: names never change, and a user
   // added by another process is read on the first miss.
   const names = new Map<number, string>();
@@ -118,6 +121,7 @@ export function userManagement({ store, access, now, random, base }: UsersDeps) 
       });
       if (!user) throw new AppError('conflict', `a user named ${JSON.stringify(name)} exists already`, 'name');
       names.set(user.id, user.name);
+      await audit.record(actor, 'user.create', { kind: 'user', id: user.id, label: user.name }, { role: user.role });
       return { user: publicUser(user), link: `${base}${WELCOME_PATH}${invite.token}`, expiresAt: invite.expiresAt };
     },
 
@@ -144,6 +148,8 @@ export function userManagement({ store, access, now, random, base }: UsersDeps) 
       const changed = await store.updateUser(user.id, { state: state as UserState });
       if (state === 'disabled') await store.deleteUserSessions(user.id);
       access.forgetUser(user.id);
+      if (user.state !== state)
+        await audit.record(actor, state === 'disabled' ? 'user.disable' : 'user.enable', { kind: 'user', id: user.id, label: user.name });
       return publicUser(changed!);
     },
 
@@ -155,6 +161,8 @@ export function userManagement({ store, access, now, random, base }: UsersDeps) 
       await keepAnAdmin(actor, user, { role: role as Role });
       const changed = await store.updateUser(user.id, { role: role as Role });
       access.forgetUser(user.id);
+      if (user.role !== role)
+        await audit.record(actor, 'user.role', { kind: 'user', id: user.id, label: user.name }, { from: user.role, to: role as Role });
       return publicUser(changed!);
     },
 
@@ -164,6 +172,7 @@ export function userManagement({ store, access, now, random, base }: UsersDeps) 
       const user = await existing(name);
       const invite = invitation();
       const changed = await store.updateUser(user.id, { inviteHash: invite.hash, inviteExpiresAt: invite.expiresAt });
+      await audit.record(actor, 'user.reset', { kind: 'user', id: user.id, label: user.name });
       return { user: publicUser(changed!), link: `${base}${WELCOME_PATH}${invite.token}`, expiresAt: invite.expiresAt };
     },
 

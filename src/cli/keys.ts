@@ -71,7 +71,7 @@ function createKey({ values, config, out }: CommandInput, name: string): Promise
   const expiresIn = typeof expires === 'string' ? parseAge('expires', expires) : null;
   return withServices(config, async (services) => {
     const user = await actorFor(services, values['user']);
-    const { key, secret } = await services.access.createKey(user.userId, name, { scopes, expiresIn });
+    const { key, secret } = await services.access.createKey(user.userId, name, { scopes, expiresIn }, await actorFor(services, undefined));
     out(
       values['json']
         ? JSON.stringify({ name: key.name, key: secret, prefix: key.prefix, createdAt: key.createdAt.toISOString() }) + '\n'
@@ -110,7 +110,7 @@ function revokeKey({ values, config, out }: CommandInput, name: string): Promise
   return withServices(
     config,
     async (services) => {
-      await services.access.revokeKey((await actorFor(services, values['user'])).userId, name);
+      await services.access.revokeKey((await actorFor(services, values['user'])).userId, name, await actorFor(services, undefined));
       out(values['json'] ? JSON.stringify({ name, revoked: true }) + '\n' : `revoked the API key "${name}"\n`);
       return EXIT.ok;
     },

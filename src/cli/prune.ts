@@ -5,7 +5,7 @@ import { withServices } from './wiring.ts';
 
 export const prune: Command = {
   summary:
-    'Delete raw visits older than visitRetentionDays (the stats keep their rollups) and, with --unvisited-for, links nobody visited for a while (counting from creation if never visited). Try --dry-run first.',
+    'Delete raw visits older than visitRetentionDays (the stats keep their rollups), audit entries older than auditRetentionDays and, with --unvisited-for, links nobody visited for a while (counting from creation if never visited). Try --dry-run first.',
   usage: 'prune [--unvisited-for AGE] [--dry-run] [--json] [--as USER]',
   flags: {
     as: AS_FLAG,
@@ -26,8 +26,9 @@ export const prune: Command = {
         if (!isAdmin(actor)) throw new UsageError(`prune is an admin's: it deletes every user's visits (${actor.name} is a member)`);
         const stale = age === undefined ? [] : await services.links.prune(actor, age, dryRun);
         const visits = dryRun ? await services.recorder.expired() : await services.recorder.prune();
+        const audit = dryRun ? await services.audit.expired() : await services.audit.prune();
         if (values['json']) {
-          out(JSON.stringify({ dryRun, visits, links: stale.map((l) => ({ code: l.code, url: l.url })) }) + '\n');
+          out(JSON.stringify({ dryRun, visits, audit, links: stale.map((l) => ({ code: l.code, url: l.url })) }) + '\n');
           return EXIT.ok;
         }
         const lastSeen = (at: Date | null) => (at === null ? 'never' : at.toISOString().slice(0, 10));
@@ -41,6 +42,7 @@ export const prune: Command = {
         const verb = dryRun ? 'would delete' : 'deleted';
         if (age !== undefined) out(`${verb} ${stale.length} links not visited for ${String(raw)}\n`);
         out(`${verb} ${visits} raw visits older than ${config.visitRetentionDays} days\n`);
+        if (audit > 0) out(`${verb} ${audit} audit entries older than ${config.auditRetentionDays} days\n`);
         return EXIT.ok;
       },
       { existing: true },

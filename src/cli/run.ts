@@ -24,6 +24,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   import: async () => (await import('./import.ts')).importLinks,
   migrate: async () => (await import('./migrate.ts')).migrate,
   prune: async () => (await import('./prune.ts')).prune,
+  audit: async () => (await import('./audit.ts')).audit,
   version: async () => (await import('./version.ts')).version,
 };
 

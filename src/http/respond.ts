@@ -34,6 +34,8 @@ const VIEWS = [
   'account-password',
   'users',
   'welcome',
+  'activity',
+  'activity-table',
 ] as const;
 export type View = (typeof VIEWS)[number];
 

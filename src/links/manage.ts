@@ -1,3 +1,4 @@
+import type { AuditDetails, AuditSubject, AuditTrail } from '../audit/audit.ts';
 import { isAdmin, type Actor } from '../auth/actor.ts';
 import type { PasswordHashing } from '../auth/passwords.ts';
 import type { RateLimit } from '../auth/rate-limits.ts';
@@ -26,8 +27,10 @@ export interface ManageDeps {
   unlockLimit: RateLimit;
   hashing: PasswordHashing;
   domains: DomainRegistry;
-  /** The id of the user a link is handed to, by their name; throws AppError('invalid', field 'owner') for none. */
-  owners: { idOf(name: unknown): Promise<number> };
+  /** The id of the user a link is handed to, by their name (AppError('invalid', field 'owner') for none), and a name by id. */
+  owners: { idOf(name: unknown): Promise<number>; nameOf(id: number): string | null };
+  /** Where edits, moves, hand-overs and deletions are recorded. */
+  audit: Pick<AuditTrail, 'record'>;
 }
 
 export type LinkManagement = ReturnType<typeof linkManagement>;
@@ -55,6 +58,7 @@ export function linkManagement({
   hashing,
   domains,
   owners,
+  audit,
 }: ManageDeps) {
   const rules = urlRules(config, listening, blocklist);
 
@@ -77,6 +81,33 @@ export function linkManagement({
     const link = await linkByCode(actor, code, domain);
     if (!link) throw linkNotFound(code);
     return link;
+  }
+
+  /** A link as the audit trail names it: its short URL without the scheme. */
+  function linkSubject(link: Link): AuditSubject {
+    return { kind: 'link', id: link.id, label: domains.shortUrl(link).replace(/^https?:\/\//, '') };
+  }
+
+  /**
+   * What an edit did, in the audit trail: a move, a hand-over, turning it off or on, and the other fields
+   * changed (a password only as set or removed). One entry per kind of change.
+   */
+  async function recordEdit(actor: Actor, before: Link, after: Link, edit: LinkEdit): Promise<void> {
+    const subject = linkSubject(after);
+    if (after.domain !== before.domain)
+      await audit.record(actor, 'link.move', subject, { from: domains.hostOf(before.domain), to: domains.hostOf(after.domain) });
+    if (after.ownerId !== before.ownerId)
+      await audit.record(actor, 'link.transfer', subject, { from: owners.nameOf(before.ownerId), to: owners.nameOf(after.ownerId) });
+    if (after.enabled !== before.enabled) await audit.record(actor, after.enabled ? 'link.enable' : 'link.disable', subject);
+    const details: AuditDetails = {};
+    if (edit.url !== undefined && after.url !== before.url) details['url'] = after.url;
+    if (edit.passwordHash !== undefined) details['password'] = edit.passwordHash === null ? 'removed' : 'set';
+    for (const field of ['title', 'note', 'expiresAt', 'maxVisits', 'redirectStatus', 'forwardQuery'] as const) {
+      const [was, is] = [before[field], after[field]];
+      if (edit[field] !== undefined && String(was) !== String(is)) details[field] = is instanceof Date ? is.toISOString() : is;
+    }
+    if (edit.tags !== undefined && before.tags.join(',') !== after.tags.join(',')) details['tags'] = after.tags.join(',');
+    if (Object.keys(details).length > 0) await audit.record(actor, 'link.edit', subject, details);
   }
 
   /** A query narrowed to what the actor may see: a member's own links; an admin's, any owner's they name. */
@@ -161,16 +192,17 @@ export function linkManagement({
       const given = parseOptions(input, now());
       Object.assign(edit, given.options);
       if (given.password !== undefined) edit.passwordHash = given.password === null ? null : await hashing.hash(given.password, random);
-      const edited = await links.write(async (tx) => {
+      const { before, edited } = await links.write(async (tx) => {
         if (edit.url !== undefined) refuseListed(edit.url, rules);
         const link = await tx.linkByAddress(domain, code);
         if (!link || !maySee(actor, link)) throw linkNotFound(code);
         if (link.deletedAt || !(await tx.updateLink(link, edit, null, new Date(now())))) throw new AppError('gone', goneMessage(code));
-        return tx.linkByAddress(edit.domain ?? domain, code);
+        return { before: link, edited: await tx.linkByAddress(edit.domain ?? domain, code) };
       });
       cache.forget(domain, code);
       if (edit.domain !== undefined) cache.forget(edit.domain, code);
       if (!edited) throw linkNotFound(code);
+      await recordEdit(actor, before, edited, edit);
       return edited;
     },
 
@@ -179,6 +211,7 @@ export function linkManagement({
       const link = await existingLink(actor, code, domain);
       const deleted = await links.write((tx) => tx.deleteLink(link.id, new Date(now())));
       cache.forget(domain, code);
+      if (deleted) await audit.record(actor, 'link.delete', linkSubject(link));
       return { link, deleted };
     },
 
@@ -192,6 +225,7 @@ export function linkManagement({
         return found;
       });
       if (!dryRun) for (const link of stale) cache.forget(link.domain, link.code);
+      if (!dryRun) for (const link of stale) await audit.record(actor, 'link.delete', linkSubject(link), { pruned: true });
       return stale;
     },
   };

@@ -27,4 +27,5 @@ export const RESERVED_PATHS: ReadonlySet<string> = new Set([
   'domains',
   'users',
   'welcome',
+  'activity',
 ]);

@@ -62,6 +62,23 @@ export const COPIED_TABLES: ReadonlyArray<{ name: string; columns: readonly stri
   { name: 'visit_totals', columns: ['day', 'humans', 'bots', 'uniques'] },
   { name: 'visit_days', columns: ['day', 'link_id', 'humans', 'bots', 'uniques'] },
   { name: 'visitors', columns: ['day', 'link_id', 'hash'] },
+  {
+    name: 'audit_log',
+    columns: [
+      'id',
+      'at',
+      'actor_id',
+      'actor_name',
+      'via',
+      'key_name',
+      'client',
+      'action',
+      'subject_kind',
+      'subject_id',
+      'subject_label',
+      'details',
+    ],
+  },
 ];
 
 /** A database a copy reads: each table's rows, in chunks, with the columns in the order asked for. */

@@ -1,3 +1,4 @@
+import type { AuditEntry, AuditQuery, NewAuditEntry } from '../audit/entry.ts';
 import type { ApiKey, Session } from '../auth/identity.ts';
 import type { Scope } from '../auth/scopes.ts';
 import type { NewUser, StoredUser, UserEdit, UserUse } from '../auth/user.ts';
@@ -18,6 +19,7 @@ export interface Storage {
   visits: VisitStore;
   settings: SettingsStore;
   access: AccessStore;
+  audit: AuditStore;
   /**
    * What keeps the database from serving kurz now, as /healthz names it ('database unreachable', 'disk
    * full', 'read-only', 'locked by another program', 'I/O error'); undefined when nothing does. Never rejects.
@@ -218,4 +220,16 @@ export interface AccessStore {
   revokeKey(userId: number, name: string, at: Date): Promise<boolean>;
   /** Records a use of the key: when, and from which client address. */
   touchKey(id: number, at: Date, from: string): Promise<void>;
+}
+
+/** The audit trail's entries. */
+export interface AuditStore {
+  /** Stores an entry, durably; returns its id. */
+  insertAudit(entry: NewAuditEntry): Promise<number>;
+  /** Entries matching `query`, newest first (by time, then id), at most `query.limit`. */
+  listAudit(query: AuditQuery): Promise<AuditEntry[]>;
+  /** Deletes entries before `before`; returns how many. */
+  pruneAudit(before: Date): Promise<number>;
+  /** Entries before `before`: what pruning would delete. */
+  countAuditBefore(before: Date): Promise<number>;
 }

@@ -1,3 +1,5 @@
+import { AUDIT_QUERY, LINK_AUDIT_QUERY } from '../audit/audit-query.ts';
+import { AUDIT_ACTIONS, SUBJECT_KINDS } from '../audit/entry.ts';
 import { STATUS, type ErrorCode } from '../core/errors.ts';
 import { jsonSchemaOf } from '../core/request-schema.ts';
 import { VERSION } from '../core/version.ts';
@@ -100,6 +102,47 @@ const SCHEMAS: Record<string, Schema> = {
     additionalProperties: false,
     required: ['users'],
     properties: { users: { type: 'array', items: schema('User') } },
+  },
+  AuditPage: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['entries', 'nextCursor'],
+    properties: {
+      entries: {
+        type: 'array',
+        description: 'Newest first',
+        items: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['id', 'at', 'actorId', 'actorName', 'via', 'keyName', 'client', 'action', 'subject', 'details'],
+          properties: {
+            id: { type: 'integer' },
+            at: { type: 'string', format: 'date-time' },
+            actorId: { type: ['integer', 'null'] },
+            actorName: { type: 'string' },
+            via: { type: 'string', enum: ['session', 'key', 'cli', 'anonymous'] },
+            keyName: { type: ['string', 'null'], description: "The API key's name when via is key" },
+            client: { type: ['string', 'null'], description: "The client's address; null for the CLI" },
+            action: { type: 'string', enum: [...AUDIT_ACTIONS] },
+            subject: {
+              type: 'object',
+              additionalProperties: false,
+              required: ['kind', 'id', 'label'],
+              properties: {
+                kind: { type: 'string', enum: [...SUBJECT_KINDS] },
+                id: { type: 'integer' },
+                label: { type: 'string', description: 'A short URL, a key or user name, a host: as it was' },
+              },
+            },
+            details: {
+              type: 'object',
+              description: 'What changed, briefly (never a secret): strings, numbers, booleans or null',
+            },
+          },
+        },
+      },
+      nextCursor: { type: ['string', 'null'], description: "The next page's cursor; null on the last page" },
+    },
   },
   DomainList: {
     type: 'object',
@@ -643,6 +686,34 @@ export const OPENAPI: OpenApiDocument = openApiDocument({
         },
       }),
     },
+    '/api/v1/links/{code}/audit': {
+      get: linksApi({
+        operationId: 'showLinkAudit',
+        summary: "The link's audit trail: who created, edited, moved or deleted it, newest first",
+        parameters: [parameter('code')],
+        query: withDomain(LINK_AUDIT_QUERY),
+        responses: {
+          '200': { description: 'A page of entries', content: json(schema('AuditPage')) },
+          '400': response('Invalid'),
+          '401': response('Unauthorized'),
+          '404': response('NotFound'),
+          '410': response('Gone'),
+        },
+      }),
+    },
+    '/api/v1/audit': {
+      get: linksApi({
+        operationId: 'listAudit',
+        summary: 'The audit trail: who did what to which link, key, user or domain, newest first, filtered',
+        query: AUDIT_QUERY,
+        responses: {
+          '200': { description: 'A page of entries', content: json(schema('AuditPage')) },
+          '400': response('Invalid'),
+          '401': response('Unauthorized'),
+          '404': response('NotFound'),
+        },
+      }),
+    },
     '/api/v1/stats': {
       get: linksApi({
         operationId: 'showStats',
@@ -1019,6 +1090,17 @@ export const OPENAPI: OpenApiDocument = openApiDocument({
           '200': page('One result per line; the lines that failed are put back in the form'),
           '400': page('The form again: no URL, or too many'),
         },
+      }),
+    },
+    '/activity': {
+      get: adminPage({
+        operationId: 'showActivity',
+        summary: 'The audit trail: who changed which link, key, user or domain, filtered, 50 entries a page',
+        query: {
+          params: AUDIT_QUERY.params.pick({ user: true, action: true, from: true, to: true, cursor: true }),
+          parse: AUDIT_QUERY.parse,
+        },
+        responses: { '200': page('The entries'), '400': page('The form again, naming the filter at fault') },
       }),
     },
     '/domains': {

@@ -3,6 +3,8 @@ import type { Middleware } from 'koa';
 import type { Scope } from '../auth/scopes.ts';
 import type { WebServices } from '../context.ts';
 import { accessPageHandlers } from './handlers/access-pages.ts';
+import { activityUiHandlers } from './handlers/activity-ui.ts';
+import { auditApiHandlers } from './handlers/audit-api.ts';
 import { dashboardHandlers } from './handlers/dashboard.ts';
 import { domainsUiHandlers } from './handlers/domains-ui.ts';
 import { importUiHandlers } from './handlers/import-ui.ts';
@@ -35,6 +37,7 @@ export const API_SCOPES = {
   'DELETE /api/v1/links/:code': 'links:write',
   'GET /api/v1/links/:code/qr': 'links:read',
   'GET /api/v1/links/:code/stats': 'stats:read',
+  'GET /api/v1/links/:code/audit': 'links:read',
   'GET /api/v1/tags': 'links:read',
   'GET /api/v1/stats': 'stats:read',
   'GET /api/v1/export': 'export',
@@ -48,6 +51,7 @@ export const API_SCOPES = {
   'GET /api/v1/domains/:host': 'links:read',
   'PATCH /api/v1/domains/:host': 'domains',
   'DELETE /api/v1/domains/:host': 'domains',
+  'GET /api/v1/audit': 'admin',
 } as const satisfies Record<string, Scope>;
 export type ApiRoute = keyof typeof API_SCOPES;
 
@@ -65,6 +69,8 @@ export function createRouter(web: WebServices): Router {
   const keys = keysUiHandlers(web);
   const domainsUi = domainsUiHandlers(web);
   const settings = settingsUiHandlers(web);
+  const audit = auditApiHandlers(web);
+  const activity = activityUiHandlers(web);
   const access = accessPageHandlers(web);
   const api = linksApiHandlers(web);
   const domainsApi = domainsApiHandlers(web);
@@ -115,6 +121,7 @@ export function createRouter(web: WebServices): Router {
   router.get('/users', adminRequired, usersUi.listUsers);
   router.post('/users', adminRequired, usersUi.addUser);
   router.post('/users/:name', adminRequired, usersUi.changeUser);
+  router.get('/activity', adminRequired, activity.showActivity);
   router.get('/keys', loginRequired, keys.listKeys);
   router.post('/keys', loginRequired, keys.createKey);
   router.get('/keys/revoke', loginRequired, keys.confirmRevoke);
@@ -131,6 +138,7 @@ export function createRouter(web: WebServices): Router {
   apiRoute('DELETE /api/v1/links/:code', api.deleteLink);
   apiRoute('GET /api/v1/links/:code/qr', qr.showQrCode);
   apiRoute('GET /api/v1/links/:code/stats', stats.showLinkStats);
+  apiRoute('GET /api/v1/links/:code/audit', audit.showLinkAudit);
   apiRoute('GET /api/v1/tags', api.listTags);
   apiRoute('GET /api/v1/stats', adminRequired, stats.showStats);
   apiRoute('GET /api/v1/export', stats.exportData);
@@ -144,6 +152,7 @@ export function createRouter(web: WebServices): Router {
   apiRoute('GET /api/v1/users/:name', usersApi.showUser);
   apiRoute('PATCH /api/v1/users/:name', usersApi.editUser);
   apiRoute('POST /api/v1/users/:name/reset', usersApi.resetPassword);
+  apiRoute('GET /api/v1/audit', adminRequired, audit.listAudit);
   router.get('/api/v1/openapi.json', system.showOpenApi);
 
   // System

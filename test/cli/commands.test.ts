@@ -94,6 +94,7 @@ test('every command has --help, exiting 0', async (t) => {
     'import',
     'migrate',
     'prune',
+    'audit',
     'version',
   ]);
   for (const name of names) {

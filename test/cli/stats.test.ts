@@ -196,7 +196,7 @@ test('prune --dry-run counts the raw visits past visitRetentionDays; prune delet
 
   t.deepEqual(await kurz('prune', '--dry-run'), { code: 0, stdout: 'would delete 3 raw visits older than 90 days\n', stderr: '' });
   const dryJson = await kurz('prune', '--dry-run', '--json');
-  t.deepEqual(JSON.parse(dryJson.stdout), { dryRun: true, visits: 3, links: [] });
+  t.deepEqual(JSON.parse(dryJson.stdout), { dryRun: true, visits: 3, audit: 0, links: [] });
   t.is(await count(), 5, 'a dry run deletes nothing');
 
   t.deepEqual(await kurz('prune'), { code: 0, stdout: 'deleted 3 raw visits older than 90 days\n', stderr: '' });
@@ -205,7 +205,7 @@ test('prune --dry-run counts the raw visits past visitRetentionDays; prune delet
   t.deepEqual(await k.sql('SELECT day FROM visitors'), [{ day: today }], "only recent days' visitor hashes stay");
 
   const shorter = await runCli(['prune', '--json'], { ...env, KURZ_VISIT_RETENTION_DAYS: '5' });
-  t.deepEqual(JSON.parse(shorter.stdout), { dryRun: false, visits: 1, links: [] });
+  t.deepEqual(JSON.parse(shorter.stdout), { dryRun: false, visits: 1, audit: 0, links: [] });
   t.deepEqual(await kurz('prune'), { code: 0, stdout: 'deleted 0 raw visits older than 90 days\n', stderr: '' });
   t.is(await count(), 1);
 });

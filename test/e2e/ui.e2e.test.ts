@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import anyTest, { type ExecutionContext, type TestFn } from 'ava';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { listen, startKurz, ADMIN_PASSWORD, type TestKurz } from '../helpers.ts';
+import { SERVER_ADMIN } from '../../src/auth/actor.ts';
 
 /**
  * The web UI in a real browser (Chromium): the admin's work from login to revoking a key, paging at phone
@@ -289,6 +290,8 @@ const SCREENS: Array<{ name: string; open: (page: Page, k: TestKurz, code: strin
   { name: 'domains', open: (page) => page.goto('/domains') },
   { name: 'domain-edit', open: (page) => page.goto('/domains/s2.kurz.test') },
   { name: 'domain-remove', open: (page) => page.goto('/domains/s2.kurz.test/remove') },
+  { name: 'activity', open: (page) => page.goto('/activity') },
+  { name: 'activity-filtered', open: (page) => page.goto('/activity?user=ana&action=link') },
   { name: 'settings', open: (page) => page.goto('/settings') },
   { name: 'account-password', open: (page) => page.goto('/account/password') },
 ];
@@ -318,6 +321,17 @@ test('screenshots of every page, light and dark, desktop and phone', async (t) =
   await k.postJson('/api/v1/domains', { host: 's2.kurz.test', rootRedirect: 'https://example.com/welcome' });
   await k.postJson('/api/v1/links', { url: 'https://example.com/on-the-second-domain', alias: 'guide', domain: 's2.kurz.test' });
   const code = (link as { code: string }).code;
+  // The audit trail, as the use cases will record it: the Activity page and the link page's History show it.
+  const { audit, links } = k.kurz.services;
+  const locked = { kind: 'link' as const, id: (await links.existingLink(SERVER_ADMIN, 'locked')).id, label: 'kurz.test/locked' };
+  const ana = { userId: 2, name: 'ana', role: 'member' as const, via: { kind: 'key' as const, key: 'deploy' }, client: '198.51.100.7' };
+  const admin = { userId: 1, name: 'admin', role: 'admin' as const, via: { kind: 'session' as const }, client: '203.0.113.5' };
+  await audit.record(admin, 'domain.add', { kind: 'domain', id: 1, label: 's2.kurz.test' });
+  await audit.record(ana, 'link.create', locked, { url: 'https://example.com/locked' });
+  k.clock.advance(90_000);
+  await audit.record(ana, 'link.edit', locked, { maxVisits: 100, password: 'set' });
+  await audit.record(admin, 'link.move', { ...locked, label: 's2.kurz.test/locked-elsewhere' }, { from: 'kurz.test', to: 's2.kurz.test' });
+  await audit.record(admin, 'key.revoke', { kind: 'key', id: 3, label: 'old laptop' });
 
   for (const viewport of [DESKTOP, PHONE]) {
     const { page: admin, problems } = await openPage(t, k, { viewport });

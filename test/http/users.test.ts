@@ -179,8 +179,34 @@ test('an admin hands a link to another user: it is then theirs, and the first ow
   t.like(await moved.json(), { owner: 'bob' });
   t.is((await alice.api('GET', `/api/v1/links/${mine.code}`)).status, 404);
   t.is((await bob.api('GET', `/api/v1/links/${mine.code}`)).status, 200);
+  // The audit trail says who handed it over, to whom; it is the admins' to read, and a link's own is its owner's.
+  const trail = (await (await k.get(`/api/v1/links/${mine.code}/audit`)).json()) as {
+    entries: Array<{ action: string; actorName: string; via: string; details: Record<string, unknown> }>;
+  };
+  t.like(trail.entries[0], { action: 'link.transfer', actorName: 'admin', via: 'key', details: { from: 'alice', to: 'bob' } });
+  t.is((await alice.api('GET', `/api/v1/links/${mine.code}/audit`)).status, 404);
+  t.is((await bob.api('GET', `/api/v1/links/${mine.code}/audit`)).status, 200);
+  t.is((await bob.api('GET', '/api/v1/audit')).status, 403);
+  t.is((await bob.page('/activity')).status, 403);
+  await bob.api('PATCH', `/api/v1/links/${mine.code}`, { title: 'Bob’s now' });
+  await bob.api('DELETE', `/api/v1/links/${mine.code}`);
+  const all = (await (await k.get('/api/v1/audit?action=link')).json()) as {
+    entries: Array<{ action: string; actorName: string; details: Record<string, unknown> }>;
+  };
+  t.deepEqual(
+    all.entries.map((e) => `${e.action} ${e.actorName}`),
+    ['link.delete bob', 'link.edit bob', 'link.transfer admin'],
+  );
+  t.like(all.entries[1]?.details, { title: 'Bob’s now' });
+  const people = (await (await k.get('/api/v1/audit?action=user')).json()) as {
+    entries: Array<{ action: string; subject: { label: string } }>;
+  };
+  t.deepEqual(
+    people.entries.map((e) => `${e.action} ${e.subject.label}`),
+    ['user.create bob', 'user.create alice'],
+  );
   // Its redirect never changed hands with it.
-  t.is((await fetch(`${k.base}/${mine.code}`, { redirect: 'manual' })).headers.get('location'), 'https://example.com/alice');
+  t.is((await fetch(`${k.base}/${mine.code}`, { redirect: 'manual' })).status, 410, 'deleted by its new owner');
 });
 
 test('the one-time link sets a password once, within 24 hours; its token is never logged', async (t) => {

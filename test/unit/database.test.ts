@@ -19,6 +19,7 @@ test('a new database is created with its folder, in WAL mode, marked as kurz, at
   const tables = db.prepare("SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name").pluck().all();
   t.deepEqual(tables, [
     'api_keys',
+    'audit_log',
     'domains',
     'link_changes',
     'link_days',

@@ -15,6 +15,7 @@ import { parseChange } from '../../src/store/postgres/link-store.ts';
 import { MIGRATIONS } from '../../src/store/postgres/migrations.ts';
 import * as q from '../../src/store/postgres/queries.ts';
 import { openPostgresStorage, type PostgresStorage } from '../../src/store/postgres/storage.ts';
+import { createSqliteAuditStore } from '../../src/store/sqlite/audit-store.ts';
 import { createSqliteAccessStore } from '../../src/store/sqlite/access-store.ts';
 import { openDatabase } from '../../src/store/sqlite/database.ts';
 import { createSqliteDomainStore } from '../../src/store/sqlite/domain-store.ts';
@@ -110,6 +111,7 @@ function sqliteStorage(t: ExecutionContext): Omit<Storage, 'close' | 'databaseBy
     domains: createSqliteDomainStore(db, health),
     settings: createSqliteSettingsStore(db, health),
     access: createSqliteAccessStore(db, health),
+    audit: createSqliteAuditStore(db, health),
     problem: async () => health.fault,
   };
 }

@@ -1,3 +1,5 @@
+import type { AuditFilterName } from '../audit-rows.ts';
+
 /** Every SQL statement the PostgreSQL backend runs, by name. Parameters are positional ($1, $2, …). */
 
 /** "kurz" in ASCII: the advisory lock key under which migrations run, and the class of kurz's two-key locks. */
@@ -438,6 +440,7 @@ export const DATA_TABLES = [
   'visit_totals',
   'visit_days',
   'visitors',
+  'audit_log',
 ] as const;
 
 export type DataTable = (typeof DATA_TABLES)[number];
@@ -467,4 +470,37 @@ export const FINISH_IMPORT = `
   SELECT setval(pg_get_serial_sequence('visits', 'id'), (SELECT coalesce(max(id), 0) + 1 FROM visits), false);
   SELECT setval(pg_get_serial_sequence('api_keys', 'id'), (SELECT coalesce(max(id), 0) + 1 FROM api_keys), false);
   SELECT setval(pg_get_serial_sequence('users', 'id'), (SELECT greatest(coalesce(max(id), 0) + 1, 2) FROM users), false);
-  SELECT setval(pg_get_serial_sequence('link_changes', 'seq'), (SELECT coalesce(max(seq), 0) + 1 FROM link_changes), false)`;
+  SELECT setval(pg_get_serial_sequence('link_changes', 'seq'), (SELECT coalesce(max(seq), 0) + 1 FROM link_changes), false);
+  SELECT setval(pg_get_serial_sequence('audit_log', 'id'), (SELECT coalesce(max(id), 0) + 1 FROM audit_log), false)`;
+
+// The audit trail. A page is put together from the fragments of the filters it uses, ? standing for each
+// parameter in order (numbered $1, $2, … by auditPage); newest first, through the index of its filter.
+
+export const INSERT_AUDIT = `INSERT INTO audit_log (at, actor_id, actor_name, via, key_name, client, action, subject_kind, subject_id, subject_label, details)
+  VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING id`;
+
+const AUDIT_COLUMNS = `id, at, actor_id AS "actorId", actor_name AS "actorName", via, key_name AS "keyName", client, action,
+  subject_kind AS "subjectKind", subject_id AS "subjectId", subject_label AS "subjectLabel", details`;
+
+export const AUDIT_FRAGMENTS: Record<AuditFilterName, string> = {
+  actorId: 'actor_id = ?',
+  actorName: 'actor_name = ?',
+  action: 'action = ?',
+  actionPrefix: 'action >= ? AND action < ?',
+  subject: 'subject_kind = ? AND subject_id = ?',
+  from: 'at >= ?',
+  to: 'at < ?',
+  after: '(at, id) < (?, ?)',
+};
+
+/** One page of entries with these filters, then LIMIT ?. */
+export function auditPage(filters: readonly AuditFilterName[]): string {
+  const where = filters.length === 0 ? '' : ` WHERE ${filters.map((f) => AUDIT_FRAGMENTS[f]).join(' AND ')}`;
+  const sql = `SELECT ${AUDIT_COLUMNS} FROM audit_log${where} ORDER BY at DESC, id DESC LIMIT ?`;
+  let n = 0;
+  return sql.replace(/\?/g, () => `$${++n}`);
+}
+
+export const DELETE_AUDIT_BEFORE = `DELETE FROM audit_log WHERE at < $1`;
+
+export const COUNT_AUDIT_BEFORE = `SELECT count(*)::int AS count FROM audit_log WHERE at < $1`;

@@ -3,6 +3,7 @@ import type { Logger } from '../../core/log.ts';
 import type { Query } from '../invariants.ts';
 import type { Storage } from '../ports.ts';
 import { createPostgresAccessStore } from './access-store.ts';
+import { createPostgresAuditStore } from './audit-store.ts';
 import { openDatabase, type Database } from './database.ts';
 import { createPostgresDomainStore } from './domain-store.ts';
 import { createPostgresLinkStore } from './link-store.ts';
@@ -44,6 +45,7 @@ export async function openPostgresStorage(
     domains: createPostgresDomainStore(db),
     settings: createPostgresSettingsStore(db),
     access: createPostgresAccessStore(db),
+    audit: createPostgresAuditStore(db),
     importRows: async (table, columns, rows) => importRows(db, dataTable(table), columns, rows),
     finishImport: async () => void (await db.query(q.FINISH_IMPORT)),
     countRows: async (table) => (await db.query<{ count: number }>(q.countRows(dataTable(table)))).rows[0]?.count ?? 0,

@@ -350,6 +350,30 @@ export const MIGRATIONS: readonly string[] = [
   CREATE UNIQUE INDEX api_keys_live_name ON api_keys (user_id, name) WHERE revoked_at IS NULL;
   ALTER TABLE sessions ADD COLUMN user_id INTEGER NOT NULL DEFAULT 1;
   `,
+  // The audit trail: who did what to which thing. The actor's and the subject's names are copied (a label
+  // outlives a renamed or deleted thing); details are a small JSON object. An index per filter, each ending
+  // in the time, for the newest-first pages.
+  `
+  CREATE TABLE audit_log (
+    id            INTEGER PRIMARY KEY AUTOINCREMENT,
+    at            INTEGER NOT NULL,
+    actor_id      INTEGER,
+    actor_name    TEXT    NOT NULL,
+    via           TEXT    NOT NULL,
+    key_name      TEXT,
+    client        TEXT,
+    action        TEXT    NOT NULL,
+    subject_kind  TEXT    NOT NULL,
+    subject_id    INTEGER NOT NULL,
+    subject_label TEXT    NOT NULL,
+    details       TEXT    NOT NULL DEFAULT '{}'
+  );
+  CREATE INDEX audit_by_time ON audit_log (at, id);
+  CREATE INDEX audit_by_actor ON audit_log (actor_id, at, id);
+  CREATE INDEX audit_by_actor_name ON audit_log (actor_name, at, id);
+  CREATE INDEX audit_by_subject ON audit_log (subject_kind, subject_id, at, id);
+  CREATE INDEX audit_by_action ON audit_log (action, at, id);
+  `,
 ];
 
 /**

@@ -1,3 +1,5 @@
+import type { AuditFilterName } from '../audit-rows.ts';
+
 /** Every SQL statement kurz runs, by name. Stores prepare them once, at construction. */
 
 /** A link with its visit counts and tags (a JSON array, sorted): select from LINKS. */
@@ -350,3 +352,34 @@ export const allRows = (table: string, columns: readonly string[]): string =>
   `SELECT ${columns.map((c) => `"${c}"`).join(', ')} FROM ${table}`;
 
 export const countRows = (table: string): string => `SELECT count(*) FROM ${table}`;
+
+// The audit trail. A page is put together from the fragments of the filters it uses, ? standing for each
+// parameter in order; newest first, through the index of its filter.
+
+export const INSERT_AUDIT = `INSERT INTO audit_log (at, actor_id, actor_name, via, key_name, client, action, subject_kind, subject_id, subject_label, details)
+  VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?) RETURNING id`;
+
+const AUDIT_COLUMNS = `id, at, actor_id AS "actorId", actor_name AS "actorName", via, key_name AS "keyName", client, action,
+  subject_kind AS "subjectKind", subject_id AS "subjectId", subject_label AS "subjectLabel", details`;
+
+export const AUDIT_FRAGMENTS: Record<AuditFilterName, string> = {
+  actorId: 'actor_id = ?',
+  actorName: 'actor_name = ?',
+  action: 'action = ?',
+  actionPrefix: 'action >= ? AND action < ?',
+  subject: 'subject_kind = ? AND subject_id = ?',
+  from: 'at >= ?',
+  to: 'at < ?',
+  after: '(at, id) < (?, ?)',
+};
+
+/** One page of entries with these filters, then LIMIT ?. */
+export function auditPage(filters: readonly AuditFilterName[]): string {
+  const where = filters.length === 0 ? '' : ` WHERE ${filters.map((f) => AUDIT_FRAGMENTS[f]).join(' AND ')}`;
+  const sql = `SELECT ${AUDIT_COLUMNS} FROM audit_log${where} ORDER BY at DESC, id DESC LIMIT ?`;
+  return sql;
+}
+
+export const DELETE_AUDIT_BEFORE = `DELETE FROM audit_log WHERE at < ?`;
+
+export const COUNT_AUDIT_BEFORE = `SELECT count(*) FROM audit_log WHERE at < ?`;

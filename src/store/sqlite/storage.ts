@@ -5,6 +5,7 @@ import { COPIED_TABLES, type CopySource } from '../copy.ts';
 import type { Storage, VisitStore } from '../ports.ts';
 import type { BackgroundWriter, StartBackgroundWriter, WriterDatabase } from '../writer-ports.ts';
 import { createSqliteAccessStore } from './access-store.ts';
+import { createSqliteAuditStore } from './audit-store.ts';
 import { backupDatabase } from './backup.ts';
 import { sqliteWriterDatabase, sqliteWriterHost } from './background-writer.ts';
 import { openDatabase } from './database.ts';
@@ -59,6 +60,7 @@ export function openSqliteStorage(config: Pick<Config, 'db' | 'cacheDir' | 'dura
     domains: createSqliteDomainStore(db, health),
     settings: createSqliteSettingsStore(db, health),
     access: createSqliteAccessStore(db, health),
+    audit: createSqliteAuditStore(db, health),
     backup: (target) => backupDatabase(db, target, nativeBinding),
     sqliteVersion: () => db.prepare<[], string>(q.SQLITE_VERSION).pluck().get() ?? '',
     *chunksOf(table, columns, size) {

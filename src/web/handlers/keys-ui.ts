@@ -94,7 +94,12 @@ export function keysUiHandlers(web: WebServices) {
       try {
         const lifetime = LIFETIMES.find((l) => l.value === form.expires);
         if (!lifetime) throw new AppError('invalid', `expires must be one of ${LIFETIMES.map((l) => l.value).join(', ')}`, 'expires');
-        const { key, secret } = await web.access.createKey(actorOf(ctx).userId, form.name, { scopes: form.scopes, expiresIn: lifetime.ms });
+        const { key, secret } = await web.access.createKey(
+          actorOf(ctx).userId,
+          form.name,
+          { scopes: form.scopes, expiresIn: lifetime.ms },
+          actorOf(ctx),
+        );
         await showKeys(ctx, 200, NEW_KEY, null, { name: key.name, secret });
       } catch (err) {
         const error = formFailure(err);
@@ -112,7 +117,7 @@ export function keysUiHandlers(web: WebServices) {
 
     async revokeKey(ctx: Context): Promise<void> {
       const name = textOf(await readForm(ctx, web), 'name');
-      await web.access.revokeKey(actorOf(ctx).userId, name);
+      await web.access.revokeKey(actorOf(ctx).userId, name, actorOf(ctx));
       sendSeeOther(ctx.res, `/keys?${new URLSearchParams({ revoked: name })}`);
     },
   };

@@ -1,4 +1,5 @@
 import type { Context } from 'koa';
+import { activityRow, HISTORY_SIZE } from './activity-ui.ts';
 import type { WebServices } from '../../context.ts';
 import { AppError, STATUS } from '../../core/errors.ts';
 import { sendSeeOther } from '../../http/respond.ts';
@@ -40,7 +41,9 @@ export function linksUiHandlers(web: WebServices) {
     const actor = actorOf(ctx);
     // An admin may hand the link to another user, once there is one.
     const users = isAdmin(actor) ? await web.users.listUsers(actor) : [];
+    const history = await web.audit.list({ subject: { kind: 'link', id: link.id }, limit: HISTORY_SIZE });
     showPage(ctx, web, status, 'link', {
+      history: history.entries.map((entry) => activityRow(entry, web.registry)),
       title: `Link ${link.code}`,
       section: 'links',
       link: linkDetails(link, web),

@@ -7,7 +7,7 @@ import { csrfToken, sessionOf, type WebState } from '../session.ts';
 // What every HTML page shares: the nav and the CSRF token of its forms.
 
 /** Where a page sits in the nav. */
-export type Section = 'home' | 'links' | 'import' | 'domains' | 'users' | 'keys' | 'settings';
+export type Section = 'home' | 'links' | 'import' | 'domains' | 'users' | 'activity' | 'keys' | 'settings';
 
 /**
  * Sends `view` with `data`, the CSRF token of its forms (`csrf`) and, for a logged-in session, the nav

@@ -1,0 +1,151 @@
+import type { Actor } from '../auth/actor.ts';
+import { AppError } from '../core/errors.ts';
+import type { Logger } from '../core/log.ts';
+import type { AuditStore } from '../store/ports.ts';
+import {
+  isAuditAction,
+  type AuditAction,
+  type AuditDetails,
+  type AuditEntry,
+  type AuditPosition,
+  type AuditSubject,
+  type SubjectKind,
+} from './entry.ts';
+
+export * from './entry.ts';
+
+const DAY = 86_400_000;
+/** The most entries one page holds. */
+export const MAX_AUDIT_LIMIT = 500;
+export const DEFAULT_AUDIT_LIMIT = 50;
+/** A detail's text is cut to this many characters: details say what changed, briefly. */
+const MAX_DETAIL = 200;
+
+/** What `list` filters by; every field given narrows the page. */
+export interface AuditFilter {
+  /** A user's id, or their name. */
+  user?: number | string | undefined;
+  /** One action (`link.move`), or every action of a kind (`link.` or `link`). */
+  action?: string | undefined;
+  subject?: { kind: SubjectKind; id: number } | undefined;
+  from?: Date | undefined;
+  to?: Date | undefined;
+  /** 1 to 500; 50 when absent. */
+  limit?: number | undefined;
+  /** The `next` of the page before. */
+  cursor?: string | undefined;
+}
+
+export interface AuditPage {
+  entries: AuditEntry[];
+  /** The cursor of the next page; null on the last. */
+  next: string | null;
+}
+
+export interface AuditTrail {
+  /**
+   * Records that `actor` did `action` to `subject`. Never rejects: the change it records is done, so a
+   * failed write is logged (error level) and the caller's success stands.
+   */
+  record(actor: Actor, action: AuditAction, subject: AuditSubject, details?: AuditDetails): Promise<void>;
+  /** Entries newest first, one page. Throws AppError('invalid') naming the bad filter (`action`, `limit`, `cursor`, `from`). */
+  list(filter?: AuditFilter): Promise<AuditPage>;
+  /** Deletes entries older than the retention period (none when it is 0); returns how many. */
+  prune(): Promise<number>;
+  /** Entries prune would delete. */
+  expired(): Promise<number>;
+}
+
+export interface AuditDeps {
+  store: AuditStore;
+  now: () => number;
+  /** Days an entry is kept; 0 keeps them for good. */
+  retentionDays: number;
+  log: Logger;
+}
+
+/** The audit trail: who did what, recorded by the use cases, read by admins. */
+export function auditTrail({ store, now, retentionDays, log }: AuditDeps): AuditTrail {
+  const cutoff = (): Date | undefined => (retentionDays === 0 ? undefined : new Date(now() - retentionDays * DAY));
+  return {
+    async record(actor, action, subject, details = {}) {
+      try {
+        await store.insertAudit({
+          at: new Date(now()),
+          actorId: actor.userId,
+          actorName: actor.name,
+          via: actor.via.kind,
+          keyName: actor.via.kind === 'key' ? actor.via.key : null,
+          client: actor.client ?? null,
+          action,
+          subject: { ...subject, label: short(subject.label) },
+          details: Object.fromEntries(Object.entries(details).map(([k, v]) => [k, typeof v === 'string' ? short(v) : v])),
+        });
+      } catch (err) {
+        log.error('could not record to the audit trail', { action, subject: `${subject.kind} ${subject.id}`, err });
+      }
+    },
+
+    async list(filter = {}) {
+      const limit = filter.limit ?? DEFAULT_AUDIT_LIMIT;
+      if (!Number.isInteger(limit) || limit < 1 || limit > MAX_AUDIT_LIMIT)
+        throw new AppError('invalid', `limit must be a whole number from 1 to ${MAX_AUDIT_LIMIT}`, 'limit');
+      if (filter.from && filter.to && filter.from.getTime() >= filter.to.getTime())
+        throw new AppError('invalid', 'from must be before to', 'from');
+      const after = filter.cursor === undefined ? undefined : parseCursor(filter.cursor);
+      const { user } = filter;
+      const entries = await store.listAudit({
+        ...actionQuery(filter.action),
+        actorId: typeof user === 'number' ? user : undefined,
+        actorName: typeof user === 'string' ? user : undefined,
+        subject: filter.subject,
+        from: filter.from,
+        to: filter.to,
+        after,
+        limit: limit + 1,
+      });
+      const more = entries.length > limit;
+      const page = more ? entries.slice(0, limit) : entries;
+      const last = page.at(-1);
+      return { entries: page, next: more && last ? cursorOf({ at: last.at.getTime(), id: last.id }) : null };
+    },
+
+    async prune() {
+      const before = cutoff();
+      return before ? store.pruneAudit(before) : 0;
+    },
+
+    async expired() {
+      const before = cutoff();
+      return before ? store.countAuditBefore(before) : 0;
+    },
+  };
+}
+
+/** `link.move` as itself; `link.` or `link` as every action of links. Throws AppError naming `action` otherwise. */
+function actionQuery(action: string | undefined): { action?: AuditAction; actionPrefix?: string } {
+  if (action === undefined) return {};
+  if (isAuditAction(action)) return { action };
+  const prefix = action.endsWith('.') ? action : `${action}.`;
+  if (/^[a-z]+\.$/.test(prefix) && AUDIT_PREFIXES.has(prefix)) return { actionPrefix: prefix };
+  throw new AppError('invalid', `unknown action "${action}" (an action such as link.move, or a kind: link, key, user, domain)`, 'action');
+}
+
+const AUDIT_PREFIXES = new Set(['link.', 'key.', 'user.', 'domain.']);
+
+/** A page's position as an opaque cursor. */
+export function cursorOf(position: AuditPosition): string {
+  return `${position.at.toString(36)}.${position.id.toString(36)}`;
+}
+
+function parseCursor(cursor: string): AuditPosition {
+  const match = /^([0-9a-z]{1,12})\.([0-9a-z]{1,12})$/.exec(cursor);
+  const at = match ? parseInt(match[1]!, 36) : NaN;
+  const id = match ? parseInt(match[2]!, 36) : NaN;
+  if (!Number.isSafeInteger(at) || !Number.isSafeInteger(id)) throw new AppError('invalid', 'cursor is not one a page gave', 'cursor');
+  return { at, id };
+}
+
+function short(text: string): string {
+  return text.length > MAX_DETAIL ? `${text.slice(0, MAX_DETAIL - 1)}…` : text;
+}

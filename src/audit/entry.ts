@@ -1,0 +1,82 @@
+/** What the audit trail records: who did what to which thing, when and how they came. */
+
+/** Every action the audit trail knows: a closed list, so that a filter or a page can name them all. */
+export const AUDIT_ACTIONS = [
+  'link.create',
+  'link.edit',
+  'link.disable',
+  'link.enable',
+  'link.delete',
+  'link.move',
+  'link.transfer',
+  'link.approve',
+  'link.reject',
+  'key.create',
+  'key.revoke',
+  'user.create',
+  'user.disable',
+  'user.enable',
+  'user.role',
+  'user.reset',
+  'domain.add',
+  'domain.edit',
+  'domain.remove',
+] as const;
+export type AuditAction = (typeof AUDIT_ACTIONS)[number];
+
+export const SUBJECT_KINDS = ['link', 'key', 'user', 'domain'] as const;
+export type SubjectKind = (typeof SUBJECT_KINDS)[number];
+
+/** What an entry is about: its kind and id, and a label to show when it is gone (a short URL, a key's or user's name, a host). */
+export interface AuditSubject {
+  kind: SubjectKind;
+  id: number;
+  label: string;
+}
+
+/** What changed, briefly (`{ from: 'a.example', to: 'b.example' }` for a move): never a secret or a password hash. */
+export type AuditDetails = Record<string, string | number | boolean | null>;
+
+export interface AuditEntry {
+  id: number;
+  at: Date;
+  /** The user who acted; null once the trail keeps an entry of a user it no longer knows (never for a new entry). */
+  actorId: number | null;
+  actorName: string;
+  via: 'session' | 'key' | 'cli' | 'anonymous';
+  /** The API key's name when `via` is 'key'. */
+  keyName: string | null;
+  /** The client's address; null for the CLI. */
+  client: string | null;
+  action: AuditAction;
+  subject: AuditSubject;
+  details: AuditDetails;
+}
+
+export type NewAuditEntry = Omit<AuditEntry, 'id'>;
+
+/** Where a page of entries starts: after the entry at `at` (ms) with this id, newest first. */
+export interface AuditPosition {
+  at: number;
+  id: number;
+}
+
+/** A store's query: every field given narrows it; newest first. */
+export interface AuditQuery {
+  actorId?: number | undefined;
+  actorName?: string | undefined;
+  /** One action. */
+  action?: AuditAction | undefined;
+  /** Actions starting with this (`link.`). */
+  actionPrefix?: string | undefined;
+  subject?: { kind: SubjectKind; id: number } | undefined;
+  /** Entries at or after. */
+  from?: Date | undefined;
+  /** Entries before. */
+  to?: Date | undefined;
+  /** Entries after this one, newest first. */
+  after?: AuditPosition | undefined;
+  limit: number;
+}
+
+export const isAuditAction = (value: string): value is AuditAction => (AUDIT_ACTIONS as readonly string[]).includes(value);
