@@ -944,6 +944,39 @@ export const OPENAPI: OpenApiDocument = openApiDocument({
         },
       }),
     },
+    '/login/sso': {
+      get: pages({
+        operationId: 'startSso',
+        summary: 'Single sign-on (oidcIssuer set): to the OpenID provider, with PKCE, state and nonce in a 10-minute flow cookie',
+        parameters: [{ name: 'next', in: 'query', description: 'A path on kurz to go back to', schema: { type: 'string' } }],
+        responses: {
+          '303': seeOther("To the provider's authorization endpoint"),
+          '404': pageOrProblem('Single sign-on is off'),
+          '503': page('The provider cannot be reached (its discovery document); try again later'),
+        },
+      }),
+    },
+    '/login/sso/callback': {
+      get: pages({
+        operationId: 'finishSso',
+        summary: "The provider's answer: the code redeemed, the ID token checked, a session opened (the first sign-on creates the user)",
+        parameters: ['code', 'state', 'error', 'error_description', 'iss'].map((name) => ({
+          name,
+          in: 'query' as const,
+          description: `The provider's ${name}`,
+          schema: { type: 'string' },
+        })),
+        responses: {
+          '303': seeOther("Signed on: on to the flow's `next`"),
+          '400': page('No flow cookie, a wrong state, an expired or replayed flow, or the provider refused the code'),
+          '403': page(
+            'No kurz account for this identity (oidcCreateUsers off), a disabled user, a name kurz cannot take, or the provider said access_denied',
+          ),
+          '404': pageOrProblem('Single sign-on is off'),
+          '503': page('The provider cannot be reached'),
+        },
+      }),
+    },
     '/account/password': {
       get: adminPage({
         operationId: 'showPasswordForm',

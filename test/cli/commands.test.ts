@@ -86,6 +86,7 @@ test('every command has --help, exiting 0', async (t) => {
     'stats',
     'delete',
     'domains',
+    'users',
     'keys',
     'admin',
     'backup',
