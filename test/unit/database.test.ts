@@ -4,6 +4,7 @@ import Sqlite from 'better-sqlite3';
 import test from 'ava';
 import { APPLICATION_ID, openDatabase, PAGE_CACHE_KIB } from '../../src/store/sqlite/database.ts';
 import { MIGRATIONS } from '../../src/store/sqlite/migrations.ts';
+import { LINK_IDS_BY_URL_HASH } from '../../src/store/sqlite/queries.ts';
 import { tempDir } from '../helpers.ts';
 
 test('a new database is created with its folder, in WAL mode, marked as kurz, at the latest schema', (t) => {
@@ -247,4 +248,15 @@ test('the domains migration puts every link on the default domain with its id, c
       { linkId: 1, domain: 1, code: 'moved' },
     ],
   );
+});
+
+test('the dedupe probe looks the URL hash up in its index, never every link of the owner', (t) => {
+  const db = openDatabase(join(tempDir(t), 'kurz.db'));
+  t.teardown(() => db.close());
+  const plan = db
+    .prepare(`EXPLAIN QUERY PLAN ${LINK_IDS_BY_URL_HASH}`)
+    .all(Buffer.alloc(32), 0, 0, 1)
+    .map((row) => (row as { detail: string }).detail)
+    .join('\n');
+  t.regex(plan, /USING INDEX links_by_url_hash/);
 });

@@ -29,9 +29,10 @@ export const LINK_BY_ID = `SELECT ${LINK_COLUMNS} FROM ${LINKS} WHERE id = ?`;
 /**
  * The dedupe probe: ids of the live deduplicable links with this URL hash created at or after the cut-off.
  * Bare (no join, no ORDER BY), because nearly every probe finds nothing; the link is read only on a hit.
+ * `+owner_id` keeps SQLite on links_by_url_hash: links_by_owner would scan every link of the owner.
  */
 export const LINK_IDS_BY_URL_HASH = `SELECT id FROM links
-  WHERE url_hash = ? AND created_at >= ? AND deleted_at IS NULL AND domain_id = ? AND owner_id = ?`;
+  WHERE url_hash = ? AND created_at >= ? AND deleted_at IS NULL AND domain_id = ? AND +owner_id = ?`;
 
 /** The filter of both list orders: `search` is a LIKE pattern matched against code, URL, title and note. */
 const LIST_FILTER = `(@search IS NULL OR code LIKE @search ESCAPE '\\' OR url LIKE @search ESCAPE '\\'
