@@ -94,8 +94,10 @@ export async function accessControl({ config, now, random, store, settings, logi
   async function setPassword(password: string, userId = FIRST_ADMIN): Promise<void> {
     const problem = passwordProblem(password);
     if (problem) throw new AppError('invalid', problem, 'password');
-    if (!(await store.updateUser(userId, { passwordHash: await hashing.hash(password, random) })))
-      throw new AppError('not_found', 'no such user');
+    const passwordHash = await hashing.hash(password, random);
+    // The first admin's also goes where a first start that is still generating one looks (first writer wins there).
+    if (userId === FIRST_ADMIN) await settings.setSetting(PASSWORD_SETTING, passwordHash);
+    if (!(await store.updateUser(userId, { passwordHash }))) throw new AppError('not_found', 'no such user');
     // A new password ends every session made with the old one.
     await store.deleteUserSessions(userId);
     checkedUsers.delete(userId);
@@ -154,6 +156,8 @@ export async function accessControl({ config, now, random, store, settings, logi
         const hash = await hashing.hash(password, random);
         // Another process starting on the same file may have set one meanwhile: the first writer wins.
         const winner = await settings.settingOrInit(PASSWORD_SETTING, () => hash);
+        // A password a person set meanwhile (setPassword, `kurz admin password`) is never replaced by a generated one.
+        if ((await store.userById(FIRST_ADMIN))?.passwordHash) return undefined;
         await store.updateUser(FIRST_ADMIN, { passwordHash: winner });
         if (winner !== hash) return undefined;
         // Marked after: a password set in between is no longer this hash, so never taken for the generated one.
