@@ -89,7 +89,7 @@ export async function createServices(config: Config, deps: Deps, storage: Storag
   await users.readNames();
   const owners = {
     async idOf(name: unknown): Promise<number> {
-      const user = typeof name === 'string' && name.length <= 64 ? await storage.access.userByName(name.trim()) : undefined;
+      const user = typeof name === 'string' ? await access.userByName(name) : undefined;
       if (!user) throw new AppError('invalid', `owner must name one of kurz's users, got ${JSON.stringify(name)}`, 'owner');
       return user.id;
     },

@@ -113,6 +113,11 @@ export async function accessControl({ config, now, random, store, settings, logi
     return { token, device: deviceToken(user.name) };
   }
 
+  /** The user with this name, whatever its case; a name no user can have (PostgreSQL refuses a NUL) is not looked up. */
+  async function userNamed(name: string): Promise<StoredUser | undefined> {
+    return name.length <= 64 && !name.includes('\0') ? store.userByName(name.trim()) : undefined;
+  }
+
   /** The user with this id, checked in the database at most once a second. */
   async function userById(id: number): Promise<StoredUser | undefined> {
     let user = checkedUsers.get(id);
@@ -199,7 +204,7 @@ export async function accessControl({ config, now, random, store, settings, logi
       const known = device !== undefined && deviceUser(device) === user;
       const keys = known ? [`device:${device.slice(0, device.indexOf('.'))}`] : [`client:${client}`, `user:${user.toLowerCase()}`];
       // A name no user can have is not looked up (PostgreSQL refuses a NUL in a query parameter).
-      const found = user.length <= 64 && !user.includes('\0') ? await store.userByName(user) : undefined;
+      const found = await userNamed(user);
       // A wrong user name (or a user without a password yet) is checked against the decoy, so that both take
       // the same time and a right answer means the right user.
       const stored = found?.passwordHash || (await (decoy ??= hashing.hash(random(16).toString('hex'), random)));
@@ -244,8 +249,7 @@ export async function accessControl({ config, now, random, store, settings, logi
     userById,
 
     /** The user with this name, whatever its case; a name no user can have is not looked up. */
-    userByName: (name: string): Promise<StoredUser | undefined> =>
-      name.length <= 64 && !name.includes('\0') ? store.userByName(name.trim()) : Promise.resolve(undefined),
+    userByName: userNamed,
 
     /**
      * Who a request's principal acts for: the session's or the key's user, with their role as it is now
