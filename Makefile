@@ -79,7 +79,7 @@ run: $(BUNDLE)
 
 # The tests that touch storage: `make test` runs them a second time, on PostgreSQL (the others run once).
 STORAGE_TESTS := "test/http/**/*.test.ts" "test/cli/**/*.test.ts" test/unit/link-store.test.ts test/unit/domain-store.test.ts test/unit/visit-store.test.ts \
-  test/unit/visit-recorder.test.ts test/unit/audit-store.test.ts
+  test/unit/visit-recorder.test.ts test/unit/audit-store.test.ts test/unit/access-store.test.ts
 
 # With a throwaway PostgreSQL server (test/support/with-postgres.ts, for both passes: the PostgreSQL store's
 # own tests are in the first): every test on SQLite, then STORAGE_TESTS with KURZ_TEST_BACKEND=postgres.

@@ -162,9 +162,7 @@ export async function accessControl({ config, now, random, store, settings, logi
         // Another process starting on the same file may have set one meanwhile: the first writer wins.
         const winner = await settings.settingOrInit(PASSWORD_SETTING, () => hash);
         // A password a person set meanwhile (setPassword, `kurz admin password`) is never replaced by a generated one.
-        if ((await store.userById(FIRST_ADMIN))?.passwordHash) return undefined;
-        await store.updateUser(FIRST_ADMIN, { passwordHash: winner });
-        if (winner !== hash) return undefined;
+        if (!(await store.setPasswordIfNone(FIRST_ADMIN, winner)) || winner !== hash) return undefined;
         // Marked after: a password set in between is no longer this hash, so never taken for the generated one.
         await settings.setSetting(GENERATED_SETTING, hash);
         return password;

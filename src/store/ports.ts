@@ -191,6 +191,8 @@ export interface NewKey {
 export interface AccessStore {
   /** Adds the first admin (id 1) with this name and password hash unless they exist. */
   ensureFirstAdmin(name: string, passwordHash: string | null, at: Date): Promise<void>;
+  /** Sets a user's password hash only while they have none; false when one was set first. */
+  setPasswordIfNone(id: number, passwordHash: string): Promise<boolean>;
   userById(id: number): Promise<StoredUser | undefined>;
   /** The user with this name, whatever its case. */
   userByName(name: string): Promise<StoredUser | undefined>;

@@ -34,6 +34,7 @@ export function createPostgresAccessStore(db: Database): AccessStore {
     revokeKey: async (userId, name, at) => (await run(q.REVOKE_KEY, [name, at.getTime(), userId])) === 1,
     deleteUserSessions: async (userId) => void (await run(q.DELETE_USER_SESSIONS, [userId])),
     ensureFirstAdmin: async (name, passwordHash, at) => void (await run(q.ENSURE_FIRST_ADMIN, [name, passwordHash, at.getTime()])),
+    setPasswordIfNone: async (id, passwordHash) => (await run(q.SET_PASSWORD_IF_NONE, [passwordHash, id])) === 1,
     userById: async (id) => toUser((await db.query<UserRow>(q.USER_BY_ID, [id])).rows[0]),
     userByName: async (name) => toUser((await db.query<UserRow>(q.USER_BY_NAME, [name])).rows[0]),
     userByInvite: async (inviteHash) => toUser((await db.query<UserRow>(q.USER_BY_INVITE, [inviteHash])).rows[0]),

@@ -20,6 +20,7 @@ export function createSqliteAccessStore(db: Database, health: WriteHealth): Acce
   const revokeKey = db.prepare<[number, number, string]>(q.REVOKE_KEY);
   const deleteUserSessions = db.prepare<[number]>(q.DELETE_USER_SESSIONS);
   const ensureFirstAdmin = db.prepare<[string, string | null, number]>(q.ENSURE_FIRST_ADMIN);
+  const setPasswordIfNone = db.prepare<[string, number]>(q.SET_PASSWORD_IF_NONE);
   const userById = db.prepare<[number], UserRow>(q.USER_BY_ID);
   const userByName = db.prepare<[string], UserRow>(q.USER_BY_NAME);
   const userByInvite = db.prepare<[string], UserRow>(q.USER_BY_INVITE);
@@ -70,6 +71,7 @@ export function createSqliteAccessStore(db: Database, health: WriteHealth): Acce
     revokeKey: (userId, name, at) => write(() => revokeKey.run(at.getTime(), userId, name).changes === 1),
     deleteUserSessions: (userId) => write(() => void deleteUserSessions.run(userId)),
     ensureFirstAdmin: (name, passwordHash, at) => write(() => void ensureFirstAdmin.run(name, passwordHash, at.getTime())),
+    setPasswordIfNone: (id, passwordHash) => write(() => setPasswordIfNone.run(passwordHash, id).changes === 1),
     userById: async (id) => toUser(userById.get(id)),
     userByName: async (name) => toUser(userByName.get(name)),
     userByInvite: async (inviteHash) => toUser(userByInvite.get(inviteHash)),

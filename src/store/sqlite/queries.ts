@@ -293,6 +293,9 @@ const USER_COLUMNS = `id, name, email, role, state, password_hash AS passwordHas
 export const ENSURE_FIRST_ADMIN = `INSERT INTO users (id, name, role, password_hash, created_at) VALUES (1, ?, 'admin', ?, ?)
   ON CONFLICT DO NOTHING`;
 
+/** One statement, so that a password set by someone in between is never replaced. */
+export const SET_PASSWORD_IF_NONE = `UPDATE users SET password_hash = ? WHERE id = ? AND password_hash IS NULL`;
+
 export const USER_BY_ID = `SELECT ${USER_COLUMNS} FROM users WHERE id = ?`;
 
 export const USER_BY_NAME = `SELECT ${USER_COLUMNS} FROM users WHERE lower(name) = lower(?)`;
