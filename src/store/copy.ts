@@ -59,8 +59,8 @@ export const COPIED_TABLES: ReadonlyArray<{ name: string; columns: readonly stri
   { name: 'visit_hours', columns: ['link_id', 'hour', 'humans', 'bots', 'uniques'] },
   { name: 'visit_dimensions', columns: ['link_id', 'hour', 'dimension', 'value', 'count'] },
   { name: 'visit_dimension_days', columns: ['link_id', 'day', 'dimension', 'value', 'count'] },
-  { name: 'visit_totals', columns: ['day', 'humans', 'bots', 'uniques'] },
-  { name: 'visit_days', columns: ['day', 'link_id', 'humans', 'bots', 'uniques'] },
+  { name: 'visit_totals', columns: ['day', 'owner_id', 'humans', 'bots', 'uniques'] },
+  { name: 'visit_days', columns: ['day', 'link_id', 'owner_id', 'humans', 'bots', 'uniques'] },
   { name: 'visitors', columns: ['day', 'link_id', 'hash'] },
   {
     name: 'audit_log',

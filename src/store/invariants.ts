@@ -50,6 +50,15 @@ const LINKS_OFF_DOMAINS = `SELECT
   (SELECT count(*) FROM links WHERE domain_id NOT IN (SELECT id FROM domains)) AS nowhere,
   (SELECT count(*) FROM links WHERE deleted_at IS NULL AND domain_id IN (SELECT id FROM domains WHERE removed_at IS NOT NULL)) AS removed`;
 
+/** Each user's figures are their links': every day's row of a link under its owner, and each owner's totals their days' sums. */
+const FIGURES_OFF_OWNER = `SELECT
+  (SELECT count(*) FROM visit_days JOIN links ON links.id = visit_days.link_id WHERE visit_days.owner_id <> links.owner_id) AS misplaced,
+  (SELECT count(*) FROM visit_totals t FULL JOIN
+    (SELECT owner_id, day, sum(humans) AS humans, sum(bots) AS bots, sum(uniques) AS uniques FROM visit_days GROUP BY owner_id, day) d
+    ON d.owner_id = t.owner_id AND d.day = t.day
+    WHERE coalesce(t.humans, 0) <> coalesce(d.humans, 0) OR coalesce(t.bots, 0) <> coalesce(d.bots, 0)
+      OR coalesce(t.uniques, 0) <> coalesce(d.uniques, 0)) AS unequal`;
+
 const CODE_KEY = `SELECT value FROM settings WHERE key = '${CODE_KEY_SETTING}'`;
 
 const TOTALS = `SELECT (SELECT count(*) FROM links) AS links, (SELECT coalesce(sum(count), 0) FROM link_visits) AS visits`;
@@ -93,6 +102,18 @@ export async function checkInvariants(query: Query): Promise<CheckOutcome[]> {
       problems: [
         ...(nowhere > 0 ? [`${nowhere} links name a domain that does not exist`] : []),
         ...(removed > 0 ? [`${removed} live links are on a removed domain`] : []),
+      ],
+    };
+  });
+
+  await run("each user's figures are their links' (visits by day under the link's owner, and their day totals)", async () => {
+    const [row] = await query(FIGURES_OFF_OWNER);
+    const misplaced = Number(row?.['misplaced'] ?? 0);
+    const unequal = Number(row?.['unequal'] ?? 0);
+    return {
+      problems: [
+        ...(misplaced > 0 ? [`${misplaced} days of visits are under a user who does not own their link`] : []),
+        ...(unequal > 0 ? [`${unequal} of a user's day totals differ from their links' visits that day`] : []),
       ],
     };
   });

@@ -150,16 +150,16 @@ export interface VisitStore {
   linkHours(linkId: number, from: Date, to: Date): Promise<VisitTally[]>;
   /** One link's breakdowns in [from, to): human visits per dimension and value ('' for unknown). */
   linkDimensions(linkId: number, from: Date, to: Date): Promise<DimensionCount[]>;
-  /** Every link's visits per day in [from, to), oldest first. */
-  dayTotals(from: Date, to: Date): Promise<VisitTally[]>;
+  /** Every link's visits per day in [from, to), oldest first; `owner`'s links' alone when given. */
+  dayTotals(from: Date, to: Date, owner?: number): Promise<VisitTally[]>;
   /** The `limit` links with the most human visits in [from, to), both the start of a UTC day. */
-  topLinks(from: Date, to: Date, limit: number): Promise<LinkTally[]>;
+  topLinks(from: Date, to: Date, limit: number, owner?: number): Promise<LinkTally[]>;
   /** Per domain (not removed): its live links and its links' human visits in [from, to), whole UTC days. */
   domainTotals(from: Date, to: Date): Promise<DomainTally[]>;
   /** Live links and all-time human visits. */
-  totals(): Promise<{ links: number; humans: number }>;
+  totals(owner?: number): Promise<{ links: number; humans: number }>;
   /** Links created per day in [from, to); days without any are left out. */
-  linksCreatedPerDay(from: Date, to: Date): Promise<Array<{ t: number; count: number }>>;
+  linksCreatedPerDay(from: Date, to: Date, owner?: number): Promise<Array<{ t: number; count: number }>>;
   /** The raw visits in [from, to), oldest first, read in pages. */
   allVisits(from: Date, to: Date): AsyncIterable<StoredVisit>;
 }

@@ -9,6 +9,27 @@ export interface VisitSum {
   bots: number;
 }
 
+/** A day's visits of one link as the store writes them: with its owner and its visitors new that day. */
+export interface OwnedDay extends VisitSum {
+  ownerId: number;
+  uniques: number;
+}
+
+/** The days of a flush summed per owner and day: each user's figures, whose sum is the instance's. */
+export function sumByOwner(days: readonly OwnedDay[]): Array<Omit<OwnedDay, 'linkId'>> {
+  const sums = new Map<string, Omit<OwnedDay, 'linkId'>>();
+  for (const d of days) {
+    const key = `${d.ownerId} ${d.t}`;
+    const sum = sums.get(key);
+    if (sum) {
+      sum.humans += d.humans;
+      sum.bots += d.bots;
+      sum.uniques += d.uniques;
+    } else sums.set(key, { t: d.t, ownerId: d.ownerId, humans: d.humans, bots: d.bots, uniques: d.uniques });
+  }
+  return [...sums.values()];
+}
+
 /** Visits of one link in one hour with one value of a dimension (humans; bots in `bots`). */
 export interface DimensionSum {
   linkId: number;
@@ -32,8 +53,6 @@ export interface VisitBatch {
   visits: Visit[];
   hours: VisitSum[];
   days: VisitSum[];
-  /** Visits of every link per day (linkId 0). */
-  totals: VisitSum[];
   dimensions: DimensionSum[];
   /** The same breakdowns per day (`hour` is the day's start). */
   dimensionDays: DimensionSum[];
@@ -46,7 +65,6 @@ export interface VisitBatch {
 export function rollUp(visits: readonly Visit[], keepRaw: boolean): VisitBatch {
   const hours = new Map<string, VisitSum>();
   const days = new Map<string, VisitSum>();
-  const totals = new Map<string, VisitSum>();
   const dimensions = new Map<string, DimensionSum>();
   const dimensionDays = new Map<string, DimensionSum>();
   const visitors = new Map<string, VisitorSighting>();
@@ -56,7 +74,6 @@ export function rollUp(visits: readonly Visit[], keepRaw: boolean): VisitBatch {
     const day = dayOf(visit.at);
     add(hours, visit.linkId, hour, visit.bot !== null);
     add(days, visit.linkId, day, visit.bot !== null);
-    add(totals, 0, day, visit.bot !== null);
     for (const dimension of DIMENSIONS) {
       const value = valueIn(visit, dimension);
       if (value === undefined) continue;
@@ -77,7 +94,6 @@ export function rollUp(visits: readonly Visit[], keepRaw: boolean): VisitBatch {
     visits: keepRaw ? [...visits] : [],
     hours: [...hours.values()],
     days: [...days.values()],
-    totals: [...totals.values()],
     dimensions: [...dimensions.values()],
     dimensionDays: [...dimensionDays.values()],
     visitors: [...visitors.values()],

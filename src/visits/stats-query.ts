@@ -80,11 +80,12 @@ export const STATS_QUERY: QuerySchema<StatsPeriod> = {
 };
 
 /** The instance's stats query. */
-export const DAYS_QUERY: QuerySchema<number> = {
+export const DAYS_QUERY: QuerySchema<{ days: number; ownerName: string | undefined }> = {
   params: z.object({
     days: z.int().min(1).max(MAX_DASHBOARD_DAYS).default(DASHBOARD_DAYS).describe('UTC days covered, today included'),
+    owner: z.string().describe("Only this user's links (admins; a member's figures are their own anyway)").optional(),
   }),
-  parse: parseDays,
+  parse: (params) => ({ days: parseDays(params), ownerName: single(params, 'owner')?.trim() || undefined }),
 };
 
 /** The export's query. */

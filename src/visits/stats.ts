@@ -1,3 +1,4 @@
+import { isAdmin, type Actor } from '../auth/actor.ts';
 import { AppError } from '../core/errors.ts';
 import type { Link } from '../links/link.ts';
 import type { VisitStore } from '../store/ports.ts';
@@ -72,8 +73,13 @@ export interface StatsPeriod {
 export interface VisitStats {
   /** `link`'s figures for the period, aligned to whole hours or days (UTC). Throws `invalid` for a bad period. */
   forLink(link: Link, period: StatsPeriod): Promise<LinkStats>;
-  /** The instance's figures for the last `days` days, today included. */
-  forInstance(days: number): Promise<InstanceStats>;
+  /**
+   * The instance's figures for the last `days` days, today included; with `owner`, that user's links'
+   * alone (from the same rollups, kept per owner), without the per-domain figures.
+   */
+  forInstance(days: number, owner?: number): Promise<InstanceStats>;
+  /** The figures `actor` may see: a member's own links'; an admin's, the instance's or the `owner`'s they name. */
+  figuresFor(actor: Actor, days: number, owner?: number): Promise<InstanceStats>;
   /** The raw visits kept, in [from, to), oldest first. */
   visits(from: Date, to: Date): AsyncIterable<StoredVisit>;
 }
@@ -85,7 +91,7 @@ export interface VisitStats {
  */
 export function visitStats(deps: { visits: VisitStore; now: () => number; severalDomains: () => boolean }): VisitStats {
   const { visits, now, severalDomains } = deps;
-  return {
+  const stats: VisitStats = {
     async forLink(link, period) {
       const { from, to } = alignedPeriod(period, now());
       const [hours, dimensions] = await Promise.all([
@@ -121,15 +127,15 @@ export function visitStats(deps: { visits: VisitStore; now: () => number; severa
       };
     },
 
-    async forInstance(days) {
+    async forInstance(days, owner) {
       const to = dayOf(now()) + DAY;
       const from = to - days * DAY;
       const [tallies, created, topLinks, totals, domains] = await Promise.all([
-        visits.dayTotals(new Date(from), new Date(to)),
-        visits.linksCreatedPerDay(new Date(from), new Date(to)),
-        visits.topLinks(new Date(from), new Date(to), TOP),
-        visits.totals(),
-        severalDomains() ? visits.domainTotals(new Date(from), new Date(to)) : [],
+        visits.dayTotals(new Date(from), new Date(to), owner),
+        visits.linksCreatedPerDay(new Date(from), new Date(to), owner),
+        visits.topLinks(new Date(from), new Date(to), TOP, owner),
+        visits.totals(owner),
+        owner === undefined && severalDomains() ? visits.domainTotals(new Date(from), new Date(to)) : [],
       ]);
       const byDay = new Map<number, InstanceStats['days'][number]>();
       for (let t = from; t < to; t += DAY) byDay.set(t, { t: new Date(t), linksCreated: 0, humans: 0, bots: 0, uniqueVisitors: 0 });
@@ -160,8 +166,13 @@ export function visitStats(deps: { visits: VisitStore; now: () => number; severa
       };
     },
 
+    figuresFor(actor, days, owner) {
+      return stats.forInstance(days, isAdmin(actor) ? owner : actor.userId);
+    },
+
     visits: (from, to) => visits.allVisits(from, to),
   };
+  return stats;
 }
 
 /** The period's bounds in ms, widened to whole hours or days; defaults end with the current one. */

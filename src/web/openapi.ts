@@ -717,7 +717,7 @@ export const OPENAPI: OpenApiDocument = openApiDocument({
     '/api/v1/stats': {
       get: linksApi({
         operationId: 'showStats',
-        summary: 'The whole instance: links created and visits per day, top links, totals',
+        summary: "Links created and visits per day, top links, totals: the instance's for an admin (or one owner's), a member's own",
         query: DAYS_QUERY,
         responses: {
           '200': { description: 'The figures', content: json(schema('InstanceStats')) },

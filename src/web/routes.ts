@@ -140,7 +140,7 @@ export function createRouter(web: WebServices): Router {
   apiRoute('GET /api/v1/links/:code/stats', stats.showLinkStats);
   apiRoute('GET /api/v1/links/:code/audit', audit.showLinkAudit);
   apiRoute('GET /api/v1/tags', api.listTags);
-  apiRoute('GET /api/v1/stats', adminRequired, stats.showStats);
+  apiRoute('GET /api/v1/stats', stats.showStats);
   apiRoute('GET /api/v1/export', stats.exportData);
   apiRoute('GET /api/v1/domains', domainsApi.listDomains);
   apiRoute('POST /api/v1/domains', adminRequired, domainsApi.addDomain);

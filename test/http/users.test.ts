@@ -1,5 +1,5 @@
 import test, { type ExecutionContext } from 'ava';
-import { BROWSER_ACCEPT, cookiesOf, csrfOf, loginAs, startKurz, type TestKurz } from '../helpers.ts';
+import { BROWSER_ACCEPT, BROWSER_UA, cookiesOf, csrfOf, loginAs, startKurz, type TestKurz } from '../helpers.ts';
 
 // Several users on one kurz, through every route: two members (alice, bob) and the admin. A member reaches
 // only their own links; another's is not found (404, never 403), so codes do not leak.
@@ -83,7 +83,7 @@ test('a member reaches none of another member’s links through the API: 404 on 
   t.like(own, { url: 'https://example.com/alice', owner: 'alice', deletedAt: null });
 });
 
-test('a member’s list, tags, export and dedupe hold only their own links; the instance’s figures and visits are the admins’', async (t) => {
+test('a member’s list, tags, export and dedupe hold only their own links; the raw visits are the admins’', async (t) => {
   const { k, alice, bob, mine, theirs } = await three(t);
   const codes = async (m: Member) =>
     ((await (await m.api('GET', '/api/v1/links')).json()) as { links: Array<{ code: string }> }).links.map((l) => l.code);
@@ -104,7 +104,6 @@ test('a member’s list, tags, export and dedupe hold only their own links; the 
   t.true(exported.includes('example.com/bob'));
   t.false(exported.includes('example.com/alice'));
   t.is((await bob.api('GET', '/api/v1/export?what=visits&format=csv')).status, 403);
-  t.is((await bob.api('GET', '/api/v1/stats')).status, 403);
   // The same URL as alice's bare link: bob gets a link of his own, never hers.
   const plain = await create(alice, { url: 'https://example.com/shared' });
   const again = await create(bob, { url: 'https://example.com/shared' });
@@ -132,7 +131,8 @@ test('through the pages, a member sees and changes only their own links, and non
   t.false(list.includes(mine.code));
   const dashboard = await (await bob.page('/')).text();
   t.false(dashboard.includes(mine.code));
-  t.false(dashboard.includes('id="figure-period-humans"'), 'no instance figures');
+  t.regex(dashboard, /Last 14 days, your links/, 'his own figures, not the instance’s');
+  t.false(dashboard.includes('name="owner"'), 'no choice of whose figures');
   t.false(dashboard.includes('href="/users"'), 'no Users in the nav');
   for (const path of ['/users', '/domains', '/settings']) t.is((await bob.page(path)).status, 403, path);
   const [row] = await k.sql<{ url: string; deleted_at: number | null; enabled: number }>(
@@ -207,6 +207,63 @@ test('an admin hands a link to another user: it is then theirs, and the first ow
   );
   // Its redirect never changed hands with it.
   t.is((await fetch(`${k.base}/${mine.code}`, { redirect: 'manual' })).status, 410, 'deleted by its new owner');
+});
+
+test('the figures are each user’s, from the rollups: a member’s own; an admin’s all or one owner’s; a handed-over link takes its visits along', async (t) => {
+  const { k, alice, bob, mine, theirs } = await three(t);
+  t.is((await k.postJson('/api/v1/links', { url: 'https://example.com/admin', alias: 'admins' })).status, 201);
+  for (const [code, visits] of [
+    [mine.code, 3],
+    [theirs.code, 1],
+    ['admins', 2],
+  ] as const)
+    for (let i = 0; i < visits; i++) {
+      const res = await fetch(`${k.base}/${code}`, { redirect: 'manual', headers: { 'user-agent': BROWSER_UA } });
+      t.is(res.status, 302);
+    }
+  await k.flushVisits();
+  const figures = async (res: Response) => {
+    t.is(res.status, 200);
+    const s = (await res.json()) as {
+      totals: { links: number; humans: number };
+      period: { humans: number; linksCreated: number };
+      topLinks: Array<{ code: string; humans: number }>;
+    };
+    return {
+      links: s.totals.links,
+      humans: s.totals.humans,
+      period: s.period.humans,
+      created: s.period.linksCreated,
+      top: s.topLinks.map((l) => `${l.code} ${l.humans}`),
+    };
+  };
+  const alices = { links: 1, humans: 3, period: 3, created: 1, top: [`${mine.code} 3`] };
+  const bobs = { links: 1, humans: 1, period: 1, created: 1, top: [`${theirs.code} 1`] };
+  t.deepEqual(await figures(await alice.api('GET', '/api/v1/stats')), alices);
+  t.deepEqual(await figures(await bob.api('GET', '/api/v1/stats?owner=alice')), bobs, 'naming another owner changes nothing for a member');
+  const everyone = { links: 3, humans: 6, period: 6, created: 3, top: [`${mine.code} 3`, 'admins 2', `${theirs.code} 1`] };
+  t.deepEqual(await figures(await k.get('/api/v1/stats')), everyone);
+  t.deepEqual(await figures(await k.get('/api/v1/stats?owner=bob')), bobs);
+  t.is((await k.get('/api/v1/stats?owner=nobody')).status, 400);
+  // The dashboard shows the same: a member's own figures, never another's link.
+  const board = await (await alice.page('/')).text();
+  t.regex(board, /Last 14 days, your links/);
+  t.true(board.includes(`>${mine.code}</a>`));
+  t.false(board.includes(`>${theirs.code}</a>`) || board.includes('>admins</a>'));
+  const admin = await k.login();
+  const bobsBoard = await (await fetch(`${k.base}/?owner=bob`, { headers: { cookie: admin, accept: BROWSER_ACCEPT } })).text();
+  t.regex(bobsBoard, /Last 14 days, bob’s links|Last 14 days, bob&#39;s links/);
+  // Handed to bob, alice's link takes its links and visits into his figures, out of hers; the instance's stay.
+  t.is((await k.request('PATCH', `/api/v1/links/${mine.code}`, { owner: 'bob' })).status, 200);
+  t.deepEqual(await figures(await alice.api('GET', '/api/v1/stats')), { links: 0, humans: 0, period: 0, created: 0, top: [] });
+  t.deepEqual(await figures(await bob.api('GET', '/api/v1/stats')), {
+    links: 2,
+    humans: 4,
+    period: 4,
+    created: 2,
+    top: [`${mine.code} 3`, `${theirs.code} 1`],
+  });
+  t.deepEqual(await figures(await k.get('/api/v1/stats')), everyone);
 });
 
 test('the one-time link sets a password once, within 24 hours; its token is never logged', async (t) => {

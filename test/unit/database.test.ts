@@ -179,6 +179,49 @@ test('a database of schema 3 keeps its links: aliases stay aliases, generated li
   t.deepEqual(db.prepare('SELECT code FROM link_changes').pluck().all(), ['mine'], 'a claimed visit is no edit');
 });
 
+test('the figures are kept per owner: links per day and visits move with a link handed to another user', (t) => {
+  const DAY = 86_400_000;
+  const db = openDatabase(join(tempDir(t), 'kurz.db'));
+  t.teardown(() => db.close());
+  db.exec(`INSERT INTO users (id, name, role, created_at) VALUES (1, 'admin', 'admin', 0), (2, 'ana', 'member', 0)`);
+  const insert = db.prepare('INSERT INTO links (id, code, url, created_at, updated_at, owner_id) VALUES (?, ?, ?, ?, ?, ?)');
+  insert.run(1, 'a', 'https://a.example/', DAY, DAY, 1);
+  insert.run(2, 'b', 'https://b.example/', DAY + 1, DAY + 1, 2);
+  // Visits as the writer adds them: each link's hours and days under its owner, and the owner's day totals.
+  db.exec(`INSERT INTO visit_hours (link_id, hour, humans, bots, uniques) VALUES (1, ${DAY}, 3, 1, 2), (1, ${2 * DAY}, 4, 0, 4), (2, ${DAY}, 5, 0, 5);
+    INSERT INTO visit_days (day, link_id, owner_id, humans, bots, uniques) VALUES (${DAY}, 1, 1, 3, 1, 2), (${2 * DAY}, 1, 1, 4, 0, 4), (${DAY}, 2, 2, 5, 0, 5);
+    INSERT INTO visit_totals (day, owner_id, humans, bots, uniques) VALUES (${DAY}, 1, 3, 1, 2), (${2 * DAY}, 1, 4, 0, 4), (${DAY}, 2, 5, 0, 5);`);
+  const state = () => ({
+    linkDays: db.prepare('SELECT day, owner_id AS owner, created, live FROM link_days WHERE created > 0 ORDER BY day, owner').all(),
+    totals: db
+      .prepare('SELECT day, owner_id AS owner, humans, bots, uniques FROM visit_totals WHERE humans + bots > 0 ORDER BY day, owner')
+      .all(),
+    days: db.prepare('SELECT day, link_id AS link, owner_id AS owner FROM visit_days ORDER BY day, link').all(),
+  });
+  t.deepEqual(state().linkDays, [
+    { day: DAY, owner: 1, created: 1, live: 1 },
+    { day: DAY, owner: 2, created: 1, live: 1 },
+  ]);
+  db.prepare('UPDATE links SET owner_id = 2 WHERE id = 1').run();
+  t.deepEqual(state(), {
+    linkDays: [{ day: DAY, owner: 2, created: 2, live: 2 }],
+    totals: [
+      { day: DAY, owner: 2, humans: 8, bots: 1, uniques: 7 },
+      { day: 2 * DAY, owner: 2, humans: 4, bots: 0, uniques: 4 },
+    ],
+    days: [
+      { day: DAY, link: 1, owner: 2 },
+      { day: DAY, link: 2, owner: 2 },
+      { day: 2 * DAY, link: 1, owner: 2 },
+    ],
+  });
+  // An edit that keeps the owner moves nothing; deleting a link takes it off its owner's live links.
+  db.prepare("UPDATE links SET owner_id = 2, title = 'x' WHERE id = 1").run();
+  db.prepare('UPDATE links SET deleted_at = ? WHERE id = 2').run(3 * DAY);
+  t.deepEqual(state().linkDays, [{ day: DAY, owner: 2, created: 2, live: 1 }]);
+  t.is(db.prepare('SELECT sum(humans) FROM visit_totals').pluck().get(), 12);
+});
+
 test('the domains migration puts every link on the default domain with its id, code, tags, visits and change log, and keeps the id sequence', (t) => {
   const path = join(tempDir(t), 'kurz.db');
   const old = new Sqlite(path);
@@ -221,7 +264,7 @@ test('the domains migration puts every link on the default domain with its id, c
     { link_id: 2, tag: 'red' },
   ]);
   t.deepEqual(db.prepare('SELECT link_id, count FROM link_visits').all(), [{ link_id: 1, count: 42 }]);
-  t.deepEqual(db.prepare('SELECT * FROM link_days ORDER BY day').all(), daysBefore, 'the daily figures are untouched');
+  t.deepEqual(db.prepare('SELECT day, created, live FROM link_days ORDER BY day').all(), daysBefore, 'the daily figures are untouched');
   t.deepEqual(
     db.prepare('SELECT seq, code FROM link_changes ORDER BY seq').all(),
     changesBefore,

@@ -22,7 +22,7 @@ import { SERVER_ADMIN } from '../../src/auth/actor.ts';
 
 /** A flush that only adds to links' all-time counts. */
 function linkVisits(...links: VisitCount[]): VisitBatch {
-  return { visits: [], hours: [], days: [], totals: [], dimensions: [], dimensionDays: [], visitors: [], links };
+  return { visits: [], hours: [], days: [], dimensions: [], dimensionDays: [], visitors: [], links };
 }
 
 /** Link creation on `links` with a fixed clock and a small cache. */

@@ -250,4 +250,33 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX audit_by_subject ON audit_log (subject_kind, subject_id, at, id);
   CREATE INDEX audit_by_action ON audit_log (action, at, id);
   `,
+  // Each user's figures (SQLite's migration says why). PostgreSQL counts links where SQLite keeps link_days.
+  `
+  ALTER TABLE visit_days ADD COLUMN owner_id BIGINT NOT NULL DEFAULT 1;
+  UPDATE visit_days SET owner_id = links.owner_id FROM links WHERE links.id = visit_days.link_id AND links.owner_id <> 1;
+  CREATE INDEX visit_days_by_owner ON visit_days (owner_id, day);
+  ALTER TABLE visit_totals ADD COLUMN owner_id BIGINT NOT NULL DEFAULT 1;
+  ALTER TABLE visit_totals DROP CONSTRAINT visit_totals_pkey;
+  DELETE FROM visit_totals;
+  INSERT INTO visit_totals (day, owner_id, humans, bots, uniques)
+    SELECT day, owner_id, sum(humans), sum(bots), sum(uniques) FROM visit_days GROUP BY day, owner_id;
+  ALTER TABLE visit_totals ADD PRIMARY KEY (day, owner_id);
+  CREATE FUNCTION kurz_link_owner_changed() RETURNS trigger LANGUAGE plpgsql AS $$
+  DECLARE d RECORD;
+  BEGIN
+    FOR d IN SELECT day, humans, bots, uniques FROM visit_days WHERE link_id = NEW.id AND day IN
+      (SELECT DISTINCT hour - hour % 86400000 FROM visit_hours WHERE link_id = NEW.id)
+    LOOP
+      UPDATE visit_totals SET humans = humans - d.humans, bots = bots - d.bots, uniques = uniques - d.uniques
+        WHERE day = d.day AND owner_id = OLD.owner_id;
+      INSERT INTO visit_totals (day, owner_id, humans, bots, uniques) VALUES (d.day, NEW.owner_id, d.humans, d.bots, d.uniques)
+        ON CONFLICT (day, owner_id) DO UPDATE SET humans = visit_totals.humans + excluded.humans,
+        bots = visit_totals.bots + excluded.bots, uniques = visit_totals.uniques + excluded.uniques;
+      UPDATE visit_days SET owner_id = NEW.owner_id WHERE day = d.day AND link_id = NEW.id;
+    END LOOP;
+    RETURN NULL;
+  END $$;
+  CREATE TRIGGER link_owner_changed AFTER UPDATE OF owner_id ON links
+    FOR EACH ROW WHEN (NEW.owner_id <> OLD.owner_id) EXECUTE FUNCTION kurz_link_owner_changed();
+  `,
 ];

@@ -211,18 +211,22 @@ export const ADD_VISIT_HOURS = `INSERT INTO visit_hours (link_id, hour, humans, 
   ON CONFLICT (link_id, hour) DO UPDATE SET humans = visit_hours.humans + excluded.humans, bots = visit_hours.bots + excluded.bots,
   uniques = visit_hours.uniques + excluded.uniques`;
 
-export const ADD_VISIT_DAYS = `INSERT INTO visit_days (day, link_id, humans, bots, uniques)
-  SELECT day, link_id, sum(humans), sum(bots), sum(uniques)
+/** A day's visits of each link, under the link's owner (a link is never removed; one not there counts as the first admin's). */
+export const ADD_VISIT_DAYS = `INSERT INTO visit_days (day, link_id, owner_id, humans, bots, uniques)
+  SELECT r.day, r.link_id, coalesce(min(links.owner_id), 1), sum(r.humans), sum(r.bots), sum(r.uniques)
   FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::bigint[], $5::bigint[]) AS r(day, link_id, humans, bots, uniques)
-  GROUP BY day, link_id ORDER BY day, link_id
+  LEFT JOIN links ON links.id = r.link_id
+  GROUP BY r.day, r.link_id ORDER BY r.day, r.link_id
   ON CONFLICT (day, link_id) DO UPDATE SET humans = visit_days.humans + excluded.humans, bots = visit_days.bots + excluded.bots,
   uniques = visit_days.uniques + excluded.uniques`;
 
-export const ADD_VISIT_TOTALS = `INSERT INTO visit_totals (day, humans, bots, uniques)
-  SELECT day, sum(humans), sum(bots), sum(uniques)
-  FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::bigint[]) AS r(day, humans, bots, uniques)
-  GROUP BY day ORDER BY day
-  ON CONFLICT (day) DO UPDATE SET humans = visit_totals.humans + excluded.humans, bots = visit_totals.bots + excluded.bots,
+/** The same days summed per owner: each user's figures, whose sum is the instance's. */
+export const ADD_VISIT_TOTALS = `INSERT INTO visit_totals (day, owner_id, humans, bots, uniques)
+  SELECT r.day, coalesce(links.owner_id, 1), sum(r.humans), sum(r.bots), sum(r.uniques)
+  FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::bigint[], $5::bigint[]) AS r(day, link_id, humans, bots, uniques)
+  LEFT JOIN links ON links.id = r.link_id
+  GROUP BY 1, 2 ORDER BY 1, 2
+  ON CONFLICT (day, owner_id) DO UPDATE SET humans = visit_totals.humans + excluded.humans, bots = visit_totals.bots + excluded.bots,
   uniques = visit_totals.uniques + excluded.uniques`;
 
 export const ADD_VISIT_DIMENSIONS = `INSERT INTO visit_dimensions (link_id, hour, dimension, value, count)
@@ -260,31 +264,50 @@ export const LINK_DIMENSION_DAYS = `SELECT dimension, value, sum(count) AS count
   WHERE link_id = $1 AND day >= $2 AND day < $3 GROUP BY dimension, value`;
 
 /** Every link's visits per day in [$1, $2). */
-export const DAY_TOTALS = `SELECT day AS t, humans, bots, uniques FROM visit_totals WHERE day >= $1 AND day < $2 ORDER BY day`;
+export const DAY_TOTALS = `SELECT day AS t, sum(humans) AS humans, sum(bots) AS bots, sum(uniques) AS uniques FROM visit_totals
+  WHERE day >= $1 AND day < $2 GROUP BY day ORDER BY day`;
+
+/** One owner's links' visits per day in [$1, $2). */
+export const OWNER_DAY_TOTALS = `SELECT day AS t, humans, bots, uniques FROM visit_totals
+  WHERE day >= $1 AND day < $2 AND owner_id = $3 ORDER BY day`;
 
 /**
  * The $3 links with the most human visits in [$1, $2) ($4 days long), exactly, without grouping every row
  * of the period: the sums of the last day's top links give a bar B, and a link whose sum reaches B has at
  * least B/days on some day, so only links with such a day are summed (primary-key lookups).
  */
-export const TOP_LINKS = `WITH RECURSIVE
+/**
+ * The $3 links with the most human visits in [$1, $2) ($4 days long), exactly, without grouping every row
+ * of the period: the sums of the last day's top links give a bar B, and a link whose sum reaches B has at
+ * least B/days on some day, so only links with such a day are summed (primary-key lookups). `rows` narrows
+ * the rows of visit_days read (every link's, or one owner's: $5).
+ */
+const topLinks = (rows: string): string => `WITH RECURSIVE
   days(day) AS (SELECT $1::bigint UNION ALL SELECT day + 86400000 FROM days WHERE day + 86400000 < $2::bigint),
-  seed AS (SELECT link_id FROM visit_days WHERE day = (SELECT max(day) FROM visit_days WHERE day >= $1 AND day < $2)
+  seed AS (SELECT link_id FROM visit_days WHERE ${rows} day = (SELECT max(day) FROM visit_days WHERE ${rows} day >= $1 AND day < $2)
     ORDER BY humans DESC LIMIT $3),
   seed_sums AS (SELECT sum(humans) AS humans FROM visit_days
     WHERE day IN (SELECT day FROM days) AND link_id IN (SELECT link_id FROM seed) GROUP BY link_id),
   bar AS (SELECT CASE WHEN count(*) < $3 THEN 1 ELSE min(humans) END AS humans FROM seed_sums),
   candidates AS (SELECT DISTINCT link_id FROM visit_days
-    WHERE day >= $1 AND day < $2 AND humans * $4::bigint >= (SELECT humans FROM bar)),
+    WHERE ${rows} day >= $1 AND day < $2 AND humans * $4::bigint >= (SELECT humans FROM bar)),
   top AS (SELECT link_id, sum(humans) AS humans, sum(bots) AS bots, sum(uniques) AS uniques FROM visit_days
     WHERE day IN (SELECT day FROM days) AND link_id IN (SELECT link_id FROM candidates)
     GROUP BY link_id HAVING sum(humans) > 0 ORDER BY humans DESC, link_id LIMIT $3)
   SELECT domain_id AS domain, code, url, title, top.humans, top.bots, top.uniques FROM top JOIN links ON links.id = top.link_id
   ORDER BY top.humans DESC, links.id`;
 
+export const TOP_LINKS = topLinks('');
+
+/** One owner's top links (index visit_days_by_owner): their own rows alone are read. */
+export const OWNER_TOP_LINKS = topLinks('owner_id = $5 AND');
+
 /** Links created per day in [$1, $2) (index links_by_created). */
 export const LINKS_CREATED_PER_DAY = `SELECT created_at - created_at % 86400000 AS t, count(*) AS count FROM links
   WHERE created_at >= $1 AND created_at < $2 GROUP BY t ORDER BY t`;
+
+export const OWNER_LINKS_CREATED_PER_DAY = `SELECT created_at - created_at % 86400000 AS t, count(*) AS count FROM links
+  WHERE created_at >= $1 AND created_at < $2 AND owner_id = $3 GROUP BY t ORDER BY t`;
 
 /**
  * All-time figures of the instance: live links, counted (off the event loop, here), and people's visits from
@@ -292,6 +315,10 @@ export const LINKS_CREATED_PER_DAY = `SELECT created_at - created_at % 86400000 
  */
 export const INSTANCE_TOTALS = `SELECT (SELECT count(*) FROM links WHERE deleted_at IS NULL) AS links,
   (SELECT coalesce(sum(humans), 0) FROM visit_totals) AS humans`;
+
+/** One owner's all-time figures (index links_by_owner for the count). */
+export const OWNER_TOTALS = `SELECT (SELECT count(*) FROM links WHERE owner_id = $1 AND deleted_at IS NULL) AS links,
+  (SELECT coalesce(sum(humans), 0) FROM visit_totals WHERE owner_id = $1) AS humans`;
 
 /** Raw visits in [$3, $4) after (at $1, id $2), in time order, $5 at a time (index visits_by_at). */
 export const VISITS_PAGE = `SELECT visits.id, at, code, bot, referrer, browser, os, device, country, language

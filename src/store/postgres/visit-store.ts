@@ -1,4 +1,4 @@
-import type { VisitBatch } from '../../visits/rollup.ts';
+import type { VisitBatch, VisitSum } from '../../visits/rollup.ts';
 import type { DimensionCount, DomainTally, LinkTally, StoredVisit, VisitTally } from '../../visits/visit.ts';
 import { DAY, dayOf, DIMENSIONS, hourOf, type Dimension } from '../../visits/visit.ts';
 import type { VisitStore } from '../ports.ts';
@@ -13,6 +13,11 @@ type VisitRow = Omit<StoredVisit, 'at'> & { at: number };
 export interface PostgresVisitStore extends VisitStore {
   /** Resolves once every visit write handed over so far is committed (or failed). */
   idle(): Promise<void>;
+}
+
+/** The instance's statement and its parameters, or one owner's (their id the last parameter). */
+function scoped(instance: string, ofOwner: string, params: unknown[], owner: number | undefined): [string, unknown[]] {
+  return owner === undefined ? [instance, params] : [ofOwner, [...params, owner]];
 }
 
 /**
@@ -39,16 +44,16 @@ export function createPostgresVisitStore(db: Database): PostgresVisitStore {
       );
       for (const v of rows) {
         const hour = hours.get(`${v.linkId} ${v.day} ${v.hash.toString('hex')}`);
-        for (const key of [`h ${v.linkId} ${hour}`, `d ${v.linkId} ${v.day}`, `d 0 ${v.day}`])
-          uniques.set(key, (uniques.get(key) ?? 0) + 1);
+        for (const key of [`h ${v.linkId} ${hour}`, `d ${v.linkId} ${v.day}`]) uniques.set(key, (uniques.get(key) ?? 0) + 1);
       }
     }
     const upsert = async <T>(sql: string, rows: readonly T[], row: (r: T) => unknown[]): Promise<void> => {
       if (rows.length > 0) await tx.query(sql, columns(rows, row));
     };
     await upsert(q.ADD_VISIT_HOURS, batch.hours, (h) => [h.linkId, h.t, h.humans, h.bots, uniques.get(`h ${h.linkId} ${h.t}`) ?? 0]);
-    await upsert(q.ADD_VISIT_DAYS, batch.days, (d) => [d.t, d.linkId, d.humans, d.bots, uniques.get(`d ${d.linkId} ${d.t}`) ?? 0]);
-    await upsert(q.ADD_VISIT_TOTALS, batch.totals, (d) => [d.t, d.humans, d.bots, uniques.get(`d 0 ${d.t}`) ?? 0]);
+    const day = (d: VisitSum) => [d.t, d.linkId, d.humans, d.bots, uniques.get(`d ${d.linkId} ${d.t}`) ?? 0];
+    await upsert(q.ADD_VISIT_DAYS, batch.days, day);
+    await upsert(q.ADD_VISIT_TOTALS, batch.days, day);
     await upsert(q.ADD_VISIT_DIMENSIONS, batch.dimensions, (d) => [d.linkId, d.hour, DIMENSIONS.indexOf(d.dimension), d.value, d.count]);
     await upsert(q.ADD_VISIT_DIMENSION_DAYS, batch.dimensionDays, (d) => [
       d.linkId,
@@ -100,19 +105,29 @@ export function createPostgresVisitStore(db: Database): PostgresVisitStore {
       return rows.map((row): DimensionCount => ({ dimension: DIMENSIONS[row.dimension] as Dimension, value: row.value, count: row.count }));
     },
 
-    dayTotals: async (from, to) => (await db.query<VisitTally>(q.DAY_TOTALS, [from.getTime(), to.getTime()])).rows,
+    dayTotals: async (from, to, owner) =>
+      (await db.query<VisitTally>(...scoped(q.DAY_TOTALS, q.OWNER_DAY_TOTALS, [from.getTime(), to.getTime()], owner))).rows,
 
-    async topLinks(from, to, limit) {
+    async topLinks(from, to, limit, owner) {
       const days = Math.ceil((to.getTime() - from.getTime()) / DAY);
-      return (await db.query<LinkTally>(q.TOP_LINKS, [from.getTime(), to.getTime(), limit, days])).rows;
+      return (await db.query<LinkTally>(...scoped(q.TOP_LINKS, q.OWNER_TOP_LINKS, [from.getTime(), to.getTime(), limit, days], owner)))
+        .rows;
     },
 
     domainTotals: async (from, to) => (await db.query<DomainTally>(q.DOMAIN_TOTALS, [from.getTime(), to.getTime()])).rows,
 
-    totals: async () => (await db.query<{ links: number; humans: number }>(q.INSTANCE_TOTALS)).rows[0] ?? { links: 0, humans: 0 },
+    totals: async (owner) =>
+      (await db.query<{ links: number; humans: number }>(...scoped(q.INSTANCE_TOTALS, q.OWNER_TOTALS, [], owner))).rows[0] ?? {
+        links: 0,
+        humans: 0,
+      },
 
-    linksCreatedPerDay: async (from, to) =>
-      (await db.query<{ t: number; count: number }>(q.LINKS_CREATED_PER_DAY, [from.getTime(), to.getTime()])).rows,
+    linksCreatedPerDay: async (from, to, owner) =>
+      (
+        await db.query<{ t: number; count: number }>(
+          ...scoped(q.LINKS_CREATED_PER_DAY, q.OWNER_LINKS_CREATED_PER_DAY, [from.getTime(), to.getTime()], owner),
+        )
+      ).rows,
 
     async *allVisits(from, to) {
       // Visits are written in link order within a flush: the export reads them by time.

@@ -374,6 +374,78 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX audit_by_subject ON audit_log (subject_kind, subject_id, at, id);
   CREATE INDEX audit_by_action ON audit_log (action, at, id);
   `,
+  // Each user's figures, from the same rollups as the instance's: link_days and visit_totals are kept per
+  // owner (the instance's figures are their sums over a handful of users), and visit_days names each row's
+  // owner (index visit_days_by_owner: a user's top links read their own rows). A link handed to another
+  // user takes its history along (link_owner_changed), so that figures never show a link to someone who no
+  // longer owns it. A day's totals were the sums of its links' days, and are made so again, per owner.
+  `
+  CREATE TABLE link_days_new (
+    day      INTEGER NOT NULL,
+    owner_id INTEGER NOT NULL,
+    created  INTEGER NOT NULL,
+    live     INTEGER NOT NULL,
+    PRIMARY KEY (day, owner_id)
+  ) WITHOUT ROWID;
+  INSERT INTO link_days_new (day, owner_id, created, live)
+    SELECT created_at - created_at % 86400000, owner_id, count(*), sum(deleted_at IS NULL) FROM links GROUP BY 1, 2;
+  DROP TRIGGER link_days_inserted;
+  DROP TRIGGER link_days_updated;
+  DROP TRIGGER link_days_deleted;
+  DROP TABLE link_days;
+  ALTER TABLE link_days_new RENAME TO link_days;
+  CREATE TRIGGER link_days_inserted AFTER INSERT ON links
+  BEGIN
+    INSERT INTO link_days (day, owner_id, created, live)
+      VALUES (NEW.created_at - NEW.created_at % 86400000, NEW.owner_id, 1, NEW.deleted_at IS NULL)
+      ON CONFLICT (day, owner_id) DO UPDATE SET created = created + 1, live = live + excluded.live;
+  END;
+  CREATE TRIGGER link_days_updated AFTER UPDATE OF created_at, deleted_at, owner_id ON links
+  BEGIN
+    UPDATE link_days SET created = created - 1, live = live - (OLD.deleted_at IS NULL)
+      WHERE day = OLD.created_at - OLD.created_at % 86400000 AND owner_id = OLD.owner_id;
+    INSERT INTO link_days (day, owner_id, created, live)
+      VALUES (NEW.created_at - NEW.created_at % 86400000, NEW.owner_id, 1, NEW.deleted_at IS NULL)
+      ON CONFLICT (day, owner_id) DO UPDATE SET created = created + 1, live = live + excluded.live;
+  END;
+  CREATE TRIGGER link_days_deleted AFTER DELETE ON links
+  BEGIN
+    UPDATE link_days SET created = created - 1, live = live - (OLD.deleted_at IS NULL)
+      WHERE day = OLD.created_at - OLD.created_at % 86400000 AND owner_id = OLD.owner_id;
+  END;
+  CREATE TABLE visit_totals_new (
+    day      INTEGER NOT NULL,
+    owner_id INTEGER NOT NULL,
+    humans   INTEGER NOT NULL,
+    bots     INTEGER NOT NULL,
+    uniques  INTEGER NOT NULL,
+    PRIMARY KEY (day, owner_id)
+  ) WITHOUT ROWID;
+  ALTER TABLE visit_days ADD COLUMN owner_id INTEGER NOT NULL DEFAULT 1;
+  UPDATE visit_days SET owner_id = (SELECT owner_id FROM links WHERE links.id = visit_days.link_id)
+    WHERE link_id IN (SELECT id FROM links WHERE owner_id <> 1);
+  CREATE INDEX visit_days_by_owner ON visit_days (owner_id, day);
+  INSERT INTO visit_totals_new (day, owner_id, humans, bots, uniques)
+    SELECT day, owner_id, sum(humans), sum(bots), sum(uniques) FROM visit_days GROUP BY day, owner_id;
+  DROP TABLE visit_totals;
+  ALTER TABLE visit_totals_new RENAME TO visit_totals;
+  CREATE TRIGGER link_owner_changed AFTER UPDATE OF owner_id ON links WHEN NEW.owner_id <> OLD.owner_id
+  BEGIN
+    UPDATE visit_totals SET
+      humans = humans - (SELECT humans FROM visit_days WHERE day = visit_totals.day AND link_id = NEW.id),
+      bots = bots - (SELECT bots FROM visit_days WHERE day = visit_totals.day AND link_id = NEW.id),
+      uniques = uniques - (SELECT uniques FROM visit_days WHERE day = visit_totals.day AND link_id = NEW.id)
+      WHERE owner_id = OLD.owner_id AND day IN (SELECT day FROM visit_days WHERE link_id = NEW.id AND day IN
+        (SELECT DISTINCT hour - hour % 86400000 FROM visit_hours WHERE link_id = NEW.id));
+    INSERT INTO visit_totals (day, owner_id, humans, bots, uniques)
+      SELECT day, NEW.owner_id, humans, bots, uniques FROM visit_days WHERE link_id = NEW.id AND day IN
+        (SELECT DISTINCT hour - hour % 86400000 FROM visit_hours WHERE link_id = NEW.id)
+      ON CONFLICT (day, owner_id) DO UPDATE SET humans = humans + excluded.humans, bots = bots + excluded.bots,
+        uniques = uniques + excluded.uniques;
+    UPDATE visit_days SET owner_id = NEW.owner_id WHERE link_id = NEW.id AND day IN
+      (SELECT DISTINCT hour - hour % 86400000 FROM visit_hours WHERE link_id = NEW.id);
+  END;
+  `,
 ];
 
 /**

@@ -136,7 +136,8 @@ export const ADD_VISIT_HOUR = `INSERT INTO visit_hours (link_id, hour, humans, b
   ON CONFLICT (link_id, hour) DO UPDATE SET humans = humans + excluded.humans, bots = bots + excluded.bots,
   uniques = uniques + excluded.uniques`;
 
-export const ADD_VISIT_DAY = `INSERT INTO visit_days (day, link_id, humans, bots, uniques) VALUES (@t, @linkId, @humans, @bots, @uniques)
+export const ADD_VISIT_DAY = `INSERT INTO visit_days (day, link_id, owner_id, humans, bots, uniques)
+  VALUES (@t, @linkId, @ownerId, @humans, @bots, @uniques)
   ON CONFLICT (day, link_id) DO UPDATE SET humans = humans + excluded.humans, bots = bots + excluded.bots,
   uniques = uniques + excluded.uniques`;
 
@@ -146,8 +147,11 @@ export const ADD_VISIT_DIMENSION = `INSERT INTO visit_dimensions (link_id, hour,
 export const ADD_VISIT_DIMENSION_DAY = `INSERT INTO visit_dimension_days (link_id, day, dimension, value, count) VALUES (?, ?, ?, ?, ?)
   ON CONFLICT (link_id, day, dimension, value) DO UPDATE SET count = count + excluded.count`;
 
-export const ADD_VISIT_TOTAL = `INSERT INTO visit_totals (day, humans, bots, uniques) VALUES (@t, @humans, @bots, @uniques)
-  ON CONFLICT (day) DO UPDATE SET humans = humans + excluded.humans, bots = bots + excluded.bots, uniques = uniques + excluded.uniques`;
+/** Who owns a visited link: its visits count in their figures. */
+export const OWNER_OF_LINK = `SELECT owner_id FROM links WHERE id = ?`;
+
+export const ADD_VISIT_TOTAL = `INSERT INTO visit_totals (day, owner_id, humans, bots, uniques) VALUES (@t, @ownerId, @humans, @bots, @uniques)
+  ON CONFLICT (day, owner_id) DO UPDATE SET humans = humans + excluded.humans, bots = bots + excluded.bots, uniques = uniques + excluded.uniques`;
 
 /** A background writer's receipt, replaced with each chunk it writes (migration 6). */
 export const SET_HANDOVER = `INSERT INTO visit_handovers (writer, pass_from, pass_to, written) VALUES (@writer, @from, @to, @written)
@@ -176,28 +180,43 @@ export const LINK_DIMENSION_DAYS = `SELECT dimension, value, sum(count) AS count
   WHERE link_id = ? AND day >= ? AND day < ? GROUP BY dimension, value`;
 
 /** Every link's visits per day in [from, to). */
-export const DAY_TOTALS = `SELECT day AS t, humans, bots, uniques FROM visit_totals WHERE day >= ? AND day < ? ORDER BY day`;
+export const DAY_TOTALS = `SELECT day AS t, sum(humans) AS humans, sum(bots) AS bots, sum(uniques) AS uniques FROM visit_totals
+  WHERE day >= ? AND day < ? GROUP BY day ORDER BY day`;
+
+/** One owner's links' visits per day in [from, to). */
+export const OWNER_DAY_TOTALS = `SELECT day AS t, humans, bots, uniques FROM visit_totals
+  WHERE day >= ? AND day < ? AND owner_id = ? ORDER BY day`;
 
 /**
  * The `limit` links with the most human visits in [from, to) (`days` long), exactly, without grouping every
  * row of the period: the sums of the last day's top links give a bar B, and a link whose sum reaches B
- * has at least B/days on some day, so only links with such a day are summed (primary-key lookups).
+ * has at least B/days on some day, so only links with such a day are summed (primary-key lookups). `rows`
+ * narrows the rows of visit_days read (every link's, or one owner's).
  */
-export const TOP_LINKS = `WITH RECURSIVE
+const topLinks = (rows: string): string => `WITH RECURSIVE
   days(day) AS (SELECT @from UNION ALL SELECT day + 86400000 FROM days WHERE day + 86400000 < @to),
-  seed AS (SELECT link_id FROM visit_days WHERE day = (SELECT max(day) FROM visit_days WHERE day >= @from AND day < @to)
+  seed AS (SELECT link_id FROM visit_days WHERE ${rows} day = (SELECT max(day) FROM visit_days WHERE ${rows} day >= @from AND day < @to)
     ORDER BY humans DESC LIMIT @limit),
   seed_sums AS (SELECT sum(humans) AS humans FROM visit_days WHERE day IN days AND link_id IN seed GROUP BY link_id),
   bar AS (SELECT CASE WHEN count(*) < @limit THEN 1 ELSE min(humans) END AS humans FROM seed_sums),
-  candidates AS (SELECT DISTINCT link_id FROM visit_days WHERE day >= @from AND day < @to AND humans * @days >= (SELECT humans FROM bar)),
+  candidates AS (SELECT DISTINCT link_id FROM visit_days
+    WHERE ${rows} day >= @from AND day < @to AND humans * @days >= (SELECT humans FROM bar)),
   top AS (SELECT link_id, sum(humans) AS humans, sum(bots) AS bots, sum(uniques) AS uniques FROM visit_days
     WHERE day IN days AND link_id IN candidates GROUP BY link_id HAVING sum(humans) > 0 ORDER BY humans DESC, link_id LIMIT @limit)
   SELECT domain_id AS domain, code, url, title, top.humans, top.bots, top.uniques FROM top JOIN links ON links.id = top.link_id
   ORDER BY top.humans DESC, links.id`;
 
+export const TOP_LINKS = topLinks('');
+
+/** One owner's top links (index visit_days_by_owner): their own rows alone are read. */
+export const OWNER_TOP_LINKS = topLinks('owner_id = @owner AND');
+
 /** Links created per day in [from, to), whole UTC days (link_days, kept by triggers on links). */
-export const LINKS_CREATED_PER_DAY = `SELECT day AS t, created AS count FROM link_days
-  WHERE day >= ? AND day < ? AND created > 0 ORDER BY day`;
+export const LINKS_CREATED_PER_DAY = `SELECT day AS t, sum(created) AS count FROM link_days
+  WHERE day >= ? AND day < ? GROUP BY day HAVING sum(created) > 0 ORDER BY day`;
+
+export const OWNER_LINKS_CREATED_PER_DAY = `SELECT day AS t, created AS count FROM link_days
+  WHERE day >= ? AND day < ? AND owner_id = ? AND created > 0 ORDER BY day`;
 
 /**
  * All-time figures of the instance, from tables of one row a day: live links (link_days) and people's
@@ -205,6 +224,10 @@ export const LINKS_CREATED_PER_DAY = `SELECT day AS t, created AS count FROM lin
  */
 export const INSTANCE_TOTALS = `SELECT (SELECT coalesce(sum(live), 0) FROM link_days) AS links,
   (SELECT coalesce(sum(humans), 0) FROM visit_totals) AS humans`;
+
+/** One owner's all-time figures, from the same tables. */
+export const OWNER_TOTALS = `SELECT (SELECT coalesce(sum(live), 0) FROM link_days WHERE owner_id = @owner) AS links,
+  (SELECT coalesce(sum(humans), 0) FROM visit_totals WHERE owner_id = @owner) AS humans`;
 
 /** One page of raw visits with their link's code, oldest first, after the id `after`, in [from, to). */
 /** Raw visits in [from, to) after (at, id), in time order (index visits_by_at, which holds the id). */
@@ -302,9 +325,9 @@ export const USER_BY_NAME = `SELECT ${USER_COLUMNS} FROM users WHERE lower(name)
 
 export const USER_BY_INVITE = `SELECT ${USER_COLUMNS} FROM users WHERE invite_hash = ?`;
 
-/** Every user with their live links (index links_by_owner), the first admin first. */
+/** Every user with their live links (link_days: a row a day and owner, not a read of their links), the first admin first. */
 export const LIST_USERS = `SELECT ${USER_COLUMNS},
-  (SELECT count(*) FROM links WHERE owner_id = users.id AND deleted_at IS NULL) AS links
+  (SELECT coalesce(sum(live), 0) FROM link_days WHERE owner_id = users.id) AS links
   FROM users ORDER BY id <> 1, lower(name)`;
 
 export const INSERT_USER = `INSERT INTO users (name, email, role, invite_hash, invite_expires_at, created_at)

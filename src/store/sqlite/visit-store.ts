@@ -1,6 +1,7 @@
 import type { Database } from 'better-sqlite3';
 import type { Durability } from '../../config.ts';
-import type { VisitBatch } from '../../visits/rollup.ts';
+import { FIRST_ADMIN } from '../../auth/actor.ts';
+import { sumByOwner, type VisitBatch } from '../../visits/rollup.ts';
 import type { DimensionCount, LinkTally, StoredVisit, Visit, VisitTally, DomainTally } from '../../visits/visit.ts';
 import type { VisitReceipt } from '../../visits/visit-handover.ts';
 import { DAY, dayOf, DIMENSIONS, hourOf, type Dimension } from '../../visits/visit.ts';
@@ -44,6 +45,7 @@ export function createSqliteVisitStore(db: Database, health: WriteHealth, option
   const addDimension = db.prepare<[number, number, number, string, number]>(q.ADD_VISIT_DIMENSION);
   const addDimensionDay = db.prepare<[number, number, number, string, number]>(q.ADD_VISIT_DIMENSION_DAY);
   const addTotal = db.prepare(q.ADD_VISIT_TOTAL);
+  const ownerOfLink = db.prepare<[number], number>(q.OWNER_OF_LINK).pluck();
   const addLinkVisits = db.prepare(q.ADD_VISITS);
   const deleteVisits = db.prepare<[number, number]>(q.DELETE_VISITS_BEFORE);
   const deleteVisitors = db.prepare<[number]>(q.DELETE_VISITORS_BEFORE);
@@ -54,10 +56,16 @@ export function createSqliteVisitStore(db: Database, health: WriteHealth, option
     q.LINK_DIMENSION_DAYS,
   );
   const dayTotals = db.prepare<[number, number], VisitTally>(q.DAY_TOTALS);
+  const ownerDayTotals = db.prepare<[number, number, number], VisitTally>(q.OWNER_DAY_TOTALS);
   const topLinks = db.prepare<[{ from: number; to: number; limit: number; days: number }], LinkTally>(q.TOP_LINKS);
+  const ownerTopLinks = db.prepare<[{ from: number; to: number; limit: number; days: number; owner: number }], LinkTally>(
+    q.OWNER_TOP_LINKS,
+  );
   const totals = db.prepare<[], { links: number; humans: number }>(q.INSTANCE_TOTALS);
+  const ownerTotals = db.prepare<[{ owner: number }], { links: number; humans: number }>(q.OWNER_TOTALS);
   const domainTotals = db.prepare<[{ from: number; to: number }], DomainTally>(q.DOMAIN_TOTALS);
   const createdPerDay = db.prepare<[number, number], { t: number; count: number }>(q.LINKS_CREATED_PER_DAY);
+  const ownerCreatedPerDay = db.prepare<[number, number, number], { t: number; count: number }>(q.OWNER_LINKS_CREATED_PER_DAY);
   const visitsPage = db.prepare<[{ at: number; id: number; from: number; to: number; limit: number }], VisitRow>(q.VISITS_PAGE);
   const syncLess = db.prepare(q.SYNC_WITHOUT_WAITING);
   const syncDefault = db.prepare(connectionSync(options.durability ?? 'full'));
@@ -68,12 +76,18 @@ export function createSqliteVisitStore(db: Database, health: WriteHealth, option
     const uniques = new Map<string, number>();
     for (const v of batch.visitors) {
       if (insertVisitor.run(v.day, v.linkId, v.hash).changes === 0) continue;
-      for (const key of [`h ${v.linkId} ${v.hour}`, `d ${v.linkId} ${v.day}`, `d 0 ${v.day}`])
-        uniques.set(key, (uniques.get(key) ?? 0) + 1);
+      for (const key of [`h ${v.linkId} ${v.hour}`, `d ${v.linkId} ${v.day}`]) uniques.set(key, (uniques.get(key) ?? 0) + 1);
     }
     for (const h of batch.hours) addHour.run({ ...h, uniques: uniques.get(`h ${h.linkId} ${h.t}`) ?? 0 });
-    for (const d of batch.days) addDay.run({ ...d, uniques: uniques.get(`d ${d.linkId} ${d.t}`) ?? 0 });
-    for (const d of batch.totals) addTotal.run({ ...d, uniques: uniques.get(`d 0 ${d.t}`) ?? 0 });
+    const owners = new Map<number, number>();
+    const days = batch.days.map((d) => {
+      let ownerId = owners.get(d.linkId);
+      // A link is never removed, only marked deleted; a visit of one that is not there counts as the first admin's.
+      if (ownerId === undefined) owners.set(d.linkId, (ownerId = ownerOfLink.get(d.linkId) ?? FIRST_ADMIN));
+      return { ...d, ownerId, uniques: uniques.get(`d ${d.linkId} ${d.t}`) ?? 0 };
+    });
+    for (const d of days) addDay.run(d);
+    for (const d of sumByOwner(days)) addTotal.run(d);
     for (const d of batch.dimensions) addDimension.run(d.linkId, d.hour, DIMENSIONS.indexOf(d.dimension), d.value, d.count);
     for (const d of batch.dimensionDays) addDimensionDay.run(d.linkId, d.hour, DIMENSIONS.indexOf(d.dimension), d.value, d.count);
     for (const c of batch.links) addLinkVisits.run(c);
@@ -128,16 +142,20 @@ export function createSqliteVisitStore(db: Database, health: WriteHealth, option
         .map((row): DimensionCount => ({ dimension: DIMENSIONS[row.dimension] as Dimension, value: row.value, count: row.count }));
     },
 
-    dayTotals: async (from, to) => dayTotals.all(from.getTime(), to.getTime()),
+    dayTotals: async (from, to, owner) =>
+      owner === undefined ? dayTotals.all(from.getTime(), to.getTime()) : ownerDayTotals.all(from.getTime(), to.getTime(), owner),
 
-    topLinks: async (from, to, limit) =>
-      topLinks.all({ from: from.getTime(), to: to.getTime(), limit, days: Math.ceil((to.getTime() - from.getTime()) / DAY) }),
+    async topLinks(from, to, limit, owner) {
+      const period = { from: from.getTime(), to: to.getTime(), limit, days: Math.ceil((to.getTime() - from.getTime()) / DAY) };
+      return owner === undefined ? topLinks.all(period) : ownerTopLinks.all({ ...period, owner });
+    },
 
     domainTotals: async (from, to) => domainTotals.all({ from: from.getTime(), to: to.getTime() }),
 
-    totals: async () => totals.get() ?? { links: 0, humans: 0 },
+    totals: async (owner) => (owner === undefined ? totals.get() : ownerTotals.get({ owner })) ?? { links: 0, humans: 0 },
 
-    linksCreatedPerDay: async (from, to) => createdPerDay.all(from.getTime(), to.getTime()),
+    linksCreatedPerDay: async (from, to, owner) =>
+      owner === undefined ? createdPerDay.all(from.getTime(), to.getTime()) : ownerCreatedPerDay.all(from.getTime(), to.getTime(), owner),
 
     async *allVisits(from, to) {
       // Visits are written in link order within a flush: the export reads them by time.

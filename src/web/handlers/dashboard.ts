@@ -13,6 +13,7 @@ import { domainOptions, formatTime, linkRow, redirectDefaults } from '../present
 import { domainQuery } from '../domain-param.ts';
 import type { DomainTally } from '../../visits/visit.ts';
 import { dashboardFigures } from './stats-pages.ts';
+import { single } from '../../links/list-query.ts';
 import { DASHBOARD_DAYS } from '../../visits/stats.ts';
 
 /** Links the dashboard lists under its form. */
@@ -48,14 +49,16 @@ function domainFigures(web: WebServices, tallies: readonly DomainTally[]) {
  * client's creation limit (creation-limit.ts).
  */
 export function dashboardHandlers(web: WebServices) {
-  async function showDashboard(ctx: Context, status: number, form: FormValues, error: FormError | null): Promise<void> {
+  /** `ownerName`: an admin's choice of whose figures to see (everyone's when undefined); a member sees their own. */
+  async function showDashboard(ctx: Context, status: number, form: FormValues, error: FormError | null, ownerName?: string): Promise<void> {
     const actor = actorOf(ctx);
-    // The instance's figures are the admins': a member's dashboard shows their own latest links alone.
     const admin = isAdmin(actor);
-    const [{ links }, figures, blockedCount] = await Promise.all([
+    const owner = admin && ownerName !== undefined ? await web.owners.idOf(ownerName) : undefined;
+    const [{ links }, figures, blockedCount, users] = await Promise.all([
       web.links.listPage(actor, { limit: LATEST }),
-      admin ? web.stats.forInstance(DASHBOARD_DAYS) : undefined,
+      web.stats.figuresFor(actor, DASHBOARD_DAYS, owner),
       admin ? web.links.blockedCount() : 0,
+      admin ? web.users.listUsers(actor) : [],
     ]);
     showPage(ctx, web, status, 'dashboard', {
       title: 'Dashboard',
@@ -65,13 +68,16 @@ export function dashboardHandlers(web: WebServices) {
       optionsOpen: error?.field !== undefined && OPTION_FIELDS.has(error.field),
       defaults: redirectDefaults(web),
       latest: links.map((link) => linkRow(link, web)),
-      figures: figures && dashboardFigures(figures),
-      topLinks: (figures?.topLinks ?? []).map((l) => ({
+      figures: dashboardFigures(figures),
+      // Whose figures: a member's own, or the admin's pick among several users.
+      figuresOf: admin ? (owner === undefined ? null : (web.ownerName(owner) ?? null)) : 'yours',
+      owners: users.length > 1 ? users.map((u) => ({ value: u.name, label: u.name })) : null,
+      topLinks: figures.topLinks.map((l) => ({
         ...l,
         href: `/links/${encodeURIComponent(l.code)}/stats${l.domain === DEFAULT_DOMAIN ? '' : `?${domainQuery(l.domain, web.registry)}`}`,
       })),
       domains: web.registry.several() ? domainOptions(web) : null,
-      domainFigures: figures && web.registry.several() ? domainFigures(web, figures.domains) : null,
+      domainFigures: admin && owner === undefined && web.registry.several() ? domainFigures(web, figures.domains) : null,
       blocklist: admin ? blocklistSummary(web, blockedCount) : null,
     });
   }
@@ -111,8 +117,10 @@ export function dashboardHandlers(web: WebServices) {
      * domains is refused with 421 when `unknownHosts` is refuse, as the redirect does.
      */
     async showHome(ctx: Context): Promise<void> {
-      if (sessionOf(ctx))
-        return showDashboard(ctx, 200, { ...formValues({}, LINK_FIELDS), domain: web.registry.defaultHost, enabled: 'true' }, null);
+      if (sessionOf(ctx)) {
+        const form = { ...formValues({}, LINK_FIELDS), domain: web.registry.defaultHost, enabled: 'true' };
+        return showDashboard(ctx, 200, form, null, single(ctx.query, 'owner')?.trim() || undefined);
+      }
       const domain = web.registry.domainOfRequest(ctx.req.rawHeaders);
       if (domain === undefined && web.config.unknownHosts === 'refuse')
         throw new AppError('misdirected', `kurz does not serve the host ${JSON.stringify(ctx.get('host'))}`);

@@ -22,7 +22,9 @@ export function statsApiHandlers(web: WebServices) {
     },
 
     async showStats(ctx: Context): Promise<void> {
-      sendJson(ctx.res, 200, instanceStatsJson(await web.stats.forInstance(DAYS_QUERY.parse(ctx.query)), web));
+      const { days, ownerName } = DAYS_QUERY.parse(ctx.query);
+      const owner = ownerName === undefined ? undefined : await web.owners.idOf(ownerName);
+      sendJson(ctx.res, 200, instanceStatsJson(await web.stats.figuresFor(actorOf(ctx), days, owner), web));
     },
 
     /**
