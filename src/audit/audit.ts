@@ -9,6 +9,7 @@ import {
   type AuditEntry,
   type AuditPosition,
   type AuditSubject,
+  type NewAuditEntry,
   type SubjectKind,
 } from './entry.ts';
 
@@ -64,23 +65,31 @@ export interface AuditDeps {
   log: Logger;
 }
 
+/**
+ * The row that records `actor` doing `action` to `subject` at `at`: what `record` writes, and what a use case
+ * hands its store to write in the same transaction as the change (a link's creation, in its group commit).
+ */
+export function auditEntry(at: Date, actor: Actor, action: AuditAction, subject: AuditSubject, details: AuditDetails = {}): NewAuditEntry {
+  return {
+    at,
+    actorId: actor.userId,
+    actorName: actor.name,
+    via: actor.via.kind,
+    keyName: actor.via.kind === 'key' ? actor.via.key : null,
+    client: actor.client ?? null,
+    action,
+    subject: { ...subject, label: short(subject.label) },
+    details: Object.fromEntries(Object.entries(details).map(([k, v]) => [k, typeof v === 'string' ? short(v) : v])),
+  };
+}
+
 /** The audit trail: who did what, recorded by the use cases, read by admins. */
 export function auditTrail({ store, now, retentionDays, log }: AuditDeps): AuditTrail {
   const cutoff = (): Date | undefined => (retentionDays === 0 ? undefined : new Date(now() - retentionDays * DAY));
   return {
     async record(actor, action, subject, details = {}) {
       try {
-        await store.insertAudit({
-          at: new Date(now()),
-          actorId: actor.userId,
-          actorName: actor.name,
-          via: actor.via.kind,
-          keyName: actor.via.kind === 'key' ? actor.via.key : null,
-          client: actor.client ?? null,
-          action,
-          subject: { ...subject, label: short(subject.label) },
-          details: Object.fromEntries(Object.entries(details).map(([k, v]) => [k, typeof v === 'string' ? short(v) : v])),
-        });
+        await store.insertAudit(auditEntry(new Date(now()), actor, action, subject, details));
       } catch (err) {
         log.error('could not record to the audit trail', { action, subject: `${subject.kind} ${subject.id}`, err });
       }

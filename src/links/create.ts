@@ -9,6 +9,8 @@ import type { DomainRegistry } from '../domains/registry.ts';
 import { RESERVED_PATHS } from './reserved-paths.ts';
 import type { LinkStore, LinkWriter } from '../store/ports.ts';
 import { checkAlias } from './alias-rules.ts';
+import { auditEntry } from '../audit/audit.ts';
+import { linkSubject } from './link-subject.ts';
 import { DEFAULT_OPTIONS, type Link, type NewLink } from './link.ts';
 import { isPlain, parseOptions } from './link-options.ts';
 import type { BlocklistSource } from '../blocklist/blocklist.ts';
@@ -129,13 +131,15 @@ export function linkCreation({ config, listening, blocklist, now, random, links,
         isAlias: alias !== undefined,
         createdAt: at,
       };
-      if (alias !== undefined) return { link: await insertWithAlias(tx, { ...link, code: alias }), created: true };
-      if (urlHash && config.dedupeWindow > 0) {
+      if (alias === undefined && urlHash && config.dedupeWindow > 0) {
         const since = new Date(config.dedupeWindow === Number.POSITIVE_INFINITY ? 0 : at.getTime() - config.dedupeWindow);
         const existing = await tx.linkByUrlHash(urlHash, since, domain, actor.userId);
         if (existing) return { link: existing, created: false };
       }
-      return { link: await insertWithGeneratedCode(tx, link), created: true };
+      const created = alias === undefined ? await insertWithGeneratedCode(tx, link) : await insertWithAlias(tx, { ...link, code: alias });
+      // Who made it, in its own transaction: a 201 always has its audit entry, and a failed creation none.
+      await tx.insertAudit(auditEntry(at, actor, 'link.create', linkSubject(created, domains), { url }));
+      return { link: created, created: true };
     });
     // The address may be remembered as unknown (looked up before it existed).
     cache.forget(result.link.domain, result.link.code);

@@ -1,4 +1,5 @@
-import type { AuditDetails, AuditSubject, AuditTrail } from '../audit/audit.ts';
+import { linkSubject } from './link-subject.ts';
+import type { AuditDetails, AuditTrail } from '../audit/audit.ts';
 import { isAdmin, type Actor } from '../auth/actor.ts';
 import type { PasswordHashing } from '../auth/passwords.ts';
 import type { RateLimit } from '../auth/rate-limits.ts';
@@ -84,16 +85,13 @@ export function linkManagement({
   }
 
   /** A link as the audit trail names it: its short URL without the scheme. */
-  function linkSubject(link: Link): AuditSubject {
-    return { kind: 'link', id: link.id, label: domains.shortUrl(link).replace(/^https?:\/\//, '') };
-  }
 
   /**
    * What an edit did, in the audit trail: a move, a hand-over, turning it off or on, and the other fields
    * changed (a password only as set or removed). One entry per kind of change.
    */
   async function recordEdit(actor: Actor, before: Link, after: Link, edit: LinkEdit): Promise<void> {
-    const subject = linkSubject(after);
+    const subject = linkSubject(after, domains);
     if (after.domain !== before.domain)
       await audit.record(actor, 'link.move', subject, { from: domains.hostOf(before.domain), to: domains.hostOf(after.domain) });
     if (after.ownerId !== before.ownerId)
@@ -211,7 +209,7 @@ export function linkManagement({
       const link = await existingLink(actor, code, domain);
       const deleted = await links.write((tx) => tx.deleteLink(link.id, new Date(now())));
       cache.forget(domain, code);
-      if (deleted) await audit.record(actor, 'link.delete', linkSubject(link));
+      if (deleted) await audit.record(actor, 'link.delete', linkSubject(link, domains));
       return { link, deleted };
     },
 
@@ -225,7 +223,7 @@ export function linkManagement({
         return found;
       });
       if (!dryRun) for (const link of stale) cache.forget(link.domain, link.code);
-      if (!dryRun) for (const link of stale) await audit.record(actor, 'link.delete', linkSubject(link), { pruned: true });
+      if (!dryRun) for (const link of stale) await audit.record(actor, 'link.delete', linkSubject(link, domains), { pruned: true });
       return stale;
     },
   };

@@ -91,6 +91,8 @@ export interface LinkWriter {
    * across all domains, so moving such a link never collides.
    */
   insertLink(link: NewLink, id: number | null): Promise<number | undefined>;
+  /** Records an audit entry in this transaction (in its savepoint): it is kept exactly when the change it records is. */
+  insertAudit(entry: NewAuditEntry): Promise<void>;
   /** Inserts an imported link under its own code on its domain, with its visits; undefined when the code is taken there. */
   importLink(record: LinkRecord & { ownerId: number }, urlHash: Buffer | null): Promise<number | undefined>;
   /**

@@ -1,7 +1,6 @@
 import test from 'ava';
 import type { Actor } from '../../src/auth/actor.ts';
 import { runCli, startKurz } from '../helpers.ts';
-import { SERVER_ADMIN } from '../../src/auth/actor.ts';
 
 // kurz audit: the entries a server recorded (seeded through services.audit.record), as a table or JSON
 // lines, filtered; bad flags exit 2. And kurz prune deletes entries past auditRetentionDays.
@@ -11,18 +10,18 @@ const HOUR = 3_600_000;
 const ADMIN: Actor = { userId: 1, name: 'admin', role: 'admin', via: { kind: 'cli' } };
 const ANA: Actor = { userId: 2, name: 'ana', role: 'member', via: { kind: 'key', key: 'deploy' }, client: '198.51.100.7' };
 
-/** A server's database with link "a" and four entries: 400 days, 3 days, 2 days and 1 hour ago (by the real clock, the CLI's). */
+/** A server's database with link "a" and four entries: 400 days, 3 days (a's creation), 2 days and 1 hour ago (by the real clock, the CLI's). */
 async function seeded(t: Parameters<typeof startKurz>[0]) {
   const k = await startKurz(t);
-  t.is((await k.postJson('/api/v1/links', { url: 'https://example.com/a', alias: 'a' })).status, 201);
-  const id = (await k.kurz.services.links.existingLink(SERVER_ADMIN, 'a')).id;
-  const { audit } = k.kurz.services;
-  const at = async (ago: number, ...args: Parameters<typeof audit.record>) => {
-    k.clock.advance(Date.now() - ago - k.clock.now());
+  const { audit, creation } = k.kurz.services;
+  const ago = (time: number) => k.clock.advance(Date.now() - time - k.clock.now());
+  const at = async (time: number, ...args: Parameters<typeof audit.record>) => {
+    ago(time);
     await audit.record(...args);
   };
   await at(400 * DAY, ADMIN, 'domain.add', { kind: 'domain', id: 1, label: 'old.example' });
-  await at(3 * DAY, ADMIN, 'link.create', { kind: 'link', id, label: 'kurz.test/a' }, { url: 'https://example.com/a' });
+  ago(3 * DAY);
+  const { id } = (await creation.createLink(ADMIN, { url: 'https://example.com/a', alias: 'a' })).link;
   await at(2 * DAY, ANA, 'link.move', { kind: 'link', id, label: 's2.example/a' }, { from: 'kurz.test', to: 's2.example' });
   await at(HOUR, ANA, 'key.revoke', { kind: 'key', id: 4, label: 'deploy' });
   const env = k.database.env;

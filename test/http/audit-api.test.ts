@@ -1,7 +1,6 @@
 import test from 'ava';
 import type { Actor } from '../../src/auth/actor.ts';
 import { startKurz, type TestKurz } from '../helpers.ts';
-import { SERVER_ADMIN } from '../../src/auth/actor.ts';
 
 // GET /api/v1/audit (admin) and GET /api/v1/links/CODE/audit: entries seeded through services.audit.record,
 // read back through the API: filters, pages, scopes and bad queries.
@@ -25,15 +24,19 @@ const MINUTE = 60_000;
 const ADMIN: Actor = { userId: 1, name: 'admin', role: 'admin', via: { kind: 'session' }, client: '203.0.113.5' };
 const ANA: Actor = { userId: 2, name: 'ana', role: 'member', via: { kind: 'key', key: 'deploy' }, client: '198.51.100.7' };
 
-/** Kurz with links a and b (and b on s2.kurz.test too), and six entries a minute apart. */
+/** Kurz with links a (the admin's) and b (ana's, on s2.kurz.test too), each creation recorded as it is made, then three more entries; a minute apart. */
 async function seeded(t: Parameters<typeof startKurz>[0]): Promise<TestKurz & { ids: Record<string, number> }> {
   const k = await startKurz(t);
   t.is((await k.postJson('/api/v1/domains', { host: 's2.kurz.test' })).status, 201);
+  t.is((await k.postJson('/api/v1/users', { name: 'ana' })).status, 201);
   const ids: Record<string, number> = {};
-  for (const [alias, domain] of [['a'], ['b'], ['b', 's2.kurz.test']] as const) {
-    const res = await k.postJson('/api/v1/links', { url: `https://example.com/${alias}`, alias, ...(domain ? { domain } : {}) });
-    t.is(res.status, 201);
-    const link = await k.kurz.services.links.existingLink(SERVER_ADMIN, alias, k.kurz.services.registry.idOf(domain));
+  for (const [actor, alias, domain] of [
+    [ADMIN, 'a'],
+    [ANA, 'b'],
+    [ANA, 'b', 's2.kurz.test'],
+  ] as const) {
+    k.clock.advance(MINUTE);
+    const { link } = await k.kurz.services.creation.createLink(actor, { url: `https://example.com/${alias}`, alias, domain });
     ids[domain ? `${alias}@s2` : alias] = link.id;
   }
   const { audit } = k.kurz.services;
@@ -41,9 +44,6 @@ async function seeded(t: Parameters<typeof startKurz>[0]): Promise<TestKurz & { 
     k.clock.advance(MINUTE);
     await audit.record(...args);
   };
-  await record(ADMIN, 'link.create', { kind: 'link', id: ids['a']!, label: 'kurz.test/a' });
-  await record(ANA, 'link.create', { kind: 'link', id: ids['b']!, label: 'kurz.test/b' });
-  await record(ANA, 'link.create', { kind: 'link', id: ids['b@s2']!, label: 's2.kurz.test/b' });
   await record(ANA, 'link.edit', { kind: 'link', id: ids['b']!, label: 'kurz.test/b' }, { url: 'https://example.com/bb' });
   await record(ADMIN, 'key.revoke', { kind: 'key', id: 9, label: 'deploy' });
   await record(ADMIN, 'link.delete', { kind: 'link', id: ids['a']!, label: 'kurz.test/a' });
@@ -67,6 +67,7 @@ test('GET /api/v1/audit: every entry newest first; filters by user, action, kind
     'ana link.create s2.kurz.test/b',
     'ana link.create kurz.test/b',
     'admin link.create kurz.test/a',
+    'admin user.create ana',
   ]);
   t.is(all.nextCursor, null);
   t.like(all.entries[2], { via: 'key', keyName: 'deploy', details: { url: 'https://example.com/bb' } });
@@ -97,8 +98,8 @@ test('GET /api/v1/audit pages with limit and cursor, none twice', async (t) => {
     if (p.nextCursor === null) break;
     path = `/api/v1/audit?limit=4&cursor=${encodeURIComponent(p.nextCursor)}`;
   }
-  t.is(seen.length, 6);
-  t.is(new Set(seen).size, 6);
+  t.is(seen.length, 7);
+  t.is(new Set(seen).size, 7);
 });
 
 test('GET /api/v1/links/CODE/audit: that link’s entries, on its domain', async (t) => {

@@ -195,8 +195,29 @@ test('an admin hands a link to another user: it is then theirs, and the first ow
   };
   t.deepEqual(
     all.entries.map((e) => `${e.action} ${e.actorName}`),
-    ['link.delete bob', 'link.edit bob', 'link.transfer admin'],
+    ['link.delete bob', 'link.edit bob', 'link.transfer admin', 'link.create bob', 'link.create alice'],
   );
+  // Each creation is recorded with its link, by its creator, how and from where; a refused one is not.
+  t.is((await bob.api('POST', '/api/v1/links', { url: 'https://example.com/x', alias: mine.code })).status, 409);
+  const created = (await (await k.get('/api/v1/audit?action=link.create')).json()) as {
+    entries: Array<{
+      actorName: string;
+      via: string;
+      keyName: string;
+      client: string;
+      subject: { label: string };
+      details: { url: string };
+    }>;
+  };
+  t.is(created.entries.length, 2);
+  t.like(created.entries[1], {
+    actorName: 'alice',
+    via: 'key',
+    keyName: 'alice key',
+    client: '127.0.0.1',
+    subject: { label: `kurz.test/${mine.code}` },
+    details: { url: 'https://example.com/alice' },
+  });
   t.like(all.entries[1]?.details, { title: 'Bob’s now' });
   const people = (await (await k.get('/api/v1/audit?action=user')).json()) as {
     entries: Array<{ action: string; subject: { label: string } }>;

@@ -3,6 +3,7 @@ import { unknownDomain } from '../../domains/domain.ts';
 import type { Link, LinkChange, LinkOptions, LinkQuery, NewLink } from '../../links/link.ts';
 import { createGroupCommit } from '../group-commit.ts';
 import type { LinkStore, LinkWriter } from '../ports.ts';
+import { auditParams } from '../audit-rows.ts';
 import { toLink, toLinkUrl, toTarget, type LinkRow, type LinkUrlRow, type TargetRow } from '../rows.ts';
 import type { Database, Querier } from './database.ts';
 import * as q from './queries.ts';
@@ -87,6 +88,7 @@ export function createPostgresLinkStore(db: Database, idBlockSize: number): Post
         await holdDomain(tx, link.domain);
         return insert(tx, q.INSERT_LINK, [id ?? (await takeLinkId()), ...newLinkParams(link, link.urlHash)], link.tags, id === null);
       },
+      insertAudit: async (entry) => void (await tx.query(q.INSERT_AUDIT, auditParams(entry))),
       async importLink(record, urlHash) {
         await holdDomain(tx, record.domain);
         const params = [

@@ -7,6 +7,7 @@ import { AppError } from '../../core/errors.ts';
 import type { Link, LinkChange, LinkEdit, LinkOptions, LinkQuery, LinkRecord, NewLink, Target } from '../../links/link.ts';
 import { toLink, toLinkUrl, toTarget, type DomainRow, type LinkRow, type LinkUrlRow, type TargetRow } from '../rows.ts';
 import type { LinkStore, LinkWriter } from '../ports.ts';
+import { auditParams } from '../audit-rows.ts';
 import { createGroupCommit } from '../group-commit.ts';
 import { connectionSync } from './database.ts';
 import { outsideTransaction, waitingForLock } from './outside-transaction.ts';
@@ -60,6 +61,7 @@ export function createSqliteLinkStore(db: Database, health: WriteHealth, durabil
   const tagCounts = statement<[{ owner: number | null }], { tag: string; count: number }>(q.TAG_COUNTS);
   const deleteTags = db.prepare<[number]>(q.DELETE_TAGS);
   const insertTag = db.prepare<[number, string]>(q.INSERT_TAG);
+  const insertAudit = db.prepare<unknown[], number>(q.INSERT_AUDIT).pluck();
   const updateLink = db.prepare(q.UPDATE_LINK);
   const claimVisit = db.prepare<[number]>(q.CLAIM_VISIT);
   const hasVisitsLeft = statement<[number], number>(q.HAS_VISITS_LEFT).pluck();
@@ -119,6 +121,7 @@ export function createSqliteLinkStore(db: Database, health: WriteHealth, durabil
       if (inserted !== undefined) for (const tag of link.tags) insertTag.run(inserted, tag);
       return inserted;
     },
+    insertAudit: async (entry) => void insertAudit.get(...auditParams(entry)),
     async importLink(record: LinkRecord & { ownerId: number }, urlHash) {
       checkDomain(record.domain);
       const id = unlessTaken(() =>
