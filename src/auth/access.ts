@@ -66,7 +66,7 @@ function sha256(secret: string): string {
 }
 
 /**
- * The access model: one admin account with a slow password hash, login sessions that survive restarts,
+ * The access model: users with a slow password hash, login sessions that survive restarts,
  * CSRF tokens bound to the session (or to a pre-login cookie), and API keys. Rejects if the settings
  * cannot be read.
  */

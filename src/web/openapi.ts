@@ -980,12 +980,12 @@ export const OPENAPI: OpenApiDocument = openApiDocument({
     '/account/password': {
       get: adminPage({
         operationId: 'showPasswordForm',
-        summary: "The form that sets the admin's password; where a session made with the generated first password is sent",
+        summary: "The form that sets the logged-in user's password; where a session made with the generated first password is sent",
         responses: { '200': page('The form') },
       }),
       post: adminForm(['password', 'repeat'], {
         operationId: 'changePassword',
-        summary: "Set the admin's password: every session ends, the generated password's file is deleted",
+        summary: "Set the logged-in user's password: every session of theirs ends; for the first admin, the generated password's file is deleted",
         responses: {
           '303': seeOther('To the login page'),
           '400': page('The form again: the two differ, or the password is too short or too long'),
