@@ -1,5 +1,7 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import test, { type ExecutionContext } from 'ava';
-import { freshDatabase, runCli } from '../helpers.ts';
+import { freshDatabase, runCli, tempDir } from '../helpers.ts';
 
 async function kurzOn(t: ExecutionContext) {
   const env = { ...(await freshDatabase(t)).env, KURZ_PUBLIC_URL: 'https://s.example' };
@@ -93,6 +95,32 @@ test('--as acts for a user: they see and change only their own links; keys --use
   t.is((await kurz('edit', 'alices', '--owner', 'bob', '--as', 'alice')).code, 1, 'a member cannot give a link away');
   t.is((await kurz('edit', 'alices', '--owner', 'bob')).code, 0);
   t.deepEqual(await codes('--as', 'bob'), ['bobs:bob', 'alices:bob']);
+  // An import --as bob is his. A code he holds is named with its URL; one another holds, never shown.
+  const file = join(tempDir(t), 'in.ndjson');
+  const record = (code: string, url = `https://example.com/${code}`) =>
+    JSON.stringify({
+      code,
+      url,
+      isAlias: true,
+      createdAt: '2026-01-01T00:00:00.000Z',
+      updatedAt: '2026-01-01T00:00:00.000Z',
+      visitCount: 0,
+      lastVisitAt: null,
+      deletedAt: null,
+    });
+  writeFileSync(file, `${record('imported')}\n`);
+  t.is((await kurz('import', file, '--as', 'bob')).code, 0);
+  t.deepEqual(await codes('--as', 'bob'), ['imported:bob', 'bobs:bob', 'alices:bob']);
+  writeFileSync(file, `${record('bobs')}\n`);
+  t.regex(
+    (await kurz('import', file, '--as', 'bob')).stderr,
+    /line 1: code "bobs" already exists here with another URL \(https:\/\/example\.com\/bob\)/,
+  );
+  await kurz('create', 'https://example.com/hers', '--alias', 'hers', '--as', 'alice');
+  writeFileSync(file, `${record('hers', 'https://example.com/x')}\n`);
+  const theirs = await kurz('import', file, '--as', 'bob');
+  t.is(theirs.code, 1);
+  t.is(theirs.stderr, 'kurz: line 1: code "hers" is taken here\n');
   // A key made for bob on the server acts as bob.
   t.is((await kurz('keys', 'create', '--name', 'bots', '--user', 'bob')).code, 0);
   t.regex((await kurz('keys', 'list', '--user', 'bob')).stdout, /^bots +bob +kurz_/m);

@@ -230,6 +230,43 @@ test('an admin hands a link to another user: it is then theirs, and the first ow
   t.is((await fetch(`${k.base}/${mine.code}`, { redirect: 'manual' })).status, 410, 'deleted by its new owner');
 });
 
+test('a member’s batch, bulk form, keys and link history are their own: nobody else’s shows through them', async (t) => {
+  const { k, alice, bob, mine, theirs } = await three(t);
+  // A batch is the member's: alice's URL gives bob a link of his own, and his own earlier one comes back.
+  const batch = await bob.api('POST', '/api/v1/links/batch', {
+    links: [{ url: 'https://example.com/alice' }, { url: 'https://example.com/b2' }, { url: 'https://example.com/b2' }],
+  });
+  t.is(batch.status, 200);
+  const { results } = (await batch.json()) as { results: Array<{ status: string; link: { code: string; owner: string } }> };
+  t.deepEqual(
+    results.map((r) => [r.status, r.link.owner]),
+    [
+      ['created', 'bob'],
+      ['created', 'bob'],
+      ['existing', 'bob'],
+    ],
+  );
+  t.not(results[0]!.link.code, mine.code);
+  t.is(results[2]!.link.code, results[1]!.link.code);
+  // The bulk form makes links of the member's own, too.
+  const bulk = await alice.page('/import', { urls: 'https://example.com/bob\nhttps://example.com/a2' });
+  t.is(bulk.status, 200);
+  const aliceCodes = ((await (await alice.api('GET', '/api/v1/links')).json()) as { links: Array<{ code: string; owner: string }> }).links;
+  t.is(aliceCodes.length, 3);
+  t.true(aliceCodes.every((l) => l.owner === 'alice') && !aliceCodes.some((l) => l.code === theirs.code));
+  // Keys: each lists and revokes only their own; another's key name is unknown to them.
+  const keysPage = await (await bob.page('/keys')).text();
+  t.true(keysPage.includes('bob key'));
+  t.false(keysPage.includes('alice key'));
+  t.is((await bob.page('/keys/revoke?name=alice%20key')).status, 404);
+  await bob.page('/keys/revoke', { name: 'alice key' });
+  t.is((await alice.api('GET', '/api/v1/links')).status, 200, 'her key still works');
+  // A link's history is its owner's (and the admins'); another member gets 404.
+  t.is((await alice.api('GET', `/api/v1/links/${mine.code}/audit`)).status, 200);
+  t.is((await bob.api('GET', `/api/v1/links/${mine.code}/audit`)).status, 404);
+  t.is((await k.get(`/api/v1/links/${mine.code}/audit`)).status, 200);
+});
+
 test('the figures are each user’s, from the rollups: a member’s own; an admin’s all or one owner’s; a handed-over link takes its visits along', async (t) => {
   const { k, alice, bob, mine, theirs } = await three(t);
   t.is((await k.postJson('/api/v1/links', { url: 'https://example.com/admin', alias: 'admins' })).status, 201);
