@@ -181,6 +181,12 @@ export function csrfOf(html: string): string {
   return m[1];
 }
 
+/** A link as `kurz export` writes it (an alias, never visited, made 2026-01-01): a record of an import file. */
+export function exportedLink(code: string, url: string) {
+  const at = '2026-01-01T00:00:00.000Z';
+  return { code, url, isAlias: true, createdAt: at, updatedAt: at, visitCount: 0, lastVisitAt: null, deletedAt: null };
+}
+
 /** Logs in through the login form as a browser would; returns the cookies to send afterwards. */
 export async function loginAs(base: string, user: string, password: string): Promise<string> {
   const page = await fetch(`${base}/login`, { headers: { accept: BROWSER_ACCEPT } });

@@ -1,7 +1,7 @@
 import { renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import test, { type ExecutionContext } from 'ava';
-import { freshDatabase, runCli, startServe, tempDir, waitFor } from '../helpers.ts';
+import { exportedLink, freshDatabase, runCli, startServe, tempDir, waitFor } from '../helpers.ts';
 import { createThrough, freshRequest as once } from '../support/fresh-connection.ts';
 
 /** The blocklist from the command line: the commands that store a target check it; `serve` follows the file. */
@@ -28,17 +28,7 @@ test('create, edit and import refuse a listed target with exit code 1 and store 
   t.is(edit.code, 1);
   t.regex(edit.stderr, /is on a blocklist \(in hosts\.txt\)/);
 
-  const record = (code: string, url: string) =>
-    JSON.stringify({
-      code,
-      url,
-      isAlias: true,
-      createdAt: '2026-01-01T00:00:00.000Z',
-      updatedAt: '2026-01-01T00:00:00.000Z',
-      visitCount: 0,
-      lastVisitAt: null,
-      deletedAt: null,
-    });
+  const record = (code: string, url: string) => JSON.stringify(exportedLink(code, url));
   writeFileSync(
     join(kurz.dir, 'in.ndjson'),
     `${record('fine', 'https://good.example/fine')}\n${record('bad', 'https://evil.example/bad')}\n`,

@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import test, { type ExecutionContext } from 'ava';
-import { freshStorage, runCli, tempDir, type CliResult, type TestDatabase } from '../helpers.ts';
+import { exportedLink, freshStorage, runCli, tempDir, type CliResult, type TestDatabase } from '../helpers.ts';
 import { corpus, fieldCases, LEAK, limiter, shown } from '../support/hostile.ts';
 
 /**
@@ -105,15 +105,7 @@ for (const c of fieldCases('cli-edit')) {
 }
 
 /** An exported link's fields, for a record of an import file. */
-const RECORD = {
-  url: 'https://example.com/imported',
-  isAlias: true,
-  createdAt: '2026-01-01T00:00:00.000Z',
-  updatedAt: '2026-01-01T00:00:00.000Z',
-  visitCount: 0,
-  lastVisitAt: null,
-  deletedAt: null,
-};
+const { code: _code, ...RECORD } = exportedLink('imported', 'https://example.com/imported');
 
 for (const c of fieldCases('import').filter((c) => c.expect === 'refused')) {
   test(`import: ${c.name} (${c.field} ${shown(c.value)}) is refused`, (t) =>

@@ -1,7 +1,7 @@
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import test, { type ExecutionContext } from 'ava';
-import { freshDatabase, runCli, tempDir } from '../helpers.ts';
+import { exportedLink, freshDatabase, runCli, tempDir } from '../helpers.ts';
 
 async function kurzOn(t: ExecutionContext) {
   const env = { ...(await freshDatabase(t)).env, KURZ_PUBLIC_URL: 'https://s.example' };
@@ -97,17 +97,7 @@ test('--as acts for a user: they see and change only their own links; keys --use
   t.deepEqual(await codes('--as', 'bob'), ['bobs:bob', 'alices:bob']);
   // An import --as bob is his. A code he holds is named with its URL; one another holds, never shown.
   const file = join(tempDir(t), 'in.ndjson');
-  const record = (code: string, url = `https://example.com/${code}`) =>
-    JSON.stringify({
-      code,
-      url,
-      isAlias: true,
-      createdAt: '2026-01-01T00:00:00.000Z',
-      updatedAt: '2026-01-01T00:00:00.000Z',
-      visitCount: 0,
-      lastVisitAt: null,
-      deletedAt: null,
-    });
+  const record = (code: string, url = `https://example.com/${code}`) => JSON.stringify(exportedLink(code, url));
   writeFileSync(file, `${record('imported')}\n`);
   t.is((await kurz('import', file, '--as', 'bob')).code, 0);
   t.deepEqual(await codes('--as', 'bob'), ['imported:bob', 'bobs:bob', 'alices:bob']);

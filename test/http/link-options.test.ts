@@ -1,5 +1,5 @@
 import test from 'ava';
-import { BROWSER_ACCEPT, BROWSER_UA, runCli, startKurz, waitFor, type TestKurz } from '../helpers.ts';
+import { exportedLink, BROWSER_ACCEPT, BROWSER_UA, runCli, startKurz, waitFor, type TestKurz } from '../helpers.ts';
 
 type LinkBody = Record<string, unknown> & { code: string; url: string };
 type Problem = { status: number; code: string; detail: string; field?: string };
@@ -387,16 +387,7 @@ test('the domain deny-list and allow-list are checked on creation, edit and impo
     failed: number;
   };
   t.is(batch.failed, 1);
-  const line = JSON.stringify({
-    code: 'imp',
-    url: 'https://evil.test/',
-    isAlias: true,
-    createdAt: '2026-01-01T00:00:00.000Z',
-    updatedAt: '2026-01-01T00:00:00.000Z',
-    visitCount: 0,
-    lastVisitAt: null,
-    deletedAt: null,
-  });
+  const line = JSON.stringify(exportedLink('imp', 'https://evil.test/'));
   const imported = await runCli(
     ['import', '-', '--format', 'ndjson', ...k.database.flags, '--allow-domains', 'example.com'],
     {},

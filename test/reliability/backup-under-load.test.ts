@@ -1,7 +1,7 @@
 import { copyFileSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import Sqlite from 'better-sqlite3';
-import { freshDatabase, runCli, sqliteOnly, startServe, tempDir, waitFor } from '../helpers.ts';
+import { exportedLink, freshDatabase, runCli, sqliteOnly, startServe, tempDir, waitFor } from '../helpers.ts';
 import { createThrough } from '../support/fresh-connection.ts';
 import { keepAliveLoad } from '../support/keep-alive-load.ts';
 
@@ -23,16 +23,9 @@ sqliteOnly(
     t.is(made.code, 0, made.stderr);
     const key = (JSON.parse(made.stdout) as { key: string }).key;
     const dir = tempDir(t);
-    const imported = Array.from({ length: IMPORTED }, (_, i) => ({
-      code: `imported-${i}`,
-      url: `https://example.com/imported/${i}/${'x'.repeat(1000)}`,
-      isAlias: true,
-      createdAt: '2026-01-01T00:00:00.000Z',
-      updatedAt: '2026-01-01T00:00:00.000Z',
-      visitCount: 0,
-      lastVisitAt: null,
-      deletedAt: null,
-    }));
+    const imported = Array.from({ length: IMPORTED }, (_, i) =>
+      exportedLink(`imported-${i}`, `https://example.com/imported/${i}/${'x'.repeat(1000)}`),
+    );
     writeFileSync(join(dir, 'links.ndjson'), imported.map((l) => JSON.stringify(l)).join('\n'));
     const importing = await runCli(['import', join(dir, 'links.ndjson')], database.env);
     t.is(importing.code, 0, importing.stderr);
