@@ -58,8 +58,18 @@ const seeOther = (description: string): Response => ({
 function form(fields: readonly string[], required: readonly string[] = []): Record<string, MediaType> {
   const properties: Record<string, Schema> = { [CSRF_FIELD]: { type: 'string', description: 'The CSRF token of the form' } };
   for (const name of fields) properties[name] = { type: 'string' };
-  return { 'application/x-www-form-urlencoded': { schema: { type: 'object', required: [CSRF_FIELD, ...required], properties } } };
+  const patternProperties = fields.includes('access') ? DOMAIN_USER_BOXES : undefined;
+  return {
+    'application/x-www-form-urlencoded': {
+      schema: { type: 'object', required: [CSRF_FIELD, ...required], properties, ...(patternProperties && { patternProperties }) },
+    },
+  };
 }
+
+/** A domain form's user picker: with `access` "some", a ticked box `user:NAME` for each user who may use it. */
+const DOMAIN_USER_BOXES: Record<string, Schema> = {
+  '^user:[A-Za-z0-9._@-]{1,64}$': { type: 'string', description: 'Ticked (any value): this user may create links on the domain' },
+};
 
 const PUBLIC: Record<string, []>[] = [];
 const SESSION: Record<string, []>[] = [{ session: [] }];
@@ -1148,7 +1158,7 @@ export const OPENAPI: OpenApiDocument = openApiDocument({
         })),
         responses: { '200': page('The domains') },
       }),
-      post: adminForm(['host', 'scheme', 'notFoundRedirect', 'rootRedirect'], {
+      post: adminForm(['host', 'scheme', 'notFoundRedirect', 'rootRedirect', 'access'], {
         operationId: 'addDomainFromForm',
         summary: 'Add a short domain',
         responses: {
@@ -1165,7 +1175,7 @@ export const OPENAPI: OpenApiDocument = openApiDocument({
         parameters: [parameter('host')],
         responses: { '200': page('The form'), '400': pageOrProblem('Not a host name'), '404': pageOrProblem('No such domain') },
       }),
-      post: adminForm(['scheme', 'notFoundRedirect', 'rootRedirect'], {
+      post: adminForm(['scheme', 'notFoundRedirect', 'rootRedirect', 'access'], {
         operationId: 'editDomainFromForm',
         summary: 'Save a domain (an empty field clears it)',
         parameters: [parameter('host')],

@@ -250,4 +250,13 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX audit_by_subject ON audit_log (subject_kind, subject_id, at, id);
   CREATE INDEX audit_by_action ON audit_log (action, at, id);
   `,
+  // Domains limited to some users, as SQLite's migration 14.
+  `
+  ALTER TABLE domains ADD COLUMN limited INTEGER NOT NULL DEFAULT 0;
+  CREATE TABLE domain_users (
+    domain_id BIGINT NOT NULL,
+    user_id   BIGINT NOT NULL,
+    PRIMARY KEY (domain_id, user_id)
+  );
+  `,
 ];
