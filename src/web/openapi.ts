@@ -360,7 +360,8 @@ const RESPONSES: Record<string, Response> = {
     content: PROBLEM,
   },
   Forbidden: {
-    description: "The API key lacks the scope this call needs, or the call is an admin's and a member made it; `detail` says which",
+    description:
+      "The API key lacks the scope this call needs, the call is an admin's and a member made it, or the link would land on a domain not open to the user (`field` is then `domain`); `detail` says which",
     content: PROBLEM,
   },
   NotFound: { description: 'No link has this code', content: PROBLEM },
@@ -1038,7 +1039,7 @@ export const OPENAPI: OpenApiDocument = openApiDocument({
             '200': page('Anyone else: the form again, showing the short URL'),
             '400': page('The form again, naming the field at fault'),
             '401': pageOrProblem('No session and anonymous shortening is off'),
-            '403': FORM_REFUSED,
+            '403': page('The form expired or came from elsewhere (CSRF), or the form again: the domain is not open to this user'),
             '409': page('The form again: the alias is taken'),
           },
         },

@@ -96,7 +96,7 @@ export function domainsUiHandlers(web: WebServices) {
       id: `user-${i}`,
       field: `${USER_BOX}${u.name}`,
       name: u.name,
-      note: u.role === 'admin' ? 'admin: always may' : u.state === 'disabled' ? 'disabled' : '',
+      note: u.role === 'admin' ? 'admin, always may' : u.state === 'disabled' ? 'disabled' : '',
       checked: form[`${USER_BOX}${u.name}`] === 'true',
     }));
   }
