@@ -1,5 +1,5 @@
 import test, { type ExecutionContext } from 'ava';
-import { BROWSER_ACCEPT, csrfOf, getWithHost, startKurz, type TestKurz } from '../helpers.ts';
+import { BROWSER_ACCEPT, csrfOf, getWithHost, runCli, startKurz, waitFor, type TestKurz } from '../helpers.ts';
 import { browser } from './ui-session.ts';
 import { member, type Member } from './members.ts';
 
@@ -286,4 +286,19 @@ test('adding, editing and removing a domain is in the audit trail with who did i
   const activity = (await (await browser(k)).page('/activity?action=domain.edit')).html;
   t.regex(activity, /domain\.edit/);
   t.regex(activity, /users: alice, bob/);
+});
+
+test('who may use a domain, changed by another process, holds in the server without a restart', async (t) => {
+  const { k, bob } = await withDomains(t);
+  t.is((await createAs(k, bob, { url: 'https://example.com/1', domain: 'open.kurz.test' })).status, 201);
+  const edited = await runCli(['domains', 'edit', 'open.kurz.test', '--users', 'alice'], {
+    ...k.database.env,
+    KURZ_PUBLIC_URL: 'https://kurz.test',
+  });
+  t.is(edited.code, 0, edited.stderr);
+  await waitFor(async () => (await createAs(k, bob, { url: 'https://example.com/2', domain: 'open.kurz.test' })).status === 403);
+  t.deepEqual(
+    k.kurz.services.domains.named('open.kurz.test').users?.map((u) => u.name),
+    ['alice'],
+  );
 });
