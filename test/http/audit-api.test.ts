@@ -25,7 +25,7 @@ const MINUTE = 60_000;
 const ADMIN: Actor = { userId: 1, name: 'admin', role: 'admin', via: { kind: 'session' }, client: '203.0.113.5' };
 const ANA: Actor = { userId: 2, name: 'ana', role: 'member', via: { kind: 'key', key: 'deploy' }, client: '198.51.100.7' };
 
-/** Kurz with links a and b (and b on s2.kurz.test too), and six entries a minute apart. */
+/** Kurz with links a and b (and b on s2.kurz.test too), and six entries a minute apart after the domain's own domain.add. */
 async function seeded(t: Parameters<typeof startKurz>[0]): Promise<TestKurz & { ids: Record<string, number> }> {
   const k = await startKurz(t);
   t.is((await k.postJson('/api/v1/domains', { host: 's2.kurz.test' })).status, 201);
@@ -67,6 +67,8 @@ test('GET /api/v1/audit: every entry newest first; filters by user, action, kind
     'ana link.create s2.kurz.test/b',
     'ana link.create kurz.test/b',
     'admin link.create kurz.test/a',
+    // Adding the domain records itself.
+    'admin domain.add s2.kurz.test',
   ]);
   t.is(all.nextCursor, null);
   t.like(all.entries[2], { via: 'key', keyName: 'deploy', details: { url: 'https://example.com/bb' } });
@@ -97,8 +99,8 @@ test('GET /api/v1/audit pages with limit and cursor, none twice', async (t) => {
     if (p.nextCursor === null) break;
     path = `/api/v1/audit?limit=4&cursor=${encodeURIComponent(p.nextCursor)}`;
   }
-  t.is(seen.length, 6);
-  t.is(new Set(seen).size, 6);
+  t.is(seen.length, 7, 'the six seeded and the domain.add of s2.kurz.test');
+  t.is(new Set(seen).size, 7);
 });
 
 test('GET /api/v1/links/CODE/audit: that link’s entries, on its domain', async (t) => {
