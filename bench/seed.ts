@@ -33,7 +33,7 @@ const config = loadConfig({ env: { KURZ_DB: dbFile, KURZ_DEDUPE_WINDOW: 'off' } 
 const log = createLogger({ write: () => true });
 const storage = openSqliteStorage(config, { log });
 const services = await createServices(config, { now: Date.now, random: randomBytes, log }, storage);
-for (const host of hosts) await services.domains.addDomain(host, {});
+for (const host of hosts) await services.domains.addDomain(SERVER_ADMIN, host, {});
 // The default domain (undefined) and each other one, in turn.
 const domains = [undefined, ...hosts];
 const files = domains.map((host) => openSync(host === undefined ? codesFile : `${codesFile}.${host}`, 'w'));

@@ -219,7 +219,12 @@ export const OPTIONS: readonly Option[] = [
     parse: boolean(),
     doc: "Links that do not say otherwise append the visitor's query string to their target",
   },
-  { name: 'adminUser', default: 'admin', parse: userName(), doc: 'User name of the first admin (the account kurz makes at its first start)' },
+  {
+    name: 'adminUser',
+    default: 'admin',
+    parse: userName(),
+    doc: 'User name of the first admin (the account kurz makes at its first start)',
+  },
   {
     name: 'sessionIdle',
     default: '12h',

@@ -72,7 +72,6 @@ export async function createServices(config: Config, deps: Deps, storage: Storag
   const listening: Listening = { port: config.port, addresses: [config.host] };
   const screening = linkScreening({ config, links, cache, log: deps.log, now });
   const registry = new DomainRegistry(config.publicUrl, await storage.domains.listDomains());
-  const domains = domainManagement({ store: storage.domains, registry, now });
   const blocklist = screening.source;
   const audit = auditTrail({ store: storage.audit, now, retentionDays: config.auditRetentionDays, log: deps.log });
   const access = await accessControl({
@@ -84,6 +83,16 @@ export async function createServices(config: Config, deps: Deps, storage: Storag
     loginLimit: limits.login,
     hashing,
     audit,
+  });
+  const domains = domainManagement({
+    store: storage.domains,
+    registry,
+    now,
+    audit,
+    async userNamed(name) {
+      const user = await access.userByName(name);
+      return user && { id: user.id, name: user.name };
+    },
   });
   const users = userManagement({ store: storage.access, access, audit, now, random, base: config.publicUrl.replace(/\/$/, '') });
   await users.readNames();

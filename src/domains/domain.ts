@@ -1,5 +1,6 @@
 import { domainToASCII } from 'node:url';
 import { isIP } from 'node:net';
+import { isAdmin, type Actor } from '../auth/actor.ts';
 import { AppError } from '../core/errors.ts';
 
 /**
@@ -21,14 +22,25 @@ export interface Domain {
   notFoundRedirect: string | null;
   /** Where a visitor's `/` on this domain is sent; null: kurz's home page. */
   rootRedirect: string | null;
+  /**
+   * The users who may create links on it (and move links to it), by name; null: every user. Admins may
+   * always use every domain, so an empty list leaves it to them.
+   */
+  users: readonly DomainUser[] | null;
   createdAt: Date;
+}
+
+/** A user a domain is open to. */
+export interface DomainUser {
+  id: number;
+  name: string;
 }
 
 /** A domain to store. */
 export type NewDomain = Omit<Domain, 'id'>;
 
-/** A change to a domain: the fields present are set (null clears). */
-export type DomainEdit = Partial<Pick<Domain, 'scheme' | 'notFoundRedirect' | 'rootRedirect'>>;
+/** A change to a domain: the fields present are set (null clears; null users opens it to everyone). */
+export type DomainEdit = Partial<Pick<Domain, 'scheme' | 'notFoundRedirect' | 'rootRedirect' | 'users'>>;
 
 /** A domain with the live links on it, as lists show it. */
 export interface DomainUse extends Domain {
@@ -81,4 +93,23 @@ export function hostOfHeader(header: string | undefined): string | undefined {
 /** The error for a host no domain has. */
 export function unknownDomain(host: string, field = 'domain'): AppError {
   return new AppError('invalid', `${field} ${JSON.stringify(host)} is not one of kurz's domains (kurz domains list shows them)`, field);
+}
+
+/**
+ * Whether the actor may create links on a domain open to `users` (ids; undefined or null: everyone), or
+ * move a link there: an admin always, anyone else when it is open to everyone or names them. Someone
+ * shortening without an account uses only the domains open to everyone.
+ */
+export function mayUse(actor: Actor, users: ReadonlySet<number> | null | undefined): boolean {
+  if (!users || isAdmin(actor)) return true;
+  return actor.via.kind !== 'anonymous' && users.has(actor.userId);
+}
+
+/** The error for a domain the actor may not use (`mayUse`). */
+export function closedDomain(host: string, field = 'domain'): AppError {
+  return new AppError(
+    'forbidden',
+    `${field} ${JSON.stringify(host)} is not open to you: an admin names the users who may create links on it`,
+    field,
+  );
 }

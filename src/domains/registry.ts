@@ -1,5 +1,6 @@
+import type { Actor } from '../auth/actor.ts';
 import type { LinkAddress } from '../links/link.ts';
-import { DEFAULT_DOMAIN, hostOfHeader, normaliseHost, unknownDomain, type Domain } from './domain.ts';
+import { closedDomain, DEFAULT_DOMAIN, hostOfHeader, mayUse, normaliseHost, unknownDomain, type Domain } from './domain.ts';
 
 /** Raw Host header values remembered with their domain; past this many the memory starts again. */
 const MEMO_SIZE = 1024;
@@ -16,6 +17,8 @@ export class DomainRegistry {
   readonly #defaultScheme: string;
   #byId = new Map<number, Domain>();
   #byHost = new Map<string, number>();
+  /** The ids of the users each limited domain is open to; a domain open to everyone has no entry. */
+  #users = new Map<number, ReadonlySet<number>>();
   /** Raw Host header -> domain id, or -1 for a host kurz does not serve: a hot redirect does no string work. */
   #memo = new Map<string, number>();
   /** Counts the loads: whoever keeps something made from the domains makes it again when this changes. */
@@ -33,14 +36,25 @@ export class DomainRegistry {
   load(domains: readonly Domain[]): void {
     const byId = new Map<number, Domain>();
     const byHost = new Map<string, number>([[this.defaultHost, DEFAULT_DOMAIN]]);
-    const fallback: Domain = { id: 0, host: '', scheme: null, notFoundRedirect: null, rootRedirect: null, createdAt: new Date(0) };
+    const users = new Map<number, ReadonlySet<number>>();
+    const fallback: Domain = {
+      id: 0,
+      host: '',
+      scheme: null,
+      notFoundRedirect: null,
+      rootRedirect: null,
+      users: null,
+      createdAt: new Date(0),
+    };
     byId.set(DEFAULT_DOMAIN, fallback);
     for (const domain of domains) {
       byId.set(domain.id, domain);
       if (domain.id !== DEFAULT_DOMAIN) byHost.set(domain.host, domain.id);
+      if (domain.users) users.set(domain.id, new Set(domain.users.map((u) => u.id)));
     }
     this.#byId = byId;
     this.#byHost = byHost;
+    this.#users = users;
     this.#memo = new Map();
     this.version++;
   }
@@ -103,6 +117,21 @@ export class DomainRegistry {
   /** Every domain, the default first (with its host filled in). */
   all(): Domain[] {
     return [...this.#byId.values()].map((d) => (d.id === DEFAULT_DOMAIN ? { ...d, host: this.defaultHost } : d));
+  }
+
+  /** Whether the actor may create links on the domain, or move one to it (domain.ts's `mayUse`): no query, one Map lookup. */
+  mayUse(actor: Actor, id: number): boolean {
+    return mayUse(actor, this.#users.get(id));
+  }
+
+  /** Throws AppError('forbidden', …, field) naming the domain when the actor may not create links on it. */
+  refuseClosed(actor: Actor, id: number, field = 'domain'): void {
+    if (!this.mayUse(actor, id)) throw closedDomain(this.hostOf(id), field);
+  }
+
+  /** The domains the actor may create links on, the default first (with its host filled in). */
+  usableBy(actor: Actor): Domain[] {
+    return this.all().filter((d) => this.mayUse(actor, d.id));
   }
 
   /** More than the default domain: the pages then offer a choice. */

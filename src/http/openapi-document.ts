@@ -11,6 +11,7 @@ export interface Schema {
   type?: JsonType | JsonType[];
   description?: string;
   properties?: Record<string, Schema>;
+  patternProperties?: Record<string, Schema>;
   required?: string[];
   additionalProperties?: boolean;
   minProperties?: number;

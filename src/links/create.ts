@@ -111,6 +111,7 @@ export function linkCreation({ config, listening, blocklist, now, random, links,
   async function create(actor: Actor, input: CreateLinkInput): Promise<CreatedLink> {
     const url = normaliseUrl(input.url, rules);
     const domain = domains.idOf(input.domain);
+    domains.refuseClosed(actor, domain);
     const alias = input.alias === undefined ? undefined : checkAlias(input.alias, RESERVED_PATHS);
     const given = parseOptions(input, now());
     // Only a bare URL is deduplicated: a link with options or an alias is what its author asked for.

@@ -33,7 +33,11 @@ export const ALIAS_FIELD = ruled(
 
 /** The domain a link is created on: a host (the domains' registry decides, as the link is stored); absent: the default domain. */
 export const DOMAIN_FIELD = ruled(
-  z.string().describe("A host of one of kurz's domains (GET /api/v1/domains); absent: the default domain (the publicUrl's host)"),
+  z
+    .string()
+    .describe(
+      "A host of one of kurz's domains (GET /api/v1/domains); absent: the default domain (the publicUrl's host). 403 when the domain is not open to the user",
+    ),
   (value) => value,
 );
 

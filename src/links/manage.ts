@@ -171,7 +171,8 @@ export function linkManagement({
      * to; null clears an option) of the link `code` on `domain`, and returns the link as stored. The redirect
      * cache of every process drops it (at both addresses, for a move). An edited link is no longer a dedupe
      * target. Throws AppError: 'not_found', 'gone' for a deleted link, 'invalid' naming the field,
-     * 'conflict' when the code is taken on the domain it would move to. An admin may hand the link to another
+     * 'conflict' when the code is taken on the domain it would move to, 'forbidden' (field `domain`) when
+     * the actor may not use that domain. An admin may hand the link to another
      * user (`owner`: their name); a member who names one gets 'forbidden'.
      */
     async editLink(actor: Actor, code: string, input: Record<string, unknown>, domain = DEFAULT_DOMAIN): Promise<Link> {
@@ -194,6 +195,8 @@ export function linkManagement({
         if (edit.url !== undefined) refuseListed(edit.url, rules);
         const link = await tx.linkByAddress(domain, code);
         if (!link || !maySee(actor, link)) throw linkNotFound(code);
+        // Moving onto a domain needs the actor may use it; a link already there stays, whoever may use it now.
+        if (edit.domain !== undefined && edit.domain !== link.domain) domains.refuseClosed(actor, edit.domain);
         if (link.deletedAt || !(await tx.updateLink(link, edit, null, new Date(now())))) throw new AppError('gone', goneMessage(code));
         return { before: link, edited: await tx.linkByAddress(edit.domain ?? domain, code) };
       });

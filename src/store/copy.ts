@@ -7,7 +7,8 @@ export const COPIED_TABLES: ReadonlyArray<{ name: string; columns: readonly stri
     name: 'users',
     columns: ['id', 'name', 'email', 'role', 'state', 'password_hash', 'invite_hash', 'invite_expires_at', 'created_at'],
   },
-  { name: 'domains', columns: ['id', 'host', 'scheme', 'not_found_redirect', 'root_redirect', 'created_at', 'removed_at'] },
+  { name: 'domains', columns: ['id', 'host', 'scheme', 'not_found_redirect', 'root_redirect', 'created_at', 'removed_at', 'limited'] },
+  { name: 'domain_users', columns: ['domain_id', 'user_id'] },
   {
     name: 'links',
     columns: [

@@ -137,6 +137,8 @@ export interface DomainRow {
   notFoundRedirect: string | null;
   rootRedirect: string | null;
   createdAt: number;
+  /** JSON: [id, name] pairs; null (or absent) when everyone may use it. */
+  users?: string | null;
   links?: number;
 }
 
@@ -147,6 +149,7 @@ export function toDomain(row: DomainRow): Domain {
     scheme: row.scheme as Scheme | null,
     notFoundRedirect: row.notFoundRedirect,
     rootRedirect: row.rootRedirect,
+    users: row.users == null ? null : (JSON.parse(row.users) as Array<[number, string]>).map(([id, name]) => ({ id, name })),
     createdAt: new Date(row.createdAt),
   };
 }

@@ -3,6 +3,7 @@ import type { Config } from '../config.ts';
 import type { Actor } from '../auth/actor.ts';
 import { maySee } from '../links/manage.ts';
 import { AppError } from '../core/errors.ts';
+import { closedDomain } from '../domains/domain.ts';
 import type { DomainRegistry } from '../domains/registry.ts';
 import type { LinkStore } from '../store/ports.ts';
 import { hashUrl } from '../links/create.ts';
@@ -51,9 +52,14 @@ export function linkTransfer({ config, listening, blocklist, links, cache, regis
     /**
      * Adds exported links under their own codes, all or nothing. A code already present with the same URL
      * is skipped (importing twice is harmless); with another URL it is a conflict and nothing is imported.
-     * Errors name the line of the file. The links become the actor's.
+     * Errors name the line of the file. The links become the actor's, and must be on domains the actor may
+     * use (AppError 'forbidden', field `domain`).
      */
     async importLinks(actor: Actor, records: readonly NumberedRecord[]): Promise<{ imported: number; skipped: number }> {
+      for (const { line, record } of records) {
+        if (!registry.mayUse(actor, record.domain))
+          throw new AppError('forbidden', `line ${line}: ${closedDomain(registry.hostOf(record.domain)).message}`, 'domain');
+      }
       const result = await links.write(async (tx) => {
         let imported = 0;
         let skipped = 0;

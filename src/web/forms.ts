@@ -19,6 +19,8 @@ const LABELS: Record<string, string> = {
   scheme: 'Scheme',
   notFoundRedirect: 'Not-found redirect',
   rootRedirect: 'Root redirect',
+  access: 'Who may create links',
+  users: 'Users',
   title: 'Title',
   note: 'Note',
   tags: 'Tags',
@@ -64,11 +66,14 @@ export function formValues(form: Record<string, unknown>, names: readonly string
 }
 
 /**
- * The error a form is shown again with, beside what was typed: invalid input, a taken name, a rate limit.
+ * The error a form is shown again with, beside what was typed: invalid input, a taken name, a rate limit,
+ * a field's value the actor may not use.
  * Anything else (a deleted link, a failure of ours) is thrown on to the error page.
  */
 export function formFailure(err: unknown): AppError {
   if (err instanceof AppError && (err.code === 'invalid' || err.code === 'conflict' || err.code === 'rate_limited')) return err;
+  // A field the actor may not set so (a domain not open to them) is theirs to change.
+  if (err instanceof AppError && err.code === 'forbidden' && err.field !== undefined) return err;
   throw err;
 }
 

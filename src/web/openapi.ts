@@ -58,8 +58,18 @@ const seeOther = (description: string): Response => ({
 function form(fields: readonly string[], required: readonly string[] = []): Record<string, MediaType> {
   const properties: Record<string, Schema> = { [CSRF_FIELD]: { type: 'string', description: 'The CSRF token of the form' } };
   for (const name of fields) properties[name] = { type: 'string' };
-  return { 'application/x-www-form-urlencoded': { schema: { type: 'object', required: [CSRF_FIELD, ...required], properties } } };
+  const patternProperties = fields.includes('access') ? DOMAIN_USER_BOXES : undefined;
+  return {
+    'application/x-www-form-urlencoded': {
+      schema: { type: 'object', required: [CSRF_FIELD, ...required], properties, ...(patternProperties && { patternProperties }) },
+    },
+  };
 }
+
+/** A domain form's user picker: with `access` "some", a ticked box `user:NAME` for each user who may use it. */
+const DOMAIN_USER_BOXES: Record<string, Schema> = {
+  '^user:[A-Za-z0-9._@-]{1,64}$': { type: 'string', description: 'Ticked (any value): this user may create links on the domain' },
+};
 
 const PUBLIC: Record<string, []>[] = [];
 const SESSION: Record<string, []>[] = [{ session: [] }];
@@ -350,7 +360,8 @@ const RESPONSES: Record<string, Response> = {
     content: PROBLEM,
   },
   Forbidden: {
-    description: "The API key lacks the scope this call needs, or the call is an admin's and a member made it; `detail` says which",
+    description:
+      "The API key lacks the scope this call needs, the call is an admin's and a member made it, or the link would land on a domain not open to the user (`field` is then `domain`); `detail` says which",
     content: PROBLEM,
   },
   NotFound: { description: 'No link has this code', content: PROBLEM },
@@ -985,7 +996,8 @@ export const OPENAPI: OpenApiDocument = openApiDocument({
       }),
       post: adminForm(['password', 'repeat'], {
         operationId: 'changePassword',
-        summary: "Set the logged-in user's password: every session of theirs ends; for the first admin, the generated password's file is deleted",
+        summary:
+          "Set the logged-in user's password: every session of theirs ends; for the first admin, the generated password's file is deleted",
         responses: {
           '303': seeOther('To the login page'),
           '400': page('The form again: the two differ, or the password is too short or too long'),
@@ -1028,7 +1040,7 @@ export const OPENAPI: OpenApiDocument = openApiDocument({
             '200': page('Anyone else: the form again, showing the short URL'),
             '400': page('The form again, naming the field at fault'),
             '401': pageOrProblem('No session and anonymous shortening is off'),
-            '403': FORM_REFUSED,
+            '403': page('The form expired or came from elsewhere (CSRF), or the form again: the domain is not open to this user'),
             '409': page('The form again: the alias is taken'),
           },
         },
@@ -1148,7 +1160,7 @@ export const OPENAPI: OpenApiDocument = openApiDocument({
         })),
         responses: { '200': page('The domains') },
       }),
-      post: adminForm(['host', 'scheme', 'notFoundRedirect', 'rootRedirect'], {
+      post: adminForm(['host', 'scheme', 'notFoundRedirect', 'rootRedirect', 'access'], {
         operationId: 'addDomainFromForm',
         summary: 'Add a short domain',
         responses: {
@@ -1165,7 +1177,7 @@ export const OPENAPI: OpenApiDocument = openApiDocument({
         parameters: [parameter('host')],
         responses: { '200': page('The form'), '400': pageOrProblem('Not a host name'), '404': pageOrProblem('No such domain') },
       }),
-      post: adminForm(['scheme', 'notFoundRedirect', 'rootRedirect'], {
+      post: adminForm(['scheme', 'notFoundRedirect', 'rootRedirect', 'access'], {
         operationId: 'editDomainFromForm',
         summary: 'Save a domain (an empty field clears it)',
         parameters: [parameter('host')],

@@ -1,3 +1,4 @@
+import type { Actor } from '../auth/actor.ts';
 import type { WebServices } from '../context.ts';
 import { linkRefusal } from '../links/gate.ts';
 import type { Link } from '../links/link.ts';
@@ -48,9 +49,15 @@ function domainParam(link: Link, web: WebServices): string {
   return link.domain === DEFAULT_DOMAIN ? '' : `&domain=${encodeURIComponent(web.registry.hostOf(link.domain))}`;
 }
 
-/** The domains a select offers, the default first (preselected where nothing else is chosen). */
-export function domainOptions(web: WebServices) {
-  return web.registry.all().map((d) => ({ value: d.host, label: d.id === DEFAULT_DOMAIN ? `${d.host} (default)` : d.host }));
+/**
+ * The domains a select offers, the default first (preselected where nothing else is chosen). With an actor,
+ * only those they may create links on or move links to, and `keep`, the domain a link is on already.
+ */
+export function domainOptions(web: WebServices, actor?: Actor, keep?: number) {
+  return web.registry
+    .all()
+    .filter((d) => actor === undefined || d.id === keep || web.registry.mayUse(actor, d.id))
+    .map((d) => ({ value: d.host, label: d.id === DEFAULT_DOMAIN ? `${d.host} (default)` : d.host }));
 }
 
 /** A link with everything its page shows. */

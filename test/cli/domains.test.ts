@@ -29,8 +29,8 @@ test('domains add, list, edit and remove; the default domain is the publicUrl’
     ],
   );
   const table = (await kurz('domains', 'list')).stdout;
-  t.regex(table, /^HOST +LINKS +SCHEME +NOT FOUND +ROOT\n/);
-  t.regex(table, /^s\.example \(default\) +0 +- +- +-$/m);
+  t.regex(table, /^HOST +LINKS +SCHEME +NOT FOUND +ROOT +OPEN TO\n/);
+  t.regex(table, /^s\.example \(default\) +0 +- +- +- +everyone$/m);
 
   const edited = await kurz(
     'domains',
@@ -149,4 +149,50 @@ test('bad domain input gets a precise refusal and changes nothing', async (t) =>
     ['s.example'],
     'nothing was added',
   );
+});
+
+test('domains limited to some users: --users and --all-users, listed; a member creates, moves and imports only onto those they may use', async (t) => {
+  const kurz = await kurzOn(t);
+  for (const name of ['ana', 'bo']) t.is((await kurz('users', 'add', name)).code, 0);
+  t.is((await kurz('domains', 'add', 'club.example', '--users', 'Ana, ')).code, 0);
+  t.is((await kurz('domains', 'add', 'staff.example', '--users', '')).code, 0);
+  const table = (await kurz('domains', 'list')).stdout;
+  t.regex(table, /^club\.example +0 +- +- +- +ana$/m);
+  t.regex(table, /^staff\.example +0 +- +- +- +admins only$/m);
+  t.regex(table, /^s\.example \(default\) +0 +- +- +- +everyone$/m);
+  t.like(JSON.parse((await kurz('domains', 'list', '--json')).stdout)[1], { host: 'club.example', users: ['ana'] });
+
+  const created = await kurz('create', 'https://example.com/ana', '--alias', 'mine', '--domain', 'club.example', '--as', 'ana');
+  t.is(created.code, 0, created.stderr);
+  const refused = await kurz('create', 'https://example.com/bo', '--domain', 'club.example', '--as', 'bo');
+  t.is(refused.code, 1);
+  t.regex(refused.stderr, /domain "club\.example" is not open to you: an admin names the users who may create links on it/);
+  t.is((await kurz('create', 'https://example.com/admin', '--domain', 'staff.example')).code, 0, 'the admin may use every domain');
+  t.is((await kurz('create', 'https://example.com/bo', '--alias', 'bos', '--as', 'bo')).code, 0);
+  const move = await kurz('edit', 'bos', '--move-to', 'club.example', '--as', 'bo');
+  t.is(move.code, 1);
+  t.regex(move.stderr, /domain "club\.example" is not open to you/);
+  const csv = (await kurz('export', '--domain', 'club.example')).stdout;
+  const imported = await runCli(['import', '-', '--format', 'csv', '--as', 'bo'], kurz.env, { input: csv });
+  t.is(imported.code, 1);
+  t.regex(imported.stderr, /line 2: domain "club\.example" is not open to you/);
+
+  t.is((await kurz('domains', 'edit', 'club.example', '--users', 'bo')).code, 0);
+  t.is((await kurz('create', 'https://example.com/bo', '--domain', 'club.example', '--as', 'bo')).code, 0);
+  t.like(
+    JSON.parse((await kurz('list', '--json', '--as', 'ana')).stdout)[0],
+    { code: 'mine', shortUrl: 'https://club.example/mine' },
+    'ana keeps her link',
+  );
+  t.is((await kurz('domains', 'edit', 'club.example', '--all-users', '--json')).stdout.includes('"users":null'), true);
+
+  const unknown = await kurz('domains', 'edit', 'club.example', '--users', 'ana,nobody');
+  t.is(unknown.code, 1);
+  t.regex(unknown.stderr, /users: no user named "nobody"/);
+  t.is((await kurz('domains', 'edit', 'club.example', '--users', 'ana', '--all-users')).code, 2);
+  t.is((await kurz('domains', 'remove', 'club.example', '--users', 'ana')).code, 2);
+
+  const audit = (await kurz('audit', '--action', 'domain')).stdout;
+  t.regex(audit, /^\S+ \S+ +admin +cli +domain\.edit +domain club\.example +users=everyone$/m);
+  t.regex(audit, /domain\.add +domain staff\.example +users=admins only$/m);
 });

@@ -24,7 +24,7 @@ const MINUTE = 60_000;
 const ADMIN: Actor = { userId: 1, name: 'admin', role: 'admin', via: { kind: 'session' }, client: '203.0.113.5' };
 const ANA: Actor = { userId: 2, name: 'ana', role: 'member', via: { kind: 'key', key: 'deploy' }, client: '198.51.100.7' };
 
-/** Kurz with links a (the admin's) and b (ana's, on s2.kurz.test too), each creation recorded as it is made, then three more entries; a minute apart. */
+/** Kurz with links a (the admin's) and b (ana's, on s2.kurz.test too), each creation recorded as it is made, after the domain and the user were added; then three more entries; a minute apart. */
 async function seeded(t: Parameters<typeof startKurz>[0]): Promise<TestKurz & { ids: Record<string, number> }> {
   const k = await startKurz(t);
   t.is((await k.postJson('/api/v1/domains', { host: 's2.kurz.test' })).status, 201);
@@ -68,6 +68,8 @@ test('GET /api/v1/audit: every entry newest first; filters by user, action, kind
     'ana link.create kurz.test/b',
     'admin link.create kurz.test/a',
     'admin user.create ana',
+    // Adding the domain records itself.
+    'admin domain.add s2.kurz.test',
   ]);
   t.is(all.nextCursor, null);
   t.like(all.entries[2], { via: 'key', keyName: 'deploy', details: { url: 'https://example.com/bb' } });
@@ -98,8 +100,8 @@ test('GET /api/v1/audit pages with limit and cursor, none twice', async (t) => {
     if (p.nextCursor === null) break;
     path = `/api/v1/audit?limit=4&cursor=${encodeURIComponent(p.nextCursor)}`;
   }
-  t.is(seen.length, 7);
-  t.is(new Set(seen).size, 7);
+  t.is(seen.length, 8, 'the six, the user ana and the domain s2.kurz.test');
+  t.is(new Set(seen).size, 8);
 });
 
 test('GET /api/v1/links/CODE/audit: that link’s entries, on its domain', async (t) => {

@@ -12,8 +12,8 @@ const hit = (k: TestKurz, host: string, path: string, accept?: string) => getWit
 async function withDomains(t: Parameters<typeof startKurz>[0], settings: Record<string, unknown> = {}) {
   const k = await startKurz(t, settings);
   const { domains, creation } = k.kurz.services;
-  await domains.addDomain('s2.kurz.test', { notFoundRedirect: 'https://example.com/lost-on-s2' });
-  await domains.addDomain('s3.kurz.test', {});
+  await domains.addDomain(SERVER_ADMIN, 's2.kurz.test', { notFoundRedirect: 'https://example.com/lost-on-s2' });
+  await domains.addDomain(SERVER_ADMIN, 's3.kurz.test', {});
   await creation.createLink(SERVER_ADMIN, { url: 'https://example.com/default-go', alias: 'go' });
   await creation.createLink(SERVER_ADMIN, { url: 'https://example.com/s2-go', alias: 'go', domain: 's2.kurz.test' });
   return k;

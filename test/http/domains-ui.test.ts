@@ -10,7 +10,7 @@ import { SERVER_ADMIN } from '../../src/auth/actor.ts';
 async function withS2(t: Parameters<typeof startKurz>[0]): Promise<TestKurz> {
   const k = await startKurz(t);
   const { domains, creation } = k.kurz.services;
-  await domains.addDomain('s2.kurz.test', {});
+  await domains.addDomain(SERVER_ADMIN, 's2.kurz.test', {});
   await creation.createLink(SERVER_ADMIN, { url: 'https://example.com/default-go', alias: 'go' });
   await creation.createLink(SERVER_ADMIN, { url: 'https://example.com/s2-go', alias: 'go', domain: 's2.kurz.test' });
   return k;

@@ -140,8 +140,9 @@ test('the request schemas take exactly the fields the API takes', async (t) => {
   t.deepEqual(fieldsOf('LinkCreate'), ['url', 'alias', 'domain', ...OPTION_FIELDS].sort());
   // `owner`: an admin hands a link to another user (issue 25).
   t.deepEqual(fieldsOf('LinkEdit'), ['url', 'domain', 'owner', ...OPTION_FIELDS].sort());
-  t.deepEqual(fieldsOf('DomainCreate'), ['host', 'notFoundRedirect', 'rootRedirect', 'scheme']);
-  t.deepEqual(fieldsOf('DomainEdit'), ['notFoundRedirect', 'rootRedirect', 'scheme']);
+  // `users`: who may create links on the domain (issue 25).
+  t.deepEqual(fieldsOf('DomainCreate'), ['host', 'notFoundRedirect', 'rootRedirect', 'scheme', 'users']);
+  t.deepEqual(fieldsOf('DomainEdit'), ['notFoundRedirect', 'rootRedirect', 'scheme', 'users']);
 });
 
 test('the document is JSON, served as application/json to anyone, and describes itself', async (t) => {

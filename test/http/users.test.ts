@@ -1,54 +1,9 @@
 import test, { type ExecutionContext } from 'ava';
-import { BROWSER_ACCEPT, BROWSER_UA, cookiesOf, csrfOf, loginAs, startKurz, type TestKurz } from '../helpers.ts';
+import { BROWSER_ACCEPT, BROWSER_UA, cookiesOf, csrfOf, loginAs, startKurz } from '../helpers.ts';
+import { member, MEMBER_PASSWORD as PASSWORD, type Member } from './members.ts';
 
 // Several users on one kurz, through every route: two members (alice, bob) and the admin. A member reaches
 // only their own links; another's is not found (404, never 403), so codes do not leak.
-
-const PASSWORD = 'a long enough password';
-
-interface Member {
-  name: string;
-  key: string;
-  cookie: string;
-  /** An API request with the member's key. */
-  api(method: string, path: string, body?: unknown): Promise<Response>;
-  /** A page (or form post) with the member's session. */
-  page(path: string, form?: Record<string, string>): Promise<Response>;
-}
-
-/** Adds a member through the API, sets their password with their one-time link, makes them a key and a session. */
-async function member(k: TestKurz, name: string): Promise<Member> {
-  const added = await k.postJson('/api/v1/users', { name, email: `${name}@example.com` });
-  const { link, role } = (await added.json()) as { link: string; role: string };
-  if (added.status !== 201 || role !== 'member') throw new Error(`adding ${name}: ${added.status}`);
-  const token = link.slice(link.lastIndexOf('/') + 1);
-  await k.kurz.services.users.acceptInvitation(token, PASSWORD);
-  const user = await k.kurz.services.access.userByName(name);
-  const key = (await k.kurz.services.access.createKey(user!.id, `${name} key`, { scopes: ['admin'] })).secret;
-  const cookie = await loginAs(k.base, name, PASSWORD);
-  return {
-    name,
-    key,
-    cookie,
-    api: (method, path, body) =>
-      fetch(k.base + path, {
-        method,
-        headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-        body: body === undefined ? undefined : JSON.stringify(body),
-        redirect: 'manual',
-      }),
-    async page(path, form) {
-      if (!form) return fetch(k.base + path, { headers: { cookie, accept: BROWSER_ACCEPT }, redirect: 'manual' });
-      const csrf = csrfOf(await (await fetch(`${k.base}/`, { headers: { cookie, accept: BROWSER_ACCEPT } })).text());
-      return fetch(k.base + path, {
-        method: 'POST',
-        headers: { cookie, accept: BROWSER_ACCEPT, 'content-type': 'application/x-www-form-urlencoded' },
-        body: new URLSearchParams({ _csrf: csrf, ...form }),
-        redirect: 'manual',
-      });
-    },
-  };
-}
 
 async function create(m: Member, body: Record<string, unknown>): Promise<{ code: string; owner: string; created: boolean }> {
   const res = await m.api('POST', '/api/v1/links', body);

@@ -21,6 +21,7 @@ test('a new database is created with its folder, in WAL mode, marked as kurz, at
   t.deepEqual(tables, [
     'api_keys',
     'audit_log',
+    'domain_users',
     'domains',
     'link_changes',
     'link_days',

@@ -32,6 +32,7 @@ async function addDomain(storage: Storage, host: string): Promise<number> {
   const domain = await storage.domains.insertDomain({
     host,
     scheme: null,
+    users: null,
     notFoundRedirect: null,
     rootRedirect: null,
     createdAt: new Date(START),
@@ -134,13 +135,83 @@ test('a move takes the link to its code on the other domain, and is refused with
   );
 });
 
+test('a domain limited to some users: kept with their names, set again in one change the other processes hear of', async (t) => {
+  const { storage } = await freshStorage(t);
+  const { domains, links, access } = storage;
+  const user = async (name: string) =>
+    (await access.insertUser({ name, email: null, role: 'member', createdAt: new Date(START), inviteHash: null, inviteExpiresAt: null }))!;
+  const [zoe, ana] = [await user('zoe'), await user('Ana')];
+  const added = await domains.insertDomain({
+    host: 'club.example',
+    scheme: null,
+    notFoundRedirect: null,
+    rootRedirect: null,
+    users: [zoe, ana],
+    createdAt: new Date(START),
+  });
+  t.deepEqual(
+    added?.users,
+    [
+      { id: ana.id, name: 'Ana' },
+      { id: zoe.id, name: 'zoe' },
+    ],
+    'by name, whatever its case',
+  );
+  const club = added!.id;
+  const empty = (await domains.insertDomain({
+    host: 'staff.example',
+    scheme: null,
+    notFoundRedirect: null,
+    rootRedirect: null,
+    users: [],
+    createdAt: new Date(START),
+  }))!;
+  t.deepEqual(empty.users, [], 'none named: admins only');
+  t.deepEqual(
+    (await domains.listDomains()).map((d) => [d.host, d.users?.map((u) => u.name) ?? null]),
+    [
+      ['', null],
+      ['club.example', ['Ana', 'zoe']],
+      ['staff.example', []],
+    ],
+  );
+  const seq = await links.lastChange();
+  t.like(
+    await domains.updateDomain(club, { scheme: 'http' }),
+    { scheme: 'http', users: [{ name: 'Ana' }, { name: 'zoe' }] },
+    'another field leaves them',
+  );
+  t.deepEqual((await domains.updateDomain(club, { users: [zoe] }))?.users, [{ id: zoe.id, name: 'zoe' }]);
+  t.deepEqual(
+    (await links.changesAfter(seq)).map((c) => [c.linkId, c.domain]),
+    [
+      [null, club],
+      [null, club],
+    ],
+    'each change of the domain is logged, its users too',
+  );
+  t.is((await domains.updateDomain(club, { users: null }))?.users, null, 'open to everyone again');
+  t.is((await domains.updateDomain(empty.id, { users: null }))?.users, null);
+  t.deepEqual(
+    (await domains.listDomains()).map((d) => d.users),
+    [null, null, null],
+  );
+});
+
 test('domains: added, edited, listed with their live links, removed once no live link is on them; each change logged', async (t) => {
   const { storage } = await freshStorage(t);
   const { domains, links } = storage;
   const start = await links.lastChange();
   const s2 = await addDomain(storage, 's2.example');
   t.is(
-    await domains.insertDomain({ host: 's2.example', scheme: 'http', notFoundRedirect: null, rootRedirect: null, createdAt: new Date(1) }),
+    await domains.insertDomain({
+      host: 's2.example',
+      scheme: 'http',
+      notFoundRedirect: null,
+      rootRedirect: null,
+      users: null,
+      createdAt: new Date(1),
+    }),
     undefined,
     'a live domain has the host',
   );
@@ -152,6 +223,7 @@ test('domains: added, edited, listed with their live links, removed once no live
     scheme: 'https',
     notFoundRedirect: 'https://example.com/404',
     rootRedirect: null,
+    users: null,
     createdAt: new Date(START),
   });
   t.like(await domains.updateDomain(s2, { notFoundRedirect: null, rootRedirect: 'https://example.com/' }), {

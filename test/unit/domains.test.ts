@@ -1,5 +1,8 @@
 import test from 'ava';
-import { hostOfHeader, normaliseHost, type Domain } from '../../src/domains/domain.ts';
+import { anonymous, type Actor } from '../../src/auth/actor.ts';
+import { AppError } from '../../src/core/errors.ts';
+import { hostOfHeader, mayUse, normaliseHost, type Domain } from '../../src/domains/domain.ts';
+import { usersText } from '../../src/domains/manage.ts';
 import { DomainRegistry } from '../../src/domains/registry.ts';
 
 const domain = (id: number, host: string, scheme: Domain['scheme'] = null): Domain => ({
@@ -8,6 +11,7 @@ const domain = (id: number, host: string, scheme: Domain['scheme'] = null): Doma
   scheme,
   notFoundRedirect: null,
   rootRedirect: null,
+  users: null,
   createdAt: new Date(0),
 });
 
@@ -73,3 +77,67 @@ test('after thousands of unknown Hosts (the memo starts again past its bound) a 
   for (let i = 0; i < 5000; i++) t.is(registry.domainOfHost(`random-${i}.example`), undefined);
   t.is(registry.domainOfHost('s2.example'), 3);
 });
+
+const ADMIN: Actor = { userId: 1, name: 'admin', role: 'admin', via: { kind: 'session' } };
+const ANA: Actor = { userId: 2, name: 'ana', role: 'member', via: { kind: 'key', key: 'k' } };
+const BO: Actor = { userId: 3, name: 'bo', role: 'member', via: { kind: 'cli' } };
+const STRANGER = anonymous('192.0.2.1');
+
+for (const [what, users, actor, may] of [
+  ['open to everyone: a member', null, BO, true],
+  ['open to everyone: anyone without an account', undefined, STRANGER, true],
+  ['limited: a user it names', new Set([2]), ANA, true],
+  ['limited: a user it does not name', new Set([2]), BO, false],
+  ['limited: an admin it does not name', new Set([2]), ADMIN, true],
+  ['admins only: a member', new Set<number>(), ANA, false],
+  ['admins only: an admin', new Set<number>(), ADMIN, true],
+  // The anonymous creator's links belong to the first admin, whose id a list may name: still not them.
+  ['limited to the first admin: anyone without an account', new Set([1]), STRANGER, false],
+] as const) {
+  test(`mayUse: ${what}`, (t) => {
+    t.is(mayUse(actor, users), may);
+  });
+}
+
+test('the registry answers who may use each domain from memory, and offers each actor only those', (t) => {
+  const registry = new DomainRegistry('https://s.example', [
+    domain(0, ''),
+    { ...domain(1, 'club.example'), users: [{ id: 2, name: 'ana' }] },
+    { ...domain(2, 'staff.example'), users: [] },
+    domain(3, 'open.example'),
+  ]);
+  t.deepEqual(
+    registry.usableBy(ANA).map((d) => d.host),
+    ['s.example', 'club.example', 'open.example'],
+  );
+  t.deepEqual(
+    registry.usableBy(BO).map((d) => d.host),
+    ['s.example', 'open.example'],
+  );
+  t.is(registry.usableBy(ADMIN).length, 4);
+  t.notThrows(() => registry.refuseClosed(ANA, 1));
+  const refused = t.throws(() => registry.refuseClosed(BO, 1), { instanceOf: AppError });
+  t.like(refused, {
+    code: 'forbidden',
+    field: 'domain',
+    message: 'domain "club.example" is not open to you: an admin names the users who may create links on it',
+  });
+  registry.load([domain(0, ''), domain(1, 'club.example')]);
+  t.true(registry.mayUse(BO, 1), 'a reload opens it');
+});
+
+for (const [users, text] of [
+  [null, 'everyone'],
+  [[], 'admins only'],
+  [
+    [
+      { id: 2, name: 'ana' },
+      { id: 3, name: 'bo' },
+    ],
+    'ana, bo',
+  ],
+] as const) {
+  test(`usersText: ${text}`, (t) => {
+    t.is(usersText(users), text);
+  });
+}

@@ -288,6 +288,7 @@ async function addDomain(storage: Storage, host: string, createdAt = START): Pro
   const domain = await storage.domains.insertDomain({
     host,
     scheme: null,
+    users: null,
     notFoundRedirect: null,
     rootRedirect: null,
     createdAt: new Date(createdAt),
@@ -814,7 +815,15 @@ if (SERVER === undefined) {
     const gone = await addDomain(source, 'gone.example', START + 2);
     await source.links.write((tx) => tx.insertLink(newLink('there', { domain: s2, isAlias: true }), null));
     await source.links.write((tx) => tx.insertLink(newLink('there', { isAlias: true, url: 'https://example.com/default' }), null));
-    await source.domains.updateDomain(s2, { scheme: 'http', rootRedirect: 'https://example.com/root' });
+    const ana = await source.access.insertUser({
+      name: 'ana',
+      email: null,
+      role: 'member',
+      createdAt: new Date(START),
+      inviteHash: null,
+      inviteExpiresAt: null,
+    });
+    await source.domains.updateDomain(s2, { scheme: 'http', rootRedirect: 'https://example.com/root', users: [ana!] });
     t.is(await source.domains.removeDomain(gone, new Date(START + 3)), 'removed');
 
     const target = await open(t, await freshDatabase(t));
@@ -825,6 +834,7 @@ if (SERVER === undefined) {
     );
     for (const c of counts) t.is(c.copied, c.source, c.table);
     t.deepEqual(await target.domains.listDomains(), await source.domains.listDomains());
+    t.deepEqual((await target.domains.listDomains()).find((d) => d.id === s2)?.users, [{ id: ana!.id, name: 'ana' }], 'who may use it too');
     t.like(await target.links.linkByAddress(s2, 'there'), { domain: s2, url: 'https://example.com/there' });
     t.like(await target.links.linkByAddress(0, 'there'), { domain: 0, url: 'https://example.com/default' });
     t.true((await addDomain(target, 'gone.example')) > gone, 'a new domain takes an id after the copied ones');

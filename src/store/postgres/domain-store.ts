@@ -11,19 +11,29 @@ export function createPostgresDomainStore(db: Database): DomainStore {
   return {
     listDomains: async () => (await db.query<DomainRow>(q.LIST_DOMAINS)).rows.map(toDomainUse),
 
-    async insertDomain(domain) {
-      const params = [domain.host, domain.scheme, domain.notFoundRedirect, domain.rootRedirect, domain.createdAt.getTime()];
-      const row = (await db.query<DomainRow>(q.INSERT_DOMAIN, params)).rows[0];
-      return row && toDomain(row);
-    },
+    insertDomain: ({ users, ...domain }) =>
+      db.transaction(async (tx) => {
+        const limited = users === null ? 0 : 1;
+        const params = [domain.host, domain.scheme, domain.notFoundRedirect, domain.rootRedirect, domain.createdAt.getTime(), limited];
+        const id = (await tx.query<{ id: number }>(q.INSERT_DOMAIN, params)).rows[0]?.id;
+        if (id === undefined) return undefined;
+        if (users && users.length > 0) await tx.query(q.ADD_DOMAIN_USERS, [id, users.map((u) => u.id)]);
+        const row = (await tx.query<DomainRow>(q.DOMAIN_BY_ID, [id])).rows[0];
+        return row && toDomain(row);
+      }),
 
     updateDomain: (id, edit) =>
       db.transaction(async (tx) => {
         const row = (await tx.query<DomainRow>(q.DOMAIN_BY_ID_FOR_UPDATE, [id])).rows[0];
         if (!row) return undefined;
         const merged = { ...toDomain(row), ...edit };
-        const updated = (await tx.query<DomainRow>(q.UPDATE_DOMAIN, [id, merged.scheme, merged.notFoundRedirect, merged.rootRedirect]))
-          .rows[0];
+        const limited = edit.users === undefined ? null : edit.users === null ? 0 : 1;
+        await tx.query(q.UPDATE_DOMAIN, [id, merged.scheme, merged.notFoundRedirect, merged.rootRedirect, limited]);
+        if (edit.users !== undefined) {
+          await tx.query(q.CLEAR_DOMAIN_USERS, [id]);
+          if (edit.users && edit.users.length > 0) await tx.query(q.ADD_DOMAIN_USERS, [id, edit.users.map((u) => u.id)]);
+        }
+        const updated = (await tx.query<DomainRow>(q.DOMAIN_BY_ID, [id])).rows[0];
         return updated && toDomain(updated);
       }),
 

@@ -279,4 +279,13 @@ export const MIGRATIONS: readonly string[] = [
   CREATE TRIGGER link_owner_changed AFTER UPDATE OF owner_id ON links
     FOR EACH ROW WHEN (NEW.owner_id <> OLD.owner_id) EXECUTE FUNCTION kurz_link_owner_changed();
   `,
+  // Domains limited to some users, as SQLite's migration 14.
+  `
+  ALTER TABLE domains ADD COLUMN limited INTEGER NOT NULL DEFAULT 0;
+  CREATE TABLE domain_users (
+    domain_id BIGINT NOT NULL,
+    user_id   BIGINT NOT NULL,
+    PRIMARY KEY (domain_id, user_id)
+  );
+  `,
 ];

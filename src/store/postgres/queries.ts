@@ -329,12 +329,19 @@ export const VISITS_PAGE = `SELECT visits.id, at, code, bot, referrer, browser, 
 
 const DOMAIN_COLUMNS = `id, host, scheme, not_found_redirect AS "notFoundRedirect", root_redirect AS "rootRedirect", created_at AS "createdAt"`;
 
+/**
+ * Who may use a domain (migration 8): null when everyone may, else a JSON array of [id, name] pairs by name
+ * (empty: admins only).
+ */
+const DOMAIN_USERS = `CASE WHEN limited = 1 THEN (SELECT coalesce(json_agg(json_build_array(users.id, users.name) ORDER BY lower(users.name)), '[]')::text
+    FROM domain_users JOIN users ON users.id = domain_users.user_id WHERE domain_users.domain_id = domains.id) END AS users`;
+
 /** Every domain not removed, the default first, with its live links (index links_by_domain). */
-export const LIST_DOMAINS = `SELECT ${DOMAIN_COLUMNS},
+export const LIST_DOMAINS = `SELECT ${DOMAIN_COLUMNS}, ${DOMAIN_USERS},
   (SELECT count(*) FROM links WHERE domain_id = domains.id AND deleted_at IS NULL) AS links
   FROM domains WHERE removed_at IS NULL ORDER BY id <> 0, host COLLATE "C"`;
 
-export const DOMAIN_BY_ID = `SELECT ${DOMAIN_COLUMNS} FROM domains WHERE id = $1 AND removed_at IS NULL`;
+export const DOMAIN_BY_ID = `SELECT ${DOMAIN_COLUMNS}, ${DOMAIN_USERS} FROM domains WHERE id = $1 AND removed_at IS NULL`;
 
 /**
  * Inside a link write: whether domain $1 exists and was not removed, holding it (a key-share lock, which edits
@@ -342,15 +349,22 @@ export const DOMAIN_BY_ID = `SELECT ${DOMAIN_COLUMNS} FROM domains WHERE id = $1
  */
 export const HOLD_LIVE_DOMAIN = `SELECT 1 AS held FROM domains WHERE id = $1 AND removed_at IS NULL FOR KEY SHARE`;
 
-/** Inside a domain's edit or removal: the domain, locked until the transaction ends. */
-export const DOMAIN_BY_ID_FOR_UPDATE = `${DOMAIN_BY_ID} FOR UPDATE`;
+/** Inside a domain's edit or removal: the domain (without its users), locked until the transaction ends. */
+export const DOMAIN_BY_ID_FOR_UPDATE = `SELECT ${DOMAIN_COLUMNS} FROM domains WHERE id = $1 AND removed_at IS NULL FOR UPDATE`;
 
-/** No row comes back when a domain not removed has the host. */
-export const INSERT_DOMAIN = `INSERT INTO domains (host, scheme, not_found_redirect, root_redirect, created_at)
-  VALUES ($1, $2, $3, $4, $5) ON CONFLICT (host) WHERE removed_at IS NULL DO NOTHING RETURNING ${DOMAIN_COLUMNS}`;
+/** No row comes back when a domain not removed has the host. $6: 1 when it is limited to some users. */
+export const INSERT_DOMAIN = `INSERT INTO domains (host, scheme, not_found_redirect, root_redirect, created_at, limited)
+  VALUES ($1, $2, $3, $4, $5, $6) ON CONFLICT (host) WHERE removed_at IS NULL DO NOTHING RETURNING id`;
 
-export const UPDATE_DOMAIN = `UPDATE domains SET scheme = $2, not_found_redirect = $3, root_redirect = $4
-  WHERE id = $1 AND removed_at IS NULL RETURNING ${DOMAIN_COLUMNS}`;
+/** $5 null keeps whether it is limited (its users are not being set). */
+export const UPDATE_DOMAIN = `UPDATE domains SET scheme = $2, not_found_redirect = $3, root_redirect = $4, limited = coalesce($5, limited)
+  WHERE id = $1 AND removed_at IS NULL`;
+
+/** Before a domain's users are set again (in the transaction that updates its row). */
+export const CLEAR_DOMAIN_USERS = `DELETE FROM domain_users WHERE domain_id = $1`;
+
+/** Domain $1's users: the ids in $2. */
+export const ADD_DOMAIN_USERS = `INSERT INTO domain_users (domain_id, user_id) SELECT $1, unnest($2::bigint[])`;
 
 export const LIVE_LINKS_ON_DOMAIN = `SELECT count(*) AS count FROM links WHERE domain_id = $1 AND deleted_at IS NULL`;
 
@@ -456,6 +470,7 @@ export const TOUCH_KEY = `UPDATE api_keys SET last_used_at = $2, last_used_from 
 export const DATA_TABLES = [
   'users',
   'domains',
+  'domain_users',
   'links',
   'link_tags',
   'link_visits',

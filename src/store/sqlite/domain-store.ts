@@ -1,4 +1,5 @@
 import type { Database } from 'better-sqlite3';
+import type { DomainUser } from '../../domains/domain.ts';
 import type { DomainStore } from '../ports.ts';
 import { toDomain, toDomainUse, type DomainRow } from '../rows.ts';
 import { outsideTransaction } from './outside-transaction.ts';
@@ -11,22 +12,36 @@ export function createSqliteDomainStore(db: Database, health: WriteHealth): Doma
   const domainById = db.prepare<[number], DomainRow>(q.DOMAIN_BY_ID);
   const insertDomain = db.prepare(q.INSERT_DOMAIN);
   const updateDomain = db.prepare(q.UPDATE_DOMAIN);
+  const clearUsers = db.prepare<[number]>(q.CLEAR_DOMAIN_USERS);
+  const addUser = db.prepare<[number, number]>(q.ADD_DOMAIN_USER);
   const liveLinks = db.prepare<[number], number>(q.LIVE_LINKS_ON_DOMAIN).pluck();
   const removeDomain = db.prepare<[number, number]>(q.REMOVE_DOMAIN);
+
+  /** Sets who may use the domain (inside the transaction that writes its row). */
+  function setUsers(id: number, users: readonly DomainUser[] | null): void {
+    clearUsers.run(id);
+    for (const user of users ?? []) addUser.run(id, user.id);
+  }
 
   return {
     listDomains: async () => listDomains.all().map(toDomainUse),
 
-    insertDomain: (domain) =>
-      outsideTransaction(db, health, () => {
-        try {
-          const { lastInsertRowid } = insertDomain.run({ ...domain, createdAt: domain.createdAt.getTime() });
-          return toDomain(domainById.get(Number(lastInsertRowid))!);
-        } catch (err) {
-          if ((err as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE') return undefined;
-          throw err;
-        }
-      }),
+    insertDomain: ({ users, ...domain }) =>
+      outsideTransaction(db, health, () =>
+        db
+          .transaction(() => {
+            try {
+              const row = { ...domain, createdAt: domain.createdAt.getTime(), limited: users === null ? 0 : 1 };
+              const id = Number(insertDomain.run(row).lastInsertRowid);
+              setUsers(id, users);
+              return toDomain(domainById.get(id)!);
+            } catch (err) {
+              if ((err as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE') return undefined;
+              throw err;
+            }
+          })
+          .immediate(),
+      ),
 
     updateDomain: (id, edit) =>
       outsideTransaction(db, health, () =>
@@ -35,7 +50,15 @@ export function createSqliteDomainStore(db: Database, health: WriteHealth): Doma
             const row = domainById.get(id);
             if (!row) return undefined;
             const merged = { ...toDomain(row), ...edit };
-            updateDomain.run({ id, scheme: merged.scheme, notFoundRedirect: merged.notFoundRedirect, rootRedirect: merged.rootRedirect });
+            const limited = edit.users === undefined ? null : edit.users === null ? 0 : 1;
+            updateDomain.run({
+              id,
+              scheme: merged.scheme,
+              notFoundRedirect: merged.notFoundRedirect,
+              rootRedirect: merged.rootRedirect,
+              limited,
+            });
+            if (edit.users !== undefined) setUsers(id, edit.users);
             return toDomain(domainById.get(id)!);
           })
           .immediate(),

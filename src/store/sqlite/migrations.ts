@@ -446,6 +446,17 @@ export const MIGRATIONS: readonly string[] = [
       (SELECT DISTINCT hour - hour % 86400000 FROM visit_hours WHERE link_id = NEW.id);
   END;
   `,
+  // Domains limited to some users (migration 14). A domain with \`limited\` 0 is open to every user; with 1,
+  // to the users domain_users names (none: admins only; admins may always use every domain). Setting them
+  // updates the domains row in the same transaction, so its trigger tells every process to reload.
+  `
+  ALTER TABLE domains ADD COLUMN limited INTEGER NOT NULL DEFAULT 0;
+  CREATE TABLE domain_users (
+    domain_id INTEGER NOT NULL,
+    user_id   INTEGER NOT NULL,
+    PRIMARY KEY (domain_id, user_id)
+  ) WITHOUT ROWID;
+  `,
 ];
 
 /**

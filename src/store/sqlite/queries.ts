@@ -237,7 +237,13 @@ export const VISITS_PAGE = `SELECT visits.id, at, code, bot, referrer, browser, 
 
 // Domains (migration 10): id 0 is the default domain; a removed one keeps its row, for its deleted links.
 
-const DOMAIN_COLUMNS = `id, host, scheme, not_found_redirect AS notFoundRedirect, root_redirect AS rootRedirect, created_at AS createdAt`;
+/**
+ * A domain's columns and who may use it (migration 14): null when everyone may, else a JSON array of
+ * [id, name] pairs by name (empty: admins only).
+ */
+const DOMAIN_COLUMNS = `id, host, scheme, not_found_redirect AS notFoundRedirect, root_redirect AS rootRedirect, created_at AS createdAt,
+  CASE WHEN limited THEN (SELECT json_group_array(json_array(id, name)) FROM (SELECT users.id, users.name FROM domain_users
+    JOIN users ON users.id = domain_users.user_id WHERE domain_users.domain_id = domains.id ORDER BY lower(users.name))) END AS users`;
 
 /** Every domain not removed, the default first, with its live links (index links_by_domain). */
 export const LIST_DOMAINS = `SELECT ${DOMAIN_COLUMNS},
@@ -246,11 +252,18 @@ export const LIST_DOMAINS = `SELECT ${DOMAIN_COLUMNS},
 
 export const DOMAIN_BY_ID = `SELECT ${DOMAIN_COLUMNS} FROM domains WHERE id = ? AND removed_at IS NULL`;
 
-export const INSERT_DOMAIN = `INSERT INTO domains (host, scheme, not_found_redirect, root_redirect, created_at)
-  VALUES (@host, @scheme, @notFoundRedirect, @rootRedirect, @createdAt)`;
+export const INSERT_DOMAIN = `INSERT INTO domains (host, scheme, not_found_redirect, root_redirect, created_at, limited)
+  VALUES (@host, @scheme, @notFoundRedirect, @rootRedirect, @createdAt, @limited)`;
 
-export const UPDATE_DOMAIN = `UPDATE domains SET scheme = @scheme, not_found_redirect = @notFoundRedirect, root_redirect = @rootRedirect
-  WHERE id = @id AND removed_at IS NULL`;
+/** @limited null keeps whether it is limited (its users are not being set). */
+export const UPDATE_DOMAIN = `UPDATE domains SET scheme = @scheme, not_found_redirect = @notFoundRedirect, root_redirect = @rootRedirect,
+  limited = coalesce(@limited, limited) WHERE id = @id AND removed_at IS NULL`;
+
+/** Before a domain's users are set again (in the transaction that updates its row). */
+export const CLEAR_DOMAIN_USERS = `DELETE FROM domain_users WHERE domain_id = ?`;
+
+/** Parameters (domain, user). */
+export const ADD_DOMAIN_USER = `INSERT INTO domain_users (domain_id, user_id) VALUES (?, ?)`;
 
 export const LIVE_LINKS_ON_DOMAIN = `SELECT count(*) FROM links WHERE domain_id = ? AND deleted_at IS NULL`;
 

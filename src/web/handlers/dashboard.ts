@@ -76,7 +76,8 @@ export function dashboardHandlers(web: WebServices) {
         ...l,
         href: `/links/${encodeURIComponent(l.code)}/stats${l.domain === DEFAULT_DOMAIN ? '' : `?${domainQuery(l.domain, web.registry)}`}`,
       })),
-      domains: web.registry.several() ? domainOptions(web) : null,
+      // Only the domains the actor may create links on.
+      domains: web.registry.several() ? domainOptions(web, actor) : null,
       domainFigures: admin && owner === undefined && web.registry.several() ? domainFigures(web, figures.domains) : null,
       blocklist: admin ? blocklistSummary(web, blockedCount) : null,
     });

@@ -6,7 +6,10 @@ import { readBody } from '../../http/body.ts';
 import { sendJson, sendNoContent } from '../../http/respond.ts';
 import { domainJson } from '../../domains/domain-json.ts';
 import { normaliseHost, type Domain } from '../../domains/domain.ts';
-import { DOMAIN_FIELDS } from '../../domains/manage.ts';
+import { DOMAIN_FIELDS, MAX_DOMAIN_USERS } from '../../domains/manage.ts';
+import { isAdmin } from '../../auth/actor.ts';
+import { AppError } from '../../core/errors.ts';
+import { actorOf } from '../session.ts';
 
 const DOMAINS_PATH = '/api/v1/domains';
 
@@ -35,6 +38,16 @@ const DOMAIN_SHAPE = {
   ),
   notFoundRedirect: REDIRECT_URL('Where an unknown code on this domain sends visitors instead of the 404 page'),
   rootRedirect: REDIRECT_URL("Where a visitor's / on this domain is sent instead of kurz's home page"),
+  users: ruled(
+    {
+      type: ['array', 'null'],
+      items: { type: 'string' },
+      maxItems: MAX_DOMAIN_USERS,
+      description:
+        'The names of the users who may create links on it (and move links to it); null: every user. Admins always may, so [] leaves it to them. A user taken off keeps their links there',
+    },
+    asGiven,
+  ),
 };
 
 /** POST /api/v1/domains: a new short domain. */
@@ -59,6 +72,11 @@ export const DOMAIN_JSON = z.strictObject({
   scheme: z.enum(['http', 'https']).nullable().describe("null: the default domain's (the publicUrl's) scheme"),
   notFoundRedirect: z.string().nullable(),
   rootRedirect: z.string().nullable(),
+  users: z
+    .array(z.string())
+    .nullable()
+    .optional()
+    .describe('Who may create links on it (null: every user); shown to admins only, a member sees only the domains they may use'),
   links: z.int().min(0).describe('Live links on it'),
   createdAt: z.string().meta({ format: 'date-time' }),
 });
@@ -67,38 +85,45 @@ export const DOMAIN_JSON = z.strictObject({
 export function domainsApiHandlers(web: WebServices) {
   const hostOf = (ctx: Context): string => ctx.params['host'] ?? '';
   /** The domain with its live links now. */
-  const withLinks = async (domain: Domain) => {
+  const withLinks = async (domain: Domain, withUsers = true) => {
     const links = (await web.domains.listDomains()).find((d) => d.id === domain.id)?.links ?? 0;
-    return domainJson({ ...domain, links });
+    return domainJson({ ...domain, links }, withUsers);
   };
 
   return {
+    /** Every domain for an admin; a member's are those they may create links on. */
     async listDomains(ctx: Context): Promise<void> {
-      const domains = await web.domains.listDomains();
-      sendJson(ctx.res, 200, { domains: domains.map((d) => domainJson(d)) });
+      const actor = actorOf(ctx);
+      const admin = isAdmin(actor);
+      const domains = (await web.domains.listDomains()).filter((d) => admin || web.registry.mayUse(actor, d.id));
+      sendJson(ctx.res, 200, { domains: domains.map((d) => domainJson(d, admin)) });
     },
 
     /** 201 with the new domain's Location; 409 when the host is kurz's already. */
     async addDomain(ctx: Context): Promise<void> {
       const { host, ...fields } = parseBody(DOMAIN_CREATE, await readBody(ctx.req, ['json']));
-      const added = await web.domains.addDomain(host, fields);
+      const added = await web.domains.addDomain(actorOf(ctx), host, fields);
       ctx.res.setHeader('Location', `${DOMAINS_PATH}/${added.host}`);
       sendJson(ctx.res, 201, domainJson({ ...added, links: 0 }));
     },
 
+    /** A domain a member may not use is not found for them. */
     async showDomain(ctx: Context): Promise<void> {
-      sendJson(ctx.res, 200, await withLinks(web.domains.named(hostOf(ctx))));
+      const actor = actorOf(ctx);
+      const domain = web.domains.named(hostOf(ctx));
+      if (!web.registry.mayUse(actor, domain.id)) throw new AppError('not_found', `no domain ${JSON.stringify(domain.host)}`);
+      sendJson(ctx.res, 200, await withLinks(domain, isAdmin(actor)));
     },
 
     /** Sets the fields given; null clears one. The redirect of every process follows. */
     async editDomain(ctx: Context): Promise<void> {
       const fields = parseBody(DOMAIN_EDIT, await readBody(ctx.req, ['json']));
-      sendJson(ctx.res, 200, await withLinks(await web.domains.editDomain(hostOf(ctx), fields)));
+      sendJson(ctx.res, 200, await withLinks(await web.domains.editDomain(actorOf(ctx), hostOf(ctx), fields)));
     },
 
     /** 204; 409 while live links are on it, and for the default domain. */
     async removeDomain(ctx: Context): Promise<void> {
-      await web.domains.removeDomain(hostOf(ctx));
+      await web.domains.removeDomain(actorOf(ctx), hostOf(ctx));
       sendNoContent(ctx.res);
     },
   };

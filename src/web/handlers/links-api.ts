@@ -31,7 +31,11 @@ const EDIT_SHAPE = {
   url: URL_FIELD,
   ...OPTION_SCHEMAS,
   domain: ruled(
-    z.string().describe('Moves the link to this domain (a host) with its code; 409 when the code is taken there'),
+    z
+      .string()
+      .describe(
+        'Moves the link to this domain (a host) with its code; 409 when the code is taken there, 403 when the domain is not open to the user',
+      ),
     (value) => value,
   ),
   owner: ruled(

@@ -47,7 +47,8 @@ export function linksUiHandlers(web: WebServices) {
       title: `Link ${link.code}`,
       section: 'links',
       link: linkDetails(link, web),
-      domains: web.registry.several() ? domainOptions(web) : null,
+      // Where the link may move: the domains the actor may use, and the one it is on.
+      domains: web.registry.several() ? domainOptions(web, actor, link.domain) : null,
       owners:
         users.length > 1
           ? users.filter((u) => u.state === 'active' || u.id === link.ownerId).map((u) => ({ value: u.name, label: u.name }))
