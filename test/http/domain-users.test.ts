@@ -195,11 +195,13 @@ test('the domains API: users for admins, a 400 naming an unknown user, a member 
     ['kurz.test', 'open.kurz.test'],
   );
   t.false(
-    seen.domains.some((d) => 'users' in d),
-    'a member is not told who else may use a domain',
+    seen.domains.some((d) => 'users' in d || 'links' in d),
+    'a member is not told who else may use a domain, nor how many links others have on it',
   );
   t.is((await bob.api('GET', '/api/v1/domains/club.kurz.test')).status, 404);
-  t.is((await bob.api('GET', '/api/v1/domains/open.kurz.test')).status, 200);
+  const one = await bob.api('GET', '/api/v1/domains/open.kurz.test');
+  t.is(one.status, 200);
+  t.false('links' in ((await one.json()) as object));
   t.is((await bob.api('PATCH', '/api/v1/domains/club.kurz.test', { users: null })).status, 403, 'domains are the admins’');
 });
 

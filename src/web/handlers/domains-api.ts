@@ -77,7 +77,7 @@ export const DOMAIN_JSON = z.strictObject({
     .nullable()
     .optional()
     .describe('Who may create links on it (null: every user); shown to admins only, a member sees only the domains they may use'),
-  links: z.int().min(0).describe('Live links on it'),
+  links: z.int().min(0).optional().describe("Live links on it, every user's: shown to admins only"),
   createdAt: z.string().meta({ format: 'date-time' }),
 });
 
