@@ -25,6 +25,7 @@ const PERSON: RedirectFacts = {
 const OPEN: Gate = {
   enabled: true,
   blocked: false,
+  review: null,
   expiresAt: null,
   maxVisits: null,
   locked: false,
