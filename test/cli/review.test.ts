@@ -1,5 +1,7 @@
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
 import test from 'ava';
-import { BROWSER_UA, runCli, startKurz, waitFor } from '../helpers.ts';
+import { BROWSER_UA, runCli, startKurz, tempDir, waitFor } from '../helpers.ts';
 
 // kurz review: the queue of a server's database (reviewNewLinks), approve and reject; bad input exits 1 or 2,
 // and the server drops what it cached of a link the CLI decided (the change log, as for any edit).
@@ -90,4 +92,24 @@ test('kurz review: wrong states and unknown codes exit 1 saying why; bad usage e
     const result = await kurz(...args);
     t.is(result.code, 2, args.join(' '));
   }
+});
+
+test('links a member imports wait for review as their new links would; the first admin’s do not', async (t) => {
+  const { kurz } = await seeded(t);
+  const exported = await kurz('export', '--format', 'ndjson');
+  t.is(exported.code, 0, exported.stderr);
+  const file = join(tempDir(t), 'links.ndjson');
+  const renamed = (suffix: string) =>
+    exported.stdout
+      .trimEnd()
+      .split('\n')
+      .map((line) => JSON.stringify({ ...(JSON.parse(line) as object), code: `${(JSON.parse(line) as { code: string }).code}-${suffix}` }))
+      .join('\n') + '\n';
+  writeFileSync(file, renamed('alice'));
+  t.is((await kurz('import', file, '--as', 'alice')).code, 0);
+  writeFileSync(file, renamed('admin'));
+  t.is((await kurz('import', file)).code, 0);
+  const waiting = (await kurz('review', '--json')).stdout;
+  const codes = (JSON.parse(waiting) as Array<{ code: string }>).map((l) => l.code).sort();
+  t.deepEqual(codes, ['held', 'held-alice', 'spam', 'spam-alice']);
 });

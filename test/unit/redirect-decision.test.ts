@@ -83,6 +83,28 @@ const CASES: Array<[string, Target | undefined, Partial<RedirectFacts>, Partial<
     {},
     { outcome: 'refused', refusal: 'blocked', record: false },
   ],
+  ['a link in review is refused as such', link({ review: 'pending' }), {}, {}, { outcome: 'refused', refusal: 'in_review', record: false }],
+  [
+    'a link in review is refused to a HEAD and a bot, and before its password',
+    link({ review: 'pending', locked: true }),
+    { method: 'HEAD', isBot: true },
+    {},
+    { outcome: 'refused', refusal: 'in_review', record: false },
+  ],
+  [
+    'a rejected link is refused, even enabled again',
+    link({ review: 'rejected', enabled: true }),
+    {},
+    {},
+    { outcome: 'refused', refusal: 'rejected', record: false },
+  ],
+  [
+    'a blocked link in review says blocked',
+    link({ review: 'pending', blocked: true }),
+    {},
+    {},
+    { outcome: 'refused', refusal: 'blocked', record: false },
+  ],
   ['a link expires at its time', link({ expiresAt: NOW }), {}, {}, { outcome: 'refused', refusal: 'expired', record: false }],
   ['a link before its expiry redirects uncached', link({ expiresAt: NOW + 1 }), {}, {}, uncached(URL)],
   [
