@@ -6,7 +6,7 @@ import { withServices } from './wiring.ts';
 
 export const review: Command = {
   summary: 'The review queue (reviewNewLinks): list the links waiting for an admin, approve or reject one.',
-  usage: 'review [list] [--json] | approve CODE [--domain HOST] | reject CODE [--domain HOST]',
+  usage: 'review [list] [--json] | approve CODE [--domain HOST] | reject CODE [--domain HOST] [--as USER]',
   subcommands: {
     list: { usage: 'review [list] [--json]', summary: 'the links waiting for review, newest first (the newest 100)' },
     approve: { usage: 'review approve CODE [--domain HOST] [--json]', summary: 'let a waiting link redirect' },
