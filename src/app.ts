@@ -21,6 +21,7 @@ import { handleErrors } from './web/errors.ts';
 import { createMetrics, type Metrics } from './web/metrics.ts';
 import { checkMethod } from './web/methods.ts';
 import { authenticate } from './web/middleware/authenticate.ts';
+import { countReviews } from './web/middleware/review-count.ts';
 import { createRouter } from './web/routes.ts';
 
 /** How often a server that writes its own visits deletes raw visits past the retention period. */
@@ -157,6 +158,8 @@ export async function createApp(config: Config, deps: Deps, options: AppOptions 
   koa.use(handleErrors(web));
   koa.use(checkMethod(router));
   koa.use(authenticate(web));
+  // An admin's pages show how many links wait for review.
+  koa.use(countReviews(web));
   koa.use(router.routes());
   koa.use(router.allowedMethods());
 

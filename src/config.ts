@@ -10,6 +10,8 @@ export type CodeMode = 'obfuscated' | 'sequential';
 export type RedirectStatus = 301 | 302 | 307 | 308;
 /** What an acknowledged write survives on SQLite: a power cut (`full`) or only a crash of kurz (`process`). */
 export type Durability = 'full' | 'process';
+/** Whose new links wait for an admin's review: nobody's, anonymous creators', or everyone's but the admins'. */
+export type ReviewNewLinks = 'off' | 'anonymous' | 'members';
 /** The one header a trusted proxy names the client in. */
 export type ClientAddressHeader = 'x-forwarded-for' | 'forwarded';
 
@@ -44,6 +46,7 @@ export interface Config {
   readonly sessionMaxAge: number;
   readonly anonymousShortening: boolean;
   readonly anonymousRateLimit: number;
+  readonly reviewNewLinks: ReviewNewLinks;
   readonly creationRateLimit: number;
   readonly loginRateLimit: number;
   readonly unlockRateLimit: number;
@@ -250,6 +253,12 @@ export const OPTIONS: readonly Option[] = [
     default: 10,
     parse: integer(0, RATE_MAX),
     doc: 'Links one client may shorten anonymously per minute (0 = no limit)',
+  },
+  {
+    name: 'reviewNewLinks',
+    default: 'off',
+    parse: oneOf(['off', 'anonymous', 'members']),
+    doc: "New links that wait for an admin's review before they redirect: off, anonymous (those shortened on / without logging in) or members (every link but an admin's)",
   },
   {
     name: 'creationRateLimit',

@@ -14,6 +14,7 @@ import type { LinkCreation } from './links/create.ts';
 import type { LinkAddress } from './links/link.ts';
 import type { LinkManagement } from './links/manage.ts';
 import type { LinkResolver } from './links/resolve.ts';
+import type { LinkReview } from './links/review.ts';
 import type { LinkScreening } from './blocklist/screening.ts';
 import type { LinkTransfer } from './transfer/transfer.ts';
 import type { Listening } from './links/url-rules.ts';
@@ -45,6 +46,8 @@ export interface Services {
   sso: SingleSignOn | undefined;
   creation: LinkCreation;
   links: LinkManagement;
+  /** The review queue: links waiting for an admin (reviewNewLinks), approved or rejected. */
+  review: LinkReview;
   resolver: LinkResolver;
   /** Drops cached links that another process changed; polled by the server. */
   changes: { poll(): Promise<void> };

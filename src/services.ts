@@ -15,6 +15,7 @@ import { domainManagement } from './domains/manage.ts';
 import { DomainRegistry } from './domains/registry.ts';
 import { linkCreation } from './links/create.ts';
 import { linkManagement } from './links/manage.ts';
+import { linkReview } from './links/review.ts';
 import { followChanges, linkResolver } from './links/resolve.ts';
 import { linkScreening } from './blocklist/screening.ts';
 import { linkTransfer } from './transfer/transfer.ts';
@@ -132,6 +133,7 @@ export async function createServices(config: Config, deps: Deps, storage: Storag
       owners,
       audit,
     }),
+    review: linkReview({ links, cache, domains: registry, blocklist, audit, now }),
     resolver: linkResolver({ links, cache }),
     changes: await followChanges({
       links,

@@ -6,13 +6,14 @@ import { withServices } from './wiring.ts';
 
 const MAX_LIMIT = 100_000;
 const SORTS = ['created', 'visits'] as const;
+const REVIEWS = ['pending', 'rejected'] as const;
 /** A title longer than this is cut in the table (--json has it whole). */
 const TITLE_WIDTH = 30;
 
 export const list: Command = {
   summary: 'List links, newest (or most visited) first.',
   usage:
-    'list [--domain HOST] [--search TEXT] [--tag TAG] [--blocked] [--sort created|visits] [--limit N] [--deleted] [--json] [--as USER]',
+    'list [--domain HOST] [--search TEXT] [--tag TAG] [--blocked] [--review pending|rejected] [--sort created|visits] [--limit N] [--deleted] [--json] [--as USER]',
   flags: {
     as: AS_FLAG,
     search: { type: 'string', placeholder: 'TEXT', doc: 'only links whose code or URL contains TEXT' },
@@ -21,6 +22,7 @@ export const list: Command = {
     limit: { type: 'string', placeholder: 'N', doc: `at most N links (default 50, up to ${MAX_LIMIT})` },
     deleted: { type: 'boolean', doc: 'include deleted links' },
     blocked: { type: 'boolean', doc: 'only the links the blocklist disabled' },
+    review: { type: 'string', placeholder: 'pending|rejected', doc: "only the links waiting for an admin's review, or those rejected" },
     domain: { type: 'string', placeholder: 'HOST', doc: 'only links on this domain (see kurz domains list)' },
     json: JSON_FLAG,
   },
@@ -30,6 +32,9 @@ export const list: Command = {
     if (!Number.isInteger(limit) || limit < 1 || limit > MAX_LIMIT) {
       throw new UsageError(`--limit must be a whole number from 1 to ${MAX_LIMIT}, got ${JSON.stringify(values['limit'])}`);
     }
+    const review = REVIEWS.find((r) => r === values['review']);
+    if (values['review'] !== undefined && !review)
+      throw new UsageError(`--review must be one of ${REVIEWS.join(', ')}, got ${JSON.stringify(values['review'])}`);
     const sort = SORTS.find((s) => s === (values['sort'] ?? 'created'));
     if (!sort) throw new UsageError(`--sort must be one of ${SORTS.join(', ')}, got ${JSON.stringify(values['sort'])}`);
     return withServices(
@@ -42,6 +47,7 @@ export const list: Command = {
           limit,
           includeDeleted: values['deleted'] === true,
           blocked: values['blocked'] === true,
+          review,
           domain: values['domain'] === undefined ? undefined : services.registry.idOf(values['domain']),
         });
         if (values['json']) out(JSON.stringify(links.map((l) => linkJson(l, services))) + '\n');
@@ -61,6 +67,15 @@ function row(link: Link): string[] {
     link.createdAt.toISOString().slice(0, 10),
     title.length > TITLE_WIDTH ? `${title.slice(0, TITLE_WIDTH - 1)}…` : title,
     link.tags.join(','),
-    `${link.deletedAt !== null ? '(deleted) ' : link.blocked ? '(blocked) ' : !link.enabled ? '(disabled) ' : ''}${link.url}`,
+    `${state(link)}${link.url}`,
   ];
+}
+
+/** What keeps a link from redirecting, as the URL column's prefix. */
+function state(link: Link): string {
+  if (link.deletedAt !== null) return '(deleted) ';
+  if (link.blocked) return '(blocked) ';
+  if (link.review === 'pending') return '(in review) ';
+  if (link.review === 'rejected') return '(rejected) ';
+  return link.enabled ? '' : '(disabled) ';
 }

@@ -25,6 +25,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   migrate: async () => (await import('./migrate.ts')).migrate,
   prune: async () => (await import('./prune.ts')).prune,
   audit: async () => (await import('./audit.ts')).audit,
+  review: async () => (await import('./review.ts')).review,
   version: async () => (await import('./version.ts')).version,
 };
 

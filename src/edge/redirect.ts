@@ -4,7 +4,7 @@ import { CODE } from '../links/alias-rules.ts';
 import { queryOf } from '../links/gate.ts';
 import { goneMessage, guardedMessage, notFoundMessage, refusalMessage, type Target } from '../links/link.ts';
 import { sendClientError, sendError } from '../http/problems.ts';
-import { sendJson, sendPage, sendProblem, sendRedirect, wantsHtml } from '../http/respond.ts';
+import { sendJson, sendPage, sendProblem, sendRedirect, UNCACHED, wantsHtml } from '../http/respond.ts';
 import { RESERVED_PATHS } from '../links/reserved-paths.ts';
 import { cachedBotCheck } from '../visits/classify.ts';
 import {
@@ -144,7 +144,13 @@ export function redirectHandler(web: WebServices): (req: IncomingMessage, res: S
         sendClientError(req, res, { status: 410, code: 'gone', message: goneMessage(code) }, render);
         break;
       case 'refused':
-        sendClientError(req, res, { status: 410, code: 'gone', message: refusalMessage(code, decided.refusal) }, render);
+        if (decided.refusal === 'in_review') {
+          // It will lead on once approved: nothing may keep this answer.
+          res.setHeader('Cache-Control', UNCACHED);
+          const message = refusalMessage(code, 'in_review');
+          if (wantsHtml(req)) sendPage(res, 403, render('reviewing', { title: 'This link is being reviewed', code, message }));
+          else sendProblem(res, 403, 'forbidden', message);
+        } else sendClientError(req, res, { status: 410, code: 'gone', message: refusalMessage(code, decided.refusal) }, render);
         break;
       case 'password':
         if (decided.page)

@@ -31,11 +31,13 @@ const VIEWS = [
   'login',
   'password',
   'guarded',
+  'reviewing',
   'account-password',
   'users',
   'welcome',
   'activity',
   'activity-table',
+  'review',
 ] as const;
 export type View = (typeof VIEWS)[number];
 

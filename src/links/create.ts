@@ -14,6 +14,7 @@ import { linkSubject } from './link-subject.ts';
 import { DEFAULT_OPTIONS, type Link, type NewLink } from './link.ts';
 import { isPlain, parseOptions } from './link-options.ts';
 import type { BlocklistSource } from '../blocklist/blocklist.ts';
+import { reviewOf } from './review-rules.ts';
 import { normaliseUrl, refuseListed, type Listening, urlRules } from './url-rules.ts';
 
 /** A link as submitted: `url`, `alias`, `domain` (a host; the default domain when absent) and the option fields (link-options.ts), each unchecked. */
@@ -35,7 +36,7 @@ export interface CreationStats {
 }
 
 export interface CreateDeps {
-  config: Parameters<typeof urlRules>[0] & Pick<Config, 'dedupeWindow'>;
+  config: Parameters<typeof urlRules>[0] & Pick<Config, 'dedupeWindow' | 'reviewNewLinks'>;
   listening?: Listening;
   blocklist?: BlocklistSource;
   now: () => number;
@@ -117,6 +118,7 @@ export function linkCreation({ config, listening, blocklist, now, random, links,
     // Only a bare URL is deduplicated: a link with options or an alias is what its author asked for.
     const plain = alias === undefined && isPlain(given);
     const passwordHash = given.password ? await hashing.hash(given.password, random) : null;
+    const review = reviewOf(actor, config.reviewNewLinks);
     const result = await links.write(async (tx): Promise<CreatedLink> => {
       refuseListed(url, rules);
       const at = new Date(now());
@@ -131,10 +133,11 @@ export function linkCreation({ config, listening, blocklist, now, random, links,
         passwordHash,
         isAlias: alias !== undefined,
         createdAt: at,
+        review,
       };
       if (alias === undefined && urlHash && config.dedupeWindow > 0) {
         const since = new Date(config.dedupeWindow === Number.POSITIVE_INFINITY ? 0 : at.getTime() - config.dedupeWindow);
-        const existing = await tx.linkByUrlHash(urlHash, since, domain, actor.userId);
+        const existing = await tx.linkByUrlHash(urlHash, since, domain, actor.userId, review !== null);
         if (existing) return { link: existing, created: false };
       }
       const created = alias === undefined ? await insertWithGeneratedCode(tx, link) : await insertWithAlias(tx, { ...link, code: alias });

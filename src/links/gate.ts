@@ -1,8 +1,9 @@
 import type { Gate, Link, Refusal } from './link.ts';
 
 /** Why a live link with this gate does not redirect at `at` (before any password or visit limit), or undefined. */
-export function refusalOf(gate: Pick<Gate, 'blocked' | 'enabled' | 'expiresAt'>, at: number): Refusal | undefined {
+export function refusalOf(gate: Pick<Gate, 'blocked' | 'review' | 'enabled' | 'expiresAt'>, at: number): Refusal | undefined {
   if (gate.blocked) return 'blocked';
+  if (gate.review !== null) return gate.review === 'pending' ? 'in_review' : 'rejected';
   if (!gate.enabled) return 'disabled';
   if (gate.expiresAt !== null && at >= gate.expiresAt) return 'expired';
   return undefined;
@@ -19,10 +20,13 @@ export function guards(gate: Pick<Gate, 'maxVisits' | 'expiresAt' | 'locked'>): 
 
 /** Why a stored live link does not redirect at `at`, its visit limit included (its page, its password form). */
 export function linkRefusal(
-  link: Pick<Link, 'blocked' | 'enabled' | 'expiresAt' | 'maxVisits' | 'claimedVisits'>,
+  link: Pick<Link, 'blocked' | 'review' | 'enabled' | 'expiresAt' | 'maxVisits' | 'claimedVisits'>,
   at: number,
 ): Refusal | undefined {
-  const refusal = refusalOf({ blocked: link.blocked !== null, enabled: link.enabled, expiresAt: link.expiresAt?.getTime() ?? null }, at);
+  const refusal = refusalOf(
+    { blocked: link.blocked !== null, review: link.review, enabled: link.enabled, expiresAt: link.expiresAt?.getTime() ?? null },
+    at,
+  );
   if (refusal) return refusal;
   return link.maxVisits !== null && link.claimedVisits >= link.maxVisits ? 'used_up' : undefined;
 }

@@ -41,6 +41,12 @@ export const LINK_JSON = z.strictObject({
       }),
     ])
     .describe('Set while the target is on a blocklist (the `blocklist` setting): the link answers 410 until the list no longer names it'),
+  review: z
+    .enum(['pending', 'rejected'])
+    .nullable()
+    .describe(
+      'pending: waiting for an admin\'s review (reviewNewLinks), it answers 403 "being reviewed" until approved; rejected: it answers 410 for good; null: neither',
+    ),
   isAlias: z.boolean().describe('A person chose the code; such a link is never a dedupe target'),
   createdAt: DATE_TIME,
   updatedAt: DATE_TIME,
@@ -82,6 +88,7 @@ export function linkJson(link: Link, { config, shortUrl, registry, ownerName }: 
     forwardQuery: link.forwardQuery ?? config.forwardQuery,
     enabled: link.enabled,
     blocked: link.blocked && { rule: link.blocked.rule, list: link.blocked.list, at: link.blocked.at.toISOString() },
+    review: link.review,
     isAlias: link.isAlias,
     createdAt: link.createdAt.toISOString(),
     updatedAt: link.updatedAt.toISOString(),

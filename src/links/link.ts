@@ -47,7 +47,15 @@ export interface Link extends LinkOptions, LinkAddress {
   claimedVisits: number;
   /** Set while the target is on a blocklist: the link then answers 410, whatever `enabled` says. */
   blocked: Block | null;
+  /** Waiting for an admin's review (`reviewNewLinks`), or rejected by one; null for a link that may go live. */
+  review: Review | null;
 }
+
+/**
+ * Where a link stands in the review queue (links/review.ts): `pending` answers "being reviewed" until an admin
+ * approves it (null) or rejects it; `rejected` answers 410 for good and keeps its code retired.
+ */
+export type Review = 'pending' | 'rejected';
 
 /** Why the blocklist disabled a link: the entry its target matched, the file it is in, and since when. */
 export interface Block {
@@ -95,18 +103,27 @@ export interface Gate {
   maxVisits: number | null;
   /** A password must be given first. */
   locked: boolean;
+  /** Waiting for review, or rejected: never redirects. */
+  review: Review | null;
   redirectStatus: RedirectStatus | null;
   forwardQuery: boolean | null;
 }
 
 /** Why a live link does not redirect: one wording for the page, the API and the CLI. */
-export type Refusal = 'blocked' | 'disabled' | 'expired' | 'used_up';
+export type Refusal = 'blocked' | 'in_review' | 'rejected' | 'disabled' | 'expired' | 'used_up';
 
 export function refusalMessage(code: string, refusal: Refusal): string {
+  if (refusal === 'in_review') return `the link "${code}" is being reviewed: it leads on once an admin approves it`;
+  if (refusal === 'rejected') return `the link "${code}" was rejected by an admin; its code is not reused`;
   if (refusal === 'blocked') return `the link "${code}" was disabled because its target is on a blocklist of malicious sites`;
   if (refusal === 'disabled') return `the link "${code}" is disabled`;
   if (refusal === 'expired') return `the link "${code}" has expired`;
   return `the link "${code}" has been used up: it allowed a limited number of visits`;
+}
+
+/** The error a refusal is: a link in review is forbidden for now (403), any other refusal gone (410). */
+export function refusalCode(refusal: Refusal): 'forbidden' | 'gone' {
+  return refusal === 'in_review' ? 'forbidden' : 'gone';
 }
 
 /** What a guarded link (see gate.ts `guards`) tells a client whose look does not count: a link checker, a preview bot. */
@@ -127,6 +144,8 @@ export interface LinkQuery {
   includeDeleted?: boolean;
   /** Only links the blocklist disabled. */
   blocked?: boolean | undefined;
+  /** Only links in this state of review. */
+  review?: Review | undefined;
   /** Only links on this domain (its id). */
   domain?: number | undefined;
   /** Only links this user owns (their id): always set for a member, by the use case. */
@@ -149,7 +168,7 @@ export interface TagCount {
  * A link as exported and imported: everything but the id, which is local to one database, and the
  * blocklist's verdict, which is the receiving instance's to make.
  */
-export type LinkRecord = Omit<Link, 'id' | 'blocked' | 'ownerId'>;
+export type LinkRecord = Omit<Link, 'id' | 'blocked' | 'ownerId' | 'review'>;
 
 /** A link about to be stored under a generated code or an alias, on its domain. */
 export interface NewLink extends LinkOptions, LinkAddress {
@@ -160,6 +179,8 @@ export interface NewLink extends LinkOptions, LinkAddress {
   urlHash: Buffer | null;
   passwordHash: string | null;
   createdAt: Date;
+  /** 'pending' when its creator's links wait for review (links/review.ts). */
+  review: 'pending' | null;
 }
 
 /** A change to a link: the fields present are set (null clears); the rest stay. */

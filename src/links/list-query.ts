@@ -1,11 +1,12 @@
 import * as z from 'zod';
 import { AppError } from '../core/errors.ts';
 import type { QuerySchema } from '../core/request-schema.ts';
-import type { Link, LinkQuery } from './link.ts';
+import type { Link, LinkQuery, Review } from './link.ts';
 import { codePoint, controlCharacter } from './text-rules.ts';
 
 export const PAGE_SIZE = { default: 20, max: 100 } as const;
 export const SORTS = ['created', 'visits'] as const;
+const REVIEWS = ['pending', 'rejected'] as const satisfies readonly Review[];
 
 /** A query parameter given at most once; undefined when absent or empty. Throws AppError('invalid') when repeated. */
 export function single(params: Record<string, unknown>, name: string): string | undefined {
@@ -31,7 +32,7 @@ export const DOMAIN_PARAM = z
   .optional();
 
 /**
- * The list's parameters (`q`, `tag`, `domain`, `owner`, `blocked`, `sort`, `limit`, `cursor`), as a query string
+ * The list's parameters (`q`, `tag`, `domain`, `owner`, `blocked`, `review`, `sort`, `limit`, `cursor`), as a query string
  * gives them; `domainHost` and `ownerName` as given (the caller knows the domains and users). Throws AppError('invalid').
  */
 export function parseListQuery(
@@ -49,6 +50,9 @@ export function parseListQuery(
   if (!/^\d+$/.test(limitText ?? '1') || limit < 1 || limit > PAGE_SIZE.max)
     throw new AppError('invalid', `limit must be a whole number from 1 to ${PAGE_SIZE.max}`, 'limit');
   const cursor = single(params, 'cursor');
+  const review = single(params, 'review');
+  if (review !== undefined && !(REVIEWS as readonly string[]).includes(review))
+    throw new AppError('invalid', `review must be ${REVIEWS.join(' or ')} (only the links in that state of review), or left out`, 'review');
   const blocked = single(params, 'blocked');
   if (blocked !== undefined && blocked !== 'true')
     throw new AppError('invalid', 'blocked must be true (only the links the blocklist disabled), or left out', 'blocked');
@@ -58,6 +62,7 @@ export function parseListQuery(
     domainHost: domainHost || undefined,
     ownerName: ownerName || undefined,
     blocked: blocked === 'true' || undefined,
+    review: review as Review | undefined,
     sort: sort as (typeof SORTS)[number],
     limit,
     after: cursor === undefined ? undefined : decodeCursor(cursor, sort),
@@ -72,6 +77,7 @@ export const LIST_QUERY: QuerySchema<ReturnType<typeof parseListQuery>> = {
     domain: z.string().describe('Only links on this domain (a host); absent: every domain').optional(),
     owner: z.string().describe("Only this user's links (admins; a member sees only their own anyway)").optional(),
     blocked: z.enum(['true']).describe('Only the links the blocklist disabled').optional(),
+    review: z.enum(REVIEWS).describe("Only the links waiting for an admin's review (pending), or those rejected").optional(),
     sort: z.enum(SORTS).default('created').describe('Order'),
     limit: z.int().min(1).max(PAGE_SIZE.max).default(PAGE_SIZE.default).describe('Links per page'),
     cursor: z.string().describe("The previous page's nextCursor (same sort)").optional(),

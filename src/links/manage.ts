@@ -8,16 +8,27 @@ import { AppError } from '../core/errors.ts';
 import { DEFAULT_DOMAIN } from '../domains/domain.ts';
 import type { DomainRegistry } from '../domains/registry.ts';
 import type { LinkStore } from '../store/ports.ts';
+import type { Config } from '../config.ts';
 import { CODE } from './alias-rules.ts';
 import { linkRefusal } from './gate.ts';
-import { goneMessage, notFoundMessage, refusalMessage, type Link, type LinkEdit, type LinkQuery, type TagCount } from './link.ts';
+import {
+  goneMessage,
+  notFoundMessage,
+  refusalCode,
+  refusalMessage,
+  type Link,
+  type LinkEdit,
+  type LinkQuery,
+  type TagCount,
+} from './link.ts';
 import { parseOptions } from './link-options.ts';
 import { encodeCursor } from './list-query.ts';
+import { reviewOf } from './review-rules.ts';
 import type { BlocklistSource } from '../blocklist/blocklist.ts';
 import { normaliseUrl, refuseListed, urlRules, type Listening } from './url-rules.ts';
 
 export interface ManageDeps {
-  config: Parameters<typeof urlRules>[0];
+  config: Parameters<typeof urlRules>[0] & Pick<Config, 'reviewNewLinks'>;
   listening?: Listening;
   blocklist?: BlocklistSource;
   now: () => number;
@@ -84,8 +95,6 @@ export function linkManagement({
     return link;
   }
 
-  /** A link as the audit trail names it: its short URL without the scheme. */
-
   /**
    * What an edit did, in the audit trail: a move, a hand-over, turning it off or on, and the other fields
    * changed (a password only as set or removed). One entry per kind of change.
@@ -145,17 +154,17 @@ export function linkManagement({
     hasVisitsLeft: (id: number): Promise<boolean> => links.hasVisitsLeft(id),
 
     /**
-     * The live password link `code` once `password` is right. Throws AppError: 'not_found'; 'gone' for a
-     * deleted, disabled, expired or used-up link (before any password is checked); 'unauthorized' for a
-     * wrong password; 'rate_limited' while the client, or the link for every client, must wait after
-     * repeated wrong ones, or when this process checks as many passwords as it may at once.
+     * The live password link `code` once `password` is right. Throws AppError: 'not_found'; 'forbidden' for a
+     * link in review; 'gone' for a deleted, rejected, disabled, expired or used-up link (before any password is
+     * checked); 'unauthorized' for a wrong password; 'rate_limited' while the client, or the link for every
+     * client, must wait after repeated wrong ones, or when this process checks as many passwords as it may at once.
      */
     async unlockLink(code: string, password: unknown, client: string, domain = DEFAULT_DOMAIN): Promise<Link> {
       const link = await anyonesLink(code, domain);
       if (!link) throw linkNotFound(code);
       if (link.deletedAt) throw new AppError('gone', goneMessage(code));
       const refusal = linkRefusal(link, now());
-      if (refusal) throw new AppError('gone', refusalMessage(code, refusal));
+      if (refusal) throw new AppError(refusalCode(refusal), refusalMessage(code, refusal));
       if (link.passwordHash === null) return link;
       if (typeof password !== 'string') throw new AppError('unauthorized', 'wrong password', 'password');
       // The link's own key holds guesses spread over many addresses; a code has no space, a client key no "link ".
@@ -198,6 +207,9 @@ export function linkManagement({
         // Moving onto a domain needs the actor may use it; a link already there stays, whoever may use it now.
         if (edit.domain !== undefined && edit.domain !== link.domain) domains.refuseClosed(actor, edit.domain);
         if (link.deletedAt || !(await tx.updateLink(link, edit, null, new Date(now())))) throw new AppError('gone', goneMessage(code));
+        // A new target from someone whose links wait for review waits again: approval was of the old one.
+        if (edit.url !== undefined && edit.url !== link.url && link.review === null && reviewOf(actor, config.reviewNewLinks))
+          await tx.setReview(link.id, null, 'pending', new Date(now()));
         return { before: link, edited: await tx.linkByAddress(edit.domain ?? domain, code) };
       });
       cache.forget(domain, code);

@@ -28,4 +28,5 @@ export const RESERVED_PATHS: ReadonlySet<string> = new Set([
   'users',
   'welcome',
   'activity',
+  'review',
 ]);

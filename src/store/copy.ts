@@ -34,6 +34,7 @@ export const COPIED_TABLES: ReadonlyArray<{ name: string; columns: readonly stri
       'blocked_list',
       'blocked_at',
       'owner_id',
+      'review',
     ],
   },
   { name: 'link_tags', columns: ['link_id', 'tag'] },

@@ -3,7 +3,19 @@ import type { ApiKey, Session } from '../auth/identity.ts';
 import type { Scope } from '../auth/scopes.ts';
 import type { NewUser, StoredUser, UserEdit, UserUse } from '../auth/user.ts';
 import type { Domain, DomainEdit, DomainUse, NewDomain } from '../domains/domain.ts';
-import type { Block, Link, LinkChange, LinkEdit, LinkQuery, LinkRecord, LinkUrl, NewLink, TagCount, Target } from '../links/link.ts';
+import type {
+  Block,
+  Link,
+  LinkChange,
+  LinkEdit,
+  LinkQuery,
+  LinkRecord,
+  LinkUrl,
+  NewLink,
+  Review,
+  TagCount,
+  Target,
+} from '../links/link.ts';
 import type { VisitBatch } from '../visits/rollup.ts';
 import type { DimensionCount, DomainTally, LinkTally, StoredVisit, VisitTally } from '../visits/visit.ts';
 import type { VisitEvents } from '../visits/visit-events.ts';
@@ -57,6 +69,8 @@ export interface LinkStore {
   liveUrlsAfter(after: number, limit: number): Promise<LinkUrl[]>;
   /** Live links the blocklist disabled. */
   blockedCount(): Promise<number>;
+  /** Live links waiting for review. */
+  pendingCount(): Promise<number>;
   /**
    * Runs `work` in one write transaction, serialised with every other write of this store, and resolves
    * with its result once the transaction is committed and durable (on disk, or on a quorum). If `work`
@@ -83,8 +97,11 @@ export interface LinkWriter {
    */
   takeLinkId(): Promise<number>;
   linkByAddress(domain: number, code: string): Promise<Link | undefined>;
-  /** The newest live deduplicable link of `owner` on `domain` with this URL hash created at or after `since`. */
-  linkByUrlHash(urlHash: Buffer, since: Date, domain: number, owner: number): Promise<Link | undefined>;
+  /**
+   * The newest live deduplicable link of `owner` on `domain` with this URL hash created at or after `since`;
+   * one waiting for review only when `inReview` (its creator's links wait too).
+   */
+  linkByUrlHash(urlHash: Buffer, since: Date, domain: number, owner: number, inReview?: boolean): Promise<Link | undefined>;
   /**
    * Inserts with the given id (or the next one when null) and returns its id; undefined when the code is
    * taken on its domain, or, for a generated code (not an alias), on any domain: generated codes are unique
@@ -94,7 +111,7 @@ export interface LinkWriter {
   /** Records an audit entry in this transaction (in its savepoint): it is kept exactly when the change it records is. */
   insertAudit(entry: NewAuditEntry): Promise<void>;
   /** Inserts an imported link under its own code on its domain, with its visits; undefined when the code is taken there. */
-  importLink(record: LinkRecord & { ownerId: number }, urlHash: Buffer | null): Promise<number | undefined>;
+  importLink(record: LinkRecord & { ownerId: number; review: 'pending' | null }, urlHash: Buffer | null): Promise<number | undefined>;
   /**
    * Applies an edit merged into `link` (the stored one) at `at`; false if the link is deleted. An edit with
    * `domain` moves the link: it rejects with AppError('conflict') when its code is taken there.
@@ -109,6 +126,11 @@ export interface LinkWriter {
   setBlock(id: number, url: string, block: Block | null): Promise<boolean>;
   /** Live links whose last visit (or creation, if never visited) is before `cutoff`. */
   unvisitedSince(cutoff: Date): Promise<Link[]>;
+  /**
+   * Moves a live link from the review state `from` to `to` (null: it may go live) at `at`; false when it is
+   * deleted or no longer in `from`. A rejected link stops being a dedupe target.
+   */
+  setReview(id: number, from: Review | null, to: Review | null, at: Date): Promise<boolean>;
 }
 
 /**

@@ -4,7 +4,7 @@ import type { StoredUser, UserEdit, UserState, UserUse } from '../auth/user.ts';
 import { SCOPES } from '../auth/scopes.ts';
 import type { RedirectStatus } from '../config.ts';
 import type { Domain, DomainUse, Scheme } from '../domains/domain.ts';
-import type { Link, LinkUrl, Target } from '../links/link.ts';
+import type { Link, LinkUrl, Review, Target } from '../links/link.ts';
 
 // Rows as both backends return them (the same columns and encodings, so that kurz migrate copies them as
 // they are): 0/1 for flags, milliseconds for times, tags as a JSON array. Each store turns them into the
@@ -36,6 +36,7 @@ export interface LinkRow {
   blockedRule: string | null;
   blockedList: string | null;
   blockedAt: number | null;
+  review: string | null;
 }
 
 /** What the redirect cache holds of a link. */
@@ -48,6 +49,7 @@ export interface TargetRow {
   expiresAt: number | null;
   maxVisits: number | null;
   locked: number;
+  review: string | null;
   redirectStatus: number | null;
   forwardQuery: number | null;
 }
@@ -78,6 +80,7 @@ export function toLink(row: LinkRow | undefined): Link | undefined {
     forwardQuery: row.forwardQuery === null ? null : row.forwardQuery === 1,
     enabled: row.enabled === 1,
     blocked: row.blockedRule === null ? null : { rule: row.blockedRule, list: row.blockedList ?? '', at: new Date(row.blockedAt ?? 0) },
+    review: row.review as Review | null,
   };
 }
 
@@ -109,6 +112,7 @@ export function toTarget(row: TargetRow): Target {
     row.expiresAt === null &&
     row.maxVisits === null &&
     row.locked === 0 &&
+    row.review === null &&
     row.redirectStatus === null &&
     row.forwardQuery === null;
   return {
@@ -123,6 +127,7 @@ export function toTarget(row: TargetRow): Target {
           expiresAt: row.expiresAt,
           maxVisits: row.maxVisits,
           locked: row.locked === 1,
+          review: row.review as Review | null,
           redirectStatus: row.redirectStatus as RedirectStatus | null,
           forwardQuery: row.forwardQuery === null ? null : row.forwardQuery === 1,
         },

@@ -9,11 +9,12 @@ import type { LinkStore } from '../store/ports.ts';
 import { hashUrl } from '../links/create.ts';
 import type { LinkRecord } from '../links/link.ts';
 import { isPlain } from '../links/link-options.ts';
+import { reviewOf } from '../links/review-rules.ts';
 import type { BlocklistSource } from '../blocklist/blocklist.ts';
 import { normaliseUrl, urlRules, type Listening } from '../links/url-rules.ts';
 
 export interface TransferDeps {
-  config: Pick<Config, 'maxUrlLength' | 'publicUrl' | 'host' | 'port' | 'allowDomains' | 'denyDomains'>;
+  config: Pick<Config, 'maxUrlLength' | 'publicUrl' | 'host' | 'port' | 'allowDomains' | 'denyDomains' | 'reviewNewLinks'>;
   listening?: Listening;
   blocklist?: BlocklistSource;
   links: LinkStore;
@@ -44,7 +45,7 @@ export function linkTransfer({ config, listening, blocklist, links, cache, regis
     async *exportLinks(actor: Actor, domain?: number): AsyncGenerator<LinkRecord> {
       for await (const link of links.allLinks()) {
         if ((domain !== undefined && link.domain !== domain) || !maySee(actor, link)) continue;
-        const { id: _id, ownerId: _owner, blocked: _blocked, ...record } = link;
+        const { id: _id, ownerId: _owner, blocked: _blocked, review: _review, ...record } = link;
         yield record;
       }
     },
@@ -52,14 +53,16 @@ export function linkTransfer({ config, listening, blocklist, links, cache, regis
     /**
      * Adds exported links under their own codes, all or nothing. A code already present with the same URL
      * is skipped (importing twice is harmless); with another URL it is a conflict and nothing is imported.
-     * Errors name the line of the file. The links become the actor's, and must be on domains the actor may
-     * use (AppError 'forbidden', field `domain`).
+     * Errors name the line of the file. The links become the actor's, must be on domains the actor may use
+     * (AppError 'forbidden', field `domain`), and wait for review as the actor's new links would
+     * (`reviewNewLinks`).
      */
     async importLinks(actor: Actor, records: readonly NumberedRecord[]): Promise<{ imported: number; skipped: number }> {
       for (const { line, record } of records) {
         if (!registry.mayUse(actor, record.domain))
           throw new AppError('forbidden', `line ${line}: ${closedDomain(registry.hostOf(record.domain)).message}`, 'domain');
       }
+      const review = reviewOf(actor, config.reviewNewLinks);
       const result = await links.write(async (tx) => {
         let imported = 0;
         let skipped = 0;
@@ -73,7 +76,7 @@ export function linkTransfer({ config, listening, blocklist, links, cache, regis
           if (url !== record.url) throw new AppError('invalid', `line ${line}: url is not in normalised form (expected ${url})`, 'url');
           // Like a new link, only a bare one (no alias, no options) is a target for later identical submissions.
           const plain = !record.isAlias && isPlain({ options: record, password: record.passwordHash });
-          if ((await tx.importLink({ ...record, ownerId: actor.userId }, plain ? hashUrl(url) : null)) !== undefined) {
+          if ((await tx.importLink({ ...record, ownerId: actor.userId, review }, plain ? hashUrl(url) : null)) !== undefined) {
             imported++;
             continue;
           }

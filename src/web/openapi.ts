@@ -493,7 +493,14 @@ const REDIRECT: Omit<Operation, 'operationId'> = {
     },
     '401': { description: 'A password link, to a program: POST the password to /links/{code}/unlock', content: PROBLEM },
     '404': pageOrProblem('No link has this code'),
-    '410': pageOrProblem('The link was deleted, is disabled (by its owner or the blocklist), has expired or has used up its visits'),
+    '403': {
+      description:
+        'The link waits for an admin\'s review (reviewNewLinks): "this link is being reviewed", never its target (Cache-Control: no-store)',
+      content: { ...HTML, ...PROBLEM },
+    },
+    '410': pageOrProblem(
+      'The link was deleted, rejected in review, is disabled (by its owner or the blocklist), has expired or has used up its visits',
+    ),
     '503': pageOrProblem(`A link with a visit limit, or one not in the cache on PostgreSQL: ${UNAVAILABLE}`),
   },
 };
@@ -656,6 +663,38 @@ export const OPENAPI: OpenApiDocument = openApiDocument({
           '401': response('Unauthorized'),
           '404': response('NotFound'),
           '410': { description: 'Deleted already', content: PROBLEM },
+        },
+      }),
+    },
+    '/api/v1/links/{code}/approve': {
+      post: linksApi({
+        operationId: 'approveLink',
+        query: DOMAIN_QUERY,
+        summary: 'Approve a link waiting for review (admins only): it redirects from then on; every process drops it from its cache',
+        parameters: [parameter('code')],
+        responses: {
+          '200': { description: 'The link as stored, review null: it redirects now', content: json(schema('Link')) },
+          '401': response('Unauthorized'),
+          '403': { description: "A member's own link (only an admin reviews), or a key without the scope", content: PROBLEM },
+          '404': response('NotFound'),
+          '409': { description: 'The link is not waiting for review: approved already, never held, or rejected', content: PROBLEM },
+          '410': response('Gone'),
+        },
+      }),
+    },
+    '/api/v1/links/{code}/reject': {
+      post: linksApi({
+        operationId: 'rejectLink',
+        query: DOMAIN_QUERY,
+        summary: 'Reject a link waiting for review (admins only): it answers 410 for good and its code is never handed out again',
+        parameters: [parameter('code')],
+        responses: {
+          '200': { description: 'The link as stored, review rejected', content: json(schema('Link')) },
+          '401': response('Unauthorized'),
+          '403': { description: "A member's own link (only an admin reviews), or a key without the scope", content: PROBLEM },
+          '404': response('NotFound'),
+          '409': { description: 'The link is not waiting for review: approved already, never held, or rejected', content: PROBLEM },
+          '410': response('Gone'),
         },
       }),
     },
@@ -1146,6 +1185,47 @@ export const OPENAPI: OpenApiDocument = openApiDocument({
           parse: AUDIT_QUERY.parse,
         },
         responses: { '200': page('The entries'), '400': page('The form again, naming the filter at fault') },
+      }),
+    },
+    '/review': {
+      get: adminPage({
+        operationId: 'showReview',
+        summary: "The links waiting for review (reviewNewLinks), newest first: target, title, creator, time, the blocklists' word",
+        parameters: ['approved', 'rejected'].map((name) => ({
+          name,
+          in: 'query' as const,
+          description: `The code of a link just ${name}, to say so`,
+          schema: { type: 'string' },
+        })),
+        responses: { '200': page('The queue'), '403': pageOrProblem('For admins only') },
+      }),
+    },
+    '/review/{code}/approve': {
+      post: adminForm([], {
+        operationId: 'approveLinkFromForm',
+        summary: 'Approve a waiting link: it redirects from then on',
+        parameters: [parameter('code')],
+        responses: {
+          '303': seeOther('To the queue, ?approved=CODE'),
+          '403': pageOrProblem('For admins only'),
+          '404': pageOrProblem('No link has this code'),
+          '409': pageOrProblem('The link is not waiting for review'),
+          '410': pageOrProblem('The link was deleted'),
+        },
+      }),
+    },
+    '/review/{code}/reject': {
+      post: adminForm([], {
+        operationId: 'rejectLinkFromForm',
+        summary: 'Reject a waiting link: it answers 410 for good, its code retired',
+        parameters: [parameter('code')],
+        responses: {
+          '303': seeOther('To the queue, ?rejected=CODE'),
+          '403': pageOrProblem('For admins only'),
+          '404': pageOrProblem('No link has this code'),
+          '409': pageOrProblem('The link is not waiting for review'),
+          '410': pageOrProblem('The link was deleted'),
+        },
       }),
     },
     '/domains': {

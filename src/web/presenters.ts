@@ -15,6 +15,7 @@ export function formatTime(date: Date): string {
 export function linkState(link: Link, at: number): { label: string; classes: string } {
   if (link.deletedAt) return { label: 'deleted', classes: 'state-off' };
   const refusal = linkRefusal(link, at);
+  if (refusal === 'in_review') return { label: 'in review', classes: 'state-review' };
   if (refusal) return { label: refusal.replace('_', ' '), classes: refusal === 'blocked' ? 'state-off state-blocked' : 'state-off' };
   return { label: link.passwordHash ? 'password' : 'active', classes: 'state-active' };
 }
@@ -72,6 +73,8 @@ export function linkDetails(link: Link, web: WebServices) {
     redirectStatus: link.redirectStatus === null ? `${redirectStatus} (instance default)` : String(link.redirectStatus),
     forwardQuery: link.forwardQuery === null ? `${forwardQuery ? 'yes' : 'no'} (instance default)` : link.forwardQuery ? 'yes' : 'no',
     enabled: link.enabled,
+    review: link.review,
+    reviewPath: `/review/${encodeURIComponent(link.code)}`,
     blocked: link.blocked && {
       rule: link.blocked.rule,
       list: link.blocked.list,

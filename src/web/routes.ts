@@ -17,6 +17,7 @@ import { settingsUiHandlers } from './handlers/settings-ui.ts';
 import { statsApiHandlers } from './handlers/stats-api.ts';
 import { statsPageHandlers } from './handlers/stats-pages.ts';
 import { qrHandlers } from './handlers/qr.ts';
+import { reviewHandlers } from './handlers/review.ts';
 import { systemHandlers } from './handlers/system.ts';
 import { unlockHandlers } from './handlers/unlock.ts';
 import { usersApiHandlers } from './handlers/users-api.ts';
@@ -35,6 +36,8 @@ export const API_SCOPES = {
   'GET /api/v1/links/:code': 'links:read',
   'PATCH /api/v1/links/:code': 'links:write',
   'DELETE /api/v1/links/:code': 'links:write',
+  'POST /api/v1/links/:code/approve': 'links:write',
+  'POST /api/v1/links/:code/reject': 'links:write',
   'GET /api/v1/links/:code/qr': 'links:read',
   'GET /api/v1/links/:code/stats': 'stats:read',
   'GET /api/v1/links/:code/audit': 'links:read',
@@ -71,6 +74,7 @@ export function createRouter(web: WebServices): Router {
   const settings = settingsUiHandlers(web);
   const audit = auditApiHandlers(web);
   const activity = activityUiHandlers(web);
+  const review = reviewHandlers(web);
   const access = accessPageHandlers(web);
   const api = linksApiHandlers(web);
   const domainsApi = domainsApiHandlers(web);
@@ -122,6 +126,9 @@ export function createRouter(web: WebServices): Router {
   router.post('/users', adminRequired, usersUi.addUser);
   router.post('/users/:name', adminRequired, usersUi.changeUser);
   router.get('/activity', adminRequired, activity.showActivity);
+  router.get('/review', adminRequired, review.showQueue);
+  router.post('/review/:code/approve', adminRequired, review.approveByForm);
+  router.post('/review/:code/reject', adminRequired, review.rejectByForm);
   router.get('/keys', loginRequired, keys.listKeys);
   router.post('/keys', loginRequired, keys.createKey);
   router.get('/keys/revoke', loginRequired, keys.confirmRevoke);
@@ -136,6 +143,8 @@ export function createRouter(web: WebServices): Router {
   apiRoute('GET /api/v1/links/:code', api.showLink);
   apiRoute('PATCH /api/v1/links/:code', api.editLink);
   apiRoute('DELETE /api/v1/links/:code', api.deleteLink);
+  apiRoute('POST /api/v1/links/:code/approve', review.approveLink);
+  apiRoute('POST /api/v1/links/:code/reject', review.rejectLink);
   apiRoute('GET /api/v1/links/:code/qr', qr.showQrCode);
   apiRoute('GET /api/v1/links/:code/stats', stats.showLinkStats);
   apiRoute('GET /api/v1/links/:code/audit', audit.showLinkAudit);

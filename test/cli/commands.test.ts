@@ -96,6 +96,7 @@ test('every command has --help, exiting 0', async (t) => {
     'migrate',
     'prune',
     'audit',
+    'review',
     'version',
   ]);
   for (const name of names) {

@@ -71,6 +71,40 @@ test.serial('an edit through one worker, or through the CLI, reaches every worke
   t.true(byCli < 1000);
 });
 
+test.serial('a verdict on a link waiting for review, through the API or the CLI, reaches every worker within a second', async (t) => {
+  const { env, key, kurz } = await workersServing(t, { KURZ_REVIEW_NEW_LINKS: 'members' });
+  t.is((await runCli(['users', 'add', 'alice'], env)).code, 0);
+  const held = async (alias: string) => {
+    const made = await runCli(['create', `https://example.com/${alias}`, '--alias', alias, '--as', 'alice'], env);
+    t.is(made.code, 0, made.stderr);
+    // Every worker holds it in its cache (from the second lookup on), answering "being reviewed".
+    for (let i = 0; i < 4 * WORKERS; i++) t.is((await once(`${kurz.url}/${alias}`)).status, 403);
+  };
+  /** Asks over new connections until every answer has `status`; the time from `since` to the last other answer. */
+  const staleFor = async (alias: string, since: number, status: number): Promise<number> => {
+    let lastStale = since;
+    for (let fresh = 0; fresh < 10 * WORKERS;) {
+      if ((await once(`${kurz.url}/${alias}`)).status === status) fresh++;
+      else [fresh, lastStale] = [0, performance.now()];
+      if (performance.now() - since > 5000) break;
+    }
+    return lastStale - since;
+  };
+
+  await held('by-api');
+  t.is((await once(`${kurz.url}/api/v1/links/by-api/approve`, { method: 'POST', key })).status, 200);
+  const byApi = await staleFor('by-api', performance.now(), 302);
+  t.log(`API approval: the last stale answer ${byApi.toFixed(0)} ms after it`);
+  t.true(byApi < 1000);
+
+  await held('by-cli');
+  const cli = await runCli(['review', 'reject', 'by-cli'], env);
+  t.is(cli.code, 0, cli.stderr);
+  const byCli = await staleFor('by-cli', performance.now(), 410);
+  t.log(`CLI rejection: the last stale answer ${byCli.toFixed(0)} ms after it`);
+  t.true(byCli < 1000);
+});
+
 test.serial('visits through every worker are counted once each, and SIGTERM stops them all with the visits written', async (t) => {
   const { env, key, kurz } = await workersServing(t, { KURZ_VISIT_FLUSH_INTERVAL: '60s' });
   const code = await createThrough(kurz.url, key, 'https://example.com/counted');

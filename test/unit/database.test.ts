@@ -299,7 +299,7 @@ test('the dedupe probe looks the URL hash up in its index, never every link of t
   t.teardown(() => db.close());
   const plan = db
     .prepare(`EXPLAIN QUERY PLAN ${LINK_IDS_BY_URL_HASH}`)
-    .all(Buffer.alloc(32), 0, 0, 1)
+    .all(Buffer.alloc(32), 0, 0, 1, 0)
     .map((row) => (row as { detail: string }).detail)
     .join('\n');
   t.regex(plan, /USING INDEX links_by_url_hash/);

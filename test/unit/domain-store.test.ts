@@ -16,6 +16,7 @@ function newLink(domain: number, code: string, fields: Partial<NewLink> = {}): N
     ...DEFAULT_OPTIONS,
     domain,
     ownerId: 1,
+    review: null,
     code,
     url: `https://example.com/${domain}/${code}`,
     isAlias: true,

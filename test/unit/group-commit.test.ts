@@ -13,6 +13,7 @@ function created(url: string): CreatedLink {
       id: 1,
       domain: 0,
       ownerId: 1,
+      review: null,
       code: 'c',
       url,
       createdAt: at,

@@ -73,6 +73,7 @@ function newLink(code: string, fields: Partial<NewLink> = {}): NewLink {
     ...DEFAULT_OPTIONS,
     domain: 0,
     ownerId: 1,
+    review: null,
     code,
     url: `https://example.com/${code}`,
     isAlias: false,

@@ -25,6 +25,7 @@ const PERSON: RedirectFacts = {
 const OPEN: Gate = {
   enabled: true,
   blocked: false,
+  review: null,
   expiresAt: null,
   maxVisits: null,
   locked: false,
@@ -78,6 +79,28 @@ const CASES: Array<[string, Target | undefined, Partial<RedirectFacts>, Partial<
   [
     'a blocked link is refused, enabled or not',
     link({ blocked: true, enabled: false }),
+    {},
+    {},
+    { outcome: 'refused', refusal: 'blocked', record: false },
+  ],
+  ['a link in review is refused as such', link({ review: 'pending' }), {}, {}, { outcome: 'refused', refusal: 'in_review', record: false }],
+  [
+    'a link in review is refused to a HEAD and a bot, and before its password',
+    link({ review: 'pending', locked: true }),
+    { method: 'HEAD', isBot: true },
+    {},
+    { outcome: 'refused', refusal: 'in_review', record: false },
+  ],
+  [
+    'a rejected link is refused, even enabled again',
+    link({ review: 'rejected', enabled: true }),
+    {},
+    {},
+    { outcome: 'refused', refusal: 'rejected', record: false },
+  ],
+  [
+    'a blocked link in review says blocked',
+    link({ review: 'pending', blocked: true }),
     {},
     {},
     { outcome: 'refused', refusal: 'blocked', record: false },

@@ -79,9 +79,10 @@ export function createPostgresLinkStore(db: Database, idBlockSize: number): Post
     return {
       takeLinkId,
       linkByAddress: async (domain, code) => toLink((await tx.query<LinkRow>(q.LINK_BY_ADDRESS_FOR_UPDATE, [code, domain])).rows[0]),
-      async linkByUrlHash(urlHash, since, domain, owner) {
+      async linkByUrlHash(urlHash, since, domain, owner, inReview = false) {
         await tx.query(q.LOCK_URL_HASH, [urlHash.readInt32BE(0)]);
-        const id = (await tx.query<{ id: number | null }>(q.LINK_ID_BY_URL_HASH, [urlHash, since.getTime(), domain, owner])).rows[0]?.id;
+        const params = [urlHash, since.getTime(), domain, owner, inReview];
+        const id = (await tx.query<{ id: number | null }>(q.LINK_ID_BY_URL_HASH, params)).rows[0]?.id;
         return id == null ? undefined : toLink((await tx.query<LinkRow>(q.LINK_BY_ID, [id])).rows[0]);
       },
       async insertLink(link: NewLink, id) {
@@ -123,6 +124,7 @@ export function createPostgresLinkStore(db: Database, idBlockSize: number): Post
       setBlock: async (id, url, block) =>
         (await tx.query(q.SET_BLOCK, [id, url, block?.rule ?? null, block?.list ?? null, block?.at.getTime() ?? null])).rowCount === 1,
       unvisitedSince: async (cutoff) => (await tx.query<LinkRow>(q.UNVISITED_LINKS, [cutoff.getTime()])).rows.map((row) => toLink(row)!),
+      setReview: async (id, from, to, at) => (await tx.query(q.SET_REVIEW, [id, from, to, at.getTime()])).rowCount === 1,
     };
   }
 
@@ -176,6 +178,7 @@ export function createPostgresLinkStore(db: Database, idBlockSize: number): Post
         query.after?.id ?? Number.MAX_SAFE_INTEGER,
         query.limit,
         query.owner ?? null,
+        query.review ?? null,
       ];
       const sql = query.sort === 'visits' ? q.LIST_LINKS_BY_VISITS : q.LIST_LINKS_BY_CREATED;
       if (query.sort === 'visits') params.push(query.after?.visits ?? Number.MAX_SAFE_INTEGER);
@@ -191,6 +194,8 @@ export function createPostgresLinkStore(db: Database, idBlockSize: number): Post
     liveUrlsAfter: async (after, limit) => (await db.query<LinkUrlRow>(q.LIVE_LINK_URLS_PAGE, [after, limit])).rows.map(toLinkUrl),
 
     blockedCount: async () => (await db.query<{ count: number }>(q.BLOCKED_COUNT)).rows[0]?.count ?? 0,
+
+    pendingCount: async () => (await db.query<{ count: number }>(q.PENDING_COUNT)).rows[0]?.count ?? 0,
 
     async *allLinks() {
       for (let after = 0; ;) {
@@ -268,7 +273,17 @@ function optionParams(o: LinkOptions & { passwordHash: string | null }): unknown
   ];
 }
 
-/** The columns of a new link after its id, in INSERT_LINK's order: domain to enabled, then the owner. */
+/** The columns of a new link after its id, in INSERT_LINK's order: domain to enabled, then the owner and its review. */
 function newLinkParams(link: Omit<NewLink, 'urlHash'>, urlHash: Buffer | null): unknown[] {
-  return [link.domain, link.code, link.url, urlHash, link.isAlias ? 1 : 0, link.createdAt.getTime(), ...optionParams(link), link.ownerId];
+  return [
+    link.domain,
+    link.code,
+    link.url,
+    urlHash,
+    link.isAlias ? 1 : 0,
+    link.createdAt.getTime(),
+    ...optionParams(link),
+    link.ownerId,
+    link.review,
+  ];
 }

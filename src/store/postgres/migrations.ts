@@ -288,4 +288,14 @@ export const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (domain_id, user_id)
   );
   `,
+  // The review queue, as SQLite's migration 15: the change log (and its NOTIFY) follows the new column.
+  `
+  ALTER TABLE links ADD COLUMN review TEXT CHECK (review IN ('pending', 'rejected'));
+  CREATE INDEX links_in_review ON links (review, id) WHERE review IS NOT NULL;
+  DROP TRIGGER links_changed ON links;
+  CREATE TRIGGER links_changed
+    AFTER UPDATE OF url, deleted_at, enabled, expires_at, max_visits, password_hash, redirect_status, forward_query, blocked_rule,
+      code, domain_id, review ON links
+    FOR EACH ROW EXECUTE FUNCTION kurz_link_changed();
+  `,
 ];

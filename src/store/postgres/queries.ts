@@ -62,7 +62,7 @@ const LINK_COLUMNS = `links.id, domain_id AS domain, owner_id AS "ownerId", code
   (SELECT coalesce(json_agg(tag ORDER BY tag COLLATE "C"), '[]'::json)::text FROM link_tags WHERE link_id = links.id) AS tags,
   expires_at AS "expiresAt", max_visits AS "maxVisits", claimed_visits AS "claimedVisits", password_hash AS "passwordHash",
   redirect_status AS "redirectStatus", forward_query AS "forwardQuery", enabled, blocked_rule AS "blockedRule",
-  blocked_list AS "blockedList", blocked_at AS "blockedAt"`;
+  blocked_list AS "blockedList", blocked_at AS "blockedAt", review`;
 
 const LINKS = `links LEFT JOIN link_visits AS v ON v.link_id = links.id`;
 
@@ -74,7 +74,7 @@ export const LINK_BY_ADDRESS_FOR_UPDATE = `${LINK_BY_ADDRESS} FOR UPDATE OF link
 
 /** The redirect's lookup: the target and what the redirect cache holds of the link's options. Code $1, domain $2. */
 export const TARGET_BY_ADDRESS = `SELECT id, url, (deleted_at IS NOT NULL)::int AS deleted, (blocked_rule IS NOT NULL)::int AS blocked,
-  enabled, expires_at AS "expiresAt", max_visits AS "maxVisits", (password_hash IS NOT NULL)::int AS locked,
+  enabled, expires_at AS "expiresAt", max_visits AS "maxVisits", (password_hash IS NOT NULL)::int AS locked, review,
   redirect_status AS "redirectStatus", forward_query AS "forwardQuery"
   FROM links WHERE code = $1 AND domain_id = $2`;
 
@@ -83,14 +83,17 @@ export const LINK_BY_ID = `SELECT ${LINK_COLUMNS} FROM ${LINKS} WHERE links.id =
 /** Serialises the dedupe probes of one URL hash (its first four bytes, $1) across nodes until the transaction ends. */
 export const LOCK_URL_HASH = `SELECT pg_advisory_xact_lock(${KURZ_LOCK}, $1)`;
 
-/** The dedupe probe: the newest live deduplicable link of owner $4 on domain $3 with this URL hash created at or after the cut-off. */
+/**
+ * The dedupe probe: the newest live deduplicable link of owner $4 on domain $3 with this URL hash created at or after the
+ * cut-off; one in review only when $5 (its creator's links wait too).
+ */
 export const LINK_ID_BY_URL_HASH = `SELECT max(id) AS id FROM links
-  WHERE url_hash = $1 AND created_at >= $2 AND deleted_at IS NULL AND domain_id = $3 AND owner_id = $4`;
+  WHERE url_hash = $1 AND created_at >= $2 AND deleted_at IS NULL AND domain_id = $3 AND owner_id = $4 AND (review IS NULL OR $5::boolean)`;
 
 /**
  * The filter of both list orders: $1 is a LIKE pattern matched, ignoring case as SQLite's LIKE does,
  * against code, URL, title and note; $2 a tag; $3 whether deleted links are included; $4 only blocked ones;
- * $5 only those on this domain; $8 only those of this owner.
+ * $5 only those on this domain; $8 only those of this owner; $9 only those in this state of review.
  */
 const LIST_FILTER = `($1::text IS NULL OR code ILIKE $1 ESCAPE '\\' OR url ILIKE $1 ESCAPE '\\'
       OR title ILIKE $1 ESCAPE '\\' OR note ILIKE $1 ESCAPE '\\')
@@ -98,16 +101,17 @@ const LIST_FILTER = `($1::text IS NULL OR code ILIKE $1 ESCAPE '\\' OR url ILIKE
     AND ($3::boolean OR deleted_at IS NULL)
     AND (NOT $4::boolean OR blocked_rule IS NOT NULL)
     AND ($5::bigint IS NULL OR domain_id = $5)
-    AND ($8::bigint IS NULL OR owner_id = $8)`;
+    AND ($8::bigint IS NULL OR owner_id = $8)
+    AND ($9::text IS NULL OR review = $9)`;
 
 /** Newest first, paged by id ($6), $7 at a time. */
 export const LIST_LINKS_BY_CREATED = `SELECT ${LINK_COLUMNS} FROM ${LINKS}
   WHERE links.id < $6 AND ${LIST_FILTER}
   ORDER BY links.id DESC LIMIT $7`;
 
-/** Most visited first, then newest; paged by (visits $9, id $6), $7 at a time. */
+/** Most visited first, then newest; paged by (visits $10, id $6), $7 at a time. */
 export const LIST_LINKS_BY_VISITS = `SELECT ${LINK_COLUMNS} FROM ${LINKS}
-  WHERE (coalesce(v.count, 0) < $9 OR (coalesce(v.count, 0) = $9 AND links.id < $6)) AND ${LIST_FILTER}
+  WHERE (coalesce(v.count, 0) < $10 OR (coalesce(v.count, 0) = $10 AND links.id < $6)) AND ${LIST_FILTER}
   ORDER BY coalesce(v.count, 0) DESC, links.id DESC LIMIT $7`;
 
 /** Tags of live links (of owner $1, unless null), most used first. */
@@ -158,12 +162,21 @@ export const SET_BLOCK = `UPDATE links SET blocked_rule = $3, blocked_list = $4,
 /** Live links the blocklist disabled (index links_blocked). */
 export const BLOCKED_COUNT = `SELECT count(*)::int AS count FROM links WHERE blocked_rule IS NOT NULL AND deleted_at IS NULL`;
 
-/** The columns every insert sets, from $1 (the id) to $16 (the owner); typed, as INSERT_LINK selects them. */
+// The review queue (links/review.ts).
+
+/** Moves live link $1 from review state $2 to $3 (null: approved) at $4; a rejected link stops being a dedupe target. */
+export const SET_REVIEW = `UPDATE links SET review = $3, updated_at = $4, url_hash = CASE WHEN $3::text IS NULL THEN url_hash END
+  WHERE id = $1 AND deleted_at IS NULL AND review IS NOT DISTINCT FROM $2::text`;
+
+/** Live links waiting for review (index links_in_review). */
+export const PENDING_COUNT = `SELECT count(*)::int AS count FROM links WHERE review = 'pending' AND deleted_at IS NULL`;
+
+/** The columns every insert sets, from $1 (the id) to $17 (its review); typed, as INSERT_LINK selects them. */
 const NEW_LINK_COLUMNS = `id, domain_id, code, url, url_hash, is_alias, created_at, title, note, expires_at, max_visits, password_hash,
-  redirect_status, forward_query, enabled, owner_id`;
+  redirect_status, forward_query, enabled, owner_id, review`;
 
 const NEW_LINK_VALUES = `$1::bigint, $2::bigint, $3::text, $4::text, $5::bytea, $6::integer, $7::bigint, $8::text, $9::text,
-  $10::bigint, $11::bigint, $12::text, $13::integer, $14::integer, $15::integer, $16::bigint`;
+  $10::bigint, $11::bigint, $12::text, $13::integer, $14::integer, $15::integer, $16::bigint, $17::text`;
 
 /**
  * No row comes back when the code is taken on the link's domain, or, for a generated code ($6 = 0: not an
@@ -175,7 +188,7 @@ export const INSERT_LINK = `INSERT INTO links (${NEW_LINK_COLUMNS}, updated_at) 
 
 /** An imported link under its own code: no row comes back when the code is taken on its domain. */
 export const IMPORT_LINK = `INSERT INTO links (${NEW_LINK_COLUMNS}, updated_at, deleted_at, claimed_visits)
-  VALUES (${NEW_LINK_VALUES}, $17, $18, $19) ON CONFLICT (code, domain_id) DO NOTHING RETURNING id`;
+  VALUES (${NEW_LINK_VALUES}, $18, $19, $20) ON CONFLICT (code, domain_id) DO NOTHING RETURNING id`;
 
 /**
  * Reserves $1 link ids for this node: run on its own, never inside a write transaction, so that nodes

@@ -22,6 +22,7 @@ type ListParams = {
   visits: number;
   includeDeleted: number;
   blocked: number;
+  review: string | null;
   domain: number | null;
   owner: number | null;
 };
@@ -52,7 +53,7 @@ export function createSqliteLinkStore(db: Database, health: WriteHealth, durabil
   const liveDomain = statement<[number], DomainRow>(q.DOMAIN_BY_ID);
   const targetByAddress = statement<[string, number], TargetRow>(q.TARGET_BY_ADDRESS);
   const linkById = statement<[number], LinkRow>(q.LINK_BY_ID);
-  const linkIdsByUrlHash = statement<[Buffer, number, number, number], number>(q.LINK_IDS_BY_URL_HASH).pluck();
+  const linkIdsByUrlHash = statement<[Buffer, number, number, number, number], number>(q.LINK_IDS_BY_URL_HASH).pluck();
   const lastLinkId = statement<[], { seq: number }>(q.LAST_LINK_ID);
   const insertLink = db.prepare(q.INSERT_LINK);
   const addVisit = db.prepare(q.ADD_VISITS);
@@ -71,6 +72,8 @@ export function createSqliteLinkStore(db: Database, health: WriteHealth, durabil
   const liveLinkUrls = statement<[number, number], LinkUrlRow>(q.LIVE_LINK_URLS_PAGE);
   const setBlock = db.prepare(q.SET_BLOCK);
   const blockedCount = statement<[], number>(q.BLOCKED_COUNT).pluck();
+  const setReview = db.prepare(q.SET_REVIEW);
+  const pendingCount = statement<[], number>(q.PENDING_COUNT).pluck();
   const importLink = db.prepare(q.IMPORT_LINK);
   const lastChange = statement<[], { seq: number }>(q.LAST_CHANGE);
   const changesAfter = statement<[number], LinkChange>(q.CHANGES_AFTER);
@@ -109,8 +112,8 @@ export function createSqliteLinkStore(db: Database, health: WriteHealth, durabil
       return taken;
     },
     linkByAddress: async (domain, code) => toLink(linkByAddress.get(code, domain)),
-    async linkByUrlHash(urlHash, since, domain, owner) {
-      const ids = linkIdsByUrlHash.all(urlHash, since.getTime(), domain, owner);
+    async linkByUrlHash(urlHash, since, domain, owner, inReview = false) {
+      const ids = linkIdsByUrlHash.all(urlHash, since.getTime(), domain, owner, inReview ? 1 : 0);
       return ids.length === 0 ? undefined : toLink(linkById.get(Math.max(...ids)));
     },
     async insertLink(link: NewLink, id) {
@@ -122,7 +125,7 @@ export function createSqliteLinkStore(db: Database, health: WriteHealth, durabil
       return inserted;
     },
     insertAudit: async (entry) => void insertAudit.get(...auditParams(entry)),
-    async importLink(record: LinkRecord & { ownerId: number }, urlHash) {
+    async importLink(record: LinkRecord & { ownerId: number; review: 'pending' | null }, urlHash) {
       checkDomain(record.domain);
       const id = unlessTaken(() =>
         importLink.run({
@@ -162,6 +165,7 @@ export function createSqliteLinkStore(db: Database, health: WriteHealth, durabil
     setBlock: async (id, url, block) =>
       setBlock.run({ id, url, rule: block?.rule ?? null, list: block?.list ?? null, at: block?.at.getTime() ?? null }).changes === 1,
     unvisitedSince: async (cutoff) => unvisitedLinks.all(cutoff.getTime()).map((row) => toLink(row)!),
+    setReview: async (id, from, to, at) => setReview.run({ id, from, to, at: at.getTime() }).changes === 1,
   };
 
   /** One transaction for a batch of jobs, each in a savepoint; commits without waiting for the disk. */
@@ -251,6 +255,7 @@ export function createSqliteLinkStore(db: Database, health: WriteHealth, durabil
         visits: query.after?.visits ?? Number.MAX_SAFE_INTEGER,
         includeDeleted: query.includeDeleted ? 1 : 0,
         blocked: query.blocked ? 1 : 0,
+        review: query.review ?? null,
         domain: query.domain ?? null,
         owner: query.owner ?? null,
       };
@@ -267,6 +272,8 @@ export function createSqliteLinkStore(db: Database, health: WriteHealth, durabil
     liveUrlsAfter: async (after, limit) => liveLinkUrls.all(after, limit).map(toLinkUrl),
 
     blockedCount: async () => blockedCount.get() ?? 0,
+
+    pendingCount: async () => pendingCount.get() ?? 0,
 
     async *allLinks() {
       for (let after = 0; ;) {
@@ -321,6 +328,7 @@ function newLinkParams(link: Omit<NewLink, 'urlHash'>, urlHash: Buffer | null) {
     urlHash,
     isAlias: link.isAlias ? 1 : 0,
     createdAt: link.createdAt.getTime(),
+    review: link.review,
     ...optionParams(link),
   };
 }

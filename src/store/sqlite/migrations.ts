@@ -457,6 +457,23 @@ export const MIGRATIONS: readonly string[] = [
     PRIMARY KEY (domain_id, user_id)
   ) WITHOUT ROWID;
   `,
+  // The review queue (reviewNewLinks): a link waits ('pending') until an admin approves it (NULL) or rejects
+  // it ('rejected', for good). links_in_review holds only the links in review, so the queue, its count and
+  // the list's filter read nothing else. The change log follows the column, so that every cache drops an
+  // approved or rejected link.
+  `
+  ALTER TABLE links ADD COLUMN review TEXT CHECK (review IN ('pending', 'rejected'));
+  CREATE INDEX links_in_review ON links (review, id) WHERE review IS NOT NULL;
+  DROP TRIGGER links_changed;
+  CREATE TRIGGER links_changed
+    AFTER UPDATE OF url, deleted_at, enabled, expires_at, max_visits, password_hash, redirect_status, forward_query, blocked_rule,
+      code, domain_id, review ON links
+  BEGIN
+    INSERT INTO link_changes (link_id, domain_id, code) VALUES (OLD.id, OLD.domain_id, OLD.code);
+    INSERT INTO link_changes (link_id, domain_id, code) SELECT NEW.id, NEW.domain_id, NEW.code
+      WHERE NEW.domain_id IS NOT OLD.domain_id OR NEW.code IS NOT OLD.code;
+  END;
+  `,
 ];
 
 /**

@@ -8,7 +8,7 @@ const LINK_COLUMNS = `id, domain_id AS domain, owner_id AS ownerId, code, url, i
   (SELECT json_group_array(tag) FROM (SELECT tag FROM link_tags WHERE link_id = links.id ORDER BY tag)) AS tags,
   expires_at AS expiresAt, max_visits AS maxVisits, claimed_visits AS claimedVisits, password_hash AS passwordHash,
   redirect_status AS redirectStatus, forward_query AS forwardQuery, enabled, blocked_rule AS blockedRule,
-  blocked_list AS blockedList, blocked_at AS blockedAt`;
+  blocked_list AS blockedList, blocked_at AS blockedAt, review`;
 
 const LINKS = `links LEFT JOIN link_visits AS v ON v.link_id = links.id`;
 
@@ -20,7 +20,7 @@ export const CODE_ON_ANY_DOMAIN = `SELECT 1 FROM links WHERE code = ? LIMIT 1`;
 
 /** The redirect's lookup: the target and what the redirect cache holds of the link's options. Parameters (code, domain). */
 export const TARGET_BY_ADDRESS = `SELECT id, url, deleted_at IS NOT NULL AS deleted, blocked_rule IS NOT NULL AS blocked, enabled,
-  expires_at AS expiresAt, max_visits AS maxVisits, password_hash IS NOT NULL AS locked, redirect_status AS redirectStatus,
+  expires_at AS expiresAt, max_visits AS maxVisits, password_hash IS NOT NULL AS locked, review, redirect_status AS redirectStatus,
   forward_query AS forwardQuery
   FROM links WHERE code = ? AND domain_id = ?`;
 
@@ -29,10 +29,11 @@ export const LINK_BY_ID = `SELECT ${LINK_COLUMNS} FROM ${LINKS} WHERE id = ?`;
 /**
  * The dedupe probe: ids of the live deduplicable links with this URL hash created at or after the cut-off.
  * Bare (no join, no ORDER BY), because nearly every probe finds nothing; the link is read only on a hit.
- * `+owner_id` keeps SQLite on links_by_url_hash: links_by_owner would scan every link of the owner.
+ * `+owner_id` keeps SQLite on links_by_url_hash: links_by_owner would scan every link of the owner. A link in
+ * review is found only for a creator whose links wait too (the last parameter, 1).
  */
 export const LINK_IDS_BY_URL_HASH = `SELECT id FROM links
-  WHERE url_hash = ? AND created_at >= ? AND deleted_at IS NULL AND domain_id = ? AND +owner_id = ?`;
+  WHERE url_hash = ? AND created_at >= ? AND deleted_at IS NULL AND domain_id = ? AND +owner_id = ? AND (review IS NULL OR ?)`;
 
 /** The filter of both list orders: `search` is a LIKE pattern matched against code, URL, title and note. */
 const LIST_FILTER = `(@search IS NULL OR code LIKE @search ESCAPE '\\' OR url LIKE @search ESCAPE '\\'
@@ -40,6 +41,7 @@ const LIST_FILTER = `(@search IS NULL OR code LIKE @search ESCAPE '\\' OR url LI
     AND (@tag IS NULL OR links.id IN (SELECT link_id FROM link_tags WHERE tag = @tag))
     AND (@includeDeleted OR deleted_at IS NULL)
     AND (@blocked = 0 OR blocked_rule IS NOT NULL)
+    AND (@review IS NULL OR review = @review)
     AND (@domain IS NULL OR domain_id = @domain)
     AND (@owner IS NULL OR owner_id = @owner)`;
 
@@ -99,12 +101,21 @@ export const SET_BLOCK = `UPDATE links SET blocked_rule = @rule, blocked_list = 
 /** Live links the blocklist disabled (index links_blocked). */
 export const BLOCKED_COUNT = `SELECT count(*) FROM links WHERE blocked_rule IS NOT NULL AND deleted_at IS NULL`;
 
+// The review queue (links/review.ts).
+
+/** Moves a live link from one state of review to another (null: approved); no row changes when it is not in `from`. */
+export const SET_REVIEW = `UPDATE links SET review = @to, updated_at = @at, url_hash = CASE WHEN @to IS NULL THEN url_hash END
+  WHERE id = @id AND deleted_at IS NULL AND review IS @from`;
+
+/** Live links waiting for review (index links_in_review). */
+export const PENDING_COUNT = `SELECT count(*) FROM links WHERE review = 'pending' AND deleted_at IS NULL`;
+
 /** The columns every insert sets, as named parameters. */
 const NEW_LINK = {
   columns: `domain_id, owner_id, code, url, url_hash, is_alias, created_at, title, note, expires_at, max_visits, password_hash, redirect_status,
-    forward_query, enabled`,
+    forward_query, enabled, review`,
   values: `@domain, @ownerId, @code, @url, @urlHash, @isAlias, @createdAt, @title, @note, @expiresAt, @maxVisits, @passwordHash, @redirectStatus,
-    @forwardQuery, @enabled`,
+    @forwardQuery, @enabled, @review`,
 };
 
 export const IMPORT_LINK = `INSERT INTO links (${NEW_LINK.columns}, updated_at, deleted_at, claimed_visits)

@@ -57,6 +57,7 @@ export function linksUiHandlers(web: WebServices) {
       form,
       error,
       defaults: redirectDefaults(web),
+      reviewer: isAdmin(actor),
     });
   }
 
@@ -69,10 +70,11 @@ export function linksUiHandlers(web: WebServices) {
       const { links, next, query } = await web.links.listPage(actorOf(ctx), { ...listQuery, domain, owner });
       const actor = actorOf(ctx);
       // A member's list is theirs alone: no owner filter, and no count of others' blocked links.
-      const [tags, blockedCount, users] = await Promise.all([
+      const [tags, blockedCount, users, pending] = await Promise.all([
         web.links.tagCounts(actor),
         isAdmin(actor) ? web.links.blockedCount() : Promise.resolve(0),
         isAdmin(actor) ? web.users.listUsers(actor) : Promise.resolve([]),
+        isAdmin(actor) ? web.review.pendingCount() : Promise.resolve(null),
       ]);
       const filters = {
         q: query.search ?? '',
@@ -80,6 +82,7 @@ export function linksUiHandlers(web: WebServices) {
         domain: domain === undefined ? '' : web.registry.hostOf(domain),
         owner: owner === undefined ? '' : (web.ownerName(owner) ?? ''),
         blocked: query.blocked ? 'true' : '',
+        review: query.review ?? '',
         sort: query.sort ?? 'created',
       };
       const kept = {
@@ -106,6 +109,8 @@ export function linksUiHandlers(web: WebServices) {
         // The blocked filter shows where there is a blocklist, or links it disabled before it was taken away.
         blocklist: web.config.blocklist !== '' || blockedCount > 0,
         blockedCount,
+        // The review filter shows while links wait for review or may (a member sees their own, uncounted).
+        review: web.config.reviewNewLinks !== 'off' || (pending ?? 0) > 0 || query.review !== undefined ? { pending } : null,
       });
     },
 
