@@ -1,40 +1,11 @@
 import test from 'ava';
-import { BROWSER_ACCEPT, BROWSER_UA, cookiesOf, csrfOf, loginAs, startKurz, type TestKurz } from '../helpers.ts';
+import { BROWSER_ACCEPT, BROWSER_UA, cookiesOf, csrfOf, startKurz, type TestKurz } from '../helpers.ts';
 import { browser } from './ui-session.ts';
+import { member } from './members.ts';
 
 // The review queue (reviewNewLinks): a held link answers "being reviewed" until an admin approves it (then
 // it redirects) or rejects it (then 410 for good, its code retired), through the API, the pages and the
 // redirect, on the backend of the run.
-
-const PASSWORD = 'a long enough password';
-
-interface Member {
-  name: string;
-  /** An API request with the member's key. */
-  api(method: string, path: string, body?: unknown): Promise<Response>;
-  /** A page with the member's session. */
-  page(path: string): Promise<Response>;
-}
-
-/** Adds a member with a key (scope admin: every route, as a member) and a session. */
-async function member(k: TestKurz, name: string): Promise<Member> {
-  const added = (await (await k.postJson('/api/v1/users', { name })).json()) as { link: string };
-  await k.kurz.services.users.acceptInvitation(added.link.slice(added.link.lastIndexOf('/') + 1), PASSWORD);
-  const user = await k.kurz.services.access.userByName(name);
-  const key = (await k.kurz.services.access.createKey(user!.id, `${name} key`, { scopes: ['admin'] })).secret;
-  const cookie = await loginAs(k.base, name, PASSWORD);
-  return {
-    name,
-    api: (method, path, body) =>
-      fetch(k.base + path, {
-        method,
-        headers: { authorization: `Bearer ${key}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-        body: body === undefined ? undefined : JSON.stringify(body),
-        redirect: 'manual',
-      }),
-    page: (path) => fetch(k.base + path, { headers: { cookie, accept: BROWSER_ACCEPT }, redirect: 'manual' }),
-  };
-}
 
 /** A visitor's GET of a short link: a browser (a page) or a program (JSON). */
 function visit(k: TestKurz, code: string, accept = BROWSER_ACCEPT): Promise<Response> {
