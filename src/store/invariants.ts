@@ -1,3 +1,4 @@
+import { RESERVED_PATHS } from '../links/reserved-paths.ts';
 import { CODE_KEY_BYTES, CODE_KEY_SETTING } from '../codes/code-generator.ts';
 import { DIMENSIONS } from '../visits/visit.ts';
 
@@ -59,6 +60,13 @@ const FIGURES_OFF_OWNER = `SELECT
     WHERE coalesce(t.humans, 0) <> coalesce(d.humans, 0) OR coalesce(t.bots, 0) <> coalesce(d.bots, 0)
       OR coalesce(t.uniques, 0) <> coalesce(d.uniques, 0)) AS unequal`;
 
+/**
+ * Live links whose code became one of kurz's own paths in a later version (an alias "review" made before the
+ * review page): the path answers, so no one reaches the link.
+ */
+const SHADOWED = `SELECT count(*) AS n, min(code) AS first FROM links
+  WHERE deleted_at IS NULL AND lower(code) IN (${[...RESERVED_PATHS].map((p) => `'${p}'`).join(', ')})`;
+
 const CODE_KEY = `SELECT value FROM settings WHERE key = '${CODE_KEY_SETTING}'`;
 
 const TOTALS = `SELECT (SELECT count(*) FROM links) AS links, (SELECT coalesce(sum(count), 0) FROM link_visits) AS visits`;
@@ -115,6 +123,15 @@ export async function checkInvariants(query: Query): Promise<CheckOutcome[]> {
         ...(misplaced > 0 ? [`${misplaced} days of visits are under a user who does not own their link`] : []),
         ...(unequal > 0 ? [`${unequal} of a user's day totals differ from their links' visits that day`] : []),
       ],
+    };
+  });
+
+  await run("no live link's code is one of kurz's own paths (which would answer instead)", async () => {
+    const [row] = await query(SHADOWED);
+    const n = Number(row?.['n'] ?? 0);
+    return {
+      problems:
+        n === 0 ? [] : [`${n} live links cannot be reached: their code is one of kurz's paths now (the first: ${String(row?.['first'])})`],
     };
   });
 

@@ -47,6 +47,7 @@ test('check passes a database kurz wrote, lists what it checked, and prints its 
     'ok       every row of link_visits, link_tags, visit_hours, visit_days belongs to a link',
     "ok       every link is on one of kurz's domains, and no live link on a removed one",
     "ok       each user's figures are their links' (visits by day under the link's owner, and their day totals)",
+    "ok       no live link's code is one of kurz's own paths (which would answer instead)",
     'ok       visits by hour = by day = instance by day (people, bots, unique visitors): 15 people, 1 bots, 5 unique visitors',
     "ok       each breakdown sums to the visits, by hour and by day (people's; 'bots' to the bots')",
     "ok       each link's all-time count holds at least its hourly series",
@@ -66,6 +67,8 @@ test('check finds rollups that disagree and rows that name no link, says which, 
   await database.sql('UPDATE link_visits SET count = 0 WHERE link_id = (SELECT max(link_id) FROM visit_hours)');
   await database.sql('UPDATE links SET domain_id = 77 WHERE id = (SELECT min(id) FROM links)');
   await database.sql('UPDATE visit_days SET owner_id = 2 WHERE link_id = (SELECT max(link_id) FROM visit_days)');
+  // As if an alias made before a later kurz took the path for a page of its own.
+  await database.sql("UPDATE links SET code = 'Review' WHERE id = (SELECT max(id) FROM links)");
   const result = await runCli(['check'], env);
   t.is(result.code, 3, result.stderr);
   t.regex(
@@ -88,7 +91,11 @@ test('check finds rollups that disagree and rows that name no link, says which, 
     result.stdout,
     /^FAILED {3}each user's figures are their links' .*\n {9}1 days of visits are under a user who does not own their link\n {9}2 of a user's day totals differ from their links' visits that day$/m,
   );
-  t.regex(result.stdout, /^5 of \d+ checks failed\n$/m);
+  t.regex(
+    result.stdout,
+    /^FAILED {3}no live link's code is one of kurz's own paths .*\n {9}1 live links cannot be reached: their code is one of kurz's paths now \(the first: Review\)$/m,
+  );
+  t.regex(result.stdout, /^6 of \d+ checks failed\n$/m);
   t.false(/ {4}at /.test(result.stdout + result.stderr), 'no stack trace');
 });
 
