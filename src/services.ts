@@ -98,9 +98,9 @@ export async function createServices(config: Config, deps: Deps, storage: Storag
   const users = userManagement({ store: storage.access, access, audit, now, random, base: config.publicUrl.replace(/\/$/, '') });
   await users.readNames();
   const owners = {
-    async idOf(name: unknown): Promise<number> {
+    async idOf(name: unknown, field = 'owner'): Promise<number> {
       const user = typeof name === 'string' ? await access.userByName(name) : undefined;
-      if (!user) throw new AppError('invalid', `owner must name one of kurz's users, got ${JSON.stringify(name)}`, 'owner');
+      if (!user) throw new AppError('invalid', `${field} must name one of kurz's users, got ${JSON.stringify(name)}`, field);
       return user.id;
     },
     nameOf: (id: number): string | null => users.nameOf(id) ?? null,

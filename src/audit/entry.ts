@@ -18,6 +18,7 @@ export const AUDIT_ACTIONS = [
   'user.enable',
   'user.role',
   'user.reset',
+  'user.handover',
   'domain.add',
   'domain.edit',
   'domain.remove',

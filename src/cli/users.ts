@@ -7,8 +7,9 @@ import { actorFor } from './link-flags.ts';
 import { withServices } from './wiring.ts';
 
 export const users: Command = {
-  summary: 'Add people, list them, change their role, disable or enable them, and give them a link to set a password.',
-  usage: `users add NAME [--role ${ROLES.join('|')}] [--email ADDRESS] | list | role NAME ${ROLES.join('|')} | disable NAME | enable NAME | reset NAME [--json]`,
+  summary:
+    "Add people, list them, change their role, disable or enable them, give them a link to set a password, and hand one's links to another.",
+  usage: `users add NAME [--role ${ROLES.join('|')}] [--email ADDRESS] | list | role NAME ${ROLES.join('|')} | disable NAME | enable NAME | reset NAME | handover NAME --to OTHER [--json]`,
   subcommands: {
     add: {
       usage: `users add NAME [--role ${ROLES.join('|')}] [--email ADDRESS] [--json]`,
@@ -25,10 +26,15 @@ export const users: Command = {
       usage: 'users reset NAME [--json]',
       summary: 'print a new one-time link (24 h) to set a new password; the old one works until then',
     },
+    handover: {
+      usage: 'users handover NAME --to OTHER [--json]',
+      summary: "give every link of NAME's to OTHER, deleted ones too (their figures go along)",
+    },
   },
   flags: {
     role: { type: 'string', placeholder: ROLES.join('|'), doc: 'users add: admin (everything) or member (their own links; the default)' },
     email: { type: 'string', placeholder: 'ADDRESS', doc: 'users add: their e-mail address (optional; kurz sends no mail)' },
+    to: { type: 'string', placeholder: 'OTHER', doc: 'users handover: the user who gets the links' },
     json: JSON_FLAG,
   },
   positionals: [1, 3],
@@ -46,6 +52,9 @@ export const users: Command = {
       throw new UsageError(`users ${sub}: unexpected argument ${JSON.stringify(role)}; usage: kurz ${usage}`);
     for (const flag of ['role', 'email'])
       if (sub !== 'add' && values[flag] !== undefined) throw new UsageError(`--${flag} is for "users add"; usage: kurz ${usage}`);
+    if (sub !== 'handover' && values['to'] !== undefined) throw new UsageError(`--to is for "users handover"; usage: kurz ${usage}`);
+    if (sub === 'handover' && values['to'] === undefined)
+      throw new UsageError(`users handover needs --to, the user who gets the links; usage: kurz ${usage}`);
     return withServices(
       config,
       async (services) => {
@@ -65,6 +74,9 @@ export const users: Command = {
           invited(await people.addUser(admin, { name, role: values['role'], email: values['email'] }), 'added');
         } else if (sub === 'reset') {
           invited(await people.resetPassword(admin, name!), 'a new link for');
+        } else if (sub === 'handover') {
+          const handed = await services.links.handOverAll(admin, (await people.user(admin, name!)).id, values['to']);
+          out(values['json'] ? JSON.stringify(handed) + '\n' : `${handed.links} links of ${handed.from} are now ${handed.to}'s\n`);
         } else {
           const changed =
             sub === 'role'

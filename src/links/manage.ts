@@ -40,7 +40,7 @@ export interface ManageDeps {
   hashing: PasswordHashing;
   domains: DomainRegistry;
   /** The id of the user a link is handed to, by their name (AppError('invalid', field 'owner') for none), and a name by id. */
-  owners: { idOf(name: unknown): Promise<number>; nameOf(id: number): string | null };
+  owners: { idOf(name: unknown, field?: string): Promise<number>; nameOf(id: number): string | null };
   /** Where edits, moves, hand-overs and deletions are recorded. */
   audit: Pick<AuditTrail, 'record'>;
 }
@@ -217,6 +217,26 @@ export function linkManagement({
       if (!edited) throw linkNotFound(code);
       await recordEdit(actor, before, edited, edit);
       return edited;
+    },
+
+    /**
+     * Hands every link of the user `from` (an id) to the user `to` names, deleted ones too so that their
+     * figures go along; admins only. Returns how many. Throws AppError: 'forbidden' for a member, 'invalid'
+     * (field `to`) for no such user or the same one.
+     */
+    async handOverAll(actor: Actor, from: number, to: unknown): Promise<{ from: string | null; to: string | null; links: number }> {
+      if (!isAdmin(actor)) throw new AppError('forbidden', "only an admin hands a user's links to another");
+      const toId = await owners.idOf(to, 'to');
+      if (toId === from) throw new AppError('invalid', `to must be another user: the links are ${String(to)}'s already`, 'to');
+      const moved = await links.write((tx) => tx.handOverLinks(from, toId));
+      const names = { from: owners.nameOf(from), to: owners.nameOf(toId) };
+      await audit.record(
+        actor,
+        'user.handover',
+        { kind: 'user', id: from, label: names.from ?? String(from) },
+        { to: names.to, links: moved },
+      );
+      return { ...names, links: moved };
     },
 
     /** Marks the actor's link deleted: its code keeps answering, with 410. Throws AppError('not_found'). */

@@ -119,6 +119,8 @@ export interface LinkWriter {
   updateLink(link: Link, edit: LinkEdit, urlHash: Buffer | null, at: Date): Promise<boolean>;
   /** Marks a link deleted; false if it was already. */
   deleteLink(id: number, at: Date): Promise<boolean>;
+  /** Gives every link of the user `from` to the user `to`, deleted ones too (their figures go along); returns how many. */
+  handOverLinks(from: number, to: number): Promise<number>;
   /**
    * Sets a live link's block (null clears it), unless its target is no longer `url` (edited since it was
    * read): false then, or when the link is deleted.

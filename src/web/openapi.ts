@@ -27,7 +27,7 @@ import { BATCH_CREATE, BATCH_MAX, LINK_CREATE, LINK_EDIT } from './handlers/link
 import { LINK_FIELDS } from './forms.ts';
 import { QR_QUERY } from './handlers/qr.ts';
 import { DOMAIN_CREATE, DOMAIN_EDIT, DOMAIN_JSON } from './handlers/domains-api.ts';
-import { USER_CREATE, USER_EDIT, USER_INVITATION, USER_JSON } from './handlers/users-api.ts';
+import { HANDOVER_JSON, USER_CREATE, USER_EDIT, USER_HANDOVER, USER_INVITATION, USER_JSON } from './handlers/users-api.ts';
 import { DOMAIN_QUERY, withDomain } from './domain-param.ts';
 import { CSRF_FIELD, SESSION_COOKIE } from './session.ts';
 import { SCOPE_DOCS, SCOPES, type Scope } from '../auth/scopes.ts';
@@ -928,6 +928,23 @@ export const OPENAPI: OpenApiDocument = openApiDocument({
         },
       }),
     },
+    '/api/v1/users/{name}/handover': {
+      post: adminApi({
+        operationId: 'handOverLinks',
+        summary: 'Hand every link of the user (deleted ones too: their figures go along) to another user',
+        parameters: [parameter('name')],
+        body: USER_HANDOVER,
+        responses: {
+          '200': { description: 'Who gave, who got, and how many links', content: json(schema('Handover')) },
+          '400': response('Invalid'),
+          '401': response('Unauthorized'),
+          '403': response('Forbidden'),
+          '404': response('NotFound'),
+          '413': response('TooLarge'),
+          '415': response('UnsupportedType'),
+        },
+      }),
+    },
     '/api/v1/tags': {
       get: linksApi({
         operationId: 'listTags',
@@ -1448,6 +1465,8 @@ export const OPENAPI: OpenApiDocument = openApiDocument({
       User: USER_JSON,
       UserCreate: USER_CREATE,
       UserEdit: USER_EDIT,
+      UserHandover: USER_HANDOVER,
+      Handover: HANDOVER_JSON,
       UserInvitation: USER_INVITATION,
     },
     responses: RESPONSES,

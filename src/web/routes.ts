@@ -51,6 +51,7 @@ export const API_SCOPES = {
   'GET /api/v1/users/:name': 'admin',
   'PATCH /api/v1/users/:name': 'admin',
   'POST /api/v1/users/:name/reset': 'admin',
+  'POST /api/v1/users/:name/handover': 'admin',
   'GET /api/v1/domains/:host': 'links:read',
   'PATCH /api/v1/domains/:host': 'domains',
   'DELETE /api/v1/domains/:host': 'domains',
@@ -161,6 +162,7 @@ export function createRouter(web: WebServices): Router {
   apiRoute('GET /api/v1/users/:name', usersApi.showUser);
   apiRoute('PATCH /api/v1/users/:name', usersApi.editUser);
   apiRoute('POST /api/v1/users/:name/reset', usersApi.resetPassword);
+  apiRoute('POST /api/v1/users/:name/handover', usersApi.handOverLinks);
   apiRoute('GET /api/v1/audit', adminRequired, audit.listAudit);
   router.get('/api/v1/openapi.json', system.showOpenApi);
 

@@ -111,6 +111,17 @@ test('--as acts for a user: they see and change only their own links; keys --use
   const theirs = await kurz('import', file, '--as', 'bob');
   t.is(theirs.code, 1);
   t.is(theirs.stderr, 'kurz: line 1: code "hers" is taken here\n');
+  // Every link of bob's to alice at once; --to is required and names a user.
+  t.is((await kurz('users', 'handover', 'bob')).code, 2);
+  const nobody = await kurz('users', 'handover', 'bob', '--to', 'nobody');
+  t.is(nobody.code, 1);
+  t.is(nobody.stderr, 'kurz: to must name one of kurz\'s users, got "nobody"\n');
+  t.is((await kurz('users', 'handover', 'nobody', '--to', 'alice')).code, 1);
+  const handed = await kurz('users', 'handover', 'bob', '--to', 'alice', '--json');
+  t.is(handed.code, 0, handed.stderr);
+  t.deepEqual(JSON.parse(handed.stdout), { from: 'bob', to: 'alice', links: 3 });
+  t.deepEqual(await codes('--as', 'bob'), []);
+  t.is((await kurz('users', 'handover', 'alice', '--to', 'bob')).stdout, "4 links of alice are now bob's\n");
   // A key made for bob on the server acts as bob.
   t.is((await kurz('keys', 'create', '--name', 'bots', '--user', 'bob')).code, 0);
   t.regex((await kurz('keys', 'list', '--user', 'bob')).stdout, /^bots +bob +kurz_/m);

@@ -279,6 +279,50 @@ test('the figures are each user’s, from the rollups: a member’s own; an admi
   t.deepEqual(await figures(await k.get('/api/v1/stats')), everyone);
 });
 
+test('an admin hands every link of a user to another, by the API or the users page; their figures go along; members may not', async (t) => {
+  const { k, alice, bob, mine, theirs } = await three(t);
+  const second = await create(alice, { url: 'https://example.com/alice/2' });
+  t.is((await alice.api('DELETE', `/api/v1/links/${second.code}`)).status, 204);
+  t.is((await fetch(`${k.base}/${mine.code}`, { redirect: 'manual', headers: { 'user-agent': BROWSER_UA } })).status, 302);
+  await k.flushVisits();
+  // A member may not, even for their own links; bad input is a precise 4xx and moves nothing.
+  t.is((await alice.api('POST', '/api/v1/users/alice/handover', { to: 'bob' })).status, 403);
+  t.is((await k.postJson('/api/v1/users/nobody/handover', { to: 'bob' })).status, 404);
+  const unknown = await k.postJson('/api/v1/users/alice/handover', { to: 'nobody' });
+  t.is(unknown.status, 400);
+  t.like(await unknown.json(), { field: 'to' });
+  t.is((await k.postJson('/api/v1/users/alice/handover', { to: 'alice' })).status, 400);
+  t.is((await k.postJson('/api/v1/users/alice/handover', {})).status, 400);
+  t.is((await alice.api('GET', `/api/v1/links/${mine.code}`)).status, 200, 'nothing moved');
+
+  const res = await k.postJson('/api/v1/users/alice/handover', { to: 'bob' });
+  t.is(res.status, 200);
+  t.deepEqual(await res.json(), { from: 'alice', to: 'bob', links: 2 }, 'her deleted link too');
+  t.is((await alice.api('GET', `/api/v1/links/${mine.code}`)).status, 404);
+  const bobs = ((await (await bob.api('GET', '/api/v1/links')).json()) as { links: Array<{ code: string; owner: string }> }).links;
+  t.deepEqual(bobs.map((l) => l.code).sort(), [mine.code, theirs.code].sort());
+  const stats = (await (await bob.api('GET', '/api/v1/stats')).json()) as { totals: { links: number; humans: number } };
+  t.deepEqual(stats.totals, { links: 2, humans: 1 }, 'her visit went with her link');
+  const trail = (await (await k.get('/api/v1/audit?action=user.handover')).json()) as {
+    entries: Array<{ actorName: string; subject: { label: string }; details: Record<string, unknown> }>;
+  };
+  t.like(trail.entries[0], { actorName: 'admin', subject: { label: 'alice' }, details: { to: 'bob', links: 2 } });
+
+  // The users page does the same with a form, and says what it did.
+  const cookie = await k.login();
+  const csrf = csrfOf(await (await fetch(`${k.base}/users`, { headers: { cookie, accept: BROWSER_ACCEPT } })).text());
+  const posted = await fetch(`${k.base}/users/bob`, {
+    method: 'POST',
+    headers: { cookie, accept: BROWSER_ACCEPT, 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ _csrf: csrf, action: 'handover', to: 'alice' }),
+    redirect: 'manual',
+  });
+  t.is(posted.status, 303);
+  const page = await (await fetch(k.base + posted.headers.get('location')!, { headers: { cookie, accept: BROWSER_ACCEPT } })).text();
+  t.regex(page, /3 links of <strong>bob<\/strong> are now <strong>alice<\/strong>’s/);
+  t.is((await alice.api('GET', `/api/v1/links/${theirs.code}`)).status, 200);
+});
+
 test('the one-time link sets a password once, within 24 hours; its token is never logged', async (t) => {
   const k = await startKurz(t, { accessLog: true });
   const added = (await (await k.postJson('/api/v1/users', { name: 'carol' })).json()) as { link: string; hasPassword: boolean };

@@ -121,6 +121,7 @@ export function createPostgresLinkStore(db: Database, idBlockSize: number): Post
         return true;
       },
       deleteLink: async (id, at) => (await tx.query(q.DELETE_LINK, [id, at.getTime()])).rowCount === 1,
+      handOverLinks: async (from, to) => (await tx.query(q.HAND_OVER_LINKS, [to, from])).rowCount ?? 0,
       setBlock: async (id, url, block) =>
         (await tx.query(q.SET_BLOCK, [id, url, block?.rule ?? null, block?.list ?? null, block?.at.getTime() ?? null])).rowCount === 1,
       unvisitedSince: async (cutoff) => (await tx.query<LinkRow>(q.UNVISITED_LINKS, [cutoff.getTime()])).rows.map((row) => toLink(row)!),

@@ -147,6 +147,9 @@ export const ALL_LINKS_PAGE = `SELECT ${LINK_COLUMNS} FROM ${LINKS} WHERE links.
 export const UNVISITED_LINKS = `SELECT ${LINK_COLUMNS} FROM ${LINKS}
   WHERE deleted_at IS NULL AND coalesce(v.last_at, created_at) < $1 ORDER BY links.id`;
 
+/** Every link of one owner ($2) to another ($1) (index links_by_owner); the trigger moves their figures. */
+export const HAND_OVER_LINKS = `UPDATE links SET owner_id = $1 WHERE owner_id = $2`;
+
 export const DELETE_LINK = `UPDATE links SET deleted_at = $2, updated_at = $2 WHERE id = $1 AND deleted_at IS NULL`;
 
 // The blocklist (links/screening.ts): a scan reads live links' targets in pages and sets or clears their block.

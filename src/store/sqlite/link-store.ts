@@ -69,6 +69,7 @@ export function createSqliteLinkStore(db: Database, health: WriteHealth, durabil
   const allLinksPage = statement<[number, number], LinkRow>(q.ALL_LINKS_PAGE);
   const unvisitedLinks = statement<[number], LinkRow>(q.UNVISITED_LINKS);
   const deleteLink = db.prepare(q.DELETE_LINK);
+  const handOverLinks = db.prepare<[{ from: number; to: number }]>(q.HAND_OVER_LINKS);
   const liveLinkUrls = statement<[number, number], LinkUrlRow>(q.LIVE_LINK_URLS_PAGE);
   const setBlock = db.prepare(q.SET_BLOCK);
   const blockedCount = statement<[], number>(q.BLOCKED_COUNT).pluck();
@@ -162,6 +163,7 @@ export function createSqliteLinkStore(db: Database, health: WriteHealth, durabil
       return true;
     },
     deleteLink: async (id, at) => deleteLink.run({ id, now: at.getTime() }).changes === 1,
+    handOverLinks: async (from, to) => handOverLinks.run({ from, to }).changes,
     setBlock: async (id, url, block) =>
       setBlock.run({ id, url, rule: block?.rule ?? null, list: block?.list ?? null, at: block?.at.getTime() ?? null }).changes === 1,
     unvisitedSince: async (cutoff) => unvisitedLinks.all(cutoff.getTime()).map((row) => toLink(row)!),

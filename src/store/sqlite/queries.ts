@@ -86,6 +86,9 @@ export const ALL_LINKS_PAGE = `SELECT ${LINK_COLUMNS} FROM ${LINKS} WHERE id > ?
 export const UNVISITED_LINKS = `SELECT ${LINK_COLUMNS} FROM ${LINKS}
   WHERE deleted_at IS NULL AND coalesce(v.last_at, created_at) < ? ORDER BY id`;
 
+/** Every link of one owner to another (index links_by_owner); the triggers move their figures. */
+export const HAND_OVER_LINKS = `UPDATE links SET owner_id = @to WHERE owner_id = @from`;
+
 export const DELETE_LINK = `UPDATE links SET deleted_at = @now, updated_at = @now WHERE id = @id AND deleted_at IS NULL`;
 
 // The blocklist (links/screening.ts): a scan reads live links' targets in pages and sets or clears their block.

@@ -47,6 +47,20 @@ export const USER_JSON = z.strictObject({
   links: z.int().min(0).optional().describe('Live links they own (in lists)'),
 });
 
+/** POST /api/v1/users/NAME/handover: who gets every link of theirs. */
+export const USER_HANDOVER = z.strictObject({
+  to: ruled(z.string().describe("The user who gets every link of NAME's, deleted ones too (their figures go along)"), asGiven).nonoptional({
+    error: 'to is required: the name of the user who gets the links',
+  }),
+});
+
+/** What a hand-over did. */
+export const HANDOVER_JSON = z.strictObject({
+  from: z.string().nullable(),
+  to: z.string().nullable(),
+  links: z.int().min(0).describe('Links handed over, deleted ones included'),
+});
+
 /** A user with the one-time link they set a password with (shown once: kurz keeps its hash alone). */
 export const USER_INVITATION = USER_JSON.extend({ link: z.string().meta({ format: 'uri' }) });
 
@@ -79,6 +93,14 @@ export function usersApiHandlers(web: WebServices) {
       if (role !== undefined) user = await web.users.setRole(actor, user.name, role);
       if (state !== undefined) user = await web.users.setState(actor, user.name, state);
       sendJson(ctx.res, 200, userJson(user));
+    },
+
+    /** Hands every link of the user to another (`to`); 200 with how many. */
+    async handOverLinks(ctx: Context): Promise<void> {
+      const { to } = parseBody(USER_HANDOVER, await readBody(ctx.req, ['json']));
+      const actor = actorOf(ctx);
+      const from = await web.users.user(actor, nameOf(ctx));
+      sendJson(ctx.res, 200, await web.links.handOverAll(actor, from.id, to));
     },
 
     /** A new one-time link to set a password (24 h); the old password works until it is used. */

@@ -14,8 +14,15 @@ const EMPTY: FormValues = { name: '', email: '', role: 'member' };
 /** What the list says after a change, by the parameter in its query string (its value the user's name). */
 const NOTICES = ['disabled', 'active', 'admin', 'member'] as const;
 
+/** What the list says after a hand-over (`handedOver`, `to`, `links` in its query string); null otherwise. */
+function handoverNotice(query: Context['query']): { from: string; to: string; links: number } | null {
+  const { handedOver: from, to, links } = query;
+  if (typeof from !== 'string' || typeof to !== 'string' || typeof links !== 'string' || !/^\d{1,9}$/.test(links)) return null;
+  return { from, to, links: Number(links) };
+}
+
 /** A user as the list shows them. */
-function userRow(user: UserUse, self: number) {
+function userRow(user: UserUse, self: number, all: readonly UserUse[]) {
   const path = `/users/${encodeURIComponent(user.name)}`;
   return {
     name: user.name,
@@ -28,6 +35,8 @@ function userRow(user: UserUse, self: number) {
     password: user.hasPassword ? 'set' : user.inviteExpiresAt ? `link open until ${formatTime(user.inviteExpiresAt)}` : 'none',
     isSelf: user.id === self,
     path,
+    // Whom their links may be handed to: anyone else, while they have any.
+    heirs: user.links > 0 ? all.filter((u) => u.id !== user.id).map((u) => u.name) : [],
   };
 }
 
@@ -46,8 +55,9 @@ export function usersUiHandlers(web: WebServices) {
     showPage(ctx, web, status, 'users', {
       title: 'Users',
       section: 'users',
-      users: users.map((u) => userRow(u, actor.userId)),
+      users: users.map((u) => userRow(u, actor.userId, users)),
       notice: error || invitation ? null : notice,
+      handover: error || invitation ? null : handoverNotice(ctx.query),
       invitation: invitation && { name: invitation.user.name, link: invitation.link, expires: formatTime(invitation.expiresAt) },
       form,
       error,
@@ -69,7 +79,7 @@ export function usersUiHandlers(web: WebServices) {
       }
     },
 
-    /** Changes a user's role or state, or opens a new one-time link (`action`: role, disable, enable, reset). */
+    /** Changes a user's role or state, opens a new one-time link, or hands their links to `to` (`action`: role, disable, enable, reset, handover). */
     async changeUser(ctx: Context): Promise<void> {
       const form = await readForm(ctx, web);
       const name = ctx.params['name'] ?? '';
@@ -77,13 +87,18 @@ export function usersUiHandlers(web: WebServices) {
       const action = form['action'];
       try {
         if (action === 'reset') return await showUsers(ctx, 200, EMPTY, null, await web.users.resetPassword(actor, name));
+        if (action === 'handover') {
+          const handed = await web.links.handOverAll(actor, (await web.users.user(actor, name)).id, form['to']);
+          const query = new URLSearchParams({ handedOver: handed.from ?? name, to: handed.to ?? '', links: String(handed.links) });
+          return sendSeeOther(ctx.res, `/users?${query}`);
+        }
         const changed =
           action === 'role'
             ? await web.users.setRole(actor, name, form['role'])
             : action === 'disable' || action === 'enable'
               ? await web.users.setState(actor, name, action === 'disable' ? 'disabled' : 'active')
               : undefined;
-        if (!changed) throw new AppError('invalid', 'action must be role, disable, enable or reset', 'action');
+        if (!changed) throw new AppError('invalid', 'action must be role, disable, enable, reset or handover', 'action');
         sendSeeOther(ctx.res, `/users?${action === 'role' ? changed.role : changed.state}=${encodeURIComponent(changed.name)}`);
       } catch (err) {
         if (!(err instanceof AppError) || err.code === 'internal') throw err;
