@@ -1,8 +1,8 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import test, { type ExecutionContext } from 'ava';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import test from 'ava';
 import type { Actor } from '../../src/auth/actor.ts';
+import { browserFor, DESKTOP, logIn, openPage, shoot } from './browser.ts';
 import { ADMIN_PASSWORD, BROWSER_UA, startKurz, tempDir, type TestKurz } from '../helpers.ts';
 
 /**
@@ -11,52 +11,11 @@ import { ADMIN_PASSWORD, BROWSER_UA, startKurz, tempDir, type TestKurz } from '.
  * follows. Screenshots of /review, light and dark, desktop (1280) and phone (390), in test/e2e/screenshots/.
  */
 
-const CHROMIUM = '/usr/bin/chromium';
-const SHOTS = join(import.meta.dirname, 'screenshots');
-const DESKTOP = { width: 1280, height: 800 };
 const PHONE = { width: 390, height: 844 };
-
-async function browserFor(t: ExecutionContext): Promise<Browser> {
-  const browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-  });
-  t.teardown(() => browser.close());
-  return browser;
-}
-
-async function openPage(browser: Browser, k: TestKurz, viewport: { width: number; height: number }) {
-  const context = await browser.newContext({ viewport, baseURL: k.base, javaScriptEnabled: false });
-  const page = await context.newPage();
-  const problems: string[] = [];
-  page.on('console', (message) => {
-    if (message.type() === 'error') problems.push(message.text());
-  });
-  page.on('pageerror', (err) => problems.push(err.message));
-  return { page, problems };
-}
-
-async function logIn(page: Page): Promise<void> {
-  await page.goto('/login');
-  await page.getByLabel('User name').fill('admin');
-  await page.getByLabel('Password').fill(ADMIN_PASSWORD);
-  await page.getByRole('button', { name: 'Log in' }).click();
-  await page.waitForURL('/');
-}
-
-async function shoot(t: ExecutionContext, page: Page, name: string, viewport: { width: number }): Promise<void> {
-  for (const colorScheme of ['light', 'dark'] as const) {
-    await page.emulateMedia({ colorScheme });
-    await page.screenshot({ path: join(SHOTS, `${name}-${viewport === PHONE ? 'phone' : 'desktop'}-${colorScheme}.png`), fullPage: true });
-  }
-  await page.emulateMedia({ colorScheme: 'light' });
-  t.true((await page.evaluate('document.documentElement.scrollWidth <= window.innerWidth')) === true, `${name} fits ${viewport.width} px`);
-}
 
 const visit = (k: TestKurz, code: string) => fetch(`${k.base}/${code}`, { headers: { 'user-agent': BROWSER_UA }, redirect: 'manual' });
 
 test('the admin approves and rejects waiting links from the review page, without JavaScript; screenshots', async (t) => {
-  mkdirSync(SHOTS, { recursive: true });
   const lists = tempDir(t);
   writeFileSync(join(lists, 'phishing.txt'), 'phish.example\n');
   const k = await startKurz(t, { reviewNewLinks: 'members', blocklist: join(lists, 'phishing.txt') });
@@ -77,15 +36,15 @@ test('the admin approves and rejects waiting links from the review page, without
 
   const browser = await browserFor(t);
   for (const viewport of [DESKTOP, PHONE]) {
-    const { page } = await openPage(browser, k, viewport);
-    await logIn(page);
+    const { page } = await openPage(browser, k, viewport, { javaScript: false });
+    await logIn(page, 'admin', ADMIN_PASSWORD);
     await page.goto('/review');
     await shoot(t, page, 'review', viewport);
     await page.context().close();
   }
 
-  const { page, problems } = await openPage(browser, k, DESKTOP);
-  await logIn(page);
+  const { page, problems } = await openPage(browser, k, DESKTOP, { javaScript: false });
+  await logIn(page, 'admin', ADMIN_PASSWORD);
   await t.notThrowsAsync(page.locator('#review-count').getByText('3').waitFor());
   t.regex((await page.locator('#review-waiting').textContent()) ?? '', /3 links wait for review/);
   await page.getByRole('link', { name: /Review/ }).click();

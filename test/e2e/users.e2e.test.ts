@@ -1,8 +1,7 @@
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
-import test, { type ExecutionContext } from 'ava';
-import { chromium, type Browser, type Page } from 'playwright-core';
-import { ADMIN_PASSWORD, startKurz, type TestKurz } from '../helpers.ts';
+import test from 'ava';
+import type { Page } from 'playwright-core';
+import { browserFor, DESKTOP, logIn, openPage, shoot } from './browser.ts';
+import { ADMIN_PASSWORD, startKurz } from '../helpers.ts';
 
 /**
  * Several people in a real browser (Chromium): the admin invites a member, who sets a password through the
@@ -10,48 +9,8 @@ import { ADMIN_PASSWORD, startKurz, type TestKurz } from '../helpers.ts';
  * Screenshots of the new pages, light and dark, desktop and phone, in test/e2e/screenshots/.
  */
 
-const CHROMIUM = '/usr/bin/chromium';
-const SHOTS = join(import.meta.dirname, 'screenshots');
-const DESKTOP = { width: 1280, height: 800 };
 const PHONE = { width: 360, height: 740 };
 const MIA_PASSWORD = 'mia has a long password';
-
-async function browserFor(t: ExecutionContext): Promise<Browser> {
-  const browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking'],
-  });
-  t.teardown(() => browser.close());
-  return browser;
-}
-
-async function openPage(browser: Browser, k: TestKurz, viewport = DESKTOP): Promise<{ page: Page; problems: string[] }> {
-  const context = await browser.newContext({ viewport, baseURL: k.base });
-  const page = await context.newPage();
-  const problems: string[] = [];
-  page.on('console', (message) => {
-    if (message.type() === 'error') problems.push(message.text());
-  });
-  page.on('pageerror', (err) => problems.push(err.message));
-  return { page, problems };
-}
-
-async function logIn(page: Page, user: string, password: string): Promise<void> {
-  await page.goto('/login');
-  await page.getByLabel('User name').fill(user);
-  await page.getByLabel('Password').fill(password);
-  await page.getByRole('button', { name: 'Log in' }).click();
-  await page.waitForURL('/');
-}
-
-async function shoot(t: ExecutionContext, page: Page, name: string, viewport: { width: number }): Promise<void> {
-  for (const colorScheme of ['light', 'dark'] as const) {
-    await page.emulateMedia({ colorScheme });
-    await page.screenshot({ path: join(SHOTS, `${name}-${viewport === PHONE ? 'phone' : 'desktop'}-${colorScheme}.png`), fullPage: true });
-  }
-  await page.emulateMedia({ colorScheme: 'light' });
-  t.true((await page.evaluate('document.documentElement.scrollWidth <= window.innerWidth')) === true, `${name} fits ${viewport.width} px`);
-}
 
 async function shorten(page: Page, url: string): Promise<string> {
   await page.goto('/');
@@ -62,7 +21,6 @@ async function shorten(page: Page, url: string): Promise<string> {
 }
 
 test('the admin invites a member, who sets a password, shortens and sees only theirs; the admin sees both and hands one over', async (t) => {
-  mkdirSync(SHOTS, { recursive: true });
   const k = await startKurz(t);
   await k.login();
   const browser = await browserFor(t);
