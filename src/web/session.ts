@@ -35,6 +35,8 @@ export interface WebState {
   principal: Principal | undefined;
   /** Who the principal acts for: their user, role and client address. */
   actor: Actor | undefined;
+  /** The links waiting for review, counted for an admin's page (web/middleware/review-count.ts); else undefined. */
+  reviews?: number | undefined;
 }
 
 export function principalOf(ctx: Context): Principal | undefined {

@@ -4,8 +4,6 @@ import type { WebServices } from '../../context.ts';
 import { wantsHtml } from '../../http/respond.ts';
 import { sessionOf, type WebState } from '../session.ts';
 
-const PENDING = new WeakMap<Context, number>();
-
 /**
  * Counts the links waiting for review before an admin's page is made (a GET that wants HTML, in a session),
  * for its nav and the dashboard: one count on the partial index links_in_review. Every other request passes
@@ -13,14 +11,14 @@ const PENDING = new WeakMap<Context, number>();
  */
 export function countReviews(web: WebServices): Middleware {
   return async (ctx, next) => {
-    const actor = (ctx.state as WebState).actor;
-    if (ctx.method === 'GET' && actor && isAdmin(actor) && sessionOf(ctx) && wantsHtml(ctx.req))
-      PENDING.set(ctx, await web.review.pendingCount());
+    const state = ctx.state as WebState;
+    if (ctx.method === 'GET' && state.actor && isAdmin(state.actor) && sessionOf(ctx) && wantsHtml(ctx.req))
+      state.reviews = await web.review.pendingCount();
     await next();
   };
 }
 
 /** The links waiting for review that `countReviews` counted for this request; null when it did not count. */
 export function reviewsOf(ctx: Context): number | null {
-  return PENDING.get(ctx) ?? null;
+  return (ctx.state as WebState).reviews ?? null;
 }
