@@ -1,4 +1,5 @@
 import { auditTrail } from './audit/audit.ts';
+import { linkSubject } from './links/link-subject.ts';
 import { accessControl } from './auth/access.ts';
 import { userManagement } from './auth/users.ts';
 import { AppError } from './core/errors.ts';
@@ -74,7 +75,14 @@ export async function createServices(config: Config, deps: Deps, storage: Storag
   const screening = linkScreening({ config, links, cache, log: deps.log, now });
   const registry = new DomainRegistry(config.publicUrl, await storage.domains.listDomains());
   const blocklist = screening.source;
-  const audit = auditTrail({ store: storage.audit, now, retentionDays: config.auditRetentionDays, log: deps.log });
+  const audit = auditTrail({
+    store: storage.audit,
+    now,
+    retentionDays: config.auditRetentionDays,
+    log: deps.log,
+    linkSubject: (link) => linkSubject(link, registry),
+    userIdOf: async (name) => (await storage.access.userByName(name))?.id,
+  });
   const access = await accessControl({
     config,
     now,

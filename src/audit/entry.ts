@@ -39,7 +39,11 @@ export interface AuditSubject {
 export type AuditDetails = Record<string, string | number | boolean | null>;
 
 export interface AuditEntry {
-  id: number;
+  /**
+   * Unique among entries, opaque: a logged entry's number ("12"), or "c" and the link's id for a link's
+   * creation, which its link row records (see CreationQuery).
+   */
+  id: string;
   at: Date;
   /** The user who acted; null once the trail keeps an entry of a user it no longer knows (never for a new entry). */
   actorId: number | null;
@@ -56,10 +60,14 @@ export interface AuditEntry {
 
 export type NewAuditEntry = Omit<AuditEntry, 'id'>;
 
-/** Where a page of entries starts: after the entry at `at` (ms) with this id, newest first. */
+/**
+ * Where a page of entries starts: after this entry, newest first. Entries are ordered by time, then logged
+ * entries before creations, then by id (a logged entry's, or a created link's).
+ */
 export interface AuditPosition {
   at: number;
   id: number;
+  creation: boolean;
 }
 
 /** A store's query: every field given narrows it; newest first. */
@@ -75,9 +83,41 @@ export interface AuditQuery {
   from?: Date | undefined;
   /** Entries before. */
   to?: Date | undefined;
-  /** Entries after this one, newest first. */
-  after?: AuditPosition | undefined;
+  /** Entries after this one (at ms, id), newest first. */
+  after?: { at: number; id: number } | undefined;
   limit: number;
+}
+
+/**
+ * A store's query of link creations. A link created through kurz records who created it on its own row
+ * (not one audit row per creation, which cost creation a third of its rate), and the trail shows that as a
+ * `link.create` entry. Every field given narrows it; newest first (by time, then link id).
+ */
+export interface CreationQuery {
+  /** Creations by this user (their id): read through the owner's index while they own the link. */
+  creatorId?: number | undefined;
+  /** Only the creations through the form on / without an account (true), or none of them (false). */
+  anonymous?: boolean | undefined;
+  linkId?: number | undefined;
+  from?: Date | undefined;
+  to?: Date | undefined;
+  after?: { at: number; id: number } | undefined;
+  limit: number;
+}
+
+/** A link's creation as its row records it: the entry without its label, which the trail makes from the address. */
+export interface CreationRow {
+  linkId: number;
+  at: number;
+  actorId: number | null;
+  actorName: string;
+  via: AuditEntry['via'];
+  keyName: string | null;
+  client: string | null;
+  domain: number;
+  code: string;
+  /** The target the link was created with. */
+  url: string;
 }
 
 export const isAuditAction = (value: string): value is AuditAction => (AUDIT_ACTIONS as readonly string[]).includes(value);

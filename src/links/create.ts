@@ -9,8 +9,6 @@ import type { DomainRegistry } from '../domains/registry.ts';
 import { RESERVED_PATHS } from './reserved-paths.ts';
 import type { LinkStore, LinkWriter } from '../store/ports.ts';
 import { checkAlias } from './alias-rules.ts';
-import { auditEntry } from '../audit/audit.ts';
-import { linkSubject } from './link-subject.ts';
 import { DEFAULT_OPTIONS, type Link, type NewLink } from './link.ts';
 import { isPlain, parseOptions } from './link-options.ts';
 import type { BlocklistSource } from '../blocklist/blocklist.ts';
@@ -134,6 +132,8 @@ export function linkCreation({ config, listening, blocklist, now, random, links,
         isAlias: alias !== undefined,
         createdAt: at,
         review,
+        // The row records who created it: the audit trail's link.create entry, stored with the link itself.
+        createdBy: actor,
       };
       if (alias === undefined && urlHash && config.dedupeWindow > 0) {
         const since = new Date(config.dedupeWindow === Number.POSITIVE_INFINITY ? 0 : at.getTime() - config.dedupeWindow);
@@ -141,8 +141,6 @@ export function linkCreation({ config, listening, blocklist, now, random, links,
         if (existing) return { link: existing, created: false };
       }
       const created = alias === undefined ? await insertWithGeneratedCode(tx, link) : await insertWithAlias(tx, { ...link, code: alias });
-      // Who made it, in its own transaction: a 201 always has its audit entry, and a failed creation none.
-      await tx.insertAudit(auditEntry(at, actor, 'link.create', linkSubject(created, domains), { url }));
       return { link: created, created: true };
     });
     // The address may be remembered as unknown (looked up before it existed).
@@ -180,6 +178,6 @@ export function hashUrl(url: string): Buffer {
   return hash('sha256', url, 'buffer');
 }
 
-function newLink(id: number, { urlHash: _urlHash, ...link }: NewLink): Link {
+function newLink(id: number, { urlHash: _urlHash, createdBy: _createdBy, ...link }: NewLink): Link {
   return { ...link, id, updatedAt: link.createdAt, visitCount: 0, lastVisitAt: null, deletedAt: null, claimedVisits: 0, blocked: null };
 }

@@ -1,4 +1,5 @@
 import type { RedirectStatus } from '../config.ts';
+import type { Actor } from '../auth/actor.ts';
 
 /** What a person can set on a link besides its target: the API's field names. */
 export interface LinkOptions {
@@ -181,6 +182,8 @@ export interface NewLink extends LinkOptions, LinkAddress {
   createdAt: Date;
   /** 'pending' when its creator's links wait for review (links/review.ts). */
   review: 'pending' | null;
+  /** Who created it: the row records them, and the audit trail shows that as its `link.create` entry. */
+  createdBy: Actor;
 }
 
 /** A change to a link: the fields present are set (null clears); the rest stay. */

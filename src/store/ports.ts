@@ -1,4 +1,4 @@
-import type { AuditEntry, AuditQuery, NewAuditEntry } from '../audit/entry.ts';
+import type { AuditEntry, AuditQuery, CreationQuery, CreationRow, NewAuditEntry } from '../audit/entry.ts';
 import type { ApiKey, Session } from '../auth/identity.ts';
 import type { Scope } from '../auth/scopes.ts';
 import type { NewUser, StoredUser, UserEdit, UserUse } from '../auth/user.ts';
@@ -108,8 +108,6 @@ export interface LinkWriter {
    * across all domains, so moving such a link never collides.
    */
   insertLink(link: NewLink, id: number | null): Promise<number | undefined>;
-  /** Records an audit entry in this transaction (in its savepoint): it is kept exactly when the change it records is. */
-  insertAudit(entry: NewAuditEntry): Promise<void>;
   /** Inserts an imported link under its own code on its domain, with its visits; undefined when the code is taken there. */
   importLink(record: LinkRecord & { ownerId: number; review: 'pending' | null }, urlHash: Buffer | null): Promise<number | undefined>;
   /**
@@ -256,8 +254,10 @@ export interface AuditStore {
   insertAudit(entry: NewAuditEntry): Promise<number>;
   /** Entries matching `query`, newest first (by time, then id), at most `query.limit`. */
   listAudit(query: AuditQuery): Promise<AuditEntry[]>;
-  /** Deletes entries before `before`; returns how many. */
+  /** The link creations that links record, matching `query`, newest first (by time, then link id), at most `query.limit`. */
+  listCreations(query: CreationQuery): Promise<CreationRow[]>;
+  /** Deletes entries before `before`, and clears the creation records of links created before it; returns how many. */
   pruneAudit(before: Date): Promise<number>;
-  /** Entries before `before`: what pruning would delete. */
+  /** Entries and creation records before `before`: what pruning would delete. */
   countAuditBefore(before: Date): Promise<number>;
 }

@@ -126,7 +126,7 @@ const SCHEMAS: Record<string, Schema> = {
           additionalProperties: false,
           required: ['id', 'at', 'actorId', 'actorName', 'via', 'keyName', 'client', 'action', 'subject', 'details'],
           properties: {
-            id: { type: 'integer' },
+            id: { type: 'string', description: 'Opaque, unique among entries' },
             at: { type: 'string', format: 'date-time' },
             actorId: { type: ['integer', 'null'] },
             actorName: { type: 'string' },

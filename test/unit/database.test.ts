@@ -223,6 +223,46 @@ test('the figures are kept per owner: links per day and visits move with a link 
   t.is(db.prepare('SELECT sum(humans) FROM visit_totals').pluck().get(), 12);
 });
 
+test("migration 16 moves each link.create entry onto its link's row: the creator, how they came, a first target an edit changed", (t) => {
+  const path = join(tempDir(t), 'kurz.db');
+  const old = new Sqlite(path);
+  old.pragma(`application_id = ${APPLICATION_ID}`);
+  for (const step of MIGRATIONS.slice(0, 15)) old.exec(step);
+  old.pragma('user_version = 15');
+  old.exec(`INSERT INTO users (id, name, role, created_at) VALUES (1, 'admin', 'admin', 0), (2, 'ana', 'member', 0);
+    INSERT INTO links (id, code, url, created_at, updated_at, owner_id) VALUES
+      (1, 'a', 'https://example.com/a', 10, 10, 1), (2, 'b', 'https://example.com/b2', 20, 30, 2), (3, 'imported', 'https://example.com/i', 5, 5, 1);
+    INSERT INTO audit_log (at, actor_id, actor_name, via, key_name, client, action, subject_kind, subject_id, subject_label, details) VALUES
+      (10, 1, 'admin', 'session', NULL, '203.0.113.5', 'link.create', 'link', 1, 'kurz.test/a', '{"url":"https://example.com/a"}'),
+      (20, 2, 'ana', 'key', 'deploy', '198.51.100.7', 'link.create', 'link', 2, 'kurz.test/b', '{"url":"https://example.com/b"}'),
+      (30, 2, 'ana', 'key', 'deploy', '198.51.100.7', 'link.edit', 'link', 2, 'kurz.test/b', '{"url":"https://example.com/b2"}');`);
+  old.close();
+
+  const db = openDatabase(path);
+  t.teardown(() => db.close());
+  const creations = () =>
+    db
+      .prepare(
+        'SELECT id, creator_id AS creator, created_via AS via, created_key AS key, created_client AS client, created_url AS url FROM links ORDER BY id',
+      )
+      .all();
+  t.deepEqual(creations(), [
+    { id: 1, creator: 1, via: 'session', key: null, client: '203.0.113.5', url: null },
+    { id: 2, creator: 2, via: 'key', key: 'deploy', client: '198.51.100.7', url: 'https://example.com/b' },
+    { id: 3, creator: null, via: null, key: null, client: null, url: null },
+  ]);
+  t.deepEqual(db.prepare('SELECT action FROM audit_log').pluck().all(), ['link.edit']);
+  // From now on an edit of the target keeps the first one, once; an edit of anything else keeps none.
+  db.prepare("UPDATE links SET url = 'https://example.com/a2' WHERE id = 1").run();
+  db.prepare("UPDATE links SET url = 'https://example.com/a3' WHERE id = 1").run();
+  db.prepare("UPDATE links SET title = 't', url = 'https://example.com/i2' WHERE id = 3").run();
+  t.deepEqual(db.prepare('SELECT created_url FROM links ORDER BY id').pluck().all(), [
+    'https://example.com/a',
+    'https://example.com/b',
+    null,
+  ]);
+});
+
 test('the domains migration puts every link on the default domain with its id, code, tags, visits and change log, and keeps the id sequence', (t) => {
   const path = join(tempDir(t), 'kurz.db');
   const old = new Sqlite(path);

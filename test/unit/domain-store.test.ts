@@ -1,3 +1,4 @@
+import { SERVER_ADMIN } from '../../src/auth/actor.ts';
 import test from 'ava';
 import { AppError } from '../../src/core/errors.ts';
 import { DEFAULT_OPTIONS, type NewLink } from '../../src/links/link.ts';
@@ -17,6 +18,7 @@ function newLink(domain: number, code: string, fields: Partial<NewLink> = {}): N
     domain,
     ownerId: 1,
     review: null,
+    createdBy: SERVER_ADMIN,
     code,
     url: `https://example.com/${domain}/${code}`,
     isAlias: true,

@@ -1,3 +1,4 @@
+import { SERVER_ADMIN } from '../../src/auth/actor.ts';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { createServer, type AddressInfo } from 'node:net';
@@ -74,6 +75,7 @@ function newLink(code: string, fields: Partial<NewLink> = {}): NewLink {
     domain: 0,
     ownerId: 1,
     review: null,
+    createdBy: SERVER_ADMIN,
     code,
     url: `https://example.com/${code}`,
     isAlias: false,
@@ -731,6 +733,42 @@ if (SERVER === undefined) {
     const error = await t.throwsAsync(secondMove, { instanceOf: AppError });
     t.is(error.code, 'conflict');
     t.like(await a.links.linkByAddress(s3, 'same'), { domain: s3 }, 'left where it was');
+  });
+
+  test("migration 10 moves each link.create entry onto its link's row, and an edit of the target keeps the first one", async (t) => {
+    const url = await freshDatabase(t);
+    const admin = await adminOf(t, url);
+    await admin.query(q.CREATE_SCHEMA_TABLE);
+    for (const migration of MIGRATIONS.slice(0, 9)) await admin.query(migration);
+    await admin.query(q.SET_SCHEMA_VERSION, [9]);
+    await admin.query(`INSERT INTO links (id, domain_id, code, url, created_at, updated_at, owner_id) VALUES
+      (1, 0, 'a', 'https://example.com/a', 10, 10, 1), (2, 0, 'b', 'https://example.com/b2', 20, 30, 2), (3, 0, 'imported', 'https://example.com/i', 5, 5, 1)`);
+    await admin.query(`INSERT INTO audit_log (at, actor_id, actor_name, via, key_name, client, action, subject_kind, subject_id, subject_label, details) VALUES
+      (10, 1, 'admin', 'session', NULL, '203.0.113.5', 'link.create', 'link', 1, 'kurz.test/a', '{"url":"https://example.com/a"}'),
+      (20, 2, 'ana', 'key', 'deploy', '198.51.100.7', 'link.create', 'link', 2, 'kurz.test/b', '{"url":"https://example.com/b"}'),
+      (30, 2, 'ana', 'key', 'deploy', '198.51.100.7', 'link.edit', 'link', 2, 'kurz.test/b', '{"url":"https://example.com/b2"}')`);
+
+    await open(t, url);
+    const creations = async () =>
+      (
+        await admin.query(
+          'SELECT id, creator_id AS creator, created_via AS via, created_key AS key, created_client AS client, created_url AS url FROM links ORDER BY id',
+        )
+      ).rows;
+    t.deepEqual(await creations(), [
+      { id: '1', creator: '1', via: 'session', key: null, client: '203.0.113.5', url: null },
+      { id: '2', creator: '2', via: 'key', key: 'deploy', client: '198.51.100.7', url: 'https://example.com/b' },
+      { id: '3', creator: null, via: null, key: null, client: null, url: null },
+    ]);
+    t.deepEqual((await admin.query('SELECT action FROM audit_log')).rows, [{ action: 'link.edit' }]);
+    await admin.query(`UPDATE links SET url = 'https://example.com/a2' WHERE id = 1`);
+    await admin.query(`UPDATE links SET url = 'https://example.com/a3' WHERE id = 1`);
+    await admin.query(`UPDATE links SET title = 't', url = 'https://example.com/i2' WHERE id = 3`);
+    t.deepEqual((await admin.query('SELECT created_url AS url FROM links ORDER BY id')).rows, [
+      { url: 'https://example.com/a' },
+      { url: 'https://example.com/b' },
+      { url: null },
+    ]);
   });
 
   test('migration 4 takes a database of the schema before domains onto the default domain: ids, codes, tags, visits, the change log; kurz_ids untouched', async (t) => {

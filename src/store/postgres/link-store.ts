@@ -3,7 +3,7 @@ import { unknownDomain } from '../../domains/domain.ts';
 import type { Link, LinkChange, LinkOptions, LinkQuery, NewLink } from '../../links/link.ts';
 import { createGroupCommit } from '../group-commit.ts';
 import type { LinkStore, LinkWriter } from '../ports.ts';
-import { auditParams } from '../audit-rows.ts';
+import { creatorColumns } from '../audit-rows.ts';
 import { toLink, toLinkUrl, toTarget, type LinkRow, type LinkUrlRow, type TargetRow } from '../rows.ts';
 import type { Database, Querier } from './database.ts';
 import * as q from './queries.ts';
@@ -87,9 +87,10 @@ export function createPostgresLinkStore(db: Database, idBlockSize: number): Post
       },
       async insertLink(link: NewLink, id) {
         await holdDomain(tx, link.domain);
-        return insert(tx, q.INSERT_LINK, [id ?? (await takeLinkId()), ...newLinkParams(link, link.urlHash)], link.tags, id === null);
+        const { creatorId, createdVia, createdKey, createdClient } = creatorColumns(link.createdBy);
+        const params = [id ?? (await takeLinkId()), ...newLinkParams(link, link.urlHash), creatorId, createdVia, createdKey, createdClient];
+        return insert(tx, q.INSERT_LINK, params, link.tags, id === null);
       },
-      insertAudit: async (entry) => void (await tx.query(q.INSERT_AUDIT, auditParams(entry))),
       async importLink(record, urlHash) {
         await holdDomain(tx, record.domain);
         const params = [
@@ -275,7 +276,7 @@ function optionParams(o: LinkOptions & { passwordHash: string | null }): unknown
 }
 
 /** The columns of a new link after its id, in INSERT_LINK's order: domain to enabled, then the owner and its review. */
-function newLinkParams(link: Omit<NewLink, 'urlHash'>, urlHash: Buffer | null): unknown[] {
+function newLinkParams(link: Omit<NewLink, 'urlHash' | 'createdBy'>, urlHash: Buffer | null): unknown[] {
   return [
     link.domain,
     link.code,

@@ -298,4 +298,22 @@ export const MIGRATIONS: readonly string[] = [
       code, domain_id, review ON links
     FOR EACH ROW EXECUTE FUNCTION kurz_link_changed();
   `,
+  // Who created a link, on its row (SQLite's migration 16 says why).
+  `
+  ALTER TABLE links ADD COLUMN creator_id BIGINT, ADD COLUMN created_via TEXT, ADD COLUMN created_key TEXT,
+    ADD COLUMN created_client TEXT, ADD COLUMN created_url TEXT;
+  UPDATE links SET creator_id = a.actor_id, created_via = a.via, created_key = a.key_name, created_client = a.client,
+    created_url = nullif(a.details::jsonb ->> 'url', links.url)
+    FROM audit_log AS a WHERE a.action = 'link.create' AND a.subject_kind = 'link' AND a.subject_id = links.id;
+  DELETE FROM audit_log WHERE action = 'link.create';
+  CREATE INDEX links_handed_on ON links (creator_id, created_at) WHERE creator_id <> owner_id;
+  CREATE FUNCTION kurz_keep_created_url() RETURNS trigger LANGUAGE plpgsql AS $$
+  BEGIN
+    NEW.created_url := OLD.url;
+    RETURN NEW;
+  END $$;
+  CREATE TRIGGER links_keep_created_url BEFORE UPDATE OF url ON links
+    FOR EACH ROW WHEN (OLD.created_via IS NOT NULL AND OLD.created_url IS NULL AND NEW.url IS DISTINCT FROM OLD.url)
+    EXECUTE FUNCTION kurz_keep_created_url();
+  `,
 ];

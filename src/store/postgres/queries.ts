@@ -182,10 +182,12 @@ const NEW_LINK_VALUES = `$1::bigint, $2::bigint, $3::text, $4::text, $5::bytea, 
   $10::bigint, $11::bigint, $12::text, $13::integer, $14::integer, $15::integer, $16::bigint, $17::text`;
 
 /**
- * No row comes back when the code is taken on the link's domain, or, for a generated code ($6 = 0: not an
+ * A link created through kurz: $18 to $21 record who created it (audit-rows.ts reads that as the audit
+ * trail's entry). No row comes back when the code is taken on the link's domain, or, for a generated code ($6 = 0: not an
  * alias), on any domain (links_by_address starts with the code): generated codes are unique across all.
  */
-export const INSERT_LINK = `INSERT INTO links (${NEW_LINK_COLUMNS}, updated_at) SELECT ${NEW_LINK_VALUES}, $7
+export const INSERT_LINK = `INSERT INTO links (${NEW_LINK_COLUMNS}, updated_at, creator_id, created_via, created_key, created_client)
+  SELECT ${NEW_LINK_VALUES}, $7, $18::bigint, $19::text, $20::text, $21::text
   WHERE $6 = 1 OR NOT EXISTS (SELECT 1 FROM links WHERE code = $3)
   ON CONFLICT (code, domain_id) DO NOTHING RETURNING id`;
 
@@ -557,7 +559,11 @@ export const AUDIT_FRAGMENTS: Record<AuditFilterName, string> = {
 /** One page of entries with these filters, then LIMIT ?. */
 export function auditPage(filters: readonly AuditFilterName[]): string {
   const where = filters.length === 0 ? '' : ` WHERE ${filters.map((f) => AUDIT_FRAGMENTS[f]).join(' AND ')}`;
-  const sql = `SELECT ${AUDIT_COLUMNS} FROM audit_log${where} ORDER BY at DESC, id DESC LIMIT ?`;
+  return numbered(`SELECT ${AUDIT_COLUMNS} FROM audit_log${where} ORDER BY at DESC, id DESC LIMIT ?`);
+}
+
+/** `sql` with each ? numbered in order ($1, $2, …): for the statements both backends share. */
+export function numbered(sql: string): string {
   let n = 0;
   return sql.replace(/\?/g, () => `$${++n}`);
 }

@@ -7,7 +7,7 @@ import { AppError } from '../../core/errors.ts';
 import type { Link, LinkChange, LinkEdit, LinkOptions, LinkQuery, LinkRecord, NewLink, Target } from '../../links/link.ts';
 import { toLink, toLinkUrl, toTarget, type DomainRow, type LinkRow, type LinkUrlRow, type TargetRow } from '../rows.ts';
 import type { LinkStore, LinkWriter } from '../ports.ts';
-import { auditParams } from '../audit-rows.ts';
+import { creatorColumns } from '../audit-rows.ts';
 import { createGroupCommit } from '../group-commit.ts';
 import { connectionSync } from './database.ts';
 import { outsideTransaction, waitingForLock } from './outside-transaction.ts';
@@ -62,7 +62,6 @@ export function createSqliteLinkStore(db: Database, health: WriteHealth, durabil
   const tagCounts = statement<[{ owner: number | null }], { tag: string; count: number }>(q.TAG_COUNTS);
   const deleteTags = db.prepare<[number]>(q.DELETE_TAGS);
   const insertTag = db.prepare<[number, string]>(q.INSERT_TAG);
-  const insertAudit = db.prepare<unknown[], number>(q.INSERT_AUDIT).pluck();
   const updateLink = db.prepare(q.UPDATE_LINK);
   const claimVisit = db.prepare<[number]>(q.CLAIM_VISIT);
   const hasVisitsLeft = statement<[number], number>(q.HAS_VISITS_LEFT).pluck();
@@ -121,11 +120,10 @@ export function createSqliteLinkStore(db: Database, health: WriteHealth, durabil
       checkDomain(link.domain);
       // A generated code is unique across all domains; an alias only within its own.
       if (!link.isAlias && codeOnAnyDomain.get(link.code) !== undefined) return undefined;
-      const inserted = unlessTaken(() => insertLink.run({ id, ...newLinkParams(link, link.urlHash) }));
+      const inserted = unlessTaken(() => insertLink.run({ id, ...newLinkParams(link, link.urlHash), ...creatorColumns(link.createdBy) }));
       if (inserted !== undefined) for (const tag of link.tags) insertTag.run(inserted, tag);
       return inserted;
     },
-    insertAudit: async (entry) => void insertAudit.get(...auditParams(entry)),
     async importLink(record: LinkRecord & { ownerId: number; review: 'pending' | null }, urlHash) {
       checkDomain(record.domain);
       const id = unlessTaken(() =>
@@ -321,7 +319,7 @@ function optionParams(o: LinkOptions & { passwordHash: string | null }) {
   };
 }
 
-function newLinkParams(link: Omit<NewLink, 'urlHash'>, urlHash: Buffer | null) {
+function newLinkParams(link: Omit<NewLink, 'urlHash' | 'createdBy'>, urlHash: Buffer | null) {
   return {
     domain: link.domain,
     ownerId: link.ownerId,

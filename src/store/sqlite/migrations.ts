@@ -474,6 +474,28 @@ export const MIGRATIONS: readonly string[] = [
       WHERE NEW.domain_id IS NOT OLD.domain_id OR NEW.code IS NOT OLD.code;
   END;
   `,
+  // A link created through kurz records who created it on its own row (migration 16), which the audit trail
+  // shows as its link.create entry: an audit row per creation, with its five indexes, cost creation a third
+  // of its rate. created_url keeps the first target once an edit changes it (the trigger). links_handed_on
+  // holds only links their creator no longer owns, so a page of one user's creations reads their own links
+  // (links_by_owner) and these, never every link.
+  `
+  ALTER TABLE links ADD COLUMN creator_id INTEGER;
+  ALTER TABLE links ADD COLUMN created_via TEXT;
+  ALTER TABLE links ADD COLUMN created_key TEXT;
+  ALTER TABLE links ADD COLUMN created_client TEXT;
+  ALTER TABLE links ADD COLUMN created_url TEXT;
+  UPDATE links SET creator_id = a.actor_id, created_via = a.via, created_key = a.key_name, created_client = a.client,
+    created_url = nullif(json_extract(a.details, '$.url'), links.url)
+    FROM audit_log AS a WHERE a.action = 'link.create' AND a.subject_kind = 'link' AND a.subject_id = links.id;
+  DELETE FROM audit_log WHERE action = 'link.create';
+  CREATE INDEX links_handed_on ON links (creator_id, created_at) WHERE creator_id <> owner_id;
+  CREATE TRIGGER links_keep_created_url AFTER UPDATE OF url ON links
+    WHEN OLD.created_via IS NOT NULL AND OLD.created_url IS NULL AND NEW.url IS NOT OLD.url
+  BEGIN
+    UPDATE links SET created_url = OLD.url WHERE id = OLD.id;
+  END;
+  `,
 ];
 
 /**

@@ -132,7 +132,9 @@ export const FORGET_CHANGES_BEFORE = `DELETE FROM link_changes WHERE seq <= ?`;
 
 export const LAST_LINK_ID = `SELECT seq FROM sqlite_sequence WHERE name = 'links'`;
 
-export const INSERT_LINK = `INSERT INTO links (id, ${NEW_LINK.columns}, updated_at) VALUES (@id, ${NEW_LINK.values}, @createdAt)`;
+/** A link created through kurz: its row records who created it (audit-rows.ts reads that as the audit trail's entry). */
+export const INSERT_LINK = `INSERT INTO links (id, ${NEW_LINK.columns}, updated_at, creator_id, created_via, created_key, created_client)
+  VALUES (@id, ${NEW_LINK.values}, @createdAt, @creatorId, @createdVia, @createdKey, @createdClient)`;
 
 export const ADD_VISITS = `INSERT INTO link_visits (link_id, count, last_at) VALUES (@id, @count, @lastVisitAt)
   ON CONFLICT (link_id) DO UPDATE SET count = count + excluded.count, last_at = max(last_at, excluded.last_at)`;
