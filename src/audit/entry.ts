@@ -105,15 +105,13 @@ export interface CreationQuery {
   limit: number;
 }
 
+/** Who acted and how they came, as an entry and both sources of entries keep it. */
+export type AuditActor = Pick<AuditEntry, 'actorId' | 'actorName' | 'via' | 'keyName' | 'client'>;
+
 /** A link's creation as its row records it: the entry without its label, which the trail makes from the address. */
-export interface CreationRow {
+export interface CreationRow extends AuditActor {
   linkId: number;
   at: number;
-  actorId: number | null;
-  actorName: string;
-  via: AuditEntry['via'];
-  keyName: string | null;
-  client: string | null;
   domain: number;
   code: string;
   /** The target the link was created with. */

@@ -1,17 +1,21 @@
 import type { Actor } from '../auth/actor.ts';
-import type { AuditAction, AuditDetails, AuditEntry, AuditQuery, CreationQuery, NewAuditEntry, SubjectKind } from '../audit/entry.ts';
+import type {
+  AuditAction,
+  AuditActor,
+  AuditDetails,
+  AuditEntry,
+  AuditQuery,
+  CreationQuery,
+  NewAuditEntry,
+  SubjectKind,
+} from '../audit/entry.ts';
 
 // The audit trail's rows as both backends read and write them (times in milliseconds, details as JSON text),
 // and the filters of a page, in the order both backends' queries take their parameters.
 
-export interface AuditRow {
+export interface AuditRow extends AuditActor {
   id: number;
   at: number;
-  actorId: number | null;
-  actorName: string;
-  via: AuditEntry['via'];
-  keyName: string | null;
-  client: string | null;
   action: AuditAction;
   subjectKind: SubjectKind;
   subjectId: number;
