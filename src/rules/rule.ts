@@ -13,7 +13,22 @@ import { COUNTRY_CODES } from './countries.ts';
 
 export const RULE_LIMITS = { rules: 50, conditions: 10, variants: 20, minVariants: 2, weight: 1000, value: 256 } as const;
 
-/** What a condition asks of the request: with a query parameter's name in `matchKey` for the query-* types. */
+/**
+ * What a condition asks of the request (match.ts decides it), `matchValue` being:
+ * - `device`: one of DEVICES (`mobile`: a phone or a tablet, as Shlink's; `tablet`; `desktop`; or an OS name);
+ *   `os`, `browser`: one of OPERATING_SYSTEMS, BROWSERS; `in-app-browser`: an app of IN_APP_VALUES, or `any`;
+ * - `language`: a language range (`de` matches de, de-AT, de-CH; `de-AT` only de-AT) among the visitor's
+ *   Accept-Language entries of quality 0.9 or more (match.ts's MIN_LANGUAGE_QUALITY, Shlink's);
+ * - `query-param`: parameter `matchKey` has this value (one of its values, when repeated); with no
+ *   matchValue, `any-value-query-param`: `matchKey` is there, `valueless-query-param`: it is there without a
+ *   value (`?key` or `?key=`), `query-param-absent`: it is not there;
+ * - `ip-address`: the client's address is this IPv4 or IPv6 address, in this CIDR range, or fits an IPv4
+ *   pattern such as `1.2.*.*`, an IPv4-mapped IPv6 address counting as its IPv4 address;
+ * - `geolocation-country-code` (ISO 3166-1 alpha-2, any case), `geolocation-city-name` (any case): the GeoIP
+ *   database's answer; never a match without one;
+ * - `before-date`, `after-date`: an ISO 8601 date (its UTC midnight) or date and time (UTC without an
+ *   offset); the redirect's clock is strictly before or after it.
+ */
 export const CONDITION_TYPES = [
   'device',
   'os',

@@ -188,16 +188,16 @@ const MAX_LANGUAGES = 32;
 export function acceptedLanguages(acceptLanguage: string, minQuality: number): string[] {
   const found: string[] = [];
   for (const entry of acceptLanguage.split(',', MAX_LANGUAGES)) {
-    const [tag = '', ...params] = entry.split(';');
-    const range = tag.trim().toLowerCase().replaceAll('_', '-');
-    if (!LANGUAGE_RANGE.test(range)) continue;
-    const q = quality(params);
-    if (q > 0 && q >= minQuality) found.push(range);
+    const semicolon = entry.indexOf(';');
+    const range = LANGUAGE_RANGE.exec(semicolon === -1 ? entry : entry.slice(0, semicolon))?.[1];
+    if (range === undefined) continue;
+    const q = semicolon === -1 ? 1 : quality(entry.slice(semicolon + 1).split(';'));
+    if (q > 0 && q >= minQuality) found.push(range.toLowerCase().replaceAll('_', '-'));
   }
   return found;
 }
 
-const LANGUAGE_RANGE = /^[a-z]{1,8}(?:-[a-z0-9]{1,8})*$/;
+const LANGUAGE_RANGE = /^\s*([a-z]{1,8}(?:[-_][a-z0-9]{1,8})*)\s*$/i;
 
 /** An entry's q parameter, 1 when absent; a malformed one counts as 0 so the entry is ignored. */
 function quality(params: string[]): number {
