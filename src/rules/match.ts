@@ -88,6 +88,10 @@ class AskedFacts {
   private inApp: InAppBrowser | null | undefined;
   private languages: string[] | undefined;
   private params: URLSearchParams | undefined;
+  private address: string | undefined;
+  private country: string | null | undefined;
+  private city: string | null | undefined;
+  private now: number | undefined;
   private readonly facts: RuleFacts;
   private readonly classify: (userAgent: string) => ClientKind;
 
@@ -128,15 +132,20 @@ class AskedFacts {
       case 'query-param-absent':
         return !this.query().has(key);
       case 'ip-address':
-        return addressMatches(this.facts.clientAddress, value);
+        this.address ??= this.facts.clientAddress;
+        return addressMatches(this.address, value);
       case 'geolocation-country-code':
-        return this.facts.country()?.toUpperCase() === value.toUpperCase();
+        if (this.country === undefined) this.country = this.facts.country()?.toUpperCase() ?? null;
+        return this.country === value.toUpperCase();
       case 'geolocation-city-name':
-        return this.facts.city()?.toLowerCase() === value.trim().toLowerCase();
+        if (this.city === undefined) this.city = this.facts.city()?.toLowerCase() ?? null;
+        return this.city === value.trim().toLowerCase();
       case 'before-date':
-        return this.facts.now < timeAt(value);
+        this.now ??= this.facts.now;
+        return this.now < timeAt(value);
       case 'after-date':
-        return this.facts.now > timeAt(value);
+        this.now ??= this.facts.now;
+        return this.now > timeAt(value);
     }
   }
 

@@ -275,6 +275,31 @@ test('a fact no condition asks for is never read, and each is read once', (t) =>
   );
   t.is(chooseRule(rules, spy), undefined);
   t.deepEqual(read, ['userAgent', 'acceptLanguage']);
+
+  read.length = 0;
+  const every = parseRules(
+    ['ip-address', 'geolocation-country-code', 'geolocation-city-name', 'before-date', 'any-value-query-param'].flatMap((type) =>
+      [0, 1].map((i) => ({
+        conditions: [
+          type === 'any-value-query-param'
+            ? { type, matchKey: `k${i}` }
+            : {
+                type,
+                matchValue: {
+                  'ip-address': `10.0.0.${i}`,
+                  'geolocation-country-code': ['DE', 'AT'][i],
+                  'geolocation-city-name': `C${i}`,
+                  'before-date': `200${i}-01-01`,
+                }[type],
+              },
+        ],
+        target: 'https://example.com/',
+      })),
+    ),
+    urls,
+  );
+  t.is(chooseRule(every, spy), undefined);
+  t.deepEqual(read.toSorted(), ['city', 'clientAddress', 'country', 'now', 'query']);
 });
 
 // Validation: each error names the rule and the field.
