@@ -25,7 +25,7 @@ export default {
       to: { path: '^(node:)?(cluster|child_process)$' },
     },
     // The layers of docs/ARCHITECTURE.md, bottom up: core; the domain (links, domains, auth, audit, visits, cache, codes,
-    // blocklist, transfer) over store/ports; http; edge and web; the composition root (app, services, context,
+    // blocklist, transfer, rules) over store/ports; http; edge and web; the composition root (app, services, context,
     // deps, config); cli. A layer imports only layers below it.
     {
       name: 'core-imports-nothing-of-ours',
@@ -45,14 +45,14 @@ export default {
       name: 'domain-below-the-web',
       comment: 'The domain knows no HTTP, pages, processes or command line: a later surface reuses it as it is.',
       severity: 'error',
-      from: { path: '^src/(links|domains|auth|audit|visits|cache|codes|blocklist|transfer)/' },
+      from: { path: '^src/(links|domains|auth|audit|visits|cache|codes|blocklist|transfer|rules)/' },
       to: { path: '^src/(http|edge|web|cli|cluster)/|^src/(app|services|context|deps)[.]ts$' },
     },
     {
       name: 'domain-through-the-ports',
       comment: 'The domain reaches storage only through store/ports.ts; a backend is picked by the composition root.',
       severity: 'error',
-      from: { path: '^src/(links|domains|auth|audit|visits|cache|codes|blocklist|transfer|http|edge|web)/' },
+      from: { path: '^src/(links|domains|auth|audit|visits|cache|codes|blocklist|transfer|rules|http|edge|web)/' },
       to: { path: '^src/store/', pathNot: '^src/store/ports[.]ts$' },
     },
     {
@@ -61,6 +61,14 @@ export default {
       severity: 'error',
       from: { path: '^src/store/' },
       to: { path: '^src/(http|edge|web|cli|cluster)/|^src/(app|services|context)[.]ts$' },
+    },
+    {
+      name: 'rules-are-pure',
+      comment:
+        "src/rules/ (a link's redirect rules: the model, its validation, the decision) reads only core/, the links' rules and visits/classify.ts: no storage, no config, no I/O.",
+      severity: 'error',
+      from: { path: '^src/rules/' },
+      to: { path: '^src/', pathNot: '^src/(core/|rules/|links/|visits/classify[.]ts$)' },
     },
     {
       name: 'http-below-edge-and-web',

@@ -58,6 +58,46 @@ const KNOWN_BROWSERS = new Set(Object.values(Bowser.BROWSER_MAP));
 
 const DEVICES: Readonly<Record<string, Device>> = { desktop: 'desktop', mobile: 'mobile', tablet: 'tablet', tv: 'tv' };
 
+/** The in-app browsers kurz tells apart: an app's own web view, which often blocks downloads or rewrites redirects. */
+export const IN_APP_BROWSERS = [
+  'wechat',
+  'instagram',
+  'facebook',
+  'tiktok',
+  'line',
+  'linkedin',
+  'snapchat',
+  'telegram',
+  'x',
+  'pinterest',
+] as const;
+export type InAppBrowser = (typeof IN_APP_BROWSERS)[number];
+
+/**
+ * The marks each app adds to its web view's user agent; first match wins, so Instagram (whose web view is
+ * Meta's too) comes before Facebook, whose marks (FBAN, FBAV, FB_IAB) Messenger shares.
+ */
+const IN_APP_MARKS: ReadonlyArray<readonly [InAppBrowser, RegExp]> = [
+  ['wechat', /MicroMessenger\//i],
+  ['instagram', /\bInstagram [\d.]+/],
+  ['facebook', /\bFBAN\/|\bFBAV\/|\bFB_IAB\/|\bFBIOS\b/],
+  ['tiktok', /\bmusical_ly|\bBytedanceWebview\/|\btrill_\d|\bTikTok\/\d/i],
+  ['line', / Line\/\d/],
+  ['linkedin', /\bLinkedInApp\b/i],
+  ['snapchat', /\bSnapchat\/\d/i],
+  ['telegram', /\bTelegram-Android\/\d/i],
+  ['x', /\bTwitterAndroid\b|\bTwitter for iP(?:hone|ad)\//],
+  ['pinterest', /\bPinterest(?:\/|\s?for\s?(?:iOS|Android))|\[Pinterest\//i],
+];
+
+/** The app whose in-app browser sent a user agent, or null for a browser of its own (and for a bot: its preview fetcher is no web view). */
+export function inAppBrowser(userAgent: string): InAppBrowser | null {
+  const ua = userAgent.slice(0, MAX_LENGTH);
+  const mark = IN_APP_MARKS.find(([, pattern]) => pattern.test(ua));
+  if (mark === undefined || botName(ua.trim()) !== null) return null;
+  return mark[0];
+}
+
 /** Classifies one user agent (bowser for browsers, isbot for bots, plus kurz's own table of preview fetchers). */
 export function classifyUserAgent(userAgent: string): ClientKind {
   const ua = userAgent.slice(0, MAX_LENGTH).trim();
@@ -137,6 +177,27 @@ export function primaryLanguage(acceptLanguage: string): string | null {
   }
   return best;
 }
+
+/** Most language entries of an Accept-Language header that are read, so a hostile header costs no more than a real one. */
+const MAX_LANGUAGES = 32;
+
+/**
+ * The language ranges of an Accept-Language header whose quality is at least `minQuality` (above 0), in
+ * the header's order, lower case with "_" read as "-" ("de-CH,de;q=0.9" → ["de-ch", "de"]); "*" and junk left out.
+ */
+export function acceptedLanguages(acceptLanguage: string, minQuality: number): string[] {
+  const found: string[] = [];
+  for (const entry of acceptLanguage.split(',', MAX_LANGUAGES)) {
+    const semicolon = entry.indexOf(';');
+    const range = LANGUAGE_RANGE.exec(semicolon === -1 ? entry : entry.slice(0, semicolon))?.[1];
+    if (range === undefined) continue;
+    const q = semicolon === -1 ? 1 : quality(entry.slice(semicolon + 1).split(';'));
+    if (q > 0 && q >= minQuality) found.push(range.toLowerCase().replaceAll('_', '-'));
+  }
+  return found;
+}
+
+const LANGUAGE_RANGE = /^\s*([a-z]{1,8}(?:[-_][a-z0-9]{1,8})*)\s*$/i;
 
 /** An entry's q parameter, 1 when absent; a malformed one counts as 0 so the entry is ignored. */
 function quality(params: string[]): number {

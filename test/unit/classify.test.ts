@@ -1,12 +1,16 @@
 import test from 'ava';
+import { UA } from '../fixtures/user-agents.ts';
 import {
+  acceptedLanguages,
   cachedBotCheck,
   cachedClassifier,
   classifyUserAgent,
+  inAppBrowser,
   isBot,
   primaryLanguage,
   referrerHost,
   type Device,
+  type InAppBrowser,
 } from '../../src/visits/classify.ts';
 
 const BROWSERS: Array<[string, string, string, Device]> = [
@@ -303,4 +307,70 @@ test('the cached bot check answers as isBot, for a repeated, an evicted and an o
   }
   t.true(looksLikeBot('curl/8.5.0'));
   t.false(looksLikeBot(browser));
+});
+
+const IN_APP: Array<[keyof typeof UA, InAppBrowser | null]> = [
+  ['wechatIos', 'wechat'],
+  ['wechatAndroid', 'wechat'],
+  ['instagramIos', 'instagram'],
+  ['facebookIos', 'facebook'],
+  ['tiktokAndroid', 'tiktok'],
+  ['tiktokIos', 'tiktok'],
+  ['lineIos', 'line'],
+  ['xIos', 'x'],
+  ['snapchatIos', 'snapchat'],
+  ['iphoneSafari', null],
+  ['androidChromePhone', null],
+  ['ipadSafari', null],
+  ['desktopChromeWindows', null],
+  ['desktopFirefoxLinux', null],
+  ['desktopChromeMac', null],
+  ['facebookPreviewBot', null],
+];
+for (const [name, app] of IN_APP) {
+  test(`${name} is ${app === null ? 'no in-app browser' : `the in-app browser of ${app}`}`, (t) => {
+    t.is(inAppBrowser(UA[name]), app);
+  });
+}
+
+test('in-app browsers are still read as browsers on a phone', (t) => {
+  for (const name of ['wechatIos', 'wechatAndroid', 'instagramIos', 'facebookIos', 'tiktokAndroid', 'tiktokIos', 'lineIos'] as const) {
+    const kind = classifyUserAgent(UA[name]);
+    t.is(kind.bot, null, name);
+    t.is(kind.device, 'mobile', name);
+  }
+});
+
+test('the marks of bots and of similar words are no in-app browser', (t) => {
+  for (const ua of [
+    'TelegramBot (like TwitterBot)',
+    'Twitterbot/1.0',
+    'LinkedInBot/1.0 (compatible; Mozilla/5.0; Apache-HttpClient +http://www.linkedin.com)',
+    'Pinterestbot/1.0',
+    'Mozilla/5.0 (X11; Linux x86_64) Gecko/20100101 Firefox/133.0 Online/1.0',
+  ]) {
+    t.is(inAppBrowser(ua), null, ua);
+  }
+});
+
+const ACCEPTED: Array<[string, number, string[]]> = [
+  ['de-AT,de;q=0.9,en;q=0.8', 0.9, ['de-at', 'de']],
+  ['de-AT,de;q=0.9,en;q=0.8', 0.5, ['de-at', 'de', 'en']],
+  ['en;q=0, fr', 0, ['fr']],
+  ['*, de;q=0.95', 0.9, ['de']],
+  ['pt_BR', 0.9, ['pt-br']],
+  ['zh-Hant-TW;q=1.0', 1, ['zh-hant-tw']],
+  ['en;q=1.5, de;q=abc', 0, []],
+  ['', 0.9, []],
+  [',,,;;;', 0.9, []],
+];
+for (const [header, min, languages] of ACCEPTED) {
+  test(`the languages of ${JSON.stringify(header)} at quality ${min} or more are ${JSON.stringify(languages)}`, (t) => {
+    t.deepEqual(acceptedLanguages(header, min), languages);
+  });
+}
+
+test('an Accept-Language header of thousands of entries is read only for its first 32', (t) => {
+  const header = Array.from({ length: 5000 }, (_, i) => `x${String.fromCharCode(97 + (i % 26))}`).join(',');
+  t.is(acceptedLanguages(header, 0.9).length, 32);
 });
