@@ -63,12 +63,20 @@ test("the link page's edit form adds UTM values to the target it saves", async (
 test('a bad UTM value shows the form again, open, with the error beside the field and what was typed; nothing is stored', async (t) => {
   const k = await startKurz(t);
   const b = await browser(k);
-  const long = await b.submit('/', { url: 'https://example.com/x', utm_source: 'kept', utm_content: 'x'.repeat(201), enabled: 'true' });
+  const long = await b.submit('/', {
+    url: 'https://example.com/x',
+    utm_source: 'kept',
+    utm_term: '"><script>alert(1)</script>',
+    utm_content: 'x'.repeat(201),
+    enabled: 'true',
+  });
   t.is(long.status, 400);
   const html = await long.text();
   t.regex(html, /<details class="options utm" data-utm open>/);
   t.regex(html, /<p class="field-error" id="utm_content-error" role="alert">utm_content must be at most 200 characters<\/p>/);
   t.regex(html, /id="utm_source" name="utm_source" value="kept"/);
+  t.true(html.includes('value="&quot;&gt;&lt;script&gt;alert(1)&lt;/script&gt;"'), 'shown back as text');
+  t.false(html.includes('<script>alert(1)'));
   t.regex(html, /id="url" name="url" value="https:\/\/example.com\/x"/, 'the long URL is shown as typed, without the values');
   t.notRegex(html, /<details class="options" open>/, 'the other options stay closed');
   const control = await b.submit('/', { url: 'https://example.com/x', utm_medium: 'e\u0007mail', enabled: 'true' });
