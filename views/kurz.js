@@ -1,6 +1,6 @@
 // kurz's only script, and optional: every page works without it. It turns on the copy buttons, which
-// are hidden until then (a button that cannot work is not shown).
-/* global navigator, window, document, setTimeout, clearTimeout */
+// are hidden until then (a button that cannot work is not shown), and the UTM builder's preview.
+/* global navigator, window, document, setTimeout, clearTimeout, URL */
 'use strict';
 
 async function copyText(text) {
@@ -39,4 +39,53 @@ for (const button of document.querySelectorAll('button[data-copy]')) {
       if (status) status.textContent = '';
     }, 4000);
   });
+}
+
+// The UTM builder's preview: the long URL as src/links/utm.ts will add the values to it on saving (the
+// server decides; this only shows). The same rules: trimmed values, empty ones left out, a parameter of
+// the same name dropped, the rest of the query and the fragment kept, values percent-encoded.
+const UTM_FIELDS = ['utm_source', 'utm_medium', 'utm_campaign', 'utm_term', 'utm_content'];
+
+function parsed(text) {
+  try {
+    return new URL(text);
+  } catch {
+    return null;
+  }
+}
+
+function pairName(pair) {
+  const name = pair.split('=', 1)[0];
+  try {
+    return decodeURIComponent(name.replaceAll('+', ' '));
+  } catch {
+    return name;
+  }
+}
+
+function withUtm(url, added) {
+  const hash = url.indexOf('#');
+  const beforeHash = hash === -1 ? url : url.slice(0, hash);
+  const fragment = hash === -1 ? '' : url.slice(hash);
+  const mark = beforeHash.indexOf('?');
+  const base = mark === -1 ? beforeHash : beforeHash.slice(0, mark);
+  const query = mark === -1 ? '' : beforeHash.slice(mark + 1);
+  const names = new Set(added.map(([name]) => name));
+  const kept = query.split('&').filter((pair) => pair !== '' && !names.has(pairName(pair)));
+  const pairs = [...kept, ...added.map(([name, value]) => `${name}=${encodeURIComponent(value)}`)];
+  return `${base}?${pairs.join('&')}${fragment}`;
+}
+
+for (const builder of document.querySelectorAll('details[data-utm]')) {
+  const form = builder.closest('form');
+  const output = builder.querySelector('output');
+  const update = () => {
+    const added = UTM_FIELDS.map((name) => [name, form.elements[name].value.trim()]).filter(([, value]) => value !== '');
+    const url = form.elements.url.value.trim();
+    output.parentElement.hidden = added.length === 0;
+    const target = parsed(url) && parsed(withUtm(url, added));
+    output.value = target ? target.href : '(type the full long URL above, starting with https://)';
+  };
+  form.addEventListener('input', update);
+  update();
 }

@@ -10,6 +10,7 @@ const VIEWS = [
   'layout',
   'field',
   'link-options',
+  'utm-fields',
   'link-table',
   'copy',
   'home',

@@ -1,6 +1,7 @@
 import { AppError } from '../core/errors.ts';
 import type { Link } from '../links/link.ts';
 import { OPTION_FIELDS } from '../links/link-options.ts';
+import { UTM_FIELDS, withUtm } from '../links/utm.ts';
 
 // What link and key forms share: field values as text, errors beside their fields, a link's form fields.
 
@@ -39,9 +40,23 @@ const LABELS: Record<string, string> = {
 
 /**
  * The fields of the form that creates a link (and, but for `alias`, edits one); `removePassword` only edits.
- * `domain` (a host) is the domain to create the link on, or to move it to; empty: the default domain, or stay.
+ * The UTM fields are added to `url` (formUrl). `domain` (a host) is the domain to create the link on, or to
+ * move it to; empty: the default domain, or stay.
  */
-export const LINK_FIELDS = ['url', 'alias', 'domain', ...OPTION_FIELDS, 'removePassword'] as const;
+export const LINK_FIELDS = ['url', ...UTM_FIELDS, 'alias', 'domain', ...OPTION_FIELDS, 'removePassword'] as const;
+
+/** Whether a link form's UTM part shows open: a value in it, or an error about one. */
+export function utmOpen(values: FormValues, error: FormError | null): boolean {
+  return UTM_FIELDS.some((field) => (values[field] ?? '').trim() !== '' || error?.field === field);
+}
+
+/**
+ * The target a link form submits: its `url` with the UTM fields' values added (links/utm.ts).
+ * Throws AppError('invalid', …, field) for a UTM value that cannot be used.
+ */
+export function formUrl(values: FormValues): string {
+  return withUtm(values['url'] ?? '', Object.fromEntries(UTM_FIELDS.map((field) => [field, values[field] ?? ''])));
+}
 
 /**
  * The fields of a link form that the page shows: the domain select only where there is more than one
@@ -90,8 +105,8 @@ const DATETIME_LOCAL = /^\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d(\.\d{1,3})?)?$/;
 /**
  * The API's fields (links/link-options.ts) of a submitted link form. Creating, an empty field is left out
  * (the link gets the default); editing, it clears the option. An empty password leaves it as it is unless
- * "remove password" is ticked. The expiry is a datetime-local value, read as UTC.
- * Throws AppError('invalid') for an expiry that is no date and time.
+ * "remove password" is ticked. The expiry is a datetime-local value, read as UTC. The UTM fields go into `url`.
+ * Throws AppError('invalid') for an expiry that is no date and time, or a UTM value that cannot be used.
  */
 export function linkInput(values: FormValues, editing: boolean): Record<string, unknown> & { url: string } {
   const get = (name: string): string => values[name] ?? '';
@@ -104,7 +119,7 @@ export function linkInput(values: FormValues, editing: boolean): Record<string, 
   const forward: Record<string, boolean | null | undefined> = { '': empty, yes: true, no: false };
   const password = get('password');
   return {
-    url: get('url'),
+    url: formUrl(values),
     ...(editing ? {} : { alias: get('alias').trim() === '' ? undefined : get('alias').trim() }),
     domain: get('domain').trim() === '' ? undefined : get('domain').trim(),
     title: orEmpty('title'),

@@ -1083,7 +1083,7 @@ export const OPENAPI: OpenApiDocument = openApiDocument({
       post: pages(
         {
           operationId: 'createLinkFromForm',
-          summary: 'Shorten a URL from the form: every option for the admin, `url` and `alias` for anyone else',
+          summary: 'Shorten a URL from the form: every option for the admin, `url`, `alias` and the UTM fields for anyone else',
           requestBody: {
             required: true,
             content: form(

@@ -8,19 +8,32 @@ import { DEFAULT_DOMAIN } from '../../domains/domain.ts';
 import { takeCreations } from '../creation-limit.ts';
 import { actorOf, readForm, sessionOf } from '../session.ts';
 import { showPage } from './pages.ts';
-import { formError, formFailure, formValues, LINK_FIELDS, linkInput, shownFields, type FormError, type FormValues } from '../forms.ts';
+import {
+  formError,
+  formFailure,
+  formUrl,
+  formValues,
+  LINK_FIELDS,
+  linkInput,
+  shownFields,
+  utmOpen,
+  type FormError,
+  type FormValues,
+} from '../forms.ts';
 import { domainOptions, formatTime, linkRow, redirectDefaults } from '../presenters.ts';
 import { domainQuery } from '../domain-param.ts';
 import type { DomainTally } from '../../visits/visit.ts';
 import { dashboardFigures } from './stats-pages.ts';
 import { single } from '../../links/list-query.ts';
 import { DASHBOARD_DAYS } from '../../visits/stats.ts';
+import { UTM_FIELDS } from '../../links/utm.ts';
 
 /** Links the dashboard lists under its form. */
 const LATEST = 10;
-const PUBLIC_FIELDS = ['url', 'alias'] as const;
-/** The option fields: an error in one opens the "more options" part of the form. */
-const OPTION_FIELDS: ReadonlySet<string> = new Set(LINK_FIELDS.filter((f) => f !== 'url' && f !== 'alias' && f !== 'domain'));
+const PUBLIC_FIELDS = ['url', ...UTM_FIELDS, 'alias'] as const;
+/** The option fields: an error in one opens the "more options" part of the form (the UTM part has its own). */
+const NOT_OPTIONS: ReadonlySet<string> = new Set(['url', 'alias', 'domain', ...UTM_FIELDS]);
+const OPTION_FIELDS: ReadonlySet<string> = new Set(LINK_FIELDS.filter((f) => !NOT_OPTIONS.has(f)));
 
 /** What the dashboard says of the blocklist: its files and entries, and how many links it disabled; null without one. */
 function blocklistSummary(web: WebServices, blocked: number) {
@@ -44,7 +57,7 @@ function domainFigures(web: WebServices, tallies: readonly DomainTally[]) {
 
 /**
  * GET / and POST /: for the logged-in admin the dashboard (the shorten form with every option, the last
- * 14 days' figures and the latest links); for anyone else, when anonymous shortening is on, the public form (URL and alias only,
+ * 14 days' figures and the latest links); for anyone else, when anonymous shortening is on, the public form (URL, alias and the UTM builder only,
  * rate-limited per client, the result shown at once); otherwise the login. Both count against the
  * client's creation limit (creation-limit.ts).
  */
@@ -66,6 +79,7 @@ export function dashboardHandlers(web: WebServices) {
       form,
       error,
       optionsOpen: error?.field !== undefined && OPTION_FIELDS.has(error.field),
+      utmOpen: utmOpen(form, error),
       defaults: redirectDefaults(web),
       latest: links.map((link) => linkRow(link, web)),
       figures: dashboardFigures(figures),
@@ -90,7 +104,7 @@ export function dashboardHandlers(web: WebServices) {
     error: FormError | null,
     result: { shortUrl: string; url: string } | null,
   ): void {
-    showPage(ctx, web, status, 'home', { title: 'Shorten a link', form, error, result });
+    showPage(ctx, web, status, 'home', { title: 'Shorten a link', form, error, result, utmOpen: utmOpen(form, error) });
   }
 
   async function createAnonymously(ctx: Context): Promise<void> {
@@ -100,7 +114,7 @@ export function dashboardHandlers(web: WebServices) {
       takeCreations(ctx, web, 1);
       const alias = form['alias']?.trim();
       const { link } = await web.creation.createLink(anonymous(web.pipeline.contextOf(ctx.req).client), {
-        url: form['url'],
+        url: formUrl(form),
         alias: alias === '' ? undefined : alias,
       });
       showPublic(ctx, 200, { url: '', alias: '' }, null, { shortUrl: web.shortUrl(link), url: link.url });

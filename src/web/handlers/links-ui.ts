@@ -18,6 +18,7 @@ import {
   linkValues,
   shownFields,
   textOf,
+  utmOpen,
   type FormError,
   type FormValues,
 } from '../forms.ts';
@@ -56,6 +57,7 @@ export function linksUiHandlers(web: WebServices) {
       notice: error ? null : notice,
       form,
       error,
+      utmOpen: utmOpen(form, error),
       defaults: redirectDefaults(web),
       reviewer: isAdmin(actor),
     });
