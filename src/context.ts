@@ -1,4 +1,5 @@
 import type { AuditTrail } from './audit/audit.ts';
+import type { CountryOf } from './visits/geo.ts';
 import type { Access } from './auth/access.ts';
 import type { Users } from './auth/users.ts';
 import type { SingleSignOn } from './auth/sso.ts';
@@ -49,6 +50,8 @@ export interface Services {
   /** The review queue: links waiting for an admin (reviewNewLinks), approved or rejected. */
   review: LinkReview;
   resolver: LinkResolver;
+  /** The country of a client address (the configured GeoIP database's answer), for the redirect rules; null when unknown. */
+  countryOf: CountryOf;
   /** Drops cached links that another process changed; polled by the server. */
   changes: { poll(): Promise<void> };
   transfer: LinkTransfer;

@@ -23,7 +23,7 @@ import { linkTransfer } from './transfer/transfer.ts';
 import type { Listening } from './links/url-rules.ts';
 import type { Storage, VisitStore } from './store/ports.ts';
 import { cachedClassifier } from './visits/classify.ts';
-import { noCountry, openCountryDatabase } from './visits/geo.ts';
+import { noCountry, openCountryDatabase, type CountryOf } from './visits/geo.ts';
 import { visitStats } from './visits/stats.ts';
 import { VisitBuffer } from './visits/visit-buffer.ts';
 import { createVisitRecorder, type VisitRecorder } from './visits/visit-recorder.ts';
@@ -38,16 +38,21 @@ const USER_AGENTS_CACHED = 10_000;
  * The visit recorder for `store`: built by the server, and by the background writer on its own
  * connection. Throws, naming the file, when the configured country database cannot be read.
  */
-export function createVisitRecording(config: Config, deps: Deps, store: VisitStore): VisitRecorder {
+export function createVisitRecording(config: Config, deps: Deps, store: VisitStore, countryOf = countryLookup(config)): VisitRecorder {
   return createVisitRecorder({
     store,
     classify: cachedClassifier(USER_AGENTS_CACHED),
-    countryOf: config.geoipDatabase === '' ? noCountry : openCountryDatabase(config.geoipDatabase),
+    countryOf,
     retentionDays: config.visitRetentionDays,
     now: deps.now,
     random: deps.random,
     log: deps.log,
   });
+}
+
+/** The configured country database's lookup (none: every address of no known country). Throws, naming the file, when it cannot be read. */
+function countryLookup(config: Config): CountryOf {
+  return config.geoipDatabase === '' ? noCountry : openCountryDatabase(config.geoipDatabase);
 }
 
 /** Builds the use cases on `storage`. Rejects if the storage cannot be read. */
@@ -58,7 +63,9 @@ export async function createServices(config: Config, deps: Deps, storage: Storag
     CODES_AHEAD,
   );
   const cache = new RedirectCache({ size: config.cacheSize, negativeTtl: config.negativeCacheTtl, now: deps.now });
-  const recorder = createVisitRecording(config, deps, storage.visits);
+  // One reader of the country database for the visits and the redirect rules.
+  const countryOf = countryLookup(config);
+  const recorder = createVisitRecording(config, deps, storage.visits, countryOf);
   const visits = new VisitBuffer({
     write: (events) => recorder.add(events),
     flushSize: config.visitFlushSize,
@@ -143,6 +150,7 @@ export async function createServices(config: Config, deps: Deps, storage: Storag
     }),
     review: linkReview({ links, cache, domains: registry, blocklist, audit, now }),
     resolver: linkResolver({ links, cache }),
+    countryOf,
     changes: await followChanges({
       links,
       cache,

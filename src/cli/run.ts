@@ -26,6 +26,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   prune: async () => (await import('./prune.ts')).prune,
   audit: async () => (await import('./audit.ts')).audit,
   review: async () => (await import('./review.ts')).review,
+  rules: async () => (await import('./rules.ts')).rules,
   version: async () => (await import('./version.ts')).version,
 };
 

@@ -2,6 +2,9 @@ import type { RedirectStatus } from '../config.ts';
 import { CACHED_REDIRECT, UNCACHED } from '../http/respond.ts';
 import { guards, locationOf, queryOf, refusalOf } from '../links/gate.ts';
 import type { Refusal, Target } from '../links/link.ts';
+import { chooseRule, type RuleFacts } from '../rules/match.ts';
+import type { RefusalStatus } from '../rules/rule.ts';
+import { classifyUserAgent, type ClientKind } from '../visits/classify.ts';
 
 /** The instance's redirect settings, which a link's own options override. */
 export interface RedirectSettings {
@@ -16,7 +19,7 @@ export interface RedirectSettings {
  * request only when the decision asks for it (getters on one reused object), so an ordinary link's redirect
  * reads no header, no clock and no random number; a test passes plain values.
  */
-export interface RedirectFacts {
+export interface RedirectFacts extends RuleFacts {
   /** GET or HEAD. */
   readonly method: string;
   /** The request target: the path and query (`/abc?x=1`). */
@@ -27,8 +30,6 @@ export interface RedirectFacts {
   readonly wantsHtml: boolean;
   /** The User-Agent is a bot's (a chat app's preview, a crawler): its look does not count. */
   readonly isBot: boolean;
-  /** Milliseconds since the epoch. */
-  readonly now: number;
   /** A draw in [0, 1). Nothing decides on it yet: A/B splits will. */
   readonly random: number;
 }
@@ -40,12 +41,23 @@ export interface RedirectFacts {
  *   none of kurz's domains, with `unknownHosts` refuse); an unknown code on a domain with a not-found redirect
  *   is a `redirect` there;
  * - `password`: the link's password form (`page`) or a 401 saying where to send it;
+ * - `unavailable`: a redirect rule refuses this visitor (`unavailable`: 451, not in their region, or 403), as a
+ *   page (`page`) or problem+json, uncached;
  * - `guarded`: a guarded link's state for a look that does not count (a HEAD, a bot), `page` or JSON;
  * - `claim_visit`, `ask_visits_left`: a link with a visit limit needs the store first (`claimVisit` for a
  *   person's GET, `hasVisitsLeft` for a look); `settleVisitCheck` finishes the decision with its answer.
  */
 export type Outcome =
-  'redirect' | 'not_found' | 'misdirected' | 'gone' | 'refused' | 'password' | 'guarded' | 'claim_visit' | 'ask_visits_left';
+  | 'redirect'
+  | 'not_found'
+  | 'misdirected'
+  | 'gone'
+  | 'refused'
+  | 'password'
+  | 'guarded'
+  | 'claim_visit'
+  | 'ask_visits_left'
+  | 'unavailable';
 
 /**
  * A decision: its outcome and the fields that outcome reads. The edge decides into one reused object, so
@@ -59,7 +71,9 @@ export interface Decision {
   cache: string;
   /** `refused`. */
   refusal: Refusal;
-  /** `password` and `guarded` (and `ask_visits_left`): a page rather than JSON. The 404s and 410s negotiate as every error does. */
+  /** `unavailable`: the status a redirect rule refuses with. */
+  unavailable: RefusalStatus;
+  /** `password`, `guarded` and `unavailable` (and `ask_visits_left`): a page rather than JSON. The 404s and 410s negotiate as every error does. */
   page: boolean;
   /** The answer counts as a visit and is recorded: a GET that redirects, or a bot's GET of a guarded link (as a bot's). */
   record: boolean;
@@ -67,7 +81,16 @@ export interface Decision {
 
 /** A decision to decide into. */
 export function newDecision(): Decision {
-  return { outcome: 'not_found', status: 302, location: '', cache: CACHED_REDIRECT, refusal: 'disabled', page: false, record: false };
+  return {
+    outcome: 'not_found',
+    status: 302,
+    location: '',
+    cache: CACHED_REDIRECT,
+    refusal: 'disabled',
+    unavailable: 451,
+    page: false,
+    record: false,
+  };
 }
 
 /**
@@ -86,12 +109,23 @@ export function newDecision(): Decision {
  * a host kurz does not serve): an unknown code on a domain with a not-found redirect is sent there, uncached
  * (a link made later takes the code), and still counts as a 404 against the client's limit.
  *
- * Where later features plug in:
- * - Redirect rules and A/B splits (the next issue): a link with rules carries them in its gate, so an
- *   ordinary link keeps its one field test; after the refusals and the password, they choose the URL that
- *   `locationOf` is given instead of `target.url`, from the facts (query, headers) and `facts.random`.
+ * Redirect rules (src/rules/): a link with rules carries them in its gate, so an ordinary link keeps its one
+ * field test. After the refusals, the password and a guarded link's look, the first rule whose conditions
+ * match the facts (`chooseRule`, the user agent read through `classify`) decides: a `target` action is
+ * redirected to with the link's own status and query forwarding, a `refuse` action answers `unavailable`;
+ * no match (or an action this kurz does not serve yet, `split` and `page`, which cannot be set) is the link's
+ * own target. The answer of a link with rules depends on the visitor: it is never cached.
+ *
+ * Where later features plug in: A/B splits and the pages before the redirect are rule actions (and a split a
+ * link's own field): they take `facts.random` or a visitor hash, here, where `target` is served.
  */
-export function decideRedirect(target: Target | undefined, facts: RedirectFacts, settings: RedirectSettings, into: Decision): Decision {
+export function decideRedirect(
+  target: Target | undefined,
+  facts: RedirectFacts,
+  settings: RedirectSettings,
+  into: Decision,
+  classify: (userAgent: string) => ClientKind = classifyUserAgent,
+): Decision {
   into.record = false;
   if (target === undefined) {
     if (settings.notFoundRedirect === null) into.outcome = 'not_found';
@@ -132,10 +166,24 @@ export function decideRedirect(target: Target | undefined, facts: RedirectFacts,
     into.record = facts.method === 'GET';
     return into;
   }
+  let url = target.url;
+  const rules = gate.rules;
+  const ruled = rules !== null && rules.length > 0;
+  if (ruled) {
+    const action = chooseRule(rules, facts, classify)?.action;
+    if (action?.kind === 'refuse') {
+      into.outcome = 'unavailable';
+      into.unavailable = action.status;
+      into.page = facts.wantsHtml;
+      into.cache = UNCACHED;
+      return into;
+    }
+    if (action?.kind === 'target') url = action.url;
+  }
   into.outcome = guarded && gate.maxVisits !== null ? 'claim_visit' : 'redirect';
   into.status = gate.redirectStatus ?? settings.redirectStatus;
-  into.location = locationOf(target.url, queryOf(facts.url), gate.forwardQuery ?? settings.forwardQuery);
-  into.cache = guarded ? UNCACHED : CACHED_REDIRECT;
+  into.location = locationOf(url, queryOf(facts.url), gate.forwardQuery ?? settings.forwardQuery);
+  into.cache = guarded || ruled ? UNCACHED : CACHED_REDIRECT;
   into.record = facts.method === 'GET';
   return into;
 }

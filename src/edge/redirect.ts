@@ -2,11 +2,12 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { WebServices } from '../context.ts';
 import { CODE } from '../links/alias-rules.ts';
 import { queryOf } from '../links/gate.ts';
-import { goneMessage, guardedMessage, notFoundMessage, refusalMessage, type Target } from '../links/link.ts';
+import { goneMessage, guardedMessage, notFoundMessage, refusalMessage, unavailableMessage, type Target } from '../links/link.ts';
 import { sendClientError, sendError } from '../http/problems.ts';
 import { sendJson, sendPage, sendProblem, sendRedirect, UNCACHED, wantsHtml } from '../http/respond.ts';
 import { RESERVED_PATHS } from '../links/reserved-paths.ts';
-import { cachedBotCheck } from '../visits/classify.ts';
+import { cachedBotCheck, cachedClassifier, type ClientKind } from '../visits/classify.ts';
+import type { CountryOf } from '../visits/geo.ts';
 import {
   decideRedirect,
   misdirected,
@@ -88,8 +89,10 @@ export function redirectHandler(web: WebServices): (req: IncomingMessage, res: S
   };
   // One of each, refilled for every decision: decisions are taken and written synchronously (a decision
   // that waits for the store is copied), so deciding allocates nothing.
-  const facts = new RequestFacts(web.now, cachedBotCheck(1000));
+  const facts = new RequestFacts(web.now, cachedBotCheck(1000), pipeline.clientOf, web.countryOf);
   const decision = newDecision();
+  /** The user agents the redirect rules read (a link with rules only). */
+  const classify: (userAgent: string) => ClientKind = cachedClassifier(1000);
 
   /** Decides what the lookup found and answers it: at once, or (a visit limit) once the store has said; then the promise. */
   function answer(
@@ -100,7 +103,7 @@ export function redirectHandler(web: WebServices): (req: IncomingMessage, res: S
     target: Target | undefined,
   ): Promise<void> | undefined {
     facts.req = req;
-    return write(req, res, code, target, decideRedirect(target, facts, settings(domain), decision));
+    return write(req, res, code, target, decideRedirect(target, facts, settings(domain), decision, classify));
   }
 
   /** Counts a 404 (an unknown code, sent to the 404 page or to its domain's not-found redirect) against the client's limit. */
@@ -152,6 +155,17 @@ export function redirectHandler(web: WebServices): (req: IncomingMessage, res: S
           else sendProblem(res, 403, 'forbidden', message);
         } else sendClientError(req, res, { status: 410, code: 'gone', message: refusalMessage(code, decided.refusal) }, render);
         break;
+      case 'unavailable': {
+        // It depends on who asks: nothing may keep this answer.
+        res.setHeader('Cache-Control', UNCACHED);
+        const status = decided.unavailable;
+        const message = unavailableMessage(code, status);
+        if (decided.page) {
+          const title = status === 451 ? 'Not available in your region' : 'Not available';
+          sendPage(res, status, render('unavailable', { title, code, message, regional: status === 451 }));
+        } else sendProblem(res, status, 'forbidden', message);
+        break;
+      }
       case 'password':
         if (decided.page)
           sendPage(res, 200, render('password', { title: 'Password required', code, query: queryOf(req.url ?? ''), error: null }));
@@ -248,10 +262,19 @@ class RequestFacts implements RedirectFacts {
   req!: IncomingMessage;
   readonly #now: () => number;
   readonly #looksLikeBot: (userAgent: string) => boolean;
+  readonly #clientOf: (req: IncomingMessage) => string;
+  readonly #countryOf: CountryOf;
 
-  constructor(now: () => number, looksLikeBot: (userAgent: string) => boolean) {
+  constructor(
+    now: () => number,
+    looksLikeBot: (userAgent: string) => boolean,
+    clientOf: (req: IncomingMessage) => string,
+    countryOf: CountryOf,
+  ) {
     this.#now = now;
     this.#looksLikeBot = looksLikeBot;
+    this.#clientOf = clientOf;
+    this.#countryOf = countryOf;
   }
 
   get method(): string {
@@ -274,5 +297,25 @@ class RequestFacts implements RedirectFacts {
   }
   get random(): number {
     return Math.random();
+  }
+  // The redirect rules' facts (RuleFacts): read only when a condition of a link with rules asks.
+  get userAgent(): string {
+    return this.req.headers['user-agent'] ?? '';
+  }
+  get acceptLanguage(): string {
+    return this.req.headers['accept-language'] ?? '';
+  }
+  get query(): string {
+    return queryOf(this.url);
+  }
+  get clientAddress(): string {
+    return this.#clientOf(this.req);
+  }
+  country(): string | null {
+    return this.#countryOf(this.clientAddress);
+  }
+  /** kurz loads no GeoIP city database yet: no city is known, and a city condition never matches. */
+  city(): string | null {
+    return null;
   }
 }

@@ -65,7 +65,7 @@ export interface Operation {
   requestBody?: { required: boolean; description?: string; content: Record<string, MediaType> };
   responses: Record<string, Response | Reference>;
 }
-export type Method = 'get' | 'head' | 'post' | 'patch' | 'delete';
+export type Method = 'get' | 'head' | 'post' | 'put' | 'patch' | 'delete';
 export type PathItem = Partial<Record<Method, Operation>>;
 
 export interface OpenApiDocument {

@@ -33,6 +33,7 @@ const VIEWS = [
   'password',
   'guarded',
   'reviewing',
+  'unavailable',
   'account-password',
   'users',
   'welcome',

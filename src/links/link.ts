@@ -1,5 +1,6 @@
 import type { RedirectStatus } from '../config.ts';
 import type { Actor } from '../auth/actor.ts';
+import type { Rule } from '../rules/rule.ts';
 
 /** What a person can set on a link besides its target: the API's field names. */
 export interface LinkOptions {
@@ -108,6 +109,8 @@ export interface Gate {
   review: Review | null;
   redirectStatus: RedirectStatus | null;
   forwardQuery: boolean | null;
+  /** The link's redirect rules (src/rules/), read from the store once when the target is loaded; null for none. */
+  rules: readonly Rule[] | null;
 }
 
 /** Why a live link does not redirect: one wording for the page, the API and the CLI. */
@@ -125,6 +128,11 @@ export function refusalMessage(code: string, refusal: Refusal): string {
 /** The error a refusal is: a link in review is forbidden for now (403), any other refusal gone (410). */
 export function refusalCode(refusal: Refusal): 'forbidden' | 'gone' {
   return refusal === 'in_review' ? 'forbidden' : 'gone';
+}
+
+/** What a redirect rule that refuses the visitor (451: their region; 403: anyone else it names) says. */
+export function unavailableMessage(code: string, status: 451 | 403): string {
+  return status === 451 ? `the link "${code}" is not available in your region` : `the link "${code}" is not available to you`;
 }
 
 /** What a guarded link (see gate.ts `guards`) tells a client whose look does not count: a link checker, a preview bot. */

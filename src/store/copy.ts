@@ -40,6 +40,7 @@ export const COPIED_TABLES: ReadonlyArray<{ name: string; columns: readonly stri
       'created_key',
       'created_client',
       'created_url',
+      'rules',
     ],
   },
   { name: 'link_tags', columns: ['link_id', 'tag'] },

@@ -63,6 +63,8 @@ export interface LinkStore {
   claimVisit(id: number): Promise<boolean>;
   /** True while a link with maxVisits has visits left to claim. */
   hasVisitsLeft(id: number): Promise<boolean>;
+  /** A link's redirect rules as stored (their JSON, src/rules/rule.ts's RuleJson list), null for none. */
+  linkRules(id: number): Promise<string | null>;
   /** Every link, oldest first, read in pages. */
   allLinks(): AsyncIterable<Link>;
   /** Up to `limit` live links after the id `after`, by id: their targets and blocks (a blocklist scan's page). */
@@ -131,6 +133,11 @@ export interface LinkWriter {
    * deleted or no longer in `from`. A rejected link stops being a dedupe target.
    */
   setReview(id: number, from: Review | null, to: Review | null, at: Date): Promise<boolean>;
+  /**
+   * Sets a live link's redirect rules (their JSON, validated by the caller; null clears them) at `at`; false
+   * when it is deleted. The link stops being a dedupe target.
+   */
+  setRules(id: number, rules: string | null, at: Date): Promise<boolean>;
 }
 
 /**

@@ -4,7 +4,9 @@ import type { StoredUser, UserEdit, UserState, UserUse } from '../auth/user.ts';
 import { SCOPES } from '../auth/scopes.ts';
 import type { RedirectStatus } from '../config.ts';
 import type { Domain, DomainUse, Scheme } from '../domains/domain.ts';
+import type { Logger } from '../core/log.ts';
 import type { Link, LinkUrl, Review, Target } from '../links/link.ts';
+import { rulesFromStored } from '../rules/stored.ts';
 
 // Rows as both backends return them (the same columns and encodings, so that kurz migrate copies them as
 // they are): 0/1 for flags, milliseconds for times, tags as a JSON array. Each store turns them into the
@@ -52,6 +54,8 @@ export interface TargetRow {
   review: string | null;
   redirectStatus: number | null;
   forwardQuery: number | null;
+  /** The rules' JSON (src/rules/stored.ts), null for none. */
+  rules: string | null;
 }
 
 /** The link of a row, or undefined for none. */
@@ -104,8 +108,11 @@ export function toLinkUrl(row: LinkUrlRow): LinkUrl {
   };
 }
 
-/** An ordinary link (enabled, no condition, no option) has no gate: the redirect then checks nothing more. */
-export function toTarget(row: TargetRow): Target {
+/**
+ * An ordinary link (enabled, no condition, no option, no rules) has no gate: the redirect then checks nothing
+ * more. Rules are read here, once per load; rules that cannot be read are logged on `log` and not applied.
+ */
+export function toTarget(row: TargetRow, log: Pick<Logger, 'error'>): Target {
   const plain =
     row.blocked === 0 &&
     row.enabled === 1 &&
@@ -114,7 +121,8 @@ export function toTarget(row: TargetRow): Target {
     row.locked === 0 &&
     row.review === null &&
     row.redirectStatus === null &&
-    row.forwardQuery === null;
+    row.forwardQuery === null &&
+    row.rules === null;
   return {
     id: row.id,
     url: row.url,
@@ -130,6 +138,12 @@ export function toTarget(row: TargetRow): Target {
           review: row.review as Review | null,
           redirectStatus: row.redirectStatus as RedirectStatus | null,
           forwardQuery: row.forwardQuery === null ? null : row.forwardQuery === 1,
+          rules:
+            row.rules === null
+              ? null
+              : rulesFromStored(row.rules, (problem) =>
+                  log.error('a link has rules that cannot be read: it redirects to its own target', { link: row.id, problem }),
+                ),
         },
   };
 }

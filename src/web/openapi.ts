@@ -23,7 +23,8 @@ import { TAG as TAG_FIELD } from '../links/link-fields.ts';
 import { LINK_JSON } from '../links/link-json.ts';
 import { REDIRECT_STATUSES } from '../links/link-options.ts';
 import { DOMAIN_PARAM, LIST_QUERY } from '../links/list-query.ts';
-import { BATCH_CREATE, BATCH_MAX, LINK_CREATE, LINK_EDIT } from './handlers/links-api.ts';
+import { BATCH_CREATE, BATCH_MAX, LINK_CREATE, LINK_EDIT, RULES_BODY } from './handlers/links-api.ts';
+import { CONDITION_TYPES, PAGES, RULE_LIMITS } from '../rules/rule.ts';
 import { LINK_FIELDS } from './forms.ts';
 import { QR_QUERY } from './handlers/qr.ts';
 import { DOMAIN_CREATE, DOMAIN_EDIT, DOMAIN_JSON } from './handlers/domains-api.ts';
@@ -107,6 +108,51 @@ const DAY_FIGURES = (day: boolean): Schema => ({
 });
 
 const SCHEMAS: Record<string, Schema> = {
+  Rule: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['conditions'],
+    description:
+      'A redirect rule: all its conditions must match; then its one action decides (target: redirect there; refuse: 451 or 403 ' +
+      'with a page). split and page are accepted by the schema but refused (400) as not served yet',
+    properties: {
+      conditions: {
+        type: 'array',
+        minItems: 1,
+        maxItems: RULE_LIMITS.conditions,
+        items: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['type'],
+          description: "Shlink's condition shape; matchKey is the query parameter's name for the query-* types, null otherwise",
+          properties: {
+            type: { type: 'string', enum: [...CONDITION_TYPES] },
+            matchKey: { type: ['string', 'null'], maxLength: RULE_LIMITS.value },
+            matchValue: { type: ['string', 'null'], maxLength: RULE_LIMITS.value },
+          },
+        },
+      },
+      target: { type: 'string', format: 'uri', description: 'Redirect here, with the link’s own status and query forwarding' },
+      refuse: { type: 'integer', enum: [451, 403], description: '451: not available in the visitor’s region; 403: not available to them' },
+      split: {
+        type: 'array',
+        description: 'Not served yet: a 400',
+        items: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['url', 'weight'],
+          properties: { url: { type: 'string' }, weight: { type: 'integer' }, paused: { type: 'boolean' } },
+        },
+      },
+      page: { type: 'string', enum: [...PAGES], description: 'Not served yet: a 400' },
+    },
+  },
+  RuleList: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['rules'],
+    properties: { rules: { type: 'array', items: schema('Rule'), description: 'In order, as set; [] for none' } },
+  },
   UserList: {
     type: 'object',
     additionalProperties: false,
@@ -495,7 +541,12 @@ const REDIRECT: Omit<Operation, 'operationId'> = {
     '404': pageOrProblem('No link has this code'),
     '403': {
       description:
-        'The link waits for an admin\'s review (reviewNewLinks): "this link is being reviewed", never its target (Cache-Control: no-store)',
+        'The link waits for an admin\'s review (reviewNewLinks): "this link is being reviewed", never its target; or a redirect ' +
+        'rule of the link refuses the visitor (Cache-Control: no-store)',
+      content: { ...HTML, ...PROBLEM },
+    },
+    '451': {
+      description: 'A redirect rule of the link refuses the visitor: not available in their region (Cache-Control: no-store)',
       content: { ...HTML, ...PROBLEM },
     },
     '410': pageOrProblem(
@@ -663,6 +714,35 @@ export const OPENAPI: OpenApiDocument = openApiDocument({
           '401': response('Unauthorized'),
           '404': response('NotFound'),
           '410': { description: 'Deleted already', content: PROBLEM },
+        },
+      }),
+    },
+    '/api/v1/links/{code}/rules': {
+      get: linksApi({
+        operationId: 'showRules',
+        query: DOMAIN_QUERY,
+        summary: "The link's redirect rules, as they were set",
+        parameters: [parameter('code')],
+        responses: {
+          '200': { description: 'The rules, in order ([] for none)', content: json(schema('RuleList')) },
+          '401': response('Unauthorized'),
+          '404': response('NotFound'),
+        },
+      }),
+      put: linksApi({
+        operationId: 'setRules',
+        query: DOMAIN_QUERY,
+        summary: "Replace the link's redirect rules ([] clears them); the redirect of every process follows at once",
+        parameters: [parameter('code')],
+        body: RULES_BODY,
+        responses: {
+          '200': { description: 'The rules as stored', content: json(schema('RuleList')) },
+          '400': response('Invalid'),
+          '401': response('Unauthorized'),
+          '404': response('NotFound'),
+          '410': response('Gone'),
+          '413': response('TooLarge'),
+          '415': response('UnsupportedType'),
         },
       }),
     },
@@ -1458,6 +1538,7 @@ export const OPENAPI: OpenApiDocument = openApiDocument({
       Link: LINK_JSON,
       LinkCreate: LINK_CREATE,
       LinkEdit: LINK_EDIT,
+      Rules: RULES_BODY,
       BatchCreate: BATCH_CREATE,
       Domain: DOMAIN_JSON,
       DomainCreate: DOMAIN_CREATE,

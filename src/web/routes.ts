@@ -41,6 +41,8 @@ export const API_SCOPES = {
   'GET /api/v1/links/:code/qr': 'links:read',
   'GET /api/v1/links/:code/stats': 'stats:read',
   'GET /api/v1/links/:code/audit': 'links:read',
+  'GET /api/v1/links/:code/rules': 'links:read',
+  'PUT /api/v1/links/:code/rules': 'links:write',
   'GET /api/v1/tags': 'links:read',
   'GET /api/v1/stats': 'stats:read',
   'GET /api/v1/export': 'export',
@@ -149,6 +151,8 @@ export function createRouter(web: WebServices): Router {
   apiRoute('GET /api/v1/links/:code/qr', qr.showQrCode);
   apiRoute('GET /api/v1/links/:code/stats', stats.showLinkStats);
   apiRoute('GET /api/v1/links/:code/audit', audit.showLinkAudit);
+  apiRoute('GET /api/v1/links/:code/rules', api.showRules);
+  apiRoute('PUT /api/v1/links/:code/rules', api.setRules);
   apiRoute('GET /api/v1/tags', api.listTags);
   apiRoute('GET /api/v1/stats', stats.showStats);
   apiRoute('GET /api/v1/export', stats.exportData);

@@ -97,6 +97,7 @@ test('every command has --help, exiting 0', async (t) => {
     'prune',
     'audit',
     'review',
+    'rules',
     'version',
   ]);
   for (const name of names) {

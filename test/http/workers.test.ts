@@ -105,6 +105,24 @@ test.serial('a verdict on a link waiting for review, through the API or the CLI,
   t.true(byCli < 1000);
 });
 
+test.serial('a link’s new redirect rules, set through one worker, reach every worker within a second', async (t) => {
+  const { key, kurz } = await workersServing(t);
+  const code = await createThrough(kurz.url, key, 'https://example.com/ruled');
+  // Every worker holds the plain link in its cache (from the second lookup on).
+  for (let i = 0; i < 4 * WORKERS; i++) t.is((await once(`${kurz.url}/${code}`)).status, 302);
+  const rules = [{ conditions: [{ type: 'ip-address', matchValue: '127.0.0.0/8' }], refuse: 451 }];
+  const since = performance.now();
+  t.is((await once(`${kurz.url}/api/v1/links/${code}/rules`, { method: 'PUT', body: { rules }, key })).status, 200);
+  let lastStale = since;
+  for (let fresh = 0; fresh < 10 * WORKERS;) {
+    if ((await once(`${kurz.url}/${code}`)).status === 451) fresh++;
+    else [fresh, lastStale] = [0, performance.now()];
+    if (performance.now() - since > 5000) break;
+  }
+  t.log(`rules set: the last stale answer ${(lastStale - since).toFixed(0)} ms after the PUT`);
+  t.true(lastStale - since < 1000);
+});
+
 test.serial('visits through every worker are counted once each, and SIGTERM stops them all with the visits written', async (t) => {
   const { env, key, kurz } = await workersServing(t, { KURZ_VISIT_FLUSH_INTERVAL: '60s' });
   const code = await createThrough(kurz.url, key, 'https://example.com/counted');

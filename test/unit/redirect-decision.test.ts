@@ -8,6 +8,7 @@ import {
   type RedirectSettings,
 } from '../../src/edge/redirect-decision.ts';
 import type { Gate, Target } from '../../src/links/link.ts';
+import type { Rule } from '../../src/rules/rule.ts';
 
 const NOW = Date.parse('2026-11-26T12:00:00Z');
 const URL = 'https://example.com/page';
@@ -21,6 +22,12 @@ const PERSON: RedirectFacts = {
   isBot: false,
   now: NOW,
   random: 0.5,
+  userAgent: 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36',
+  acceptLanguage: 'de-AT,de;q=0.9,en;q=0.5',
+  query: 'x=1',
+  clientAddress: '127.0.0.1',
+  country: () => 'AT',
+  city: () => null,
 };
 const OPEN: Gate = {
   enabled: true,
@@ -31,7 +38,14 @@ const OPEN: Gate = {
   locked: false,
   redirectStatus: null,
   forwardQuery: null,
+  rules: null,
 };
+const GERMAN = 'https://example.de/seite';
+const RULES: Rule[] = [
+  { conditions: [{ type: 'query-param', matchKey: 'x', matchValue: '2' }], action: { kind: 'refuse', status: 403 } },
+  { conditions: [{ type: 'geolocation-country-code', matchKey: null, matchValue: 'ch' }], action: { kind: 'refuse', status: 451 } },
+  { conditions: [{ type: 'language', matchKey: null, matchValue: 'de' }], action: { kind: 'target', url: GERMAN } },
+];
 
 const link = (gate: Partial<Gate> | null, url = URL): Target => ({ id: 7, url, deleted: false, gate: gate && { ...OPEN, ...gate } });
 const decide = (target: Target | undefined, facts: Partial<RedirectFacts> = {}, settings: Partial<RedirectSettings> = {}): Decision =>
@@ -42,6 +56,8 @@ function shown(d: Decision): Record<string, unknown> {
   if (d.outcome === 'redirect' || d.outcome === 'claim_visit')
     return { outcome: d.outcome, status: d.status, location: d.location, cache: d.cache, record: d.record };
   if (d.outcome === 'refused') return { outcome: d.outcome, refusal: d.refusal, record: d.record };
+  if (d.outcome === 'unavailable')
+    return { outcome: d.outcome, unavailable: d.unavailable, page: d.page, cache: d.cache, record: d.record };
   if (d.outcome === 'password') return { outcome: d.outcome, page: d.page, record: d.record };
   if (d.outcome === 'guarded' || d.outcome === 'ask_visits_left')
     return { outcome: d.outcome, page: d.page, cache: d.cache, record: d.record };
@@ -177,6 +193,46 @@ const CASES: Array<[string, Target | undefined, Partial<RedirectFacts>, Partial<
     {},
     { outcome: 'ask_visits_left', page: true, cache: 'no-store', record: false },
   ],
+  ['a rule that matches chooses the target, uncached', link({ rules: RULES }), {}, {}, uncached(GERMAN)],
+  [
+    'a rule’s target keeps the link’s status and query forwarding',
+    link({ rules: RULES, redirectStatus: 307, forwardQuery: true }),
+    {},
+    {},
+    { ...uncached(`${GERMAN}?x=1`), status: 307 },
+  ],
+  ['no rule matching is the link’s own target, still uncached', link({ rules: RULES }), { acceptLanguage: 'en' }, {}, uncached(URL)],
+  [
+    'the first matching rule decides: a refusal (403), a page, nothing recorded',
+    link({ rules: RULES }),
+    { query: 'x=2', url: '/abc?x=2' },
+    {},
+    { outcome: 'unavailable', unavailable: 403, page: true, cache: 'no-store', record: false },
+  ],
+  [
+    'a regional refusal (451) to an API client',
+    link({ rules: RULES }),
+    { country: () => 'CH', wantsHtml: false },
+    {},
+    { outcome: 'unavailable', unavailable: 451, page: false, cache: 'no-store', record: false },
+  ],
+  [
+    'a HEAD of a link with rules is decided by them, uncounted',
+    link({ rules: RULES }),
+    { method: 'HEAD' },
+    {},
+    { ...uncached(GERMAN), record: false },
+  ],
+  [
+    'rules come after the refusals',
+    link({ rules: RULES, enabled: false }),
+    {},
+    {},
+    { outcome: 'refused', refusal: 'disabled', record: false },
+  ],
+  ['rules come after the password', link({ rules: RULES, locked: true }), {}, {}, { outcome: 'password', page: true, record: false }],
+  ['a visit limit is claimed for a rule’s target', link({ rules: RULES, maxVisits: 3 }), {}, {}, uncached(GERMAN, 'claim_visit')],
+  ['unreadable rules (none) leave the link as it was', link({ rules: [] }), {}, {}, cached(302, URL)],
   [
     'a link of redirect options alone does not ask whether a bot looks',
     link({ redirectStatus: 307 }),

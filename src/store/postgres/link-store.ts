@@ -1,4 +1,5 @@
 import { AppError } from '../../core/errors.ts';
+import type { Logger } from '../../core/log.ts';
 import { unknownDomain } from '../../domains/domain.ts';
 import type { Link, LinkChange, LinkOptions, LinkQuery, NewLink } from '../../links/link.ts';
 import { createGroupCommit } from '../group-commit.ts';
@@ -26,7 +27,7 @@ type Job = (tx: LinkWriter) => Promise<unknown>;
  * writes of one turn of the event loop share one transaction on one connection, each in its own savepoint.
  * Link ids come from blocks of `idBlockSize` this node reserves, so nodes never wait on each other for one.
  */
-export function createPostgresLinkStore(db: Database, idBlockSize: number): PostgresLinkStore {
+export function createPostgresLinkStore(db: Database, idBlockSize: number, log: Pick<Logger, 'error'>): PostgresLinkStore {
   let nextId = 0;
   let endId = 0;
   let reserving: Promise<void> | undefined;
@@ -127,6 +128,7 @@ export function createPostgresLinkStore(db: Database, idBlockSize: number): Post
         (await tx.query(q.SET_BLOCK, [id, url, block?.rule ?? null, block?.list ?? null, block?.at.getTime() ?? null])).rowCount === 1,
       unvisitedSince: async (cutoff) => (await tx.query<LinkRow>(q.UNVISITED_LINKS, [cutoff.getTime()])).rows.map((row) => toLink(row)!),
       setReview: async (id, from, to, at) => (await tx.query(q.SET_REVIEW, [id, from, to, at.getTime()])).rowCount === 1,
+      setRules: async (id, rules, at) => (await tx.query(q.SET_RULES, [id, rules, at.getTime()])).rowCount === 1,
     };
   }
 
@@ -166,7 +168,7 @@ export function createPostgresLinkStore(db: Database, idBlockSize: number): Post
 
     async targetByAddress(domain, code) {
       const row = (await db.query<TargetRow>(q.TARGET_BY_ADDRESS, [code, domain])).rows[0];
-      return row && toTarget(row);
+      return row && toTarget(row, log);
     },
 
     async listLinks(query: LinkQuery) {
@@ -192,6 +194,8 @@ export function createPostgresLinkStore(db: Database, idBlockSize: number): Post
     claimVisit: async (id) => (await db.query(q.CLAIM_VISIT, [id])).rowCount === 1,
 
     hasVisitsLeft: async (id) => (await db.query<{ left: boolean }>(q.HAS_VISITS_LEFT, [id])).rows[0]?.left === true,
+
+    linkRules: async (id) => (await db.query<{ rules: string | null }>(q.LINK_RULES, [id])).rows[0]?.rules ?? null,
 
     liveUrlsAfter: async (after, limit) => (await db.query<LinkUrlRow>(q.LIVE_LINK_URLS_PAGE, [after, limit])).rows.map(toLinkUrl),
 

@@ -316,4 +316,13 @@ export const MIGRATIONS: readonly string[] = [
     FOR EACH ROW WHEN (OLD.created_via IS NOT NULL AND OLD.created_url IS NULL AND NEW.url IS DISTINCT FROM OLD.url)
     EXECUTE FUNCTION kurz_keep_created_url();
   `,
+  // A link's redirect rules, as SQLite's migration 17: the change log (and its NOTIFY) follows the new column.
+  `
+  ALTER TABLE links ADD COLUMN rules TEXT;
+  DROP TRIGGER links_changed ON links;
+  CREATE TRIGGER links_changed
+    AFTER UPDATE OF url, deleted_at, enabled, expires_at, max_visits, password_hash, redirect_status, forward_query, blocked_rule,
+      code, domain_id, review, rules ON links
+    FOR EACH ROW EXECUTE FUNCTION kurz_link_changed();
+  `,
 ];

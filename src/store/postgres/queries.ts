@@ -75,7 +75,7 @@ export const LINK_BY_ADDRESS_FOR_UPDATE = `${LINK_BY_ADDRESS} FOR UPDATE OF link
 /** The redirect's lookup: the target and what the redirect cache holds of the link's options. Code $1, domain $2. */
 export const TARGET_BY_ADDRESS = `SELECT id, url, (deleted_at IS NOT NULL)::int AS deleted, (blocked_rule IS NOT NULL)::int AS blocked,
   enabled, expires_at AS "expiresAt", max_visits AS "maxVisits", (password_hash IS NOT NULL)::int AS locked, review,
-  redirect_status AS "redirectStatus", forward_query AS "forwardQuery"
+  redirect_status AS "redirectStatus", forward_query AS "forwardQuery", rules
   FROM links WHERE code = $1 AND domain_id = $2`;
 
 export const LINK_BY_ID = `SELECT ${LINK_COLUMNS} FROM ${LINKS} WHERE links.id = $1`;
@@ -164,6 +164,14 @@ export const SET_BLOCK = `UPDATE links SET blocked_rule = $3, blocked_list = $4,
 
 /** Live links the blocklist disabled (index links_blocked). */
 export const BLOCKED_COUNT = `SELECT count(*)::int AS count FROM links WHERE blocked_rule IS NOT NULL AND deleted_at IS NULL`;
+
+// A link's redirect rules (src/rules/): their JSON, NULL for none.
+
+/** Link $1's rules. */
+export const LINK_RULES = `SELECT rules FROM links WHERE id = $1`;
+
+/** Sets live link $1's rules to $2 (NULL clears them) at $3; it is no longer a dedupe target, as after an edit. */
+export const SET_RULES = `UPDATE links SET rules = $2, updated_at = $3, url_hash = NULL WHERE id = $1 AND deleted_at IS NULL`;
 
 // The review queue (links/review.ts).
 

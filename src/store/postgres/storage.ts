@@ -36,7 +36,7 @@ export async function openPostgresStorage(
   options: { log: Logger },
 ): Promise<PostgresStorage> {
   const db = await openDatabase(config.databaseUrl, options.log);
-  const links = createPostgresLinkStore(db, config.idBlockSize);
+  const links = createPostgresLinkStore(db, config.idBlockSize, options.log);
   const visits = createPostgresVisitStore(db);
   let closed: Promise<void> | undefined;
   return {

@@ -4,6 +4,7 @@ import type { Database } from 'better-sqlite3';
 import type { Durability } from '../../config.ts';
 import { unknownDomain } from '../../domains/domain.ts';
 import { AppError } from '../../core/errors.ts';
+import { createLogger, type Logger } from '../../core/log.ts';
 import type { Link, LinkChange, LinkEdit, LinkOptions, LinkQuery, LinkRecord, NewLink, Target } from '../../links/link.ts';
 import { toLink, toLinkUrl, toTarget, type DomainRow, type LinkRow, type LinkUrlRow, type TargetRow } from '../rows.ts';
 import type { LinkStore, LinkWriter } from '../ports.ts';
@@ -46,7 +47,12 @@ type Job = (tx: LinkWriter) => Promise<unknown>;
  * the file (disk full, read-only, locked past the wait) rejects every job with the 503 `health` makes of
  * it, and stores none of them.
  */
-export function createSqliteLinkStore(db: Database, health: WriteHealth, durability: Durability = 'full'): SqliteLinkStore {
+export function createSqliteLinkStore(
+  db: Database,
+  health: WriteHealth,
+  durability: Durability = 'full',
+  log: Pick<Logger, 'error'> = createLogger(process.stderr),
+): SqliteLinkStore {
   const statement = <P extends unknown[], R = unknown>(sql: string) => db.prepare<P, R>(sql);
   const linkByAddress = statement<[string, number], LinkRow>(q.LINK_BY_ADDRESS);
   const codeOnAnyDomain = statement<[string], number>(q.CODE_ON_ANY_DOMAIN).pluck();
@@ -73,6 +79,8 @@ export function createSqliteLinkStore(db: Database, health: WriteHealth, durabil
   const setBlock = db.prepare(q.SET_BLOCK);
   const blockedCount = statement<[], number>(q.BLOCKED_COUNT).pluck();
   const setReview = db.prepare(q.SET_REVIEW);
+  const linkRules = statement<[number], string | null>(q.LINK_RULES).pluck();
+  const setRules = db.prepare<[{ id: number; rules: string | null; at: number }]>(q.SET_RULES);
   const pendingCount = statement<[], number>(q.PENDING_COUNT).pluck();
   const importLink = db.prepare(q.IMPORT_LINK);
   const lastChange = statement<[], { seq: number }>(q.LAST_CHANGE);
@@ -89,7 +97,7 @@ export function createSqliteLinkStore(db: Database, health: WriteHealth, durabil
 
   function targetAtOnce(domain: number, code: string): Target | undefined {
     const row = targetByAddress.get(code, domain);
-    return row && toTarget(row);
+    return row && toTarget(row, log);
   }
 
   /** Throws AppError('invalid') unless the domain exists (and was not removed): a link never lands on none. */
@@ -166,6 +174,7 @@ export function createSqliteLinkStore(db: Database, health: WriteHealth, durabil
       setBlock.run({ id, url, rule: block?.rule ?? null, list: block?.list ?? null, at: block?.at.getTime() ?? null }).changes === 1,
     unvisitedSince: async (cutoff) => unvisitedLinks.all(cutoff.getTime()).map((row) => toLink(row)!),
     setReview: async (id, from, to, at) => setReview.run({ id, from, to, at: at.getTime() }).changes === 1,
+    setRules: async (id, rules, at) => setRules.run({ id, rules, at: at.getTime() }).changes === 1,
   };
 
   /** One transaction for a batch of jobs, each in a savepoint; commits without waiting for the disk. */
@@ -268,6 +277,8 @@ export function createSqliteLinkStore(db: Database, health: WriteHealth, durabil
     claimVisit: (id) => writes.run(async () => claimVisit.run(id).changes === 1) as Promise<boolean>,
 
     hasVisitsLeft: async (id) => hasVisitsLeft.get(id) === 1,
+
+    linkRules: async (id) => linkRules.get(id) ?? null,
 
     liveUrlsAfter: async (after, limit) => liveLinkUrls.all(after, limit).map(toLinkUrl),
 

@@ -496,6 +496,21 @@ export const MIGRATIONS: readonly string[] = [
     UPDATE links SET created_url = OLD.url WHERE id = OLD.id;
   END;
   `,
+  // A link's redirect rules (migration 17): their JSON as set through the API (src/rules/rule.ts's ruleJson,
+  // validated on write), NULL for none. The change log follows the column, so that every cache drops a link
+  // whose rules changed.
+  `
+  ALTER TABLE links ADD COLUMN rules TEXT;
+  DROP TRIGGER links_changed;
+  CREATE TRIGGER links_changed
+    AFTER UPDATE OF url, deleted_at, enabled, expires_at, max_visits, password_hash, redirect_status, forward_query, blocked_rule,
+      code, domain_id, review, rules ON links
+  BEGIN
+    INSERT INTO link_changes (link_id, domain_id, code) VALUES (OLD.id, OLD.domain_id, OLD.code);
+    INSERT INTO link_changes (link_id, domain_id, code) SELECT NEW.id, NEW.domain_id, NEW.code
+      WHERE NEW.domain_id IS NOT OLD.domain_id OR NEW.code IS NOT OLD.code;
+  END;
+  `,
 ];
 
 /**

@@ -21,7 +21,7 @@ export const CODE_ON_ANY_DOMAIN = `SELECT 1 FROM links WHERE code = ? LIMIT 1`;
 /** The redirect's lookup: the target and what the redirect cache holds of the link's options. Parameters (code, domain). */
 export const TARGET_BY_ADDRESS = `SELECT id, url, deleted_at IS NOT NULL AS deleted, blocked_rule IS NOT NULL AS blocked, enabled,
   expires_at AS expiresAt, max_visits AS maxVisits, password_hash IS NOT NULL AS locked, review, redirect_status AS redirectStatus,
-  forward_query AS forwardQuery
+  forward_query AS forwardQuery, rules
   FROM links WHERE code = ? AND domain_id = ?`;
 
 export const LINK_BY_ID = `SELECT ${LINK_COLUMNS} FROM ${LINKS} WHERE id = ?`;
@@ -103,6 +103,14 @@ export const SET_BLOCK = `UPDATE links SET blocked_rule = @rule, blocked_list = 
 
 /** Live links the blocklist disabled (index links_blocked). */
 export const BLOCKED_COUNT = `SELECT count(*) FROM links WHERE blocked_rule IS NOT NULL AND deleted_at IS NULL`;
+
+// A link's redirect rules (src/rules/): their JSON, NULL for none.
+
+/** A link's rules, by its id. */
+export const LINK_RULES = `SELECT rules FROM links WHERE id = ?`;
+
+/** Sets a live link's rules (NULL clears them); it is no longer a dedupe target, as after an edit. */
+export const SET_RULES = `UPDATE links SET rules = @rules, updated_at = @at, url_hash = NULL WHERE id = @id AND deleted_at IS NULL`;
 
 // The review queue (links/review.ts).
 

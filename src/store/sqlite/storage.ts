@@ -45,7 +45,7 @@ export function openSqliteStorage(config: Pick<Config, 'db' | 'cacheDir' | 'dura
   const { durability } = config;
   const db = openDatabase(config.db, { nativeBinding, mustExist: options.mustExist ?? false, durability });
   const health = watchWrites(db, options.log);
-  const links = createSqliteLinkStore(db, health, durability);
+  const links = createSqliteLinkStore(db, health, durability, options.log);
   const visits = createSqliteVisitStore(db, health, { durability });
   const background: BackgroundWriter | undefined = options.backgroundWriter
     ? options.backgroundWriter(sqliteWriterHost(db, health, ['--cache-dir', config.cacheDir, '--durability', durability], options.log))

@@ -11,6 +11,7 @@ import { sendJson, sendNoContent } from '../../http/respond.ts';
 import { ALIAS_FIELD, DOMAIN_FIELD, OPTION_SCHEMAS, URL_FIELD } from '../../links/link-fields.ts';
 import { linkJson } from '../../links/link-json.ts';
 import { LIST_QUERY } from '../../links/list-query.ts';
+import { RULE_LIMITS } from '../../rules/rule.ts';
 import { takeCreations } from '../creation-limit.ts';
 import { domainOf } from '../domain-param.ts';
 
@@ -51,6 +52,20 @@ export const LINK_EDIT = z
     error: `give at least one field to change (${Object.keys(EDIT_SHAPE).join(', ')})`,
   })
   .meta({ minProperties: 1 });
+
+/** PUT /api/v1/links/CODE/rules: the link's redirect rules, all at once; the rules are checked by src/rules/rule.ts. */
+export const RULES_BODY = z.strictObject({
+  rules: z
+    .unknown()
+    .nonoptional({ error: 'rules is required: a list of rules ([] clears them)' })
+    .meta({
+      type: 'array',
+      maxItems: RULE_LIMITS.rules,
+      items: { $ref: '#/components/schemas/Rule' },
+      description:
+        'The rules in order: the first whose conditions all match decides; [] clears them. A malformed rule is a 400 naming rules[i] and its field',
+    }),
+});
 
 /** POST /api/v1/links/batch: each entry is a LINK_CREATE, checked on its own so that it fails alone. */
 export const BATCH_CREATE = z.strictObject({
@@ -124,6 +139,19 @@ export function linksApiHandlers(web: WebServices) {
       const { deleted } = await web.links.deleteLink(actorOf(ctx), codeOf(ctx), domainOf(ctx, web.registry));
       if (!deleted) throw new AppError('gone', `the link "${codeOf(ctx)}" was deleted already`);
       sendNoContent(ctx.res);
+    },
+
+    /** The link's redirect rules as they were set ([] for none). */
+    async showRules(ctx: Context): Promise<void> {
+      const rules = await web.links.rulesOf(actorOf(ctx), codeOf(ctx), domainOf(ctx, web.registry));
+      sendJson(ctx.res, 200, { rules });
+    },
+
+    /** Replaces the link's redirect rules ([] clears them); every process's redirect follows at once. */
+    async setRules(ctx: Context): Promise<void> {
+      const domain = domainOf(ctx, web.registry);
+      const { rules } = parseBody(RULES_BODY, await readBody(ctx.req, ['json']));
+      sendJson(ctx.res, 200, { rules: await web.links.setRules(actorOf(ctx), codeOf(ctx), rules, domain) });
     },
 
     async listTags(ctx: Context): Promise<void> {
