@@ -369,9 +369,35 @@ async function postgresCopy(scenario: Scenario, setup: Setup, seeded: string): P
     async drop() {
       if (dropped) return;
       dropped = true;
-      await admin((c) => c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`));
+      await admin(async (c) => {
+        // FORCE ends kurz's connections, but not an autovacuum worker (the superuser's, on the durable server
+        // the bench runs): the drop is refused while one works on the database, so it waits for it to end.
+        const deadline = Date.now() + AUTOVACUUM_WAIT_MS;
+        for (;;) {
+          try {
+            await c.query(`DROP DATABASE IF EXISTS ${name} WITH (FORCE)`);
+            return;
+          } catch (err) {
+            if ((err as { code?: string }).code !== INSUFFICIENT_PRIVILEGE || Date.now() > deadline) throw err;
+            await untilNoAutovacuum(c, name, deadline);
+          }
+        }
+      });
     },
   };
+}
+
+const INSUFFICIENT_PRIVILEGE = '42501';
+const AUTOVACUUM_WAIT_MS = 60_000;
+
+/** Resolves once no autovacuum worker is on database `name` (or at the deadline). */
+async function untilNoAutovacuum(client: pg.Client, name: string, deadline: number): Promise<void> {
+  const busy = async () =>
+    Number(
+      (await client.query(`SELECT count(*) AS n FROM pg_stat_activity WHERE datname = $1 AND backend_type = 'autovacuum worker'`, [name]))
+        .rows[0].n,
+    ) > 0;
+  while (Date.now() < deadline && (await busy())) await new Promise((resolve) => setTimeout(resolve, 50));
 }
 
 /** A PostgreSQL row with its bigint and numeric columns (strings in pg) as numbers. */
