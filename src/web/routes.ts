@@ -113,6 +113,7 @@ export function createRouter(web: WebServices): Router {
   router.get('/links/:code', loginRequired, links.showLink);
   router.post('/links/:code', loginRequired, links.editLink);
   router.post('/links/:code/state', loginRequired, links.setLinkState);
+  router.post('/links/:code/rules', loginRequired, links.changeRules);
   router.get('/links/:code/stats', loginRequired, statsPages.showLinkStats);
   router.get('/links/:code/delete', loginRequired, links.confirmDelete);
   router.post('/links/:code/delete', loginRequired, links.deleteLink);

@@ -23,6 +23,7 @@ import {
   type FormValues,
 } from '../forms.ts';
 import { domainOptions, linkDetails, linkRow, redirectDefaults } from '../presenters.ts';
+import { changedRules, EMPTY_RULE_FORM, RULE_FIELDS, ruleFormError, ruleFormOptions, ruleLine, ruleOfForm } from '../rule-form.ts';
 
 const EDIT_FIELDS = LINK_FIELDS.filter((f) => f !== 'alias');
 /** What the link page says after a change, by the flag in its query string. */
@@ -36,10 +37,24 @@ export function linksUiHandlers(web: WebServices) {
     const domain = domainQuery(link.domain, web.registry);
     return `/links/${encodeURIComponent(link.code)}?${domain === '' ? flag : `${domain}&${flag}`}`;
   };
+  /** `?domain=HOST` for a link off the default domain, or nothing. */
+  const domainSuffix = (domain: number): string => {
+    const query = domainQuery(domain, web.registry);
+    return query === '' ? '' : `?${query}`;
+  };
 
-  async function showLinkPage(ctx: Context, status: number, link: Link, form: FormValues, error: FormError | null): Promise<void> {
+  /** The link page with the edit form's values and error, and the rule editor's (`rules`: its form as typed and its error). */
+  async function showLinkPage(
+    ctx: Context,
+    status: number,
+    link: Link,
+    form: FormValues,
+    error: FormError | null,
+    rules: { form: FormValues; error: FormError | null } = { form: EMPTY_RULE_FORM, error: null },
+  ): Promise<void> {
     const notice = NOTICES.find((flag) => flag in ctx.query) ?? null;
     const actor = actorOf(ctx);
+    const ruleList = link.deletedAt ? [] : await web.links.rulesOf(actor, link.code, link.domain);
     // An admin may hand the link to another user, once there is one.
     const users = isAdmin(actor) ? await web.users.listUsers(actor) : [];
     const history = await web.audit.list({ subject: { kind: 'link', id: link.id }, limit: HISTORY_SIZE });
@@ -60,6 +75,13 @@ export function linksUiHandlers(web: WebServices) {
       utmOpen: utmOpen(form, error),
       defaults: redirectDefaults(web),
       reviewer: isAdmin(actor),
+      rules: {
+        lines: ruleList.map(ruleLine),
+        path: `/links/${encodeURIComponent(link.code)}/rules${domainSuffix(link.domain)}`,
+        form: rules.form,
+        error: rules.error,
+        options: ruleFormOptions(),
+      },
     });
   }
 
@@ -153,6 +175,40 @@ export function linksUiHandlers(web: WebServices) {
           link,
           { ...form, password: '' },
           formError(error, [...shownFields(web, EDIT_FIELDS), 'owner']),
+        );
+      }
+    },
+
+    /**
+     * The rule editor's buttons, one form post each (`op`: add, remove, up, down with the rule's `index`): the
+     * list is read, changed and set again through setRules, then the page shows it (post-redirect-get). A
+     * refused rule shows the page again with the message beside its field and the values as typed.
+     */
+    async changeRules(ctx: Context): Promise<void> {
+      const code = codeOf(ctx);
+      const domain = domainOf(ctx, web.registry);
+      const actor = actorOf(ctx);
+      const body = await readForm(ctx, web);
+      const form = formValues(body, RULE_FIELDS);
+      const rules = await web.links.rulesOf(actor, code, domain);
+      try {
+        await web.links.setRules(
+          actor,
+          code,
+          changedRules(rules, body, () => ruleOfForm(form)),
+          domain,
+        );
+        sendSeeOther(ctx.res, `/links/${encodeURIComponent(code)}${domainSuffix(domain)}#rules`);
+      } catch (err) {
+        const error = formFailure(err);
+        const link = await web.links.existingLink(actor, code, domain);
+        await showLinkPage(
+          ctx,
+          STATUS[error.code],
+          link,
+          { ...linkValues(link, web.registry.hostOf(link.domain)), owner: web.ownerName(link.ownerId) ?? '' },
+          null,
+          { form: textOf(body, 'op') === 'add' ? form : EMPTY_RULE_FORM, error: ruleFormError(error, rules.length) },
         );
       }
     },
