@@ -1229,6 +1229,20 @@ export const OPENAPI: OpenApiDocument = openApiDocument({
         },
       }),
     },
+    '/links/{code}/rules': {
+      post: adminForm(['op', 'index', 'type1', 'key1', 'value1', 'type2', 'key2', 'value2', 'action', 'target'], {
+        operationId: 'changeRulesForm',
+        summary:
+          "The link page's rule editor: `op=add` appends the rule the fields describe (one or two conditions; a target, or refuse 451 or 403), `op=remove`, `up` or `down` changes the rule at `index` (from 0)",
+        parameters: [parameter('code'), parameter('domain')],
+        responses: {
+          '303': seeOther("To the link's page, at its rules"),
+          '400': pageOrProblem('The rule is refused (the message beside its field) or the list changed meanwhile'),
+          '404': pageOrProblem('No link has this code'),
+          '410': pageOrProblem('The link was deleted'),
+        },
+      }),
+    },
     '/links/{code}/stats': {
       get: adminPage({
         operationId: 'showLinkStatsPage',
