@@ -30,7 +30,7 @@ export interface RedirectFacts extends RuleFacts {
   readonly wantsHtml: boolean;
   /** The User-Agent is a bot's (a chat app's preview, a crawler): its look does not count. */
   readonly isBot: boolean;
-  /** A draw in [0, 1). Nothing decides on it yet: A/B splits will. */
+  /** A draw in [0, 1). Nothing reads it: a split draws from the visitor's daily hash instead (rules/match.ts, drawVariant). */
   readonly random: number;
 }
 
@@ -117,7 +117,7 @@ export function newDecision(): Decision {
  * own target. The answer of a link with rules depends on the visitor: it is never cached.
  *
  * Where later features plug in: A/B splits and the pages before the redirect are rule actions (and a split a
- * link's own field): they take `facts.random` or a visitor hash, here, where `target` is served.
+ * link's own field): they take the visitor's daily hash (drawVariant), here, where `target` is served.
  */
 export function decideRedirect(
   target: Target | undefined,
