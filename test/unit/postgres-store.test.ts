@@ -98,6 +98,7 @@ function visit(linkId: number, at: number, fields: Partial<Visit> = {}): Visit {
     country: null,
     language: null,
     visitor: null,
+    variant: null,
     ...fields,
   };
 }
