@@ -294,3 +294,30 @@ test("a day's salt is deleted once its day and the next are over; a new day's sa
   t.true(days.includes(today + 3 * DAY));
   t.deepEqual(await k.sql(`SELECT day FROM visitors WHERE day < ${today + 2 * DAY}`), [], "and its visitors' hashes with it");
 });
+
+test('a password link with a split leads on to a variant once unlocked, and records it', async (t) => {
+  const k = await startKurz(t);
+  await k.postJson('/api/v1/links', {
+    url: PLAIN,
+    alias: 'locked',
+    password: 'open sesame',
+    split: [
+      { url: A, weight: 1, paused: true },
+      { url: B, weight: 1 },
+    ],
+  });
+  const unlocked = await fetch(`${k.base}/links/locked/unlock`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', 'user-agent': BROWSER_UA },
+    body: JSON.stringify({ password: 'open sesame' }),
+    redirect: 'manual',
+  });
+  t.is(unlocked.status, 303);
+  t.is(unlocked.headers.get('location'), B);
+  await k.flushVisits();
+  const stats = await json<{ variants: Array<{ url: string; humans: number }> }>(await k.get('/api/v1/links/locked/stats'));
+  t.deepEqual(
+    stats.variants.map((v) => [v.url, v.humans]),
+    [[B, 1]],
+  );
+});
