@@ -1,10 +1,11 @@
 // Creates a kurz database with N links through kurz's own service, so the rows, codes and indexes are real,
 // and writes the codes to a text file, one per line, in creation order (line i holds targetUrl(i)).
 // With --options every link carries options (title, tags, a far expiry, its own redirect status), so its
-// redirect takes the gated path. With --domains H2,H3 the links are spread in turn over the default domain
+// redirect takes the gated path. With --split every link has its own 2-variant A/B split (the target with ?v=a
+// and ?v=b), so its redirect draws a variant from the visitor hash. With --domains H2,H3 the links are spread in turn over the default domain
 // and those domains (added first): CODES_FILE holds the default domain's codes, CODES_FILE.H2 each other's.
 // Also makes an API key for the create scenarios, written to CODES_FILE.key.
-// Usage: node bench/seed.ts DB_FILE CODES_FILE N [--options] [--domains H2,H3]   Prints one JSON line: { links, seconds, dbBytes }.
+// Usage: node bench/seed.ts DB_FILE CODES_FILE N [--options] [--split] [--domains H2,H3]   Prints one JSON line: { links, seconds, dbBytes }.
 import { randomBytes } from 'node:crypto';
 import { closeSync, openSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { loadConfig } from '../src/config.ts';
@@ -19,6 +20,7 @@ const BATCH = 100_000;
 
 const [dbFile, codesFile, count, ...flags] = process.argv.slice(2);
 const withOptions = flags.includes('--options');
+const withSplit = flags.includes('--split');
 const domainsAt = flags.indexOf('--domains');
 const hosts = domainsAt === -1 ? [] : (flags[domainsAt + 1] ?? '').split(',').filter(Boolean);
 const OPTIONS = { title: 'A link with options', tags: ['bench', 'options'], expiresAt: '2999-01-01T00:00:00Z', redirectStatus: 302 };
@@ -46,6 +48,7 @@ try {
           url: targetUrl(first + k),
           domain: domains[(first + k) % domains.length],
           ...(withOptions ? OPTIONS : {}),
+          ...(withSplit ? { split: ['a', 'b'].map((v) => ({ url: `${targetUrl(first + k)}?v=${v}`, weight: 1 })) } : {}),
         }),
       ),
     );

@@ -23,6 +23,7 @@ import type { Logger } from './core/log.ts';
 import type { VisitStats } from './visits/stats.ts';
 import type { VisitBuffer } from './visits/visit-buffer.ts';
 import type { VisitRecorder } from './visits/visit-recorder.ts';
+import type { VisitorSalts } from './visits/visitor-salts.ts';
 
 /** The domain's use cases on one storage: what the CLI commands and the HTTP handlers work with. */
 export interface Services {
@@ -61,6 +62,8 @@ export interface Services {
   visits: VisitBuffer;
   /** Classifies and writes visits in this process (when no background writer takes them). */
   recorder: VisitRecorder;
+  /** The visitor hash's daily salts (visits/visitor-salts.ts): the visits' unique count and A/B splits draw from them. */
+  salts: VisitorSalts;
   stats: VisitStats;
   /** The short domains: adding, editing, removing. */
   domains: DomainManagement;

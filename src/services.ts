@@ -27,6 +27,7 @@ import { noCountry, openCountryDatabase, type CountryOf } from './visits/geo.ts'
 import { visitStats } from './visits/stats.ts';
 import { VisitBuffer } from './visits/visit-buffer.ts';
 import { createVisitRecorder, type VisitRecorder } from './visits/visit-recorder.ts';
+import { visitorSalts, type VisitorSalts } from './visits/visitor-salts.ts';
 
 /** Codes computed together when a creation needs one: about what a busy turn of the event loop creates. */
 const CODES_AHEAD = 64;
@@ -38,14 +39,20 @@ const USER_AGENTS_CACHED = 10_000;
  * The visit recorder for `store`: built by the server, and by the background writer on its own
  * connection. Throws, naming the file, when the configured country database cannot be read.
  */
-export function createVisitRecording(config: Config, deps: Deps, store: VisitStore, countryOf = countryLookup(config)): VisitRecorder {
+export function createVisitRecording(
+  config: Config,
+  deps: Deps,
+  store: VisitStore,
+  countryOf = countryLookup(config),
+  salts: VisitorSalts = visitorSalts({ store, now: deps.now, random: deps.random, makes: true }),
+): VisitRecorder {
   return createVisitRecorder({
     store,
     classify: cachedClassifier(USER_AGENTS_CACHED),
     countryOf,
     retentionDays: config.visitRetentionDays,
     now: deps.now,
-    random: deps.random,
+    salts,
     log: deps.log,
   });
 }
@@ -55,8 +62,11 @@ function countryLookup(config: Config): CountryOf {
   return config.geoipDatabase === '' ? noCountry : openCountryDatabase(config.geoipDatabase);
 }
 
-/** Builds the use cases on `storage`. Rejects if the storage cannot be read. */
-export async function createServices(config: Config, deps: Deps, storage: Storage): Promise<Services> {
+/**
+ * Builds the use cases on `storage`. Rejects if the storage cannot be read. `makesSalts` false (a SQLite
+ * worker) reads the visitor salts its primary makes ahead rather than make one (visitor-salts.ts).
+ */
+export async function createServices(config: Config, deps: Deps, storage: Storage, makesSalts = true): Promise<Services> {
   const key = Buffer.from(await storage.settings.settingOrInit(CODE_KEY_SETTING, () => deps.random(32).toString('hex')), 'hex');
   const codes = readingAhead(
     createCodeGenerator({ mode: config.codeMode, length: config.codeLength, key, offset: config.codeOffset }),
@@ -65,7 +75,9 @@ export async function createServices(config: Config, deps: Deps, storage: Storag
   const cache = new RedirectCache({ size: config.cacheSize, negativeTtl: config.negativeCacheTtl, now: deps.now });
   // One reader of the country database for the visits and the redirect rules.
   const countryOf = countryLookup(config);
-  const recorder = createVisitRecording(config, deps, storage.visits, countryOf);
+  // One set of salts for the redirect's A/B splits and the visits this process records.
+  const salts = visitorSalts({ store: storage.visits, now: deps.now, random: deps.random, makes: makesSalts });
+  const recorder = createVisitRecording(config, deps, storage.visits, countryOf, salts);
   const visits = new VisitBuffer({
     write: (events) => recorder.add(events),
     flushSize: config.visitFlushSize,
@@ -161,6 +173,7 @@ export async function createServices(config: Config, deps: Deps, storage: Storag
     screening,
     visits,
     recorder,
+    salts,
     stats: visitStats({ visits: storage.visits, now, severalDomains: () => registry.several() }),
     domains,
     registry,

@@ -17,6 +17,7 @@ export const edit: Command = {
     'no-expires': { type: 'boolean', doc: 'remove the expiry' },
     'no-max-visits': { type: 'boolean', doc: 'remove the visit limit' },
     'no-password': { type: 'boolean', doc: 'remove the password' },
+    'no-split': { type: 'boolean', doc: 'remove the A/B split: redirect to the target again' },
     'default-redirect-status': { type: 'boolean', doc: "use the instance's redirect status again" },
     'default-forward-query': { type: 'boolean', doc: "follow the instance's forwardQuery setting again" },
     enable: { type: 'boolean', doc: 'let the link redirect again' },
@@ -31,6 +32,7 @@ export const edit: Command = {
     refuseTogether(values, 'forward-query', 'default-forward-query');
     refuseTogether(values, 'no-forward-query', 'default-forward-query');
     refuseTogether(values, 'enable', 'disable');
+    refuseTogether(values, 'split', 'no-split');
     const fields = await optionFields(values);
     const cleared: Array<[flag: string, field: string]> = [
       ['no-expires', 'expiresAt'],
@@ -38,6 +40,7 @@ export const edit: Command = {
       ['no-password', 'password'],
       ['default-redirect-status', 'redirectStatus'],
       ['default-forward-query', 'forwardQuery'],
+      ['no-split', 'split'],
     ];
     for (const [flag, field] of cleared) if (values[flag]) fields[field] = null;
     if (values['enable'] || values['disable']) fields['enabled'] = values['enable'] === true;
@@ -71,7 +74,8 @@ function describe(link: LinkJson, domains: boolean): string {
   const rows: Array<[string, string | null]> = [
     ['Short URL', link.shortUrl],
     ['Domain', domains ? link.domain : null],
-    ['Target', link.url],
+    ['Target', link.split ? `${link.url} (the fallback of its split)` : link.url],
+    ['Split', link.split && link.split.map((v) => `${v.url} ×${v.weight}${v.paused ? ' (paused)' : ''}`).join(', ')],
     ['Title', link.title],
     ['Note', link.note],
     ['Tags', link.tags.length > 0 ? link.tags.join(', ') : null],

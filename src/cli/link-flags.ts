@@ -48,6 +48,11 @@ export const OPTION_FLAGS = {
   'redirect-status': { type: 'string', placeholder: 'N', doc: "301, 302, 307 or 308 instead of the instance's setting" },
   'forward-query': { type: 'boolean', doc: "append the visitor's query string to the target" },
   'no-forward-query': { type: 'boolean', doc: "never append the visitor's query string" },
+  split: {
+    type: 'string',
+    placeholder: 'URL=W,URL=W',
+    doc: 'an A/B split: redirect to these variants by weight instead of the target (a trailing ! pauses one: URL=1!)',
+  },
 } as const;
 
 /**
@@ -67,8 +72,25 @@ export async function optionFields(values: Values): Promise<Record<string, unkno
     password: values['password-stdin'] ? await readPassword() : values['password'],
     redirectStatus: whole(values['redirect-status']),
     forwardQuery: values['forward-query'] ? true : values['no-forward-query'] ? false : undefined,
+    split: typeof values['split'] === 'string' ? splitVariants(values['split']) : undefined,
   };
   return Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined));
+}
+
+/**
+ * `--split`'s variants, `URL=WEIGHT` separated by commas (the weight after the last `=`; a trailing `!`
+ * pauses the variant), as the API's `split`: what they say is checked by the use case (rules/rule.ts's
+ * parseSplit, naming `split[i]…`), so an entry without a weight is passed on for it to refuse.
+ */
+export function splitVariants(text: string): Array<{ url: string; weight: unknown; paused?: boolean }> {
+  return text.split(',').map((entry) => {
+    const at = entry.lastIndexOf('=');
+    if (at === -1) return { url: entry.trim(), weight: undefined };
+    let weight = entry.slice(at + 1).trim();
+    const paused = weight.endsWith('!');
+    if (paused) weight = weight.slice(0, -1);
+    return { url: entry.slice(0, at).trim(), weight: whole(weight), ...(paused ? { paused } : {}) };
+  });
 }
 
 /** On a terminal the password is asked for without echo; else it is standard input's first line. */

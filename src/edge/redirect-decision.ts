@@ -2,8 +2,8 @@ import type { RedirectStatus } from '../config.ts';
 import { CACHED_REDIRECT, UNCACHED } from '../http/respond.ts';
 import { guards, locationOf, queryOf, refusalOf } from '../links/gate.ts';
 import type { Refusal, Target } from '../links/link.ts';
-import { chooseRule, type RuleFacts } from '../rules/match.ts';
-import type { RefusalStatus } from '../rules/rule.ts';
+import { chooseRule, drawVariant, type RuleFacts } from '../rules/match.ts';
+import type { RefusalStatus, Variant } from '../rules/rule.ts';
 import { classifyUserAgent, type ClientKind } from '../visits/classify.ts';
 
 /** The instance's redirect settings, which a link's own options override. */
@@ -30,8 +30,12 @@ export interface RedirectFacts extends RuleFacts {
   readonly wantsHtml: boolean;
   /** The User-Agent is a bot's (a chat app's preview, a crawler): its look does not count. */
   readonly isBot: boolean;
-  /** A draw in [0, 1). Nothing reads it: a split draws from the visitor's daily hash instead (rules/match.ts, drawVariant). */
-  readonly random: number;
+  /**
+   * The visitor's daily hash for link `linkId` as a 32-bit number (visits/visitor-salts.ts: the hash that
+   * counts unique visitors), what an A/B split draws from; undefined while this process does not hold the
+   * day's salt (the edge loads it, and decides again).
+   */
+  visitorDraw(linkId: number): number | undefined;
 }
 
 /**
@@ -45,7 +49,9 @@ export interface RedirectFacts extends RuleFacts {
  *   page (`page`) or problem+json, uncached;
  * - `guarded`: a guarded link's state for a look that does not count (a HEAD, a bot), `page` or JSON;
  * - `claim_visit`, `ask_visits_left`: a link with a visit limit needs the store first (`claimVisit` for a
- *   person's GET, `hasVisitsLeft` for a look); `settleVisitCheck` finishes the decision with its answer.
+ *   person's GET, `hasVisitsLeft` for a look); `settleVisitCheck` finishes the decision with its answer;
+ * - `load_salt`: an A/B split needs the day's visitor salt, which this process does not hold yet: the edge
+ *   loads it from the store and decides again.
  */
 export type Outcome =
   | 'redirect'
@@ -57,7 +63,8 @@ export type Outcome =
   | 'guarded'
   | 'claim_visit'
   | 'ask_visits_left'
-  | 'unavailable';
+  | 'unavailable'
+  | 'load_salt';
 
 /**
  * A decision: its outcome and the fields that outcome reads. The edge decides into one reused object, so
@@ -77,6 +84,8 @@ export interface Decision {
   page: boolean;
   /** The answer counts as a visit and is recorded: a GET that redirects, or a bot's GET of a guarded link (as a bot's). */
   record: boolean;
+  /** `redirect` (and `claim_visit`): the URL of the A/B split's variant drawn, recorded with the visit; '' for none. */
+  variant: string;
 }
 
 /** A decision to decide into. */
@@ -90,6 +99,7 @@ export function newDecision(): Decision {
     unavailable: 451,
     page: false,
     record: false,
+    variant: '',
   };
 }
 
@@ -113,11 +123,15 @@ export function newDecision(): Decision {
  * field test. After the refusals, the password and a guarded link's look, the first rule whose conditions
  * match the facts (`chooseRule`, the user agent read through `classify`) decides: a `target` action is
  * redirected to with the link's own status and query forwarding, a `refuse` action answers `unavailable`;
- * no match (or an action this kurz does not serve yet, `split` and `page`, which cannot be set) is the link's
- * own target. The answer of a link with rules depends on the visitor: it is never cached.
+ * a `split` action draws a variant (below); no match (or an action this kurz does not serve yet, `page`, which
+ * cannot be set) is the link's own target (or its own split). The answer of a link with rules depends on the visitor: it is never cached.
  *
- * Where later features plug in: A/B splits and the pages before the redirect are rule actions (and a split a
- * link's own field): they take the visitor's daily hash (drawVariant), here, where `target` is served.
+ * A/B splits: a `split` action, or, when no rule decides, the link's own split (`gate.split`), draws a variant
+ * with `drawVariant` from the visitor's daily hash (`facts.visitorDraw`, the hash that counts unique visitors,
+ * so a visitor sticks to one variant for the day while the weights stay); the variant is redirected to like a
+ * target and recorded with the visit. Every variant paused: the link's own target. Uncached, as rules.
+ *
+ * Where later features plug in: the pages before the redirect are rule actions, served here too.
  */
 export function decideRedirect(
   target: Target | undefined,
@@ -127,6 +141,7 @@ export function decideRedirect(
   classify: (userAgent: string) => ClientKind = classifyUserAgent,
 ): Decision {
   into.record = false;
+  into.variant = '';
   if (target === undefined) {
     if (settings.notFoundRedirect === null) into.outcome = 'not_found';
     else {
@@ -167,6 +182,7 @@ export function decideRedirect(
     return into;
   }
   let url = target.url;
+  let split: readonly Variant[] | null = gate.split;
   const rules = gate.rules;
   const ruled = rules !== null && rules.length > 0;
   if (ruled) {
@@ -178,12 +194,24 @@ export function decideRedirect(
       into.cache = UNCACHED;
       return into;
     }
-    if (action?.kind === 'target') url = action.url;
+    if (action?.kind === 'target') {
+      url = action.url;
+      split = null;
+    } else if (action?.kind === 'split') split = action.variants;
+  }
+  if (split !== null) {
+    const draw = facts.visitorDraw(target.id);
+    if (draw === undefined) {
+      into.outcome = 'load_salt';
+      return into;
+    }
+    const variant = drawVariant(split, draw);
+    if (variant !== undefined) url = into.variant = variant.url;
   }
   into.outcome = guarded && gate.maxVisits !== null ? 'claim_visit' : 'redirect';
   into.status = gate.redirectStatus ?? settings.redirectStatus;
   into.location = locationOf(url, queryOf(facts.url), gate.forwardQuery ?? settings.forwardQuery);
-  into.cache = guarded || ruled ? UNCACHED : CACHED_REDIRECT;
+  into.cache = guarded || ruled || split !== null ? UNCACHED : CACHED_REDIRECT;
   into.record = facts.method === 'GET';
   return into;
 }

@@ -8,6 +8,8 @@ import { sendJson, sendPage, sendProblem, sendRedirect, UNCACHED, wantsHtml } fr
 import { RESERVED_PATHS } from '../links/reserved-paths.ts';
 import { cachedBotCheck, cachedClassifier, type ClientKind } from '../visits/classify.ts';
 import type { CountryOf } from '../visits/geo.ts';
+import { dayOf } from '../visits/visit.ts';
+import { visitorDraw, type VisitorSalts } from '../visits/visitor-salts.ts';
 import {
   decideRedirect,
   misdirected,
@@ -89,7 +91,7 @@ export function redirectHandler(web: WebServices): (req: IncomingMessage, res: S
   };
   // One of each, refilled for every decision: decisions are taken and written synchronously (a decision
   // that waits for the store is copied), so deciding allocates nothing.
-  const facts = new RequestFacts(web.now, cachedBotCheck(1000), pipeline.clientOf, web.countryOf);
+  const facts = new RequestFacts(web.now, cachedBotCheck(1000), pipeline.clientOf, web.countryOf, web.salts);
   const decision = newDecision();
   /** The user agents the redirect rules read (a link with rules only). */
   const classify: (userAgent: string) => ClientKind = cachedClassifier(1000);
@@ -103,7 +105,10 @@ export function redirectHandler(web: WebServices): (req: IncomingMessage, res: S
     target: Target | undefined,
   ): Promise<void> | undefined {
     facts.req = req;
-    return write(req, res, code, target, decideRedirect(target, facts, settings(domain), decision, classify));
+    const decided = decideRedirect(target, facts, settings(domain), decision, classify);
+    // An A/B split on a day whose salt this process does not hold yet: once loaded, decided again.
+    if (decided.outcome === 'load_salt') return web.salts.load(dayOf(web.now())).then(() => answer(req, res, code, domain, target));
+    return write(req, res, code, target, decided);
   }
 
   /** Counts a 404 (an unknown code, sent to the 404 page or to its domain's not-found redirect) against the client's limit. */
@@ -196,11 +201,16 @@ export function redirectHandler(web: WebServices): (req: IncomingMessage, res: S
       case 'failed':
         sendError(req, res, decided.error, web);
         break;
+      case 'load_salt':
+        // `answer` loads the salt and decides again: a decision never reaches here waiting for one.
+        sendError(req, res, new Error('a redirect was answered before its visitor salt was loaded'), web);
+        break;
       default:
         // A new outcome needs its case: until it has one, this does not compile.
         return decided satisfies never;
     }
-    if (decided.outcome !== 'failed' && decided.record) visits.record(target!.id, web.now(), pipeline.clientOf(req), req.rawHeaders);
+    if (decided.outcome !== 'failed' && decided.record)
+      visits.record(target!.id, web.now(), pipeline.clientOf(req), req.rawHeaders, decided.variant);
     pipeline.answered(REDIRECT_ROUTE, res.statusCode);
     return undefined;
   }
@@ -264,17 +274,20 @@ class RequestFacts implements RedirectFacts {
   readonly #looksLikeBot: (userAgent: string) => boolean;
   readonly #clientOf: (req: IncomingMessage) => string;
   readonly #countryOf: CountryOf;
+  readonly #salts: VisitorSalts;
 
   constructor(
     now: () => number,
     looksLikeBot: (userAgent: string) => boolean,
     clientOf: (req: IncomingMessage) => string,
     countryOf: CountryOf,
+    salts: VisitorSalts,
   ) {
     this.#now = now;
     this.#looksLikeBot = looksLikeBot;
     this.#clientOf = clientOf;
     this.#countryOf = countryOf;
+    this.#salts = salts;
   }
 
   get method(): string {
@@ -295,8 +308,10 @@ class RequestFacts implements RedirectFacts {
   get now(): number {
     return this.#now();
   }
-  get random(): number {
-    return Math.random();
+  /** Read only for a link with an A/B split: the visit recorder's hash of this visitor, from the same salt. */
+  visitorDraw(linkId: number): number | undefined {
+    const salt = this.#salts.saltOf(dayOf(this.now));
+    return salt === undefined ? undefined : visitorDraw(salt, this.clientAddress, this.userAgent, linkId);
   }
   // The redirect rules' facts (RuleFacts): read only when a condition of a link with rules asks.
   get userAgent(): string {

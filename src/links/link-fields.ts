@@ -92,3 +92,20 @@ export const OPTION_SCHEMAS = {
   ),
   enabled: ruled(z.boolean().describe('A disabled link answers 410 until enabled again'), checkedBy(OPTION_RULES.enabled)),
 } satisfies Record<OptionField, z.ZodType>;
+
+/**
+ * A link's own A/B split: 2 to 20 variants `{url, weight, paused?}` (rules/rule.ts's parseSplit decides, in
+ * the use case, naming `split[i].field`); null removes it. The document's `Variant` is written beside `Rule`.
+ */
+export const SPLIT_FIELD = z
+  .unknown()
+  .optional()
+  .meta({
+    type: ['array', 'null'],
+    minItems: 2,
+    maxItems: 20,
+    items: { $ref: '#/components/schemas/Variant' },
+    description:
+      "An A/B split: redirects go to one of these variants instead of url (which stays the link's fallback and display target), " +
+      "drawn from the visitor's daily hash (the one that counts unique visitors), so a visitor keeps one variant for the day; null removes it",
+  });

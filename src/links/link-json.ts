@@ -1,6 +1,7 @@
 import * as z from 'zod';
 import type { Config } from '../config.ts';
 import { CODE } from './alias-rules.ts';
+import { variantJson } from '../rules/stored.ts';
 import { TAG } from './link-fields.ts';
 import type { Link, LinkAddress } from './link.ts';
 import { REDIRECT_STATUSES } from './link-options.ts';
@@ -53,6 +54,12 @@ export const LINK_JSON = z.strictObject({
   visitCount: z.int().min(0),
   lastVisitAt: nullableTime(),
   deletedAt: nullableTime('A deleted link keeps its code, which answers 410'),
+  split: z
+    .array(z.strictObject({ url: z.string(), weight: z.int(), paused: z.boolean().optional() }))
+    .nullable()
+    .describe(
+      'Its own A/B split: redirects draw one of these variants instead of url (the fallback, when every variant is paused); null for none',
+    ),
 });
 
 export type LinkJson = z.output<typeof LINK_JSON>;
@@ -95,5 +102,6 @@ export function linkJson(link: Link, { config, shortUrl, registry, ownerName }: 
     visitCount: link.visitCount,
     lastVisitAt: link.lastVisitAt?.toISOString() ?? null,
     deletedAt: link.deletedAt?.toISOString() ?? null,
+    split: link.split && link.split.map(variantJson),
   };
 }

@@ -1,6 +1,6 @@
 import type { RedirectStatus } from '../config.ts';
 import type { Actor } from '../auth/actor.ts';
-import type { Rule } from '../rules/rule.ts';
+import type { Rule, Variant } from '../rules/rule.ts';
 
 /** What a person can set on a link besides its target: the API's field names. */
 export interface LinkOptions {
@@ -51,6 +51,8 @@ export interface Link extends LinkOptions, LinkAddress {
   blocked: Block | null;
   /** Waiting for an admin's review (`reviewNewLinks`), or rejected by one; null for a link that may go live. */
   review: Review | null;
+  /** Its own A/B split: the variants redirects are drawn from instead of `url`, which stays as the fallback; null for none. */
+  split: readonly Variant[] | null;
 }
 
 /**
@@ -111,6 +113,8 @@ export interface Gate {
   forwardQuery: boolean | null;
   /** The link's redirect rules (src/rules/), read from the store once when the target is loaded; null for none. */
   rules: readonly Rule[] | null;
+  /** The link's own A/B split, read with the target; null for none (the link redirects to its url). */
+  split: readonly Variant[] | null;
 }
 
 /** Why a live link does not redirect: one wording for the page, the API and the CLI. */

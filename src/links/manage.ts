@@ -26,8 +26,9 @@ import { encodeCursor } from './list-query.ts';
 import { reviewOf } from './review-rules.ts';
 import type { BlocklistSource } from '../blocklist/blocklist.ts';
 import { normaliseUrl, refuseListed, urlRules, type Listening } from './url-rules.ts';
-import { parseRules, ruleJson, type Rule, type RuleJson } from '../rules/rule.ts';
-import { rulesFromStored, storedRules } from '../rules/stored.ts';
+import { parseRules, ruleJson, type Rule, type RuleJson, type Variant } from '../rules/rule.ts';
+import { rulesFromStored, storedRules, storedSplit } from '../rules/stored.ts';
+import { splitOf } from './create.ts';
 
 export interface ManageDeps {
   config: Parameters<typeof urlRules>[0] & Pick<Config, 'reviewNewLinks'>;
@@ -61,13 +62,14 @@ function linkNotFound(code: string): AppError {
 
 /** The actions a rule may have that this kurz does not serve yet (issue 26 keeps them open). */
 const NOT_SERVED: Readonly<Partial<Record<Rule['action']['kind'], string>>> = {
-  split: 'A/B splits are not served yet',
   page: 'pages before the redirect are not served yet',
 };
 
-/** The targets of `rules`' target actions. */
+/** The targets of `rules`' target actions and split variants. */
 function ruleTargets(rules: readonly Rule[]): string[] {
-  return rules.flatMap((rule) => (rule.action.kind === 'target' ? [rule.action.url] : []));
+  return rules.flatMap((rule) =>
+    rule.action.kind === 'target' ? [rule.action.url] : rule.action.kind === 'split' ? rule.action.variants.map((v) => v.url) : [],
+  );
 }
 
 /** Reading, listing, editing, deleting and pruning links. */
@@ -112,7 +114,7 @@ export function linkManagement({
    * What an edit did, in the audit trail: a move, a hand-over, turning it off or on, and the other fields
    * changed (a password only as set or removed). One entry per kind of change.
    */
-  async function recordEdit(actor: Actor, before: Link, after: Link, edit: LinkEdit): Promise<void> {
+  async function recordEdit(actor: Actor, before: Link, after: Link, edit: LinkEdit, split?: readonly Variant[] | null): Promise<void> {
     const subject = linkSubject(after, domains);
     if (after.domain !== before.domain)
       await audit.record(actor, 'link.move', subject, { from: domains.hostOf(before.domain), to: domains.hostOf(after.domain) });
@@ -127,6 +129,7 @@ export function linkManagement({
       if (edit[field] !== undefined && String(was) !== String(is)) details[field] = is instanceof Date ? is.toISOString() : is;
     }
     if (edit.tags !== undefined && before.tags.join(',') !== after.tags.join(',')) details['tags'] = after.tags.join(',');
+    if (split !== undefined) details['split'] = split === null ? 'removed' : `${split.length} variants`;
     if (Object.keys(details).length > 0) await audit.record(actor, 'link.edit', subject, details);
   }
 
@@ -210,16 +213,31 @@ export function linkManagement({
         edit.ownerId = await owners.idOf(input['owner']);
       }
       if (input['url'] !== undefined) edit.url = normaliseUrl(input['url'], rules);
+      // A link's own A/B split: given replaces it, null removes it, absent keeps it.
+      const split = input['split'] === undefined ? undefined : splitOf(input['split'], rules);
       const given = parseOptions(input, now());
       Object.assign(edit, given.options);
       if (given.password !== undefined) edit.passwordHash = given.password === null ? null : await hashing.hash(given.password, random);
       const { before, edited } = await links.write(async (tx) => {
         if (edit.url !== undefined) refuseListed(edit.url, rules);
+        for (const variant of split ?? []) refuseListed(variant.url, rules);
         const link = await tx.linkByAddress(domain, code);
         if (!link || !maySee(actor, link)) throw linkNotFound(code);
         // Moving onto a domain needs the actor may use it; a link already there stays, whoever may use it now.
         if (edit.domain !== undefined && edit.domain !== link.domain) domains.refuseClosed(actor, edit.domain);
         if (link.deletedAt || !(await tx.updateLink(link, edit, null, new Date(now())))) throw new AppError('gone', goneMessage(code));
+        if (split !== undefined && !(await tx.setSplit(link.id, storedSplit(split), new Date(now()))))
+          throw new AppError('gone', goneMessage(code));
+        // A variant the link did not lead to, from someone whose links wait for review, waits again, as a new target.
+        const known = new Set([link.url, ...(link.split ?? []).map((v) => v.url)]);
+        if (
+          split &&
+          split.some((v) => !known.has(v.url)) &&
+          link.review === null &&
+          edit.url === undefined &&
+          reviewOf(actor, config.reviewNewLinks)
+        )
+          await tx.setReview(link.id, null, 'pending', new Date(now()));
         // A new target from someone whose links wait for review waits again: approval was of the old one.
         if (edit.url !== undefined && edit.url !== link.url && link.review === null && reviewOf(actor, config.reviewNewLinks))
           await tx.setReview(link.id, null, 'pending', new Date(now()));
@@ -228,7 +246,7 @@ export function linkManagement({
       cache.forget(domain, code);
       if (edit.domain !== undefined) cache.forget(edit.domain, code);
       if (!edited) throw linkNotFound(code);
-      await recordEdit(actor, before, edited, edit);
+      await recordEdit(actor, before, edited, edit, split);
       return edited;
     },
 
@@ -259,7 +277,7 @@ export function linkManagement({
         const reason = NOT_SERVED[rule.action.kind];
         if (reason !== undefined) {
           const field = `rules[${i}].${rule.action.kind}`;
-          throw new AppError('invalid', `${field}: ${reason}; give a target or refuse action`, field);
+          throw new AppError('invalid', `${field}: ${reason}; give a target, split or refuse action`, field);
         }
       });
       const text = storedRules(parsed);

@@ -41,6 +41,7 @@ export const COPIED_TABLES: ReadonlyArray<{ name: string; columns: readonly stri
       'created_client',
       'created_url',
       'rules',
+      'split',
     ],
   },
   { name: 'link_tags', columns: ['link_id', 'tag'] },
@@ -70,6 +71,7 @@ export const COPIED_TABLES: ReadonlyArray<{ name: string; columns: readonly stri
   { name: 'visit_totals', columns: ['day', 'owner_id', 'humans', 'bots', 'uniques'] },
   { name: 'visit_days', columns: ['day', 'link_id', 'owner_id', 'humans', 'bots', 'uniques'] },
   { name: 'visitors', columns: ['day', 'link_id', 'hash'] },
+  { name: 'visitor_salts', columns: ['day', 'salt'] },
   {
     name: 'audit_log',
     columns: [

@@ -6,7 +6,7 @@ import type { RedirectStatus } from '../config.ts';
 import type { Domain, DomainUse, Scheme } from '../domains/domain.ts';
 import type { Logger } from '../core/log.ts';
 import type { Link, LinkUrl, Review, Target } from '../links/link.ts';
-import { rulesFromStored } from '../rules/stored.ts';
+import { rulesFromStored, splitFromStored } from '../rules/stored.ts';
 
 // Rows as both backends return them (the same columns and encodings, so that kurz migrate copies them as
 // they are): 0/1 for flags, milliseconds for times, tags as a JSON array. Each store turns them into the
@@ -39,6 +39,8 @@ export interface LinkRow {
   blockedList: string | null;
   blockedAt: number | null;
   review: string | null;
+  /** The split's JSON (rules/stored.ts), null for none. */
+  split: string | null;
 }
 
 /** What the redirect cache holds of a link. */
@@ -56,6 +58,8 @@ export interface TargetRow {
   forwardQuery: number | null;
   /** The rules' JSON (src/rules/stored.ts), null for none. */
   rules: string | null;
+  /** The link's own split's JSON (src/rules/stored.ts), null for none. */
+  split: string | null;
 }
 
 /** The link of a row, or undefined for none. */
@@ -85,6 +89,7 @@ export function toLink(row: LinkRow | undefined): Link | undefined {
     enabled: row.enabled === 1,
     blocked: row.blockedRule === null ? null : { rule: row.blockedRule, list: row.blockedList ?? '', at: new Date(row.blockedAt ?? 0) },
     review: row.review as Review | null,
+    split: row.split === null ? null : splitFromStored(row.split, () => undefined),
   };
 }
 
@@ -122,7 +127,8 @@ export function toTarget(row: TargetRow, log: Pick<Logger, 'error'>): Target {
     row.review === null &&
     row.redirectStatus === null &&
     row.forwardQuery === null &&
-    row.rules === null;
+    row.rules === null &&
+    row.split === null;
   return {
     id: row.id,
     url: row.url,
@@ -143,6 +149,12 @@ export function toTarget(row: TargetRow, log: Pick<Logger, 'error'>): Target {
               ? null
               : rulesFromStored(row.rules, (problem) =>
                   log.error('a link has rules that cannot be read: it redirects to its own target', { link: row.id, problem }),
+                ),
+          split:
+            row.split === null
+              ? null
+              : splitFromStored(row.split, (problem) =>
+                  log.error('a link has a split that cannot be read: it redirects to its own target', { link: row.id, problem }),
                 ),
         },
   };

@@ -1,3 +1,5 @@
+import type { Variant } from '../rules/rule.ts';
+import { variantJson } from '../rules/stored.ts';
 import { parse as parseCsv } from 'csv-parse/sync';
 import { stringify as stringifyCsv } from 'csv-stringify/sync';
 import { hashProblem } from '../auth/passwords.ts';
@@ -39,6 +41,7 @@ const COLUMNS = [
   'forwardQuery',
   'enabled',
   'domain',
+  'split',
 ] as const;
 
 const CSV_TAG_SEPARATOR = ';';
@@ -87,10 +90,13 @@ export function formatRecord(record: LinkRecord, format: TransferFormat, secrets
     forwardQuery: record.forwardQuery,
     enabled: record.enabled,
     domain,
+    // The link's own A/B split: a list in NDJSON, its JSON text in a CSV cell.
+    split: record.split && record.split.map(variantJson),
   };
   if (format === 'ndjson') return JSON.stringify(row) + '\n';
   const cell = (value: unknown) => (value === null ? '' : Array.isArray(value) ? value.join(CSV_TAG_SEPARATOR) : String(value));
-  return stringifyCsv([columnsOf(secrets).map((c) => defuse(cell(row[c as keyof typeof row])))]);
+  const text = (c: string) => (c === 'split' ? (row.split === null ? '' : JSON.stringify(row.split)) : cell(row[c as keyof typeof row]));
+  return stringifyCsv([columnsOf(secrets).map((c) => defuse(text(c)))]);
 }
 
 /**
@@ -217,7 +223,26 @@ function toRecord(
     expiresAt,
     claimedVisits: claimedVisits as number,
     passwordHash: passwordHash as string | null,
+    split: splitCell(row['split'], fail),
   };
+}
+
+/**
+ * A line's `split`: a list (NDJSON) or its JSON text (CSV), null or absent for none. Its variants are checked
+ * as a link's own split (rules/rule.ts's parseSplit) by the import, which knows the URL rules.
+ */
+function splitCell(value: unknown, fail: (field: string, message: string) => never): Variant[] | null {
+  if (value === null || value === undefined || value === '') return null;
+  let list = value;
+  if (typeof value === 'string') {
+    try {
+      list = JSON.parse(value);
+    } catch {
+      fail('split', 'must be a JSON list of variants {url, weight, paused}');
+    }
+  }
+  if (!Array.isArray(list)) return fail('split', 'must be a list of variants {url, weight, paused}');
+  return list as Variant[];
 }
 
 /**

@@ -1,3 +1,5 @@
+import { parseSplit, type Variant } from '../rules/rule.ts';
+import { storedSplit } from '../rules/stored.ts';
 import type { RedirectCache } from '../cache/redirect-cache.ts';
 import type { Config } from '../config.ts';
 import type { Actor } from '../auth/actor.ts';
@@ -34,6 +36,17 @@ export type LinkTransfer = ReturnType<typeof linkTransfer>;
 export function linkTransfer({ config, listening, blocklist, links, cache, registry }: TransferDeps) {
   // Imported targets are checked like new ones: a link back to this instance would loop, whatever its origin.
   const rules = urlRules(config, listening, blocklist);
+
+  /** A record's split checked as a link's own (naming the line), null for none. */
+  function splitOfRecord(split: LinkRecord['split'], line: number): Variant[] | null {
+    try {
+      return split === null ? null : parseSplit(split, rules, 'split');
+    } catch (err) {
+      if (err instanceof AppError) throw new AppError('invalid', `line ${line}: ${err.message}`, err.field);
+      throw err;
+    }
+  }
+
   return {
     /** A link's domain as a file names it: its host, null on the default domain (the importing instance's own). */
     fileDomain: (domain: number): string | null => (domain === 0 ? null : registry.hostOf(domain)),
@@ -75,8 +88,11 @@ export function linkTransfer({ config, listening, blocklist, links, cache, regis
           }
           if (url !== record.url) throw new AppError('invalid', `line ${line}: url is not in normalised form (expected ${url})`, 'url');
           // Like a new link, only a bare one (no alias, no options) is a target for later identical submissions.
-          const plain = !record.isAlias && isPlain({ options: record, password: record.passwordHash });
-          if ((await tx.importLink({ ...record, ownerId: actor.userId, review }, plain ? hashUrl(url) : null)) !== undefined) {
+          const split = splitOfRecord(record.split, line);
+          const plain = !record.isAlias && split === null && isPlain({ options: record, password: record.passwordHash });
+          const id = await tx.importLink({ ...record, ownerId: actor.userId, review }, plain ? hashUrl(url) : null);
+          if (id !== undefined && split !== null) await tx.setSplit(id, storedSplit(split), record.updatedAt);
+          if (id !== undefined) {
             imported++;
             continue;
           }

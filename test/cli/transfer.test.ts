@@ -60,7 +60,7 @@ test('CSV export is safe to open in a spreadsheet and still reads back exactly',
   t.true(
     csv.startsWith(
       'code,url,isAlias,createdAt,updatedAt,visitCount,lastVisitAt,deletedAt,' +
-        'title,note,tags,expiresAt,maxVisits,claimedVisits,passwordHash,redirectStatus,forwardQuery,enabled,domain\n',
+        'title,note,tags,expiresAt,maxVisits,claimedVisits,passwordHash,redirectStatus,forwardQuery,enabled,domain,split\n',
     ),
   );
   t.regex(csv, /^'-12,https:\/\/example\.com\/formula,true,/m, 'a cell starting with - is defused');
@@ -158,6 +158,22 @@ const BAD_FILES: Array<[string, string, RegExp]> = [
     'in.csv',
     'code,url,isAlias,createdAt,updatedAt,visitCount,lastVisitAt,deletedAt\nabc,https://x.example/,maybe,,,,,\n',
     /line 2: isAlias must be true or false/,
+  ], // A link's A/B split is checked as the API checks it, naming the variant.
+  [
+    'in.ndjson',
+    JSON.stringify({
+      ...OLD,
+      split: [
+        { url: 'https://x.example/a', weight: 1 },
+        { url: 'https://x.example/b', weight: 0 },
+      ],
+    }),
+    /line 1: split\[1\]\.weight must be at least 1/,
+  ],
+  [
+    'in.csv',
+    'code,url,isAlias,createdAt,updatedAt,visitCount,lastVisitAt,deletedAt,split\nabc,https://x.example/,true,2025-01-01T00:00:00.000Z,2025-01-01T00:00:00.000Z,0,,,[oops\n',
+    /line 2: split must be a JSON list/,
   ],
 ];
 for (const [name, content, message] of BAD_FILES) {
@@ -314,6 +330,9 @@ async function withOptions(t: ExecutionContext) {
   );
   t.is(locked.code, 0, locked.stderr);
   t.is((await kurz('create', 'https://example.com/off', '--alias', 'off', '--disabled', '--no-forward-query')).code, 0);
+  // An A/B split, one variant paused: a JSON cell in the CSV, a list in NDJSON.
+  const split = 'https://example.com/a=3,https://example.com/b=1!';
+  t.is((await kurz('create', 'https://example.com/split', '--alias', 'split', '--split', split)).code, 0);
   const used = {
     ...OLD,
     code: 'used',
@@ -343,7 +362,7 @@ for (const format of ['csv', 'ndjson']) {
     writeFileSync(file, exported.stdout);
 
     const target = await kurzOn(t);
-    t.is((await target('import', file)).stdout, 'imported 3 links, skipped 0 already present\n');
+    t.is((await target('import', file)).stdout, 'imported 4 links, skipped 0 already present\n');
     t.is((await target('export', '--format', format)).stdout, exported.stdout);
     const shown = JSON.parse((await target('stats', 'locked', '--json')).stdout) as Record<string, unknown>;
     t.like(shown, {
@@ -359,6 +378,10 @@ for (const format of ['csv', 'ndjson']) {
       enabled: true,
     });
     t.like(JSON.parse((await target('stats', 'used', '--json')).stdout), { maxVisits: 3, visitsLeft: 0 });
+    t.deepEqual((JSON.parse((await target('stats', 'split', '--json')).stdout) as { split: unknown }).split, [
+      { url: 'https://example.com/a', weight: 3 },
+      { url: 'https://example.com/b', weight: 1, paused: true },
+    ]);
 
     const server = await startServe(t, target.env);
     t.is((await fetch(`${server.url}/locked`, { redirect: 'manual' })).status, 401, 'the password is asked for');
@@ -375,6 +398,11 @@ for (const format of ['csv', 'ndjson']) {
     t.is(opened.headers.get('location'), 'https://example.com/locked');
     t.is((await fetch(`${server.url}/off`, { redirect: 'manual' })).status, 410, 'a disabled link stays disabled');
     t.is((await fetch(`${server.url}/used`, { redirect: 'manual' })).status, 410);
+    t.is(
+      (await fetch(`${server.url}/split`, { redirect: 'manual' })).headers.get('location'),
+      'https://example.com/a',
+      'the split is served',
+    );
   });
 }
 

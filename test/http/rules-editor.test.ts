@@ -45,7 +45,10 @@ test('the link page lists no rules at first and offers the form, whose types and
     html,
     /<datalist id="rule-values">[\s\S]*<option value="mobile" label="device"><\/option>[\s\S]*<option value="CN" label="country"><\/option>/,
   );
-  t.notRegex(html, /value="(split|page|open-in-browser)"/);
+  // A split is offered with its variant rows; a page, not served yet, is not.
+  t.regex(html, /<option value="split">A\/B split: the variants below<\/option>/);
+  t.regex(html, /name="split_url1"[\s\S]*name="split_weight3"/);
+  t.notRegex(html, /value="(page|open-in-browser)"/);
 });
 
 test('add, move and remove: each a post answered 303 to the list, each through setRules', async (t) => {

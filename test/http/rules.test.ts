@@ -69,7 +69,7 @@ test('PUT sets the rules, GET returns them as set (targets normalised); [] clear
   t.is(row?.rules, null, 'no rules are stored as NULL');
 });
 
-test('malformed rules are a 400 naming rules[i] and the field; split and page are refused as not served yet', async (t) => {
+test('malformed rules are a 400 naming rules[i] and the field; page is refused as not served yet', async (t) => {
   const k = await startKurz(t);
   await k.postJson('/api/v1/links', { url: PLAIN, alias: 'bad' });
   const cases: Array<[unknown, string, RegExp]> = [
@@ -111,13 +111,13 @@ test('malformed rules are a 400 naming rules[i] and the field; split and page ar
             conditions: [{ type: 'language', matchValue: 'de' }],
             split: [
               { url: PLAIN, weight: 1 },
-              { url: 'https://example.com/b', weight: 1 },
+              { url: 'https://example.com/b', weight: 0 },
             ],
           },
         ],
       },
-      'rules[0].split',
-      /^rules\[0\]\.split: A\/B splits are not served yet/,
+      'rules[0].split[1].weight',
+      /^rules\[0\]\.split\[1\]\.weight must be at least 1/,
     ],
     [
       { rules: [{ conditions: [{ type: 'in-app-browser', matchValue: 'any' }], page: 'open-in-browser' }] },

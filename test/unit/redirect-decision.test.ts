@@ -21,7 +21,7 @@ const PERSON: RedirectFacts = {
   wantsHtml: true,
   isBot: false,
   now: NOW,
-  random: 0.5,
+  visitorDraw: () => 0,
   userAgent: 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36',
   acceptLanguage: 'de-AT,de;q=0.9,en;q=0.5',
   query: 'x=1',
@@ -39,6 +39,7 @@ const OPEN: Gate = {
   redirectStatus: null,
   forwardQuery: null,
   rules: null,
+  split: null,
 };
 const GERMAN = 'https://example.de/seite';
 const RULES: Rule[] = [
@@ -269,7 +270,7 @@ test('a look with visits left is shown the state; one without is refused as used
   });
 });
 
-test('an ordinary link is decided without reading the clock, the random draw, the Host, the Accept or the User-Agent', (t) => {
+test('an ordinary link is decided without reading the clock, the visitor hash, the Host, the Accept or the User-Agent', (t) => {
   const read: string[] = [];
   const facts = new Proxy(PERSON, {
     get(target, key: keyof RedirectFacts) {
@@ -292,4 +293,74 @@ test('a decision into a reused object leaves nothing of the one before', (t) => 
   t.deepEqual(shown(into), cached(302, URL));
   decideRedirect(undefined, PERSON, SETTINGS, into);
   t.deepEqual(shown(into), { outcome: 'not_found', record: false });
+});
+
+const A = 'https://example.com/a';
+const B = 'https://example.com/b';
+const SPLIT = [
+  { url: A, weight: 1, paused: false },
+  { url: B, weight: 1, paused: false },
+];
+/** A visitor whose daily hash is `draw`: 0 is the first half of the hashes, 0xffffffff the second. */
+const visitor = (draw: number | undefined): Partial<RedirectFacts> => ({ visitorDraw: () => draw });
+
+test("a link's own split redirects to the variant the visitor's hash draws, uncached, and records it", (t) => {
+  const first = decide(link({ split: SPLIT }), visitor(0));
+  t.deepEqual(shown(first), uncached(A));
+  t.is(first.variant, A);
+  const second = decide(link({ split: SPLIT }), visitor(0xffffffff));
+  t.deepEqual(shown(second), uncached(B));
+  t.is(second.variant, B);
+  t.is(decide(link(null)).variant, '', 'no split: no variant');
+});
+
+test('the split draws from the hash of the link being decided', (t) => {
+  const asked: number[] = [];
+  decide(link({ split: SPLIT }), {
+    visitorDraw: (id) => {
+      asked.push(id);
+      return 0;
+    },
+  });
+  t.deepEqual(asked, [7]);
+});
+
+test("every variant paused: the link's own target, no variant recorded", (t) => {
+  const paused = SPLIT.map((v) => ({ ...v, paused: true }));
+  const d = decide(link({ split: paused }), visitor(0));
+  t.deepEqual(shown(d), uncached(URL));
+  t.is(d.variant, '');
+});
+
+test("a split without the day's salt at hand asks for it (load_salt), recording nothing", (t) => {
+  t.deepEqual(shown(decide(link({ split: SPLIT }), visitor(undefined))), { outcome: 'load_salt', record: false });
+});
+
+test("a rule's split action draws a variant; a target rule overrides the link's own split; no match falls to the own split", (t) => {
+  const C = 'https://example.com/c';
+  const D = 'https://example.com/d';
+  const rules: Rule[] = [
+    {
+      conditions: [{ type: 'language', matchKey: null, matchValue: 'de' }],
+      action: {
+        kind: 'split',
+        variants: [
+          { url: C, weight: 1, paused: false },
+          { url: D, weight: 1, paused: false },
+        ],
+      },
+    },
+    { conditions: [{ type: 'language', matchKey: null, matchValue: 'fr' }], action: { kind: 'target', url: GERMAN } },
+  ];
+  const gate = { rules, split: SPLIT };
+  t.is(decide(link(gate), visitor(0xffffffff)).location, D, 'the German visitor: the rule split');
+  t.is(decide(link(gate), { ...visitor(0), acceptLanguage: 'fr' }).location, GERMAN, 'the French: the target rule, no draw');
+  t.is(decide(link(gate), { ...visitor(0xffffffff), acceptLanguage: 'en' }).location, B, "no rule: the link's own split");
+  t.is(decide(link(gate), { ...visitor(0xffffffff), acceptLanguage: 'en' }).variant, B);
+});
+
+test("a split keeps the link's status and query forwarding", (t) => {
+  const d = decide(link({ split: SPLIT, redirectStatus: 307, forwardQuery: true }), visitor(0));
+  t.is(d.status, 307);
+  t.is(d.location, `${A}?x=1`);
 });

@@ -129,6 +129,7 @@ export function createPostgresLinkStore(db: Database, idBlockSize: number, log: 
       unvisitedSince: async (cutoff) => (await tx.query<LinkRow>(q.UNVISITED_LINKS, [cutoff.getTime()])).rows.map((row) => toLink(row)!),
       setReview: async (id, from, to, at) => (await tx.query(q.SET_REVIEW, [id, from, to, at.getTime()])).rowCount === 1,
       setRules: async (id, rules, at) => (await tx.query(q.SET_RULES, [id, rules, at.getTime()])).rowCount === 1,
+      setSplit: async (id, split, at) => (await tx.query(q.SET_SPLIT, [id, split, at.getTime()])).rowCount === 1,
     };
   }
 

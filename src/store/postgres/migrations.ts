@@ -325,4 +325,17 @@ export const MIGRATIONS: readonly string[] = [
       code, domain_id, review, rules ON links
     FOR EACH ROW EXECUTE FUNCTION kurz_link_changed();
   `,
+  // A/B splits, as SQLite's migration 18: a link's own split (the change log follows it) and each day's visitor salt.
+  `
+  ALTER TABLE links ADD COLUMN split TEXT;
+  DROP TRIGGER links_changed ON links;
+  CREATE TRIGGER links_changed
+    AFTER UPDATE OF url, deleted_at, enabled, expires_at, max_visits, password_hash, redirect_status, forward_query, blocked_rule,
+      code, domain_id, review, rules, split ON links
+    FOR EACH ROW EXECUTE FUNCTION kurz_link_changed();
+  CREATE TABLE visitor_salts (
+    day  BIGINT PRIMARY KEY,
+    salt BYTEA  NOT NULL
+  );
+  `,
 ];

@@ -81,6 +81,7 @@ export function createSqliteLinkStore(
   const setReview = db.prepare(q.SET_REVIEW);
   const linkRules = statement<[number], string | null>(q.LINK_RULES).pluck();
   const setRules = db.prepare<[{ id: number; rules: string | null; at: number }]>(q.SET_RULES);
+  const setSplit = db.prepare<[{ id: number; split: string | null; at: number }]>(q.SET_SPLIT);
   const pendingCount = statement<[], number>(q.PENDING_COUNT).pluck();
   const importLink = db.prepare(q.IMPORT_LINK);
   const lastChange = statement<[], { seq: number }>(q.LAST_CHANGE);
@@ -175,6 +176,7 @@ export function createSqliteLinkStore(
     unvisitedSince: async (cutoff) => unvisitedLinks.all(cutoff.getTime()).map((row) => toLink(row)!),
     setReview: async (id, from, to, at) => setReview.run({ id, from, to, at: at.getTime() }).changes === 1,
     setRules: async (id, rules, at) => setRules.run({ id, rules, at: at.getTime() }).changes === 1,
+    setSplit: async (id, split, at) => setSplit.run({ id, split, at: at.getTime() }).changes === 1,
   };
 
   /** One transaction for a batch of jobs, each in a savepoint; commits without waiting for the disk. */

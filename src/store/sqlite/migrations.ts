@@ -511,6 +511,26 @@ export const MIGRATIONS: readonly string[] = [
       WHERE NEW.domain_id IS NOT OLD.domain_id OR NEW.code IS NOT OLD.code;
   END;
   `,
+  // A/B splits (migration 18). A link's own split: its variants' JSON as set through the API (rules/rule.ts's
+  // parseSplit, validated on write), NULL for none; the change log follows the column. The visitor hash's
+  // salt of each day, kept here so that every process (a worker, another PostgreSQL node) computes the same
+  // hash: made once per day by whoever needs it first, deleted with the day's visitor hashes.
+  `
+  ALTER TABLE links ADD COLUMN split TEXT;
+  DROP TRIGGER links_changed;
+  CREATE TRIGGER links_changed
+    AFTER UPDATE OF url, deleted_at, enabled, expires_at, max_visits, password_hash, redirect_status, forward_query, blocked_rule,
+      code, domain_id, review, rules, split ON links
+  BEGIN
+    INSERT INTO link_changes (link_id, domain_id, code) VALUES (OLD.id, OLD.domain_id, OLD.code);
+    INSERT INTO link_changes (link_id, domain_id, code) SELECT NEW.id, NEW.domain_id, NEW.code
+      WHERE NEW.domain_id IS NOT OLD.domain_id OR NEW.code IS NOT OLD.code;
+  END;
+  CREATE TABLE visitor_salts (
+    day  INTEGER PRIMARY KEY,
+    salt BLOB    NOT NULL
+  );
+  `,
 ];
 
 /**
