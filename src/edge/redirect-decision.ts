@@ -33,9 +33,9 @@ export interface RedirectFacts extends RuleFacts {
   /**
    * The visitor's daily hash for link `linkId` as a 32-bit number (visits/visitor-salts.ts: the hash that
    * counts unique visitors), what an A/B split draws from; undefined while this process does not hold the
-   * day's salt (the edge loads it, and decides again).
+   * day's salt (the edge loads it, and decides again); null when it cannot be had (the split is skipped).
    */
-  visitorDraw(linkId: number): number | undefined;
+  visitorDraw(linkId: number): number | null | undefined;
 }
 
 /**
@@ -205,7 +205,7 @@ export function decideRedirect(
       into.outcome = 'load_salt';
       return into;
     }
-    const variant = drawVariant(split, draw);
+    const variant = draw === null ? undefined : drawVariant(split, draw);
     if (variant !== undefined) url = into.variant = variant.url;
   }
   into.outcome = guarded && gate.maxVisits !== null ? 'claim_visit' : 'redirect';

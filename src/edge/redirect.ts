@@ -106,8 +106,22 @@ export function redirectHandler(web: WebServices): (req: IncomingMessage, res: S
   ): Promise<void> | undefined {
     facts.req = req;
     const decided = decideRedirect(target, facts, settings(domain), decision, classify);
-    // An A/B split on a day whose salt this process does not hold yet: once loaded, decided again.
-    if (decided.outcome === 'load_salt') return web.salts.load(dayOf(web.now())).then(() => answer(req, res, code, domain, target));
+    // An A/B split on a day whose salt this process does not hold yet: once loaded, decided again. A salt that
+    // cannot be had (the store out of reach, a SQLite primary that could not make it) costs the visitor the
+    // draw, never the redirect: decided again without the split, to the link's own target.
+    if (decided.outcome === 'load_salt')
+      return web.salts.load(dayOf(web.now())).then(
+        () => answer(req, res, code, domain, target),
+        (err: unknown) => {
+          web.log.error('A/B split: no visitor salt for today; the link’s own target is served', { code, reason: (err as Error).message });
+          facts.saltless = true;
+          try {
+            return answer(req, res, code, domain, target);
+          } finally {
+            facts.saltless = false;
+          }
+        },
+      );
     return write(req, res, code, target, decided);
   }
 
@@ -270,6 +284,8 @@ type Answer = Decision | { outcome: 'failed'; error: unknown };
  */
 class RequestFacts implements RedirectFacts {
   req!: IncomingMessage;
+  /** Set while a decision is taken again after the day's salt could not be had: a split draws nothing. */
+  saltless = false;
   readonly #now: () => number;
   readonly #looksLikeBot: (userAgent: string) => boolean;
   readonly #clientOf: (req: IncomingMessage) => string;
@@ -309,7 +325,8 @@ class RequestFacts implements RedirectFacts {
     return this.#now();
   }
   /** Read only for a link with an A/B split: the visit recorder's hash of this visitor, from the same salt. */
-  visitorDraw(linkId: number): number | undefined {
+  visitorDraw(linkId: number): number | null | undefined {
+    if (this.saltless) return null;
     const salt = this.#salts.saltOf(dayOf(this.now));
     return salt === undefined ? undefined : visitorDraw(salt, this.clientAddress, this.userAgent, linkId);
   }

@@ -302,7 +302,7 @@ const SPLIT = [
   { url: B, weight: 1, paused: false },
 ];
 /** A visitor whose daily hash is `draw`: 0 is the first half of the hashes, 0xffffffff the second. */
-const visitor = (draw: number | undefined): Partial<RedirectFacts> => ({ visitorDraw: () => draw });
+const visitor = (draw: number | null | undefined): Partial<RedirectFacts> => ({ visitorDraw: () => draw });
 
 test("a link's own split redirects to the variant the visitor's hash draws, uncached, and records it", (t) => {
   const first = decide(link({ split: SPLIT }), visitor(0));
@@ -334,6 +334,12 @@ test("every variant paused: the link's own target, no variant recorded", (t) => 
 
 test("a split without the day's salt at hand asks for it (load_salt), recording nothing", (t) => {
   t.deepEqual(shown(decide(link({ split: SPLIT }), visitor(undefined))), { outcome: 'load_salt', record: false });
+});
+
+test("a split whose salt cannot be had (null) skips the draw: the link's own target, uncached, no variant", (t) => {
+  const d = decide(link({ split: SPLIT }), visitor(null));
+  t.deepEqual(shown(d), uncached(URL));
+  t.is(d.variant, '');
 });
 
 test("a rule's split action draws a variant; a target rule overrides the link's own split; no match falls to the own split", (t) => {
