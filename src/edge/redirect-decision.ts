@@ -30,6 +30,8 @@ export interface RedirectFacts extends RuleFacts {
   readonly wantsHtml: boolean;
   /** The User-Agent is a bot's (a chat app's preview, a crawler): its look does not count. */
   readonly isBot: boolean;
+  /** The User-Agent is a chat app's or social network's link-preview fetcher (visits/classify.ts, isPreviewFetcher). */
+  readonly isPreviewBot: boolean;
   /** A draw in [0, 1). Nothing reads it: a split draws from the visitor's daily hash instead (rules/match.ts, drawVariant). */
   readonly random: number;
 }
@@ -41,6 +43,7 @@ export interface RedirectFacts extends RuleFacts {
  *   none of kurz's domains, with `unknownHosts` refuse); an unknown code on a domain with a not-found redirect
  *   is a `redirect` there;
  * - `password`: the link's password form (`page`) or a 401 saying where to send it;
+ * - `preview`: the link's social preview, a 200 page of Open Graph and Twitter tags for a link-preview bot, uncached;
  * - `unavailable`: a redirect rule refuses this visitor (`unavailable`: 451, not in their region, or 403), as a
  *   page (`page`) or problem+json, uncached;
  * - `guarded`: a guarded link's state for a look that does not count (a HEAD, a bot), `page` or JSON;
@@ -57,7 +60,8 @@ export type Outcome =
   | 'guarded'
   | 'claim_visit'
   | 'ask_visits_left'
-  | 'unavailable';
+  | 'unavailable'
+  | 'preview';
 
 /**
  * A decision: its outcome and the fields that outcome reads. The edge decides into one reused object, so
@@ -116,6 +120,10 @@ export function newDecision(): Decision {
  * no match (or an action this kurz does not serve yet, `split` and `page`, which cannot be set) is the link's
  * own target. The answer of a link with rules depends on the visitor: it is never cached.
  *
+ * A link with a social preview (links/preview.ts) answers a link-preview bot (`isPreviewBot`) with `preview` once
+ * no refusal applies, before its password and rules: the card is the owner's choice and names no target.
+ * Its redirects are uncached too, so that no cache hands a person's redirect to a bot.
+ *
  * Where later features plug in: A/B splits and the pages before the redirect are rule actions (and a split a
  * link's own field): they take the visitor's daily hash (drawVariant), here, where `target` is served.
  */
@@ -152,6 +160,15 @@ export function decideRedirect(
   }
   const refusal = refusalOf(gate, facts.now);
   if (refusal !== undefined) return refuse(into, refusal);
+  // A link with a social preview: link-preview bots get its card (which names no target), people the redirect;
+  // as the two differ by user agent, neither may be kept by a cache. A bot's GET counts as a bot's visit.
+  const previewed = gate.preview !== null;
+  if (previewed && facts.isPreviewBot) {
+    into.outcome = 'preview';
+    into.cache = UNCACHED;
+    into.record = facts.method === 'GET';
+    return into;
+  }
   if (gate.locked) {
     into.outcome = 'password';
     into.page = facts.wantsHtml;
@@ -183,7 +200,7 @@ export function decideRedirect(
   into.outcome = guarded && gate.maxVisits !== null ? 'claim_visit' : 'redirect';
   into.status = gate.redirectStatus ?? settings.redirectStatus;
   into.location = locationOf(url, queryOf(facts.url), gate.forwardQuery ?? settings.forwardQuery);
-  into.cache = guarded || ruled ? UNCACHED : CACHED_REDIRECT;
+  into.cache = guarded || ruled || previewed ? UNCACHED : CACHED_REDIRECT;
   into.record = facts.method === 'GET';
   return into;
 }

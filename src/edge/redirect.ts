@@ -6,7 +6,7 @@ import { goneMessage, guardedMessage, notFoundMessage, refusalMessage, unavailab
 import { sendClientError, sendError } from '../http/problems.ts';
 import { sendJson, sendPage, sendProblem, sendRedirect, UNCACHED, wantsHtml } from '../http/respond.ts';
 import { RESERVED_PATHS } from '../links/reserved-paths.ts';
-import { cachedBotCheck, cachedClassifier, type ClientKind } from '../visits/classify.ts';
+import { cachedBotCheck, cachedClassifier, isPreviewFetcher, type ClientKind } from '../visits/classify.ts';
 import type { CountryOf } from '../visits/geo.ts';
 import {
   decideRedirect,
@@ -103,7 +103,7 @@ export function redirectHandler(web: WebServices): (req: IncomingMessage, res: S
     target: Target | undefined,
   ): Promise<void> | undefined {
     facts.req = req;
-    return write(req, res, code, target, decideRedirect(target, facts, settings(domain), decision, classify));
+    return write(req, res, code, domain, target, decideRedirect(target, facts, settings(domain), decision, classify));
   }
 
   /** Counts a 404 (an unknown code, sent to the 404 page or to its domain's not-found redirect) against the client's limit. */
@@ -121,6 +121,7 @@ export function redirectHandler(web: WebServices): (req: IncomingMessage, res: S
     req: IncomingMessage,
     res: ServerResponse,
     code: string,
+    domain: number,
     target: Target | undefined,
     decided: Answer,
   ): Promise<void> | undefined {
@@ -166,6 +167,13 @@ export function redirectHandler(web: WebServices): (req: IncomingMessage, res: S
         } else sendProblem(res, status, 'forbidden', message);
         break;
       }
+      case 'preview': {
+        const preview = target!.gate!.preview!;
+        res.setHeader('Cache-Control', decided.cache);
+        res.setHeader('Vary', 'User-Agent');
+        sendPage(res, 200, render('preview', { preview, shortUrl: web.shortUrl({ domain, code }) }));
+        break;
+      }
       case 'password':
         if (decided.page)
           sendPage(res, 200, render('password', { title: 'Password required', code, query: queryOf(req.url ?? ''), error: null }));
@@ -189,8 +197,8 @@ export function redirectHandler(web: WebServices): (req: IncomingMessage, res: S
         const { id } = target!;
         const asked = pending.outcome === 'claim_visit' ? web.links.claimVisit(id) : web.links.hasVisitsLeft(id);
         return asked.then(
-          (left) => write(req, res, code, target, settleVisitCheck(pending, left)),
-          (error: unknown) => write(req, res, code, target, { outcome: 'failed', error }),
+          (left) => write(req, res, code, domain, target, settleVisitCheck(pending, left)),
+          (error: unknown) => write(req, res, code, domain, target, { outcome: 'failed', error }),
         );
       }
       case 'failed':
@@ -207,7 +215,7 @@ export function redirectHandler(web: WebServices): (req: IncomingMessage, res: S
 
   /** Answers a failure (a refused admission, the store, a head Node refused) through the writer. */
   const fail = (req: IncomingMessage, res: ServerResponse, code: string, error: unknown): void => {
-    write(req, res, code, undefined, { outcome: 'failed', error });
+    write(req, res, code, 0, undefined, { outcome: 'failed', error });
   };
 
   return (req, res, code) => {
@@ -221,7 +229,7 @@ export function redirectHandler(web: WebServices): (req: IncomingMessage, res: S
       let domain: number | undefined = 0;
       if (refuseUnknownHosts || registry.several())
         domain = registry.domainOfRequest(req.rawHeaders) ?? (refuseUnknownHosts ? undefined : 0);
-      if (domain === undefined) write(req, res, code, undefined, misdirected(decision));
+      if (domain === undefined) write(req, res, code, 0, undefined, misdirected(decision));
       else {
         // A segment that no code can spell needs no lookup.
         const found = CODE.test(code) ? resolver.resolveAtOnce(domain, code) : null;
@@ -291,6 +299,9 @@ class RequestFacts implements RedirectFacts {
   }
   get isBot(): boolean {
     return this.#looksLikeBot(this.req.headers['user-agent'] ?? '');
+  }
+  get isPreviewBot(): boolean {
+    return isPreviewFetcher(this.req.headers['user-agent'] ?? '');
   }
   get now(): number {
     return this.#now();

@@ -41,6 +41,7 @@ export const COPIED_TABLES: ReadonlyArray<{ name: string; columns: readonly stri
       'created_client',
       'created_url',
       'rules',
+      'preview',
     ],
   },
   { name: 'link_tags', columns: ['link_id', 'tag'] },
