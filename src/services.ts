@@ -23,7 +23,7 @@ import { linkTransfer } from './transfer/transfer.ts';
 import type { Listening } from './links/url-rules.ts';
 import type { Storage, VisitStore } from './store/ports.ts';
 import { cachedClassifier } from './visits/classify.ts';
-import { noCountry, openCountryDatabase, type CountryOf } from './visits/geo.ts';
+import { noGeo, openGeoDatabase, type Geo } from './visits/geo.ts';
 import { visitStats } from './visits/stats.ts';
 import { VisitBuffer } from './visits/visit-buffer.ts';
 import { createVisitRecorder, type VisitRecorder } from './visits/visit-recorder.ts';
@@ -38,7 +38,7 @@ const USER_AGENTS_CACHED = 10_000;
  * The visit recorder for `store`: built by the server, and by the background writer on its own
  * connection. Throws, naming the file, when the configured country database cannot be read.
  */
-export function createVisitRecording(config: Config, deps: Deps, store: VisitStore, countryOf = countryLookup(config)): VisitRecorder {
+export function createVisitRecording(config: Config, deps: Deps, store: VisitStore, countryOf = geoLookup(config).country): VisitRecorder {
   return createVisitRecorder({
     store,
     classify: cachedClassifier(USER_AGENTS_CACHED),
@@ -50,9 +50,12 @@ export function createVisitRecording(config: Config, deps: Deps, store: VisitSto
   });
 }
 
-/** The configured country database's lookup (none: every address of no known country). Throws, naming the file, when it cannot be read. */
-function countryLookup(config: Config): CountryOf {
-  return config.geoipDatabase === '' ? noCountry : openCountryDatabase(config.geoipDatabase);
+/**
+ * The configured GeoIP database's lookups, country and city (none: every address of no known country or
+ * city; a country database: no city). Throws, naming the file, when it cannot be read.
+ */
+function geoLookup(config: Config): Geo {
+  return config.geoipDatabase === '' ? noGeo : openGeoDatabase(config.geoipDatabase);
 }
 
 /** Builds the use cases on `storage`. Rejects if the storage cannot be read. */
@@ -64,8 +67,8 @@ export async function createServices(config: Config, deps: Deps, storage: Storag
   );
   const cache = new RedirectCache({ size: config.cacheSize, negativeTtl: config.negativeCacheTtl, now: deps.now });
   // One reader of the country database for the visits and the redirect rules.
-  const countryOf = countryLookup(config);
-  const recorder = createVisitRecording(config, deps, storage.visits, countryOf);
+  const geo = geoLookup(config);
+  const recorder = createVisitRecording(config, deps, storage.visits, geo.country);
   const visits = new VisitBuffer({
     write: (events) => recorder.add(events),
     flushSize: config.visitFlushSize,
@@ -150,7 +153,8 @@ export async function createServices(config: Config, deps: Deps, storage: Storag
     }),
     review: linkReview({ links, cache, domains: registry, blocklist, audit, now }),
     resolver: linkResolver({ links, cache }),
-    countryOf,
+    countryOf: geo.country,
+    cityOf: geo.city,
     changes: await followChanges({
       links,
       cache,

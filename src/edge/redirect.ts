@@ -7,7 +7,7 @@ import { sendClientError, sendError } from '../http/problems.ts';
 import { sendJson, sendPage, sendProblem, sendRedirect, UNCACHED, wantsHtml } from '../http/respond.ts';
 import { RESERVED_PATHS } from '../links/reserved-paths.ts';
 import { cachedBotCheck, cachedClassifier, isPreviewFetcher, type ClientKind } from '../visits/classify.ts';
-import type { CountryOf } from '../visits/geo.ts';
+import type { CityOf, CountryOf } from '../visits/geo.ts';
 import {
   decideRedirect,
   misdirected,
@@ -89,7 +89,7 @@ export function redirectHandler(web: WebServices): (req: IncomingMessage, res: S
   };
   // One of each, refilled for every decision: decisions are taken and written synchronously (a decision
   // that waits for the store is copied), so deciding allocates nothing.
-  const facts = new RequestFacts(web.now, cachedBotCheck(1000), pipeline.clientOf, web.countryOf);
+  const facts = new RequestFacts(web.now, cachedBotCheck(1000), pipeline.clientOf, web.countryOf, web.cityOf);
   const decision = newDecision();
   /** The user agents the redirect rules read (a link with rules only). */
   const classify: (userAgent: string) => ClientKind = cachedClassifier(1000);
@@ -272,17 +272,20 @@ class RequestFacts implements RedirectFacts {
   readonly #looksLikeBot: (userAgent: string) => boolean;
   readonly #clientOf: (req: IncomingMessage) => string;
   readonly #countryOf: CountryOf;
+  readonly #cityOf: CityOf;
 
   constructor(
     now: () => number,
     looksLikeBot: (userAgent: string) => boolean,
     clientOf: (req: IncomingMessage) => string,
     countryOf: CountryOf,
+    cityOf: CityOf,
   ) {
     this.#now = now;
     this.#looksLikeBot = looksLikeBot;
     this.#clientOf = clientOf;
     this.#countryOf = countryOf;
+    this.#cityOf = cityOf;
   }
 
   get method(): string {
@@ -325,8 +328,8 @@ class RequestFacts implements RedirectFacts {
   country(): string | null {
     return this.#countryOf(this.clientAddress);
   }
-  /** kurz loads no GeoIP city database yet: no city is known, and a city condition never matches. */
+  /** The configured GeoIP database's city (a City database; a Country one knows none, and a city condition never matches then). */
   city(): string | null {
-    return null;
+    return this.#cityOf(this.clientAddress);
   }
 }
