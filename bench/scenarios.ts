@@ -39,6 +39,8 @@ export interface Scenario {
   scaling?: boolean;
   /** The seeded links carry options (bench/seed.ts --options): their redirects take the gated path. */
   options?: boolean;
+  /** The seeded links carry 10 redirect rules each, the 10th matching every request (bench/seed.ts --rules). */
+  rules?: boolean;
   /**
    * kurz runs differently from the single process on SQLite with the default settings; compared with the
    * scenario `of`, which does: with workers, on PostgreSQL, or with the access log on (a line per request).
@@ -111,6 +113,15 @@ function mainScenarios(links: number, coldLinks: number): Scenario[] {
       expected: [302],
       options: true,
     },
+    {
+      name: 'rules-redirect',
+      title: `hot redirect, links with 10 rules, the 10th matching (1k of ${count(links)})`,
+      links,
+      script: 'redirect.lua',
+      codes: 'hot',
+      expected: [302],
+      rules: true,
+    },
     // A random code is all but certainly unknown; a hit on a real one is a right answer too.
     { name: 'scan', title: 'scan: random unknown codes', links, script: 'scan.lua', codes: 'none', expected: [404, 302] },
   ];
@@ -157,7 +168,7 @@ export function count(n: number): string {
 }
 
 /** Scenarios share a seeded database when they have the same size and kind of links, on the same domains. */
-export function seedKey(scenario: Pick<Scenario, 'links' | 'options' | 'hosts'>): string {
+export function seedKey(scenario: Pick<Scenario, 'links' | 'options' | 'rules' | 'hosts'>): string {
   const others = (scenario.hosts ?? []).filter((host) => host !== DEFAULT_HOST);
-  return `${count(scenario.links)}${scenario.options ? '-options' : ''}${others.length > 0 ? `-${others.length + 1}-domains` : ''}`;
+  return `${count(scenario.links)}${scenario.options ? '-options' : ''}${scenario.rules ? '-rules' : ''}${others.length > 0 ? `-${others.length + 1}-domains` : ''}`;
 }
