@@ -48,7 +48,13 @@ export const OPTION_FLAGS = {
   'redirect-status': { type: 'string', placeholder: 'N', doc: "301, 302, 307 or 308 instead of the instance's setting" },
   'forward-query': { type: 'boolean', doc: "append the visitor's query string to the target" },
   'no-forward-query': { type: 'boolean', doc: "never append the visitor's query string" },
+  'preview-title': { type: 'string', placeholder: 'TEXT', doc: "the social preview's title (og:title) that chat apps show" },
+  'preview-description': { type: 'string', placeholder: 'TEXT', doc: "the social preview's description (og:description)" },
+  'preview-image': { type: 'string', placeholder: 'URL', doc: "the social preview's image (og:image), an absolute http(s) URL" },
 } as const;
+
+/** The flags of the social preview's parts, by the part they set. */
+const PREVIEW_FLAGS = { title: 'preview-title', description: 'preview-description', image: 'preview-image' } as const;
 
 /**
  * The API fields the option flags in `values` give, as links/link-options.ts takes them (strings of digits
@@ -67,8 +73,15 @@ export async function optionFields(values: Values): Promise<Record<string, unkno
     password: values['password-stdin'] ? await readPassword() : values['password'],
     redirectStatus: whole(values['redirect-status']),
     forwardQuery: values['forward-query'] ? true : values['no-forward-query'] ? false : undefined,
+    preview: previewParts(values),
   };
   return Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined));
+}
+
+/** The preview parts the flags give (an empty one clears its part), or undefined when no preview flag is given. */
+function previewParts(values: Values): Record<string, unknown> | undefined {
+  const given = Object.entries(PREVIEW_FLAGS).filter(([, flag]) => values[flag] !== undefined);
+  return given.length === 0 ? undefined : Object.fromEntries(given.map(([part, flag]) => [part, values[flag]]));
 }
 
 /** On a terminal the password is asked for without echo; else it is standard input's first line. */

@@ -1,6 +1,7 @@
 import test from 'ava';
 import { BROWSER_ACCEPT, startKurz, type TestKurz } from '../helpers.ts';
 import { UA } from '../fixtures/user-agents.ts';
+import { browser } from './ui-session.ts';
 
 // A link's social preview (issue 26, Helpers): set on create and PATCH, shown in the link's JSON, and served
 // as Open Graph and Twitter tags to link-preview bots instead of the redirect; people still get the redirect.
@@ -133,4 +134,27 @@ test('an edited preview reaches the redirect at once (the cache drops the link)'
   t.regex(await res.text(), /<meta property="og:title" content="Now with a card">/);
   await k.request('PATCH', '/api/v1/links/later', { preview: null });
   t.is((await visit(k, 'later', UA.slackbot)).status, 302);
+});
+
+test('the link page’s edit form shows, sets and clears the preview; a bad image URL is shown beside its field', async (t) => {
+  const k = await startKurz(t);
+  await k.postJson('/api/v1/links', { url: TARGET, alias: 'form', preview: { title: 'From the API' } });
+  const b = await browser(k);
+  const { html } = await b.page('/links/form');
+  t.regex(html, /<legend>Social preview/);
+  t.regex(html, /name="previewTitle"[^>]*value="From the API"/);
+  const fields = { url: TARGET, enabled: 'true', previewTitle: 'From the form', previewDescription: 'Told', previewImage: '' };
+  const saved = await b.submit('/links/form', fields);
+  t.is(saved.status, 303);
+  t.deepEqual((await json(await k.get('/api/v1/links/form')))['preview'], { title: 'From the form', description: 'Told', image: null });
+
+  const refused = await b.submit('/links/form', { ...fields, previewImage: 'not a url' });
+  t.is(refused.status, 400);
+  const page = await refused.text();
+  t.regex(page, /Preview image URL must be an absolute http or https URL/);
+  t.regex(page, /id="previewImage-error"/);
+
+  const cleared = await b.submit('/links/form', { ...fields, previewTitle: '', previewDescription: ' ' });
+  t.is(cleared.status, 303);
+  t.is((await json(await k.get('/api/v1/links/form')))['preview'], null);
 });
