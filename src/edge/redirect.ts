@@ -160,11 +160,10 @@ export function redirectHandler(web: WebServices): (req: IncomingMessage, res: S
         // It depends on who asks: nothing may keep this answer.
         res.setHeader('Cache-Control', UNCACHED);
         const status = decided.unavailable;
-        const message = unavailableMessage(code, status);
         if (decided.page) {
           const title = status === 451 ? 'Not available in your region' : 'Not available';
-          sendPage(res, status, render('unavailable', { title, code, message, regional: status === 451 }));
-        } else sendProblem(res, status, 'forbidden', message);
+          sendPage(res, status, render('unavailable', { title, code, regional: status === 451 }));
+        } else sendProblem(res, status, 'forbidden', unavailableMessage(code, status));
         break;
       }
       case 'preview': {
