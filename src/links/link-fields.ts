@@ -50,9 +50,9 @@ export const PREVIEW = z
     image: z
       .string()
       .max(PREVIEW_LIMITS.image)
+      .meta({ format: 'uri', description: 'og:image: an absolute http or https URL' })
       .nullable()
-      .optional()
-      .meta({ format: 'uri', description: 'og:image: an absolute http or https URL' }),
+      .optional(),
   })
   .describe('The social preview: Open Graph and Twitter card tags');
 
