@@ -6,7 +6,7 @@ import { goneMessage, guardedMessage, notFoundMessage, refusalMessage, unavailab
 import { sendClientError, sendError } from '../http/problems.ts';
 import { sendJson, sendPage, sendProblem, sendRedirect, UNCACHED, wantsHtml } from '../http/respond.ts';
 import { RESERVED_PATHS } from '../links/reserved-paths.ts';
-import { cachedBotCheck, cachedClassifier, isPreviewFetcher, type ClientKind } from '../visits/classify.ts';
+import { cachedBotCheck, cachedClassifier, cachedPreviewCheck, type ClientKind } from '../visits/classify.ts';
 import type { CityOf, CountryOf } from '../visits/geo.ts';
 import {
   decideRedirect,
@@ -89,7 +89,7 @@ export function redirectHandler(web: WebServices): (req: IncomingMessage, res: S
   };
   // One of each, refilled for every decision: decisions are taken and written synchronously (a decision
   // that waits for the store is copied), so deciding allocates nothing.
-  const facts = new RequestFacts(web.now, cachedBotCheck(1000), pipeline.clientOf, web.countryOf, web.cityOf);
+  const facts = new RequestFacts(web.now, cachedBotCheck(1000), cachedPreviewCheck(1000), pipeline.clientOf, web.countryOf, web.cityOf);
   const decision = newDecision();
   /** The user agents the redirect rules read (a link with rules only). */
   const classify: (userAgent: string) => ClientKind = cachedClassifier(1000);
@@ -269,6 +269,7 @@ class RequestFacts implements RedirectFacts {
   req!: IncomingMessage;
   readonly #now: () => number;
   readonly #looksLikeBot: (userAgent: string) => boolean;
+  readonly #fetchesPreviews: (userAgent: string) => boolean;
   readonly #clientOf: (req: IncomingMessage) => string;
   readonly #countryOf: CountryOf;
   readonly #cityOf: CityOf;
@@ -276,12 +277,14 @@ class RequestFacts implements RedirectFacts {
   constructor(
     now: () => number,
     looksLikeBot: (userAgent: string) => boolean,
+    fetchesPreviews: (userAgent: string) => boolean,
     clientOf: (req: IncomingMessage) => string,
     countryOf: CountryOf,
     cityOf: CityOf,
   ) {
     this.#now = now;
     this.#looksLikeBot = looksLikeBot;
+    this.#fetchesPreviews = fetchesPreviews;
     this.#clientOf = clientOf;
     this.#countryOf = countryOf;
     this.#cityOf = cityOf;
@@ -303,7 +306,7 @@ class RequestFacts implements RedirectFacts {
     return this.#looksLikeBot(this.req.headers['user-agent'] ?? '');
   }
   get isPreviewBot(): boolean {
-    return isPreviewFetcher(this.req.headers['user-agent'] ?? '');
+    return this.#fetchesPreviews(this.req.headers['user-agent'] ?? '');
   }
   get now(): number {
     return this.#now();

@@ -160,6 +160,19 @@ export function cachedBotCheck(size: number): (userAgent: string) => boolean {
   };
 }
 
+/** isPreviewFetcher behind an LRU cache of `size` distinct user agents, as cachedBotCheck: a link with a preview asks it for every visit. */
+export function cachedPreviewCheck(size: number): (userAgent: string) => boolean {
+  const cache = new LRUCache<string, boolean>({ max: size });
+  return (userAgent) => {
+    let fetcher = cache.get(userAgent);
+    if (fetcher === undefined) {
+      fetcher = isPreviewFetcher(userAgent);
+      if (userAgent.length <= MAX_LENGTH) cache.set(userAgent, fetcher);
+    }
+    return fetcher;
+  };
+}
+
 /** classifyUserAgent behind an LRU cache (lru-cache, already a dependency) of `size` distinct strings. */
 export function cachedClassifier(size: number): (userAgent: string) => ClientKind {
   const cache = new LRUCache<string, ClientKind>({ max: size });
