@@ -41,6 +41,8 @@ export interface Scenario {
   options?: boolean;
   /** The seeded links each carry their own 2-variant A/B split (bench/seed.ts --split): every redirect draws from the visitor hash. */
   split?: boolean;
+  /** The seeded links carry 10 redirect rules each, the 10th matching every request (bench/seed.ts --rules). */
+  rules?: boolean;
   /**
    * kurz runs differently from the single process on SQLite with the default settings; compared with the
    * scenario `of`, which does: with workers, on PostgreSQL, or with the access log on (a line per request).
@@ -114,6 +116,15 @@ function mainScenarios(links: number, coldLinks: number): Scenario[] {
       options: true,
     },
     {
+      name: 'rules-redirect',
+      title: `hot redirect, links with 10 rules, the 10th matching (1k of ${count(links)})`,
+      links,
+      script: 'redirect.lua',
+      codes: 'hot',
+      expected: [302],
+      rules: true,
+    },
+    {
       name: 'split-redirect',
       title: `hot redirect, links with a 2-variant split (1k of ${count(links)})`,
       links,
@@ -168,8 +179,8 @@ export function count(n: number): string {
 }
 
 /** Scenarios share a seeded database when they have the same size and kind of links, on the same domains. */
-export function seedKey(scenario: Pick<Scenario, 'links' | 'options' | 'hosts' | 'split'>): string {
+export function seedKey(scenario: Pick<Scenario, 'links' | 'options' | 'rules' | 'hosts' | 'split'>): string {
   const others = (scenario.hosts ?? []).filter((host) => host !== DEFAULT_HOST);
-  const kind = `${scenario.options ? '-options' : ''}${scenario.split ? '-split' : ''}`;
+  const kind = `${scenario.options ? '-options' : ''}${scenario.rules ? '-rules' : ''}${scenario.split ? '-split' : ''}`;
   return `${count(scenario.links)}${kind}${others.length > 0 ? `-${others.length + 1}-domains` : ''}`;
 }

@@ -1,5 +1,5 @@
 import type { AuditTrail } from './audit/audit.ts';
-import type { CountryOf } from './visits/geo.ts';
+import type { CityOf, CountryOf } from './visits/geo.ts';
 import type { Access } from './auth/access.ts';
 import type { Users } from './auth/users.ts';
 import type { SingleSignOn } from './auth/sso.ts';
@@ -53,6 +53,8 @@ export interface Services {
   resolver: LinkResolver;
   /** The country of a client address (the configured GeoIP database's answer), for the redirect rules; null when unknown. */
   countryOf: CountryOf;
+  /** The city of a client address (a configured GeoIP city database's answer), for the redirect rules; null when unknown. */
+  cityOf: CityOf;
   /** Drops cached links that another process changed; polled by the server. */
   changes: { poll(): Promise<void> };
   transfer: LinkTransfer;

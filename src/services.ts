@@ -23,7 +23,7 @@ import { linkTransfer } from './transfer/transfer.ts';
 import type { Listening } from './links/url-rules.ts';
 import type { Storage, VisitStore } from './store/ports.ts';
 import { cachedClassifier } from './visits/classify.ts';
-import { noCountry, openCountryDatabase, type CountryOf } from './visits/geo.ts';
+import { noGeo, openGeoDatabase, type Geo } from './visits/geo.ts';
 import { visitStats } from './visits/stats.ts';
 import { VisitBuffer } from './visits/visit-buffer.ts';
 import { createVisitRecorder, type VisitRecorder } from './visits/visit-recorder.ts';
@@ -43,7 +43,7 @@ export function createVisitRecording(
   config: Config,
   deps: Deps,
   store: VisitStore,
-  countryOf = countryLookup(config),
+  countryOf = geoLookup(config).country,
   salts: VisitorSalts = visitorSalts({ store, now: deps.now, random: deps.random, makes: true }),
 ): VisitRecorder {
   return createVisitRecorder({
@@ -57,9 +57,12 @@ export function createVisitRecording(
   });
 }
 
-/** The configured country database's lookup (none: every address of no known country). Throws, naming the file, when it cannot be read. */
-function countryLookup(config: Config): CountryOf {
-  return config.geoipDatabase === '' ? noCountry : openCountryDatabase(config.geoipDatabase);
+/**
+ * The configured GeoIP database's lookups, country and city (none: every address of no known country or
+ * city; a country database: no city). Throws, naming the file, when it cannot be read.
+ */
+function geoLookup(config: Config): Geo {
+  return config.geoipDatabase === '' ? noGeo : openGeoDatabase(config.geoipDatabase);
 }
 
 /**
@@ -74,10 +77,10 @@ export async function createServices(config: Config, deps: Deps, storage: Storag
   );
   const cache = new RedirectCache({ size: config.cacheSize, negativeTtl: config.negativeCacheTtl, now: deps.now });
   // One reader of the country database for the visits and the redirect rules.
-  const countryOf = countryLookup(config);
+  const geo = geoLookup(config);
   // One set of salts for the redirect's A/B splits and the visits this process records.
   const salts = visitorSalts({ store: storage.visits, now: deps.now, random: deps.random, makes: makesSalts });
-  const recorder = createVisitRecording(config, deps, storage.visits, countryOf, salts);
+  const recorder = createVisitRecording(config, deps, storage.visits, geo.country, salts);
   const visits = new VisitBuffer({
     write: (events) => recorder.add(events),
     flushSize: config.visitFlushSize,
@@ -162,7 +165,8 @@ export async function createServices(config: Config, deps: Deps, storage: Storag
     }),
     review: linkReview({ links, cache, domains: registry, blocklist, audit, now }),
     resolver: linkResolver({ links, cache }),
-    countryOf,
+    countryOf: geo.country,
+    cityOf: geo.city,
     changes: await followChanges({
       links,
       cache,

@@ -53,7 +53,13 @@ export const OPTION_FLAGS = {
     placeholder: 'URL=W,URL=W',
     doc: 'an A/B split: redirect to these variants by weight instead of the target (a trailing ! pauses one: URL=1!)',
   },
+  'preview-title': { type: 'string', placeholder: 'TEXT', doc: "the social preview's title (og:title) that chat apps show" },
+  'preview-description': { type: 'string', placeholder: 'TEXT', doc: "the social preview's description (og:description)" },
+  'preview-image': { type: 'string', placeholder: 'URL', doc: "the social preview's image (og:image), an absolute http(s) URL" },
 } as const;
+
+/** The flags of the social preview's parts, by the part they set. */
+const PREVIEW_FLAGS = { title: 'preview-title', description: 'preview-description', image: 'preview-image' } as const;
 
 /**
  * The API fields the option flags in `values` give, as links/link-options.ts takes them (strings of digits
@@ -73,6 +79,7 @@ export async function optionFields(values: Values): Promise<Record<string, unkno
     redirectStatus: whole(values['redirect-status']),
     forwardQuery: values['forward-query'] ? true : values['no-forward-query'] ? false : undefined,
     split: typeof values['split'] === 'string' ? splitVariants(values['split']) : undefined,
+    preview: previewParts(values),
   };
   return Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined));
 }
@@ -91,6 +98,12 @@ export function splitVariants(text: string): Array<{ url: string; weight: unknow
     if (paused) weight = weight.slice(0, -1);
     return { url: entry.slice(0, at).trim(), weight: whole(weight), ...(paused ? { paused } : {}) };
   });
+}
+
+/** The preview parts the flags give (an empty one clears its part), or undefined when no preview flag is given. */
+function previewParts(values: Values): Record<string, unknown> | undefined {
+  const given = Object.entries(PREVIEW_FLAGS).filter(([, flag]) => values[flag] !== undefined);
+  return given.length === 0 ? undefined : Object.fromEntries(given.map(([part, flag]) => [part, values[flag]]));
 }
 
 /** On a terminal the password is asked for without echo; else it is standard input's first line. */

@@ -36,6 +36,8 @@ export interface RedirectFacts extends RuleFacts {
    * day's salt (the edge loads it, and decides again); null when it cannot be had (the split is skipped).
    */
   visitorDraw(linkId: number): number | null | undefined;
+  /** The User-Agent is a chat app's or social network's link-preview fetcher (visits/classify.ts, isPreviewFetcher). */
+  readonly isPreviewBot: boolean;
 }
 
 /**
@@ -45,6 +47,7 @@ export interface RedirectFacts extends RuleFacts {
  *   none of kurz's domains, with `unknownHosts` refuse); an unknown code on a domain with a not-found redirect
  *   is a `redirect` there;
  * - `password`: the link's password form (`page`) or a 401 saying where to send it;
+ * - `preview`: the link's social preview, a 200 page of Open Graph and Twitter tags for a link-preview bot, uncached;
  * - `unavailable`: a redirect rule refuses this visitor (`unavailable`: 451, not in their region, or 403), as a
  *   page (`page`) or problem+json, uncached;
  * - `guarded`: a guarded link's state for a look that does not count (a HEAD, a bot), `page` or JSON;
@@ -64,7 +67,8 @@ export type Outcome =
   | 'claim_visit'
   | 'ask_visits_left'
   | 'unavailable'
-  | 'load_salt';
+  | 'load_salt'
+  | 'preview';
 
 /**
  * A decision: its outcome and the fields that outcome reads. The edge decides into one reused object, so
@@ -131,6 +135,10 @@ export function newDecision(): Decision {
  * so a visitor sticks to one variant for the day while the weights stay); the variant is redirected to like a
  * target and recorded with the visit. Every variant paused: the link's own target. Uncached, as rules.
  *
+ * A link with a social preview (links/preview.ts) answers a link-preview bot (`isPreviewBot`) with `preview` once
+ * no refusal applies, before its password and rules: the card is the owner's choice and names no target.
+ * Its redirects are uncached too, so that no cache hands a person's redirect to a bot.
+ *
  * Where later features plug in: the pages before the redirect are rule actions, served here too.
  */
 export function decideRedirect(
@@ -167,6 +175,15 @@ export function decideRedirect(
   }
   const refusal = refusalOf(gate, facts.now);
   if (refusal !== undefined) return refuse(into, refusal);
+  // A link with a social preview: link-preview bots get its card (which names no target), people the redirect;
+  // as the two differ by user agent, neither may be kept by a cache. A bot's GET counts as a bot's visit.
+  const previewed = gate.preview !== null;
+  if (previewed && facts.isPreviewBot) {
+    into.outcome = 'preview';
+    into.cache = UNCACHED;
+    into.record = facts.method === 'GET';
+    return into;
+  }
   if (gate.locked) {
     into.outcome = 'password';
     into.page = facts.wantsHtml;
@@ -211,7 +228,7 @@ export function decideRedirect(
   into.outcome = guarded && gate.maxVisits !== null ? 'claim_visit' : 'redirect';
   into.status = gate.redirectStatus ?? settings.redirectStatus;
   into.location = locationOf(url, queryOf(facts.url), gate.forwardQuery ?? settings.forwardQuery);
-  into.cache = guarded || ruled || split !== null ? UNCACHED : CACHED_REDIRECT;
+  into.cache = guarded || ruled || split !== null || previewed ? UNCACHED : CACHED_REDIRECT;
   into.record = facts.method === 'GET';
   return into;
 }

@@ -2,7 +2,7 @@ import * as z from 'zod';
 import type { Config } from '../config.ts';
 import { CODE } from './alias-rules.ts';
 import { variantJson } from '../rules/stored.ts';
-import { TAG } from './link-fields.ts';
+import { PREVIEW, TAG } from './link-fields.ts';
 import type { Link, LinkAddress } from './link.ts';
 import { REDIRECT_STATUSES } from './link-options.ts';
 
@@ -48,6 +48,7 @@ export const LINK_JSON = z.strictObject({
     .describe(
       'pending: waiting for an admin\'s review (reviewNewLinks), it answers 403 "being reviewed" until approved; rejected: it answers 410 for good; null: neither',
     ),
+  preview: PREVIEW.nullable().describe('The social preview link-preview bots get instead of the redirect; null for none'),
   isAlias: z.boolean().describe('A person chose the code; such a link is never a dedupe target'),
   createdAt: DATE_TIME,
   updatedAt: DATE_TIME,
@@ -96,6 +97,7 @@ export function linkJson(link: Link, { config, shortUrl, registry, ownerName }: 
     enabled: link.enabled,
     blocked: link.blocked && { rule: link.blocked.rule, list: link.blocked.list, at: link.blocked.at.toISOString() },
     review: link.review,
+    preview: link.preview,
     isAlias: link.isAlias,
     createdAt: link.createdAt.toISOString(),
     updatedAt: link.updatedAt.toISOString(),

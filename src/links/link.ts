@@ -1,6 +1,7 @@
 import type { RedirectStatus } from '../config.ts';
 import type { Actor } from '../auth/actor.ts';
 import type { Rule, Variant } from '../rules/rule.ts';
+import type { Preview } from './preview.ts';
 
 /** What a person can set on a link besides its target: the API's field names. */
 export interface LinkOptions {
@@ -18,6 +19,8 @@ export interface LinkOptions {
   forwardQuery: boolean | null;
   /** A disabled link answers 410 until enabled again. */
   enabled: boolean;
+  /** The social preview link-preview bots are shown (links/preview.ts); null for none. */
+  preview: Preview | null;
 }
 
 /**
@@ -85,6 +88,7 @@ export const DEFAULT_OPTIONS: Readonly<LinkOptions> = Object.freeze({
   redirectStatus: null,
   forwardQuery: null,
   enabled: true,
+  preview: null,
 });
 
 /** What a redirect needs, and nothing more. */
@@ -115,6 +119,8 @@ export interface Gate {
   rules: readonly Rule[] | null;
   /** The link's own A/B split, read with the target; null for none (the link redirects to its url). */
   split: readonly Variant[] | null;
+  /** The social preview link-preview bots get instead of the redirect (links/preview.ts); null for none. */
+  preview: Preview | null;
 }
 
 /** Why a live link does not redirect: one wording for the page, the API and the CLI. */

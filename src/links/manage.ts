@@ -65,8 +65,19 @@ const NOT_SERVED: Readonly<Partial<Record<Rule['action']['kind'], string>>> = {
   page: 'pages before the redirect are not served yet',
 };
 
+/** Throws AppError('invalid') naming `rules[i].ACTION` for the first rule whose action is not served yet. */
+export function refuseUnserved(parsed: readonly Rule[]): void {
+  parsed.forEach((rule, i) => {
+    const reason = NOT_SERVED[rule.action.kind];
+    if (reason !== undefined) {
+      const field = `rules[${i}].${rule.action.kind}`;
+      throw new AppError('invalid', `${field}: ${reason}; give a target, split or refuse action`, field);
+    }
+  });
+}
+
 /** The targets of `rules`' target actions and split variants. */
-function ruleTargets(rules: readonly Rule[]): string[] {
+export function ruleTargets(rules: readonly Rule[]): string[] {
   return rules.flatMap((rule) =>
     rule.action.kind === 'target' ? [rule.action.url] : rule.action.kind === 'split' ? rule.action.variants.map((v) => v.url) : [],
   );
@@ -124,6 +135,8 @@ export function linkManagement({
     const details: AuditDetails = {};
     if (edit.url !== undefined && after.url !== before.url) details['url'] = after.url;
     if (edit.passwordHash !== undefined) details['password'] = edit.passwordHash === null ? 'removed' : 'set';
+    if (edit.preview !== undefined && JSON.stringify(before.preview) !== JSON.stringify(after.preview))
+      details['preview'] = after.preview === null ? 'removed' : 'set';
     for (const field of ['title', 'note', 'expiresAt', 'maxVisits', 'redirectStatus', 'forwardQuery'] as const) {
       const [was, is] = [before[field], after[field]];
       if (edit[field] !== undefined && String(was) !== String(is)) details[field] = is instanceof Date ? is.toISOString() : is;
@@ -273,13 +286,7 @@ export function linkManagement({
     async setRules(actor: Actor, code: string, input: unknown, domain = DEFAULT_DOMAIN): Promise<RuleJson[]> {
       if (!CODE.test(code)) throw linkNotFound(code);
       const parsed = parseRules(input, rules);
-      parsed.forEach((rule, i) => {
-        const reason = NOT_SERVED[rule.action.kind];
-        if (reason !== undefined) {
-          const field = `rules[${i}].${rule.action.kind}`;
-          throw new AppError('invalid', `${field}: ${reason}; give a target, split or refuse action`, field);
-        }
-      });
+      refuseUnserved(parsed);
       const text = storedRules(parsed);
       const link = await links.write(async (tx) => {
         for (const url of ruleTargets(parsed)) refuseListed(url, rules);

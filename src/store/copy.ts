@@ -42,6 +42,7 @@ export const COPIED_TABLES: ReadonlyArray<{ name: string; columns: readonly stri
       'created_url',
       'rules',
       'split',
+      'preview',
     ],
   },
   { name: 'link_tags', columns: ['link_id', 'tag'] },

@@ -7,6 +7,7 @@ import type { Domain, DomainUse, Scheme } from '../domains/domain.ts';
 import type { Logger } from '../core/log.ts';
 import type { Link, LinkUrl, Review, Target } from '../links/link.ts';
 import { rulesFromStored, splitFromStored } from '../rules/stored.ts';
+import { previewFromStored } from '../links/preview.ts';
 
 // Rows as both backends return them (the same columns and encodings, so that kurz migrate copies them as
 // they are): 0/1 for flags, milliseconds for times, tags as a JSON array. Each store turns them into the
@@ -41,6 +42,8 @@ export interface LinkRow {
   review: string | null;
   /** The split's JSON (rules/stored.ts), null for none. */
   split: string | null;
+  /** The social preview's JSON (links/preview.ts), null for none. */
+  preview: string | null;
 }
 
 /** What the redirect cache holds of a link. */
@@ -60,6 +63,8 @@ export interface TargetRow {
   rules: string | null;
   /** The link's own split's JSON (src/rules/stored.ts), null for none. */
   split: string | null;
+  /** The social preview's JSON (links/preview.ts), null for none. */
+  preview: string | null;
 }
 
 /** The link of a row, or undefined for none. */
@@ -90,6 +95,7 @@ export function toLink(row: LinkRow | undefined): Link | undefined {
     blocked: row.blockedRule === null ? null : { rule: row.blockedRule, list: row.blockedList ?? '', at: new Date(row.blockedAt ?? 0) },
     review: row.review as Review | null,
     split: row.split === null ? null : splitFromStored(row.split, () => undefined),
+    preview: previewFromStored(row.preview),
   };
 }
 
@@ -128,7 +134,8 @@ export function toTarget(row: TargetRow, log: Pick<Logger, 'error'>): Target {
     row.redirectStatus === null &&
     row.forwardQuery === null &&
     row.rules === null &&
-    row.split === null;
+    row.split === null &&
+    row.preview === null;
   return {
     id: row.id,
     url: row.url,
@@ -156,6 +163,7 @@ export function toTarget(row: TargetRow, log: Pick<Logger, 'error'>): Target {
               : splitFromStored(row.split, (problem) =>
                   log.error('a link has a split that cannot be read: it redirects to its own target', { link: row.id, problem }),
                 ),
+          preview: previewFromStored(row.preview),
         },
   };
 }

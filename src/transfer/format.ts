@@ -7,7 +7,7 @@ import { AppError } from '../core/errors.ts';
 import { parseJson } from '../core/strict-json.ts';
 import type { LinkRecord } from '../links/link.ts';
 import { parseOptions } from '../links/link-options.ts';
-import type { NumberedRecord } from './transfer.ts';
+import type { ExportedLink, NumberedRecord } from './transfer.ts';
 import { checkAlias } from '../links/alias-rules.ts';
 import { timeOf } from '../links/times.ts';
 
@@ -19,7 +19,8 @@ export const FORMATS: readonly TransferFormat[] = ['csv', 'ndjson'];
  * without them imports with the defaults. In CSV, `tags` are joined with ";" (a tag cannot hold one) and an
  * empty cell is null; in NDJSON they are a list. `passwordHash` is the slow hash, so a password link stays
  * locked after a move; the password itself is never known. `domain` is the link's host, empty (null) for
- * the default domain, so that a file moves between instances with different publicUrls.
+ * the default domain, so that a file moves between instances with different publicUrls. `split` (the link's
+ * own A/B split, a list), `preview` (the social preview, an object) and `rules` (the redirect rules as the API sets them, a list) are JSON in a CSV cell.
  */
 const COLUMNS = [
   'code',
@@ -42,7 +43,12 @@ const COLUMNS = [
   'enabled',
   'domain',
   'split',
+  'preview',
+  'rules',
 ] as const;
+
+/** The columns whose CSV cell holds JSON. */
+const CSV_JSON = ['split', 'preview', 'rules'];
 
 const CSV_TAG_SEPARATOR = ';';
 const CSV_BOOLEANS = ['isAlias', 'forwardQuery', 'enabled', 'hasPassword'];
@@ -69,7 +75,7 @@ export function csvHeader(secrets: Secrets): string {
 }
 
 /** One exported link as a line of the format (with its newline); `domain` its host, null on the default domain. */
-export function formatRecord(record: LinkRecord, format: TransferFormat, secrets: Secrets, domain: string | null): string {
+export function formatRecord(record: ExportedLink, format: TransferFormat, secrets: Secrets, domain: string | null): string {
   const row = {
     code: record.code,
     url: record.url,
@@ -92,11 +98,19 @@ export function formatRecord(record: LinkRecord, format: TransferFormat, secrets
     domain,
     // The link's own A/B split: a list in NDJSON, its JSON text in a CSV cell.
     split: record.split && record.split.map(variantJson),
+    preview: record.preview,
+    rules: record.rules,
   };
   if (format === 'ndjson') return JSON.stringify(row) + '\n';
-  const cell = (value: unknown) => (value === null ? '' : Array.isArray(value) ? value.join(CSV_TAG_SEPARATOR) : String(value));
-  const text = (c: string) => (c === 'split' ? (row.split === null ? '' : JSON.stringify(row.split)) : cell(row[c as keyof typeof row]));
-  return stringifyCsv([columnsOf(secrets).map((c) => defuse(text(c)))]);
+  const cell = (column: string, value: unknown) =>
+    value === null
+      ? ''
+      : CSV_JSON.includes(column)
+        ? JSON.stringify(value)
+        : Array.isArray(value)
+          ? value.join(CSV_TAG_SEPARATOR)
+          : String(value);
+  return stringifyCsv([columnsOf(secrets).map((c) => defuse(cell(c, row[c as keyof typeof row])))]);
 }
 
 /**
@@ -111,7 +125,7 @@ export function parseRecords(
   domainOf: (host: unknown) => number,
 ): NumberedRecord[] {
   const rows = format === 'ndjson' ? ndjsonRows(text) : csvRows(text);
-  return rows.map(({ line, row }) => ({ line, record: toRecord(row, line, reserved, domainOf) }));
+  return rows.map(({ line, row }) => ({ line, record: toRecord(row, line, reserved, domainOf), rules: row['rules'] ?? null }));
 }
 
 function ndjsonRows(text: string): Array<{ line: number; row: Record<string, unknown> }> {
@@ -148,6 +162,15 @@ function csvRows(text: string): Array<{ line: number; row: Record<string, unknow
       if (typeof value === 'string' && /^\d{1,15}$/.test(value)) row[key] = Number(value);
     }
     if (typeof row['tags'] === 'string') row['tags'] = row['tags'].split(CSV_TAG_SEPARATOR);
+    for (const key of CSV_JSON) {
+      const value = row[key];
+      if (typeof value !== 'string') continue;
+      try {
+        row[key] = parseJson(value);
+      } catch (err) {
+        throw new AppError('invalid', `line ${info.lines}: ${key} is not valid JSON: ${(err as Error).message}`, key);
+      }
+    }
     return { line: info.lines, row };
   });
 }
@@ -251,7 +274,7 @@ function splitCell(value: unknown, fail: (field: string, message: string) => nev
  */
 function linkOptions(row: Record<string, unknown>, line: number) {
   const given = (field: string, fallback: unknown) => (row[field] === undefined ? fallback : row[field]);
-  const fields = ['title', 'note', 'tags', 'maxVisits', 'redirectStatus', 'forwardQuery'];
+  const fields = ['title', 'note', 'tags', 'maxVisits', 'redirectStatus', 'forwardQuery', 'preview'];
   const input: Record<string, unknown> = Object.fromEntries(fields.map((f) => [f, given(f, null)]));
   input['enabled'] = given('enabled', true);
   try {
@@ -264,6 +287,7 @@ function linkOptions(row: Record<string, unknown>, line: number) {
       redirectStatus: options.redirectStatus ?? null,
       forwardQuery: options.forwardQuery ?? null,
       enabled: options.enabled ?? true,
+      preview: options.preview ?? null,
     };
   } catch (err) {
     if (!(err instanceof AppError)) throw err;

@@ -21,6 +21,18 @@ const OLD = {
   deletedAt: null,
 };
 
+/** A link with a social preview and redirect rules, as a file carries them. */
+const RICH = {
+  ...OLD,
+  code: 'rich',
+  url: 'https://example.com/rich',
+  preview: { title: 'A card, "quoted"', description: '=SUM(1)', image: 'https://cdn.example.com/card.png' },
+  rules: [
+    { conditions: [{ type: 'language', matchKey: null, matchValue: 'de' }], target: 'https://example.de/seite' },
+    { conditions: [{ type: 'ip-address', matchKey: null, matchValue: '10.0.0.0/8' }], refuse: 403 },
+  ],
+};
+
 /** A database with generated, alias, visited, deleted and spreadsheet-hostile links. */
 async function seeded(t: ExecutionContext) {
   const kurz = await kurzOn(t);
@@ -37,6 +49,8 @@ async function seeded(t: ExecutionContext) {
 for (const format of ['csv', 'ndjson']) {
   test(`export --format ${format} and import round-trip losslessly, codes kept`, async (t) => {
     const source = await seeded(t);
+    writeFileSync(join(source.dir, 'rich.ndjson'), JSON.stringify(RICH) + '\n');
+    t.is((await source('import', join(source.dir, 'rich.ndjson'))).code, 0);
     const exported = await source('export', '--format', format);
     t.is(exported.code, 0);
     const file = join(source.dir, `links.${format}`);
@@ -44,13 +58,14 @@ for (const format of ['csv', 'ndjson']) {
 
     const target = await kurzOn(t);
     const imported = await target('import', file, '--format', format);
-    t.is(imported.stdout, 'imported 5 links, skipped 0 already present\n');
+    t.is(imported.stdout, 'imported 6 links, skipped 0 already present\n');
+    t.is((await target('rules', 'rich', '--list', '--json')).stdout, JSON.stringify({ rules: RICH.rules }) + '\n', 'the rules came along');
     t.is((await target('export', '--format', format)).stdout, exported.stdout);
     t.regex((await target('stats', 'old-promo')).stdout, /Visits {6}12\nLast visit {2}2020-04-01T08:30:00\.123Z/);
     t.is((await target('create', 'https://example.com/new', '--alias', 'gone')).code, 1, 'a deleted code stays reserved');
 
     const again = await target('import', file, '--format', format);
-    t.is(again.stdout, 'imported 0 links, skipped 5 already present\n', 'importing twice is harmless');
+    t.is(again.stdout, 'imported 0 links, skipped 6 already present\n', 'importing twice is harmless');
   });
 }
 
@@ -60,7 +75,7 @@ test('CSV export is safe to open in a spreadsheet and still reads back exactly',
   t.true(
     csv.startsWith(
       'code,url,isAlias,createdAt,updatedAt,visitCount,lastVisitAt,deletedAt,' +
-        'title,note,tags,expiresAt,maxVisits,claimedVisits,passwordHash,redirectStatus,forwardQuery,enabled,domain,split\n',
+        'title,note,tags,expiresAt,maxVisits,claimedVisits,passwordHash,redirectStatus,forwardQuery,enabled,domain,split,preview,rules\n',
     ),
   );
   t.regex(csv, /^'-12,https:\/\/example\.com\/formula,true,/m, 'a cell starting with - is defused');
@@ -85,6 +100,27 @@ test('import is all or nothing: one conflicting code imports none', async (t) =>
 });
 
 const BAD_FILES: Array<[string, string, RegExp]> = [
+  [
+    'in.ndjson',
+    JSON.stringify({ ...RICH, rules: [RICH.rules[0], { conditions: [{ type: 'ip-address', matchValue: '10.0.0.0/33' }], refuse: 403 }] }),
+    /^kurz: line 1 \(code "rich"\): rules\[1\]\.conditions\[0\]\.matchValue /,
+  ],
+  [
+    'in.ndjson',
+    JSON.stringify({ ...RICH, rules: [{ conditions: [], target: 'https://example.com/x' }] }),
+    /line 1 \(code "rich"\): rules\[0\]\.conditions/,
+  ],
+  ['in.ndjson', JSON.stringify({ ...RICH, rules: 'all' }), /line 1 \(code "rich"\): rules must be a list of rules/],
+  [
+    'in.ndjson',
+    JSON.stringify({ ...RICH, preview: { image: 'javascript:x' } }),
+    /line 1: preview\.image must be an absolute http or https URL/,
+  ],
+  [
+    'in.csv',
+    'code,url,isAlias,createdAt,updatedAt,visitCount,rules\nx,https://example.com/,true,2025-01-01T00:00:00.000Z,2025-01-01T00:00:00.000Z,0,[oops\n',
+    /line 2: rules is not valid JSON/,
+  ],
   ['in.ndjson', '{"code":"a"', /line 1: not valid JSON/],
   ['in.ndjson', JSON.stringify({ ...OLD, code: 'has space' }), /line 1: code is not usable: may only contain letters/],
   ['in.ndjson', JSON.stringify({ ...OLD, code: 'links' }), /line 1: code is not usable: "links" is reserved/],

@@ -253,7 +253,7 @@ test('a refusal rule answers 451 (a page, problem+json) or 403, uncached, never 
     t.regex(page.headers.get('content-security-policy') ?? '', /script-src 'self'/);
     const html = await page.text();
     t.regex(html, /<h1>Not available in your region<\/h1>/);
-    t.regex(html, /the link &quot;region&quot; is not available in your region/);
+    t.regex(html, /The link <strong class="mono">\/region<\/strong> is not available in your region\./);
     t.false(html.includes(PLAIN), 'the page never names the target');
     t.false(/<script>/.test(html), 'no inline script');
   }
@@ -265,7 +265,9 @@ test('a refusal rule answers 451 (a page, problem+json) or 403, uncached, never 
   t.is(forbidden.status, 403);
   t.like(await json(forbidden), { detail: 'the link "region" is not available to you' });
   const forbiddenPage = await visit(k, 'region?who=blocked');
-  t.regex(await forbiddenPage.text(), /<h1>Not available<\/h1>/);
+  const forbiddenHtml = await forbiddenPage.text();
+  t.regex(forbiddenHtml, /<h1>Not available<\/h1>/);
+  t.regex(forbiddenHtml, /The link <strong class="mono">\/region<\/strong> is not available to you\./);
   await k.flushVisits();
   t.like(await json(await k.get('/api/v1/links/region/stats')), { visits: { total: 0 } });
 });

@@ -20,6 +20,7 @@ const PERSON: RedirectFacts = {
   host: 'kurz.example',
   wantsHtml: true,
   isBot: false,
+  isPreviewBot: false,
   now: NOW,
   visitorDraw: () => 0,
   userAgent: 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36',
@@ -40,6 +41,7 @@ const OPEN: Gate = {
   forwardQuery: null,
   rules: null,
   split: null,
+  preview: null,
 };
 const GERMAN = 'https://example.de/seite';
 const RULES: Rule[] = [
@@ -59,6 +61,7 @@ function shown(d: Decision): Record<string, unknown> {
   if (d.outcome === 'refused') return { outcome: d.outcome, refusal: d.refusal, record: d.record };
   if (d.outcome === 'unavailable')
     return { outcome: d.outcome, unavailable: d.unavailable, page: d.page, cache: d.cache, record: d.record };
+  if (d.outcome === 'preview') return { outcome: d.outcome, cache: d.cache, record: d.record };
   if (d.outcome === 'password') return { outcome: d.outcome, page: d.page, record: d.record };
   if (d.outcome === 'guarded' || d.outcome === 'ask_visits_left')
     return { outcome: d.outcome, page: d.page, cache: d.cache, record: d.record };
@@ -72,6 +75,8 @@ const cached = (status: number, location: string, record = true) => ({
   cache: 'private, max-age=90',
   record,
 });
+const CARD = { title: 'A title', description: null, image: 'https://example.com/card.png' };
+const previewed = (record: boolean) => ({ outcome: 'preview', cache: 'no-store', record });
 const uncached = (location: string, outcome = 'redirect') => ({ outcome, status: 302, location, cache: 'no-store', record: true });
 
 const CASES: Array<[string, Target | undefined, Partial<RedirectFacts>, Partial<RedirectSettings>, Record<string, unknown>]> = [
@@ -238,6 +243,45 @@ const CASES: Array<[string, Target | undefined, Partial<RedirectFacts>, Partial<
     'a link of redirect options alone does not ask whether a bot looks',
     link({ redirectStatus: 307 }),
     { isBot: true },
+    {},
+    cached(307, URL),
+  ],
+  // The social preview: link-preview bots get the card, people the redirect, neither cached.
+  ['a link-preview bot gets the preview', link({ preview: CARD }), { isBot: true, isPreviewBot: true }, {}, previewed(true)],
+  [
+    'a preview bot’s HEAD gets the preview, not counted',
+    link({ preview: CARD }),
+    { method: 'HEAD', isBot: true, isPreviewBot: true },
+    {},
+    previewed(false),
+  ],
+  ['a person gets an uncached redirect of a link with a preview', link({ preview: CARD }), {}, {}, uncached(URL)],
+  ['a crawler that draws no card follows the redirect', link({ preview: CARD }), { isBot: true }, {}, uncached(URL)],
+  [
+    'a refused link is refused to a preview bot too',
+    link({ preview: CARD, enabled: false }),
+    { isPreviewBot: true },
+    {},
+    { outcome: 'refused', refusal: 'disabled', record: false },
+  ],
+  [
+    'a preview bot gets the card of a password link, not its form',
+    link({ preview: CARD, locked: true }),
+    { isBot: true, isPreviewBot: true },
+    {},
+    previewed(true),
+  ],
+  [
+    'a preview bot gets the card before any rule',
+    link({ preview: CARD, rules: RULES }),
+    { isBot: true, isPreviewBot: true, query: 'x=2' },
+    {},
+    previewed(true),
+  ],
+  [
+    'a link without a preview redirects a preview bot',
+    link({ redirectStatus: 307 }),
+    { isBot: true, isPreviewBot: true },
     {},
     cached(307, URL),
   ],

@@ -3,6 +3,7 @@ import type { Logger } from '../../core/log.ts';
 import { unknownDomain } from '../../domains/domain.ts';
 import type { Link, LinkChange, LinkOptions, LinkQuery, NewLink } from '../../links/link.ts';
 import { createGroupCommit } from '../group-commit.ts';
+import { storedPreview } from '../../links/preview.ts';
 import type { LinkStore, LinkWriter } from '../ports.ts';
 import { creatorColumns } from '../audit-rows.ts';
 import { toLink, toLinkUrl, toTarget, type LinkRow, type LinkUrlRow, type TargetRow } from '../rows.ts';
@@ -90,7 +91,9 @@ export function createPostgresLinkStore(db: Database, idBlockSize: number, log: 
         await holdDomain(tx, link.domain);
         const { creatorId, createdVia, createdKey, createdClient } = creatorColumns(link.createdBy);
         const params = [id ?? (await takeLinkId()), ...newLinkParams(link, link.urlHash), creatorId, createdVia, createdKey, createdClient];
-        return insert(tx, q.INSERT_LINK, params, link.tags, id === null);
+        const inserted = await insert(tx, q.INSERT_LINK, params, link.tags, id === null);
+        if (inserted !== undefined && link.preview !== null) await tx.query(q.SET_PREVIEW, [inserted, storedPreview(link.preview)]);
+        return inserted;
       },
       async importLink(record, urlHash) {
         await holdDomain(tx, record.domain);
@@ -102,6 +105,7 @@ export function createPostgresLinkStore(db: Database, idBlockSize: number, log: 
           record.claimedVisits,
         ];
         const id = await insert(tx, q.IMPORT_LINK, params, record.tags, true);
+        if (id !== undefined && record.preview !== null) await tx.query(q.SET_PREVIEW, [id, storedPreview(record.preview)]);
         if (id !== undefined && record.visitCount > 0) {
           await tx.query(q.ADD_LINK_VISITS, [[id], [record.visitCount], [(record.lastVisitAt ?? record.createdAt).getTime()]]);
         }
@@ -120,6 +124,7 @@ export function createPostgresLinkStore(db: Database, idBlockSize: number, log: 
           await tx.query(q.DELETE_TAGS, [link.id]);
           await setTags(tx, link.id, edit.tags);
         }
+        if (edit.preview !== undefined) await tx.query(q.SET_PREVIEW, [link.id, storedPreview(edit.preview)]);
         return true;
       },
       deleteLink: async (id, at) => (await tx.query(q.DELETE_LINK, [id, at.getTime()])).rowCount === 1,

@@ -338,4 +338,13 @@ export const MIGRATIONS: readonly string[] = [
     salt BYTEA  NOT NULL
   );
   `,
+  // A link's social preview, as SQLite's migration 19: the change log follows the new column.
+  `
+  ALTER TABLE links ADD COLUMN preview TEXT;
+  DROP TRIGGER links_changed ON links;
+  CREATE TRIGGER links_changed
+    AFTER UPDATE OF url, deleted_at, enabled, expires_at, max_visits, password_hash, redirect_status, forward_query, blocked_rule,
+      code, domain_id, review, rules, split, preview ON links
+    FOR EACH ROW EXECUTE FUNCTION kurz_link_changed();
+  `,
 ];

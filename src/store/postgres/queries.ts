@@ -62,7 +62,7 @@ const LINK_COLUMNS = `links.id, domain_id AS domain, owner_id AS "ownerId", code
   (SELECT coalesce(json_agg(tag ORDER BY tag COLLATE "C"), '[]'::json)::text FROM link_tags WHERE link_id = links.id) AS tags,
   expires_at AS "expiresAt", max_visits AS "maxVisits", claimed_visits AS "claimedVisits", password_hash AS "passwordHash",
   redirect_status AS "redirectStatus", forward_query AS "forwardQuery", enabled, blocked_rule AS "blockedRule",
-  blocked_list AS "blockedList", blocked_at AS "blockedAt", review, split`;
+  blocked_list AS "blockedList", blocked_at AS "blockedAt", review, split, preview`;
 
 const LINKS = `links LEFT JOIN link_visits AS v ON v.link_id = links.id`;
 
@@ -75,7 +75,7 @@ export const LINK_BY_ADDRESS_FOR_UPDATE = `${LINK_BY_ADDRESS} FOR UPDATE OF link
 /** The redirect's lookup: the target and what the redirect cache holds of the link's options. Code $1, domain $2. */
 export const TARGET_BY_ADDRESS = `SELECT id, url, (deleted_at IS NOT NULL)::int AS deleted, (blocked_rule IS NOT NULL)::int AS blocked,
   enabled, expires_at AS "expiresAt", max_visits AS "maxVisits", (password_hash IS NOT NULL)::int AS locked, review,
-  redirect_status AS "redirectStatus", forward_query AS "forwardQuery", rules, split
+  redirect_status AS "redirectStatus", forward_query AS "forwardQuery", rules, split, preview
   FROM links WHERE code = $1 AND domain_id = $2`;
 
 export const LINK_BY_ID = `SELECT ${LINK_COLUMNS} FROM ${LINKS} WHERE links.id = $1`;
@@ -188,6 +188,11 @@ export const ADD_VISITOR_SALT = `INSERT INTO visitor_salts (day, salt) VALUES ($
 
 /** Deletes the salts of days before $1, with their visitor hashes: the hashes can no longer be made again. */
 export const DELETE_VISITOR_SALTS_BEFORE = `DELETE FROM visitor_salts WHERE day < $1`;
+
+// A link's social preview (links/preview.ts): its JSON, NULL for none.
+
+/** Sets link $1's preview to $2, in the transaction that inserts, imports or edits it. */
+export const SET_PREVIEW = `UPDATE links SET preview = $2 WHERE id = $1`;
 
 // The review queue (links/review.ts).
 

@@ -8,6 +8,7 @@ import { createLogger, type Logger } from '../../core/log.ts';
 import type { Link, LinkChange, LinkEdit, LinkOptions, LinkQuery, LinkRecord, NewLink, Target } from '../../links/link.ts';
 import { toLink, toLinkUrl, toTarget, type DomainRow, type LinkRow, type LinkUrlRow, type TargetRow } from '../rows.ts';
 import type { LinkStore, LinkWriter } from '../ports.ts';
+import { storedPreview } from '../../links/preview.ts';
 import { creatorColumns } from '../audit-rows.ts';
 import { createGroupCommit } from '../group-commit.ts';
 import { connectionSync } from './database.ts';
@@ -80,6 +81,7 @@ export function createSqliteLinkStore(
   const blockedCount = statement<[], number>(q.BLOCKED_COUNT).pluck();
   const setReview = db.prepare(q.SET_REVIEW);
   const linkRules = statement<[number], string | null>(q.LINK_RULES).pluck();
+  const setPreview = db.prepare<[{ id: number; preview: string | null }]>(q.SET_PREVIEW);
   const setRules = db.prepare<[{ id: number; rules: string | null; at: number }]>(q.SET_RULES);
   const setSplit = db.prepare<[{ id: number; split: string | null; at: number }]>(q.SET_SPLIT);
   const pendingCount = statement<[], number>(q.PENDING_COUNT).pluck();
@@ -131,6 +133,7 @@ export function createSqliteLinkStore(
       if (!link.isAlias && codeOnAnyDomain.get(link.code) !== undefined) return undefined;
       const inserted = unlessTaken(() => insertLink.run({ id, ...newLinkParams(link, link.urlHash), ...creatorColumns(link.createdBy) }));
       if (inserted !== undefined) for (const tag of link.tags) insertTag.run(inserted, tag);
+      if (inserted !== undefined && link.preview !== null) setPreview.run({ id: inserted, preview: storedPreview(link.preview) });
       return inserted;
     },
     async importLink(record: LinkRecord & { ownerId: number; review: 'pending' | null }, urlHash) {
@@ -144,6 +147,7 @@ export function createSqliteLinkStore(
         }),
       );
       if (id !== undefined) for (const tag of record.tags) insertTag.run(id, tag);
+      if (id !== undefined && record.preview !== null) setPreview.run({ id, preview: storedPreview(record.preview) });
       if (id !== undefined && record.visitCount > 0) {
         addVisit.run({ id, count: record.visitCount, lastVisitAt: (record.lastVisitAt ?? record.createdAt).getTime() });
       }
@@ -167,6 +171,7 @@ export function createSqliteLinkStore(
       });
       if (changed.changes === 0) return false;
       if (edit.tags !== undefined) setTags(link.id, edit.tags);
+      if (edit.preview !== undefined) setPreview.run({ id: link.id, preview: storedPreview(edit.preview) });
       return true;
     },
     deleteLink: async (id, at) => deleteLink.run({ id, now: at.getTime() }).changes === 1,

@@ -531,6 +531,20 @@ export const MIGRATIONS: readonly string[] = [
     salt BLOB    NOT NULL
   );
   `,
+  // A link's social preview (migration 19): its JSON ({title, description, image}, links/preview.ts), NULL for
+  // none. The change log follows the column, so that every cache drops a link whose preview changed.
+  `
+  ALTER TABLE links ADD COLUMN preview TEXT;
+  DROP TRIGGER links_changed;
+  CREATE TRIGGER links_changed
+    AFTER UPDATE OF url, deleted_at, enabled, expires_at, max_visits, password_hash, redirect_status, forward_query, blocked_rule,
+      code, domain_id, review, rules, split, preview ON links
+  BEGIN
+    INSERT INTO link_changes (link_id, domain_id, code) VALUES (OLD.id, OLD.domain_id, OLD.code);
+    INSERT INTO link_changes (link_id, domain_id, code) SELECT NEW.id, NEW.domain_id, NEW.code
+      WHERE NEW.domain_id IS NOT OLD.domain_id OR NEW.code IS NOT OLD.code;
+  END;
+  `,
 ];
 
 /**
