@@ -209,7 +209,7 @@ const BAD_FILES: Array<[string, string, RegExp]> = [
   [
     'in.csv',
     'code,url,isAlias,createdAt,updatedAt,visitCount,lastVisitAt,deletedAt,split\nabc,https://x.example/,true,2025-01-01T00:00:00.000Z,2025-01-01T00:00:00.000Z,0,,,[oops\n',
-    /line 2: split must be a JSON list/,
+    /line 2: split is not valid JSON/,
   ],
 ];
 for (const [name, content, message] of BAD_FILES) {
