@@ -119,10 +119,16 @@ export function linkScreening({ config, links, cache, log, now }: ScreeningDeps)
     for (let after = 0; !stopping;) {
       const page = await links.liveUrlsAfter(after, PAGE);
       result.links += page.length;
-      const changes: Array<{ link: LinkUrl; match: ReturnType<typeof matchBlocklist> }> = [];
+      const changes: Array<{ link: LinkUrl; match: ReturnType<typeof matchBlocklist>; listed: string }> = [];
       for (const link of page) {
-        const match = matchBlocklist(list, link.url);
-        if (match?.rule !== link.block?.rule || match?.list !== link.block?.list) changes.push({ link, match });
+        // A link is blocked when any place it may send a visitor is listed: its target, a variant, a rule's target.
+        let listed = link.url;
+        let match = matchBlocklist(list, link.url);
+        for (let i = 0; match === undefined && i < link.others.length; i++) {
+          listed = link.others[i]!;
+          match = matchBlocklist(list, listed);
+        }
+        if (match?.rule !== link.block?.rule || match?.list !== link.block?.list) changes.push({ link, match, listed });
       }
       if (changes.length > 0) {
         const at = new Date(now());
@@ -134,12 +140,12 @@ export function linkScreening({ config, links, cache, log, now }: ScreeningDeps)
           }
           return done;
         });
-        for (const { link, match } of applied) {
+        for (const { link, match, listed } of applied) {
           cache.forget(link.domain, link.code);
           if (match) result.blocked++;
           else result.unblocked++;
           if (result.blocked + result.unblocked > LOGGED_LINKS) continue;
-          const host = URL.parse(link.url)?.hostname ?? '';
+          const host = URL.parse(match ? listed : link.url)?.hostname ?? '';
           if (match) log.info('link blocked: its target is on a blocklist', { code: link.code, host, rule: match.rule, list: match.list });
           else log.info('link unblocked: its target is no longer on a blocklist', { code: link.code, host, was: link.block?.rule });
         }

@@ -75,6 +75,8 @@ export interface Block {
 export interface LinkUrl extends LinkAddress {
   id: number;
   url: string;
+  /** Where else it may send a visitor: its own A/B split's variants and its redirect rules' targets. */
+  others: readonly string[];
   block: Omit<Block, 'at'> | null;
 }
 

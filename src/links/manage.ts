@@ -26,7 +26,7 @@ import { encodeCursor } from './list-query.ts';
 import { reviewOf } from './review-rules.ts';
 import type { BlocklistSource } from '../blocklist/blocklist.ts';
 import { normaliseUrl, refuseListed, urlRules, type Listening } from './url-rules.ts';
-import { parseRules, ruleJson, type Rule, type RuleJson, type Variant } from '../rules/rule.ts';
+import { parseRules, ruleJson, ruleTargets, type Rule, type RuleJson, type Variant } from '../rules/rule.ts';
 import { rulesFromStored, storedRules, storedSplit } from '../rules/stored.ts';
 import { splitOf } from './create.ts';
 
@@ -74,13 +74,6 @@ export function refuseUnserved(parsed: readonly Rule[]): void {
       throw new AppError('invalid', `${field}: ${reason}; give a target, split or refuse action`, field);
     }
   });
-}
-
-/** The targets of `rules`' target actions and split variants. */
-export function ruleTargets(rules: readonly Rule[]): string[] {
-  return rules.flatMap((rule) =>
-    rule.action.kind === 'target' ? [rule.action.url] : rule.action.kind === 'split' ? rule.action.variants.map((v) => v.url) : [],
-  );
 }
 
 /** Reading, listing, editing, deleting and pruning links. */

@@ -176,6 +176,13 @@ export function parseSplit(input: unknown, urls: UrlRules, field = 'split'): Var
   return checkSplit(shaped(SPLIT, input, field), urls, field);
 }
 
+/** Where `rules` may send a visitor: their target actions' URLs and their splits' variants (paused ones too). */
+export function ruleTargets(rules: readonly Rule[]): string[] {
+  return rules.flatMap((rule) =>
+    rule.action.kind === 'target' ? [rule.action.url] : rule.action.kind === 'split' ? rule.action.variants.map((v) => v.url) : [],
+  );
+}
+
 /** A rule as the API returns it: as it was set, targets normalised. */
 export function ruleJson(rule: Rule): RuleJson {
   const conditions = rule.conditions.map(({ type, matchKey, matchValue }) => ({ type, matchKey, matchValue }));

@@ -6,6 +6,7 @@ import type { RedirectStatus } from '../config.ts';
 import type { Domain, DomainUse, Scheme } from '../domains/domain.ts';
 import type { Logger } from '../core/log.ts';
 import type { Link, LinkUrl, Review, Target } from '../links/link.ts';
+import { ruleTargets } from '../rules/rule.ts';
 import { rulesFromStored, splitFromStored } from '../rules/stored.ts';
 import { previewFromStored } from '../links/preview.ts';
 
@@ -105,6 +106,9 @@ export interface LinkUrlRow {
   domain: number;
   code: string;
   url: string;
+  /** The rules' and the own split's JSON (src/rules/stored.ts), null for none. */
+  rules: string | null;
+  split: string | null;
   blockedRule: string | null;
   blockedList: string | null;
 }
@@ -115,6 +119,11 @@ export function toLinkUrl(row: LinkUrlRow): LinkUrl {
     domain: row.domain,
     code: row.code,
     url: row.url,
+    // Unreadable JSON redirects to the link's own target (toTarget), so only that is screened then.
+    others: [
+      ...(row.split === null ? [] : (splitFromStored(row.split, () => undefined) ?? []).map((variant) => variant.url)),
+      ...(row.rules === null ? [] : ruleTargets(rulesFromStored(row.rules, () => undefined))),
+    ],
     block: row.blockedRule === null ? null : { rule: row.blockedRule, list: row.blockedList ?? '' },
   };
 }

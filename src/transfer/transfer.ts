@@ -1,9 +1,8 @@
-import { parseSplit, type Variant } from '../rules/rule.ts';
 import { storedSplit } from '../rules/stored.ts';
 import type { RedirectCache } from '../cache/redirect-cache.ts';
 import type { Config } from '../config.ts';
 import type { Actor } from '../auth/actor.ts';
-import { maySee, refuseUnserved, ruleTargets } from '../links/manage.ts';
+import { maySee, refuseUnserved } from '../links/manage.ts';
 import { AppError } from '../core/errors.ts';
 import { closedDomain } from '../domains/domain.ts';
 import type { DomainRegistry } from '../domains/registry.ts';
@@ -14,7 +13,7 @@ import { isPlain } from '../links/link-options.ts';
 import { reviewOf } from '../links/review-rules.ts';
 import type { BlocklistSource } from '../blocklist/blocklist.ts';
 import { normaliseUrl, refuseListed, urlRules, type Listening } from '../links/url-rules.ts';
-import { parseRules, ruleJson, type Rule, type RuleJson } from '../rules/rule.ts';
+import { parseRules, parseSplit, ruleJson, ruleTargets, type Rule, type RuleJson, type Variant } from '../rules/rule.ts';
 import { rulesFromStored, storedRules } from '../rules/stored.ts';
 
 export interface TransferDeps {

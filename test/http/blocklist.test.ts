@@ -149,6 +149,42 @@ test('a link whose target becomes listed answers 410 with a page saying why, and
   t.is((await follow(k, `/${switchedOff.code}`)).status, 410, 'a link its owner disabled stays disabled');
 });
 
+test('a link is blocked when a rule’s target or a variant of its split becomes listed, and unblocked when it goes', async (t) => {
+  const file = listFile(t, '# nothing yet\n');
+  const k = await startScreening(t, file);
+  const ruled = await create(k, { url: 'https://fine.example/ruled' });
+  const rules = [{ conditions: [{ type: 'language', matchValue: 'de' }], target: 'https://turned-bad.example/de' }];
+  t.is((await k.request('PUT', `/api/v1/links/${ruled.code}/rules`, { rules })).status, 200);
+  const split = await create(k, {
+    url: 'https://fine.example/split',
+    split: [
+      { url: 'https://fine.example/a', weight: 1 },
+      { url: 'https://cdn.turned-bad.example/b', weight: 1, paused: true },
+    ],
+  });
+  const plain = await create(k, { url: 'https://fine.example/plain' });
+  t.is((await follow(k, `/${ruled.code}`)).status, 302);
+
+  replaceFile(file, '# a bad day\nturned-bad.example\n');
+  await waitFor(async () => (await follow(k, `/${ruled.code}`)).status === 410);
+  await k.kurz.services.screening.idle();
+  t.is((await follow(k, `/${split.code}`)).status, 410, 'a paused variant may be resumed any time: it counts');
+  t.is((await follow(k, `/${plain.code}`)).status, 302);
+  t.regex(
+    k.log.lines.join('\n'),
+    new RegExp(`info link blocked: its target is on a blocklist code=${ruled.code} host=turned-bad\\.example `),
+  );
+  t.regex(
+    k.log.lines.join('\n'),
+    new RegExp(`info link blocked: its target is on a blocklist code=${split.code} host=cdn\\.turned-bad\\.example `),
+  );
+
+  replaceFile(file, '# all clear\n');
+  await waitFor(async () => (await follow(k, `/${ruled.code}`)).status === 302);
+  await k.kurz.services.screening.idle();
+  t.is((await follow(k, `/${split.code}`)).status, 302);
+});
+
 test('a new target brings a blocked link back at once; the list filter and the UI show blocked links', async (t) => {
   const file = listFile(t, '0.0.0.0 bad.example\n');
   const k = await startKurz(t, { blocklist: file });

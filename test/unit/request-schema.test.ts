@@ -7,7 +7,8 @@ import { openApiDocument } from '../../src/http/openapi-document.ts';
 import { BATCH_CREATE, LINK_CREATE, LINK_EDIT } from '../../src/web/handlers/links-api.ts';
 
 // `domain`: the domain a link is created on (issue 24).
-const KNOWN = 'url, alias, domain, title, note, tags, expiresAt, maxVisits, password, redirectStatus, forwardQuery, enabled, preview, split';
+const KNOWN =
+  'url, alias, domain, title, note, tags, expiresAt, maxVisits, password, redirectStatus, forwardQuery, enabled, preview, split';
 
 /** Bodies the API refuses before any use case runs, with the message and field of today's answers. */
 const REFUSED: Array<[string, z.ZodObject, unknown, string, string | undefined]> = [

@@ -155,7 +155,7 @@ export const DELETE_LINK = `UPDATE links SET deleted_at = $2, updated_at = $2 WH
 // The blocklist (links/screening.ts): a scan reads live links' targets in pages and sets or clears their block.
 
 /** One page of live links' targets, after the id $1, $2 at a time. */
-export const LIVE_LINK_URLS_PAGE = `SELECT id, domain_id AS domain, code, url, blocked_rule AS "blockedRule", blocked_list AS "blockedList" FROM links
+export const LIVE_LINK_URLS_PAGE = `SELECT id, domain_id AS domain, code, url, rules, split, blocked_rule AS "blockedRule", blocked_list AS "blockedList" FROM links
   WHERE id > $1 AND deleted_at IS NULL ORDER BY id LIMIT $2`;
 
 /** Sets (or, with nulls, clears) link $1's block ($3 rule, $4 list, $5 time), unless its target is no longer $2. */

@@ -94,7 +94,7 @@ export const DELETE_LINK = `UPDATE links SET deleted_at = @now, updated_at = @no
 // The blocklist (links/screening.ts): a scan reads live links' targets in pages and sets or clears their block.
 
 /** One page of live links' targets, after the id `after`. */
-export const LIVE_LINK_URLS_PAGE = `SELECT id, domain_id AS domain, code, url, blocked_rule AS blockedRule, blocked_list AS blockedList FROM links
+export const LIVE_LINK_URLS_PAGE = `SELECT id, domain_id AS domain, code, url, rules, split, blocked_rule AS blockedRule, blocked_list AS blockedList FROM links
   WHERE id > ? AND deleted_at IS NULL ORDER BY id LIMIT ?`;
 
 /** Sets (or, with nulls, clears) a live link's block, unless its target changed since it was read. */
