@@ -3,8 +3,8 @@ import { CACHED_REDIRECT, UNCACHED } from '../http/respond.ts';
 import { guards, locationOf, queryOf, refusalOf } from '../links/gate.ts';
 import type { Refusal, Target } from '../links/link.ts';
 import { chooseRule, type RuleFacts } from '../rules/match.ts';
-import type { RefusalStatus } from '../rules/rule.ts';
-import { classifyUserAgent, type ClientKind } from '../visits/classify.ts';
+import type { PageKind, RefusalStatus } from '../rules/rule.ts';
+import { classifyUserAgent, inAppBrowser, type ClientKind } from '../visits/classify.ts';
 
 /** The instance's redirect settings, which a link's own options override. */
 export interface RedirectSettings {
@@ -32,6 +32,8 @@ export interface RedirectFacts extends RuleFacts {
   readonly isBot: boolean;
   /** A draw in [0, 1). Nothing reads it: a split draws from the visitor's daily hash instead (rules/match.ts, drawVariant). */
   readonly random: number;
+  /** The visitor came through a page before the redirect (a signed continue, edge/pages.ts): no page is shown again. */
+  readonly pagePassed: boolean;
 }
 
 /**
@@ -41,6 +43,8 @@ export interface RedirectFacts extends RuleFacts {
  *   none of kurz's domains, with `unknownHosts` refuse); an unknown code on a domain with a not-found redirect
  *   is a `redirect` there;
  * - `password`: the link's password form (`page`) or a 401 saying where to send it;
+ * - `page`: a page before the redirect (`shown`: a rule's page action, or open-in-browser for an in-app browser
+ *   on a link that asks for it), always as a page, uncached, not a visit (the continue is);
  * - `unavailable`: a redirect rule refuses this visitor (`unavailable`: 451, not in their region, or 403), as a
  *   page (`page`) or problem+json, uncached;
  * - `guarded`: a guarded link's state for a look that does not count (a HEAD, a bot), `page` or JSON;
@@ -57,7 +61,8 @@ export type Outcome =
   | 'guarded'
   | 'claim_visit'
   | 'ask_visits_left'
-  | 'unavailable';
+  | 'unavailable'
+  | 'page';
 
 /**
  * A decision: its outcome and the fields that outcome reads. The edge decides into one reused object, so
@@ -73,6 +78,8 @@ export interface Decision {
   refusal: Refusal;
   /** `unavailable`: the status a redirect rule refuses with. */
   unavailable: RefusalStatus;
+  /** `page`: which page. */
+  shown: PageKind;
   /** `password`, `guarded` and `unavailable` (and `ask_visits_left`): a page rather than JSON. The 404s and 410s negotiate as every error does. */
   page: boolean;
   /** The answer counts as a visit and is recorded: a GET that redirects, or a bot's GET of a guarded link (as a bot's). */
@@ -88,6 +95,7 @@ export function newDecision(): Decision {
     cache: CACHED_REDIRECT,
     refusal: 'disabled',
     unavailable: 451,
+    shown: 'notice',
     page: false,
     record: false,
   };
@@ -112,9 +120,11 @@ export function newDecision(): Decision {
  * Redirect rules (src/rules/): a link with rules carries them in its gate, so an ordinary link keeps its one
  * field test. After the refusals, the password and a guarded link's look, the first rule whose conditions
  * match the facts (`chooseRule`, the user agent read through `classify`) decides: a `target` action is
- * redirected to with the link's own status and query forwarding, a `refuse` action answers `unavailable`;
- * no match (or an action this kurz does not serve yet, `split` and `page`, which cannot be set) is the link's
- * own target. The answer of a link with rules depends on the visitor: it is never cached.
+ * redirected to with the link's own status and query forwarding, a `refuse` action answers `unavailable`,
+ * a `page` action the outcome `page` (bots included: the page never holds the target); no match (or a split,
+ * which cannot be set yet) is the link's own target. An in-app browser is then shown the open-in-browser page
+ * when the gate asks for it (`gate.openInBrowser`). `facts.pagePassed` (a signed continue from a page) skips
+ * every page: the decision is what the link would serve without them. The answer of a link with rules depends on the visitor: it is never cached.
  *
  * Where later features plug in: A/B splits and the pages before the redirect are rule actions (and a split a
  * link's own field): they take the visitor's daily hash (drawVariant), here, where `target` is served.
@@ -170,7 +180,8 @@ export function decideRedirect(
   const rules = gate.rules;
   const ruled = rules !== null && rules.length > 0;
   if (ruled) {
-    const action = chooseRule(rules, facts, classify)?.action;
+    // Past a page, the first rule that is no page decides: what the link would serve without it.
+    const action = chooseRule(facts.pagePassed ? rules.filter((rule) => rule.action.kind !== 'page') : rules, facts, classify)?.action;
     if (action?.kind === 'refuse') {
       into.outcome = 'unavailable';
       into.unavailable = action.status;
@@ -178,8 +189,11 @@ export function decideRedirect(
       into.cache = UNCACHED;
       return into;
     }
+    if (action?.kind === 'page' && !facts.pagePassed) return showPage(into, action.page);
     if (action?.kind === 'target') url = action.url;
   }
+  // An in-app browser that would fail the target (a download, an app store) is shown how to leave first.
+  if (gate.openInBrowser && !facts.pagePassed && inAppBrowser(facts.userAgent) !== null) return showPage(into, 'open-in-browser');
   into.outcome = guarded && gate.maxVisits !== null ? 'claim_visit' : 'redirect';
   into.status = gate.redirectStatus ?? settings.redirectStatus;
   into.location = locationOf(url, queryOf(facts.url), gate.forwardQuery ?? settings.forwardQuery);
@@ -203,6 +217,15 @@ export function settleVisitCheck(pending: Decision, left: boolean): Decision {
   if (!left) return refuse(pending, 'used_up');
   pending.outcome = pending.outcome === 'claim_visit' ? 'redirect' : 'guarded';
   return pending;
+}
+
+function showPage(into: Decision, page: PageKind): Decision {
+  into.outcome = 'page';
+  into.shown = page;
+  into.page = true;
+  into.cache = UNCACHED;
+  into.record = false;
+  return into;
 }
 
 function refuse(into: Decision, refusal: Refusal): Decision {

@@ -8,6 +8,7 @@ import { sendJson, sendPage, sendProblem, sendRedirect, UNCACHED, wantsHtml } fr
 import { RESERVED_PATHS } from '../links/reserved-paths.ts';
 import { cachedBotCheck, cachedClassifier, type ClientKind } from '../visits/classify.ts';
 import type { CountryOf } from '../visits/geo.ts';
+import { pageModel } from './pages.ts';
 import {
   decideRedirect,
   misdirected,
@@ -166,6 +167,22 @@ export function redirectHandler(web: WebServices): (req: IncomingMessage, res: S
         } else sendProblem(res, status, 'forbidden', message);
         break;
       }
+      case 'page': {
+        // It depends on who asks and leads on only through its pass: nothing may keep this answer.
+        res.setHeader('Cache-Control', UNCACHED);
+        const query = queryOf(req.url ?? '');
+        // The page's Host names the link's domain, as the lookup found it (the default one for an unknown Host).
+        const shortUrl = web.shortUrl({ domain: registry.domainOfRequest(req.rawHeaders) ?? 0, code });
+        const model = pageModel(
+          decided.shown,
+          target!.gate!,
+          { code, linkId: target!.id, query, shortUrl, now: web.now() },
+          req,
+          web.access,
+        );
+        sendPage(res, 200, render('page', { ...model }));
+        break;
+      }
       case 'password':
         if (decided.page)
           sendPage(res, 200, render('password', { title: 'Password required', code, query: queryOf(req.url ?? ''), error: null }));
@@ -297,6 +314,10 @@ class RequestFacts implements RedirectFacts {
   }
   get random(): number {
     return Math.random();
+  }
+  /** The redirect itself never passes a page: the continue route does (web/handlers/page-flow.ts). */
+  get pagePassed(): boolean {
+    return false;
   }
   // The redirect rules' facts (RuleFacts): read only when a condition of a link with rules asks.
   get userAgent(): string {

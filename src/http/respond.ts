@@ -34,6 +34,8 @@ const VIEWS = [
   'guarded',
   'reviewing',
   'unavailable',
+  'page',
+  'form-answers',
   'account-password',
   'users',
   'welcome',

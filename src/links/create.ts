@@ -1,3 +1,4 @@
+import { NO_PAGES } from '../rules/page-settings.ts';
 import { hash } from 'node:crypto';
 import type { RedirectCache } from '../cache/redirect-cache.ts';
 import type { PasswordHashing } from '../auth/passwords.ts';
@@ -179,5 +180,15 @@ export function hashUrl(url: string): Buffer {
 }
 
 function newLink(id: number, { urlHash: _urlHash, createdBy: _createdBy, ...link }: NewLink): Link {
-  return { ...link, id, updatedAt: link.createdAt, visitCount: 0, lastVisitAt: null, deletedAt: null, claimedVisits: 0, blocked: null };
+  return {
+    ...link,
+    id,
+    updatedAt: link.createdAt,
+    visitCount: 0,
+    lastVisitAt: null,
+    deletedAt: null,
+    claimedVisits: 0,
+    blocked: null,
+    pages: NO_PAGES,
+  };
 }

@@ -4,6 +4,7 @@ import { CODE } from './alias-rules.ts';
 import { TAG } from './link-fields.ts';
 import type { Link, LinkAddress } from './link.ts';
 import { REDIRECT_STATUSES } from './link-options.ts';
+import { PAGES_SCHEMA } from '../rules/page-settings.ts';
 
 const DATE_TIME = z.string().meta({ format: 'date-time' });
 const nullableTime = (description?: string) =>
@@ -53,6 +54,7 @@ export const LINK_JSON = z.strictObject({
   visitCount: z.int().min(0),
   lastVisitAt: nullableTime(),
   deletedAt: nullableTime('A deleted link keeps its code, which answers 410'),
+  pages: PAGES_SCHEMA.describe("The pages before the redirect: notice, form and openInBrowser (PATCH's pages)"),
 });
 
 export type LinkJson = z.output<typeof LINK_JSON>;
@@ -95,5 +97,6 @@ export function linkJson(link: Link, { config, shortUrl, registry, ownerName }: 
     visitCount: link.visitCount,
     lastVisitAt: link.lastVisitAt?.toISOString() ?? null,
     deletedAt: link.deletedAt?.toISOString() ?? null,
+    pages: { ...link.pages, form: link.pages.form && { ...link.pages.form, fields: [...link.pages.form.fields] } },
   };
 }

@@ -1,6 +1,7 @@
 import type { RedirectStatus } from '../config.ts';
 import type { Actor } from '../auth/actor.ts';
 import type { Rule } from '../rules/rule.ts';
+import type { PageSettings } from '../rules/page-settings.ts';
 
 /** What a person can set on a link besides its target: the API's field names. */
 export interface LinkOptions {
@@ -51,6 +52,8 @@ export interface Link extends LinkOptions, LinkAddress {
   blocked: Block | null;
   /** Waiting for an admin's review (`reviewNewLinks`), or rejected by one; null for a link that may go live. */
   review: Review | null;
+  /** Its pages before the redirect (src/rules/page-settings.ts). */
+  pages: PageSettings;
 }
 
 /**
@@ -111,6 +114,10 @@ export interface Gate {
   forwardQuery: boolean | null;
   /** The link's redirect rules (src/rules/), read from the store once when the target is loaded; null for none. */
   rules: readonly Rule[] | null;
+  /** The link's pages before the redirect (src/rules/page-settings.ts): what a rule's page action shows. */
+  pages: PageSettings;
+  /** In-app browsers get the open-in-browser page without a rule (openInBrowser on, or auto and a download's target). */
+  openInBrowser: boolean;
 }
 
 /** Why a live link does not redirect: one wording for the page, the API and the CLI. */
@@ -177,7 +184,7 @@ export interface TagCount {
  * A link as exported and imported: everything but the id, which is local to one database, and the
  * blocklist's verdict, which is the receiving instance's to make.
  */
-export type LinkRecord = Omit<Link, 'id' | 'blocked' | 'ownerId' | 'review'>;
+export type LinkRecord = Omit<Link, 'id' | 'blocked' | 'ownerId' | 'review' | 'pages'>;
 
 /** A link about to be stored under a generated code or an alias, on its domain. */
 export interface NewLink extends LinkOptions, LinkAddress {

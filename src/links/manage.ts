@@ -28,6 +28,7 @@ import type { BlocklistSource } from '../blocklist/blocklist.ts';
 import { normaliseUrl, refuseListed, urlRules, type Listening } from './url-rules.ts';
 import { parseRules, ruleJson, type Rule, type RuleJson } from '../rules/rule.ts';
 import { rulesFromStored, storedRules } from '../rules/stored.ts';
+import { missingPage, parsePages, storedPages, type FormAnswers, type PageSettings } from '../rules/page-settings.ts';
 
 export interface ManageDeps {
   config: Parameters<typeof urlRules>[0] & Pick<Config, 'reviewNewLinks'>;
@@ -62,7 +63,6 @@ function linkNotFound(code: string): AppError {
 /** The actions a rule may have that this kurz does not serve yet (issue 26 keeps them open). */
 const NOT_SERVED: Readonly<Partial<Record<Rule['action']['kind'], string>>> = {
   split: 'A/B splits are not served yet',
-  page: 'pages before the redirect are not served yet',
 };
 
 /** The targets of `rules`' target actions. */
@@ -267,6 +267,13 @@ export function linkManagement({
         for (const url of ruleTargets(parsed)) refuseListed(url, rules);
         const found = await tx.linkByAddress(domain, code);
         if (!found || !maySee(actor, found)) throw linkNotFound(code);
+        const missing = missingPage(parsed, found.pages);
+        if (missing !== undefined)
+          throw new AppError(
+            'invalid',
+            `${missing.field}: the link has no ${missing.page} to show; set pages.${missing.page} first (PATCH /api/v1/links/${code})`,
+            missing.field,
+          );
         const at = new Date(now());
         const before = await links.linkRules(found.id);
         if (found.deletedAt || !(await tx.setRules(found.id, text, at))) throw new AppError('gone', goneMessage(code));
@@ -279,6 +286,66 @@ export function linkManagement({
       cache.forget(domain, code);
       await audit.record(actor, 'link.edit', linkSubject(link, domains), { rules: parsed.length });
       return parsed.map(ruleJson);
+    },
+
+    /**
+     * Sets the pages before the redirect of the link `code` on `domain` (the API's `pages`; null: the
+     * defaults) and returns them. A notice or form that a page rule of the link shows cannot be taken away
+     * (AppError 'invalid' naming `pages.notice` or `pages.form`); owner checks and the change log as an edit.
+     */
+    async setPages(actor: Actor, code: string, input: unknown, domain = DEFAULT_DOMAIN): Promise<PageSettings> {
+      if (!CODE.test(code)) throw linkNotFound(code);
+      const pages = parsePages(input);
+      const link = await links.write(async (tx) => {
+        const found = await tx.linkByAddress(domain, code);
+        if (!found || !maySee(actor, found)) throw linkNotFound(code);
+        const stored = await links.linkRules(found.id);
+        const missing = missingPage(stored === null ? [] : rulesFromStored(stored, () => undefined), pages);
+        if (missing !== undefined)
+          throw new AppError(
+            'invalid',
+            `pages.${missing.page} is shown by the link's ${missing.field}: change that rule before removing it`,
+            `pages.${missing.page}`,
+          );
+        if (found.deletedAt || !(await tx.setPages(found.id, storedPages(pages), new Date(now()))))
+          throw new AppError('gone', goneMessage(code));
+        return found;
+      });
+      cache.forget(domain, code);
+      await audit.record(actor, 'link.edit', linkSubject(link, domains), { pages: true });
+      return pages;
+    },
+
+    /** Stores a visitor's answers to link `linkId`'s form (checked by page-settings.ts's checkAnswers), at the clock's time. */
+    async recordFormAnswer(linkId: number, answers: FormAnswers): Promise<void> {
+      const text = JSON.stringify({ ...answers.values, consent: answers.consent });
+      await links.write((tx) => tx.addFormAnswer(linkId, new Date(now()), text));
+    },
+
+    /**
+     * A page of the form answers of the link `code` on `domain` (newest first, ids below `before`), and how
+     * many there are. Throws AppError('not_found') when the actor may not see the link.
+     */
+    async formAnswersOf(actor: Actor, code: string, domain = DEFAULT_DOMAIN, before = Number.MAX_SAFE_INTEGER, limit = 50) {
+      const link = await existingLink(actor, code, domain);
+      const page = await links.formAnswers(link.id, before, limit);
+      return {
+        link,
+        total: page.total,
+        answers: page.answers.map((row) => ({
+          id: row.id,
+          at: new Date(row.at),
+          answers: JSON.parse(row.answers) as Record<string, unknown>,
+        })),
+      };
+    },
+
+    /** Deletes every answer to the form of the link `code` on `domain`; returns how many. Recorded as `link.edit`. */
+    async deleteFormAnswers(actor: Actor, code: string, domain = DEFAULT_DOMAIN): Promise<number> {
+      const link = await existingLink(actor, code, domain);
+      const deleted = await links.write((tx) => tx.deleteFormAnswers(link.id));
+      await audit.record(actor, 'link.edit', linkSubject(link, domains), { formAnswersDeleted: deleted });
+      return deleted;
     },
 
     /**

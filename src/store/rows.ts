@@ -7,6 +7,7 @@ import type { Domain, DomainUse, Scheme } from '../domains/domain.ts';
 import type { Logger } from '../core/log.ts';
 import type { Link, LinkUrl, Review, Target } from '../links/link.ts';
 import { rulesFromStored } from '../rules/stored.ts';
+import { NO_PAGES, opensInBrowser, pagesFromStored } from '../rules/page-settings.ts';
 
 // Rows as both backends return them (the same columns and encodings, so that kurz migrate copies them as
 // they are): 0/1 for flags, milliseconds for times, tags as a JSON array. Each store turns them into the
@@ -39,6 +40,8 @@ export interface LinkRow {
   blockedList: string | null;
   blockedAt: number | null;
   review: string | null;
+  /** The page settings' JSON (src/rules/page-settings.ts), null for the defaults. */
+  pages: string | null;
 }
 
 /** What the redirect cache holds of a link. */
@@ -56,6 +59,8 @@ export interface TargetRow {
   forwardQuery: number | null;
   /** The rules' JSON (src/rules/stored.ts), null for none. */
   rules: string | null;
+  /** The page settings' JSON (src/rules/page-settings.ts), null for the defaults. */
+  pages: string | null;
 }
 
 /** The link of a row, or undefined for none. */
@@ -85,6 +90,7 @@ export function toLink(row: LinkRow | undefined): Link | undefined {
     enabled: row.enabled === 1,
     blocked: row.blockedRule === null ? null : { rule: row.blockedRule, list: row.blockedList ?? '', at: new Date(row.blockedAt ?? 0) },
     review: row.review as Review | null,
+    pages: pagesFromStored(row.pages, () => undefined),
   };
 }
 
@@ -122,7 +128,15 @@ export function toTarget(row: TargetRow, log: Pick<Logger, 'error'>): Target {
     row.review === null &&
     row.redirectStatus === null &&
     row.forwardQuery === null &&
-    row.rules === null;
+    row.rules === null &&
+    row.pages === null &&
+    !opensInBrowser(NO_PAGES, row.url);
+  const pages =
+    row.pages === null
+      ? NO_PAGES
+      : pagesFromStored(row.pages, (problem) =>
+          log.error('a link has page settings that cannot be read: it shows no page', { link: row.id, problem }),
+        );
   return {
     id: row.id,
     url: row.url,
@@ -144,6 +158,8 @@ export function toTarget(row: TargetRow, log: Pick<Logger, 'error'>): Target {
               : rulesFromStored(row.rules, (problem) =>
                   log.error('a link has rules that cannot be read: it redirects to its own target', { link: row.id, problem }),
                 ),
+          pages,
+          openInBrowser: opensInBrowser(pages, row.url),
         },
   };
 }

@@ -24,7 +24,7 @@ function lines(html: string): string[] {
   );
 }
 
-test('the link page lists no rules at first and offers the form, whose types and actions leave out split and page', async (t) => {
+test('the link page lists no rules at first and offers the form, whose actions leave out split but offer the pages', async (t) => {
   const k = await startKurz(t);
   const b = await browser(k);
   await k.postJson('/api/v1/links', { url: PLAIN, alias: 'ruled' });
@@ -45,7 +45,9 @@ test('the link page lists no rules at first and offers the form, whose types and
     html,
     /<datalist id="rule-values">[\s\S]*<option value="mobile" label="device"><\/option>[\s\S]*<option value="CN" label="country"><\/option>/,
   );
-  t.notRegex(html, /value="(split|page|open-in-browser)"/);
+  t.notRegex(html, /value="split"/);
+  t.regex(html, /<option value="page-notice">Show the notice first<\/option>/);
+  t.regex(html, /<option value="">\(every visitor\)<\/option>/);
 });
 
 test('add, move and remove: each a post answered 303 to the list, each through setRules', async (t) => {

@@ -1,3 +1,4 @@
+import { NO_PAGES } from '../../src/rules/page-settings.ts';
 import test from 'ava';
 import {
   decideRedirect,
@@ -28,6 +29,7 @@ const PERSON: RedirectFacts = {
   clientAddress: '127.0.0.1',
   country: () => 'AT',
   city: () => null,
+  pagePassed: false,
 };
 const OPEN: Gate = {
   enabled: true,
@@ -39,6 +41,8 @@ const OPEN: Gate = {
   redirectStatus: null,
   forwardQuery: null,
   rules: null,
+  pages: NO_PAGES,
+  openInBrowser: false,
 };
 const GERMAN = 'https://example.de/seite';
 const RULES: Rule[] = [

@@ -3,7 +3,7 @@ import type { Logger } from '../../core/log.ts';
 import { unknownDomain } from '../../domains/domain.ts';
 import type { Link, LinkChange, LinkOptions, LinkQuery, NewLink } from '../../links/link.ts';
 import { createGroupCommit } from '../group-commit.ts';
-import type { LinkStore, LinkWriter } from '../ports.ts';
+import type { LinkStore, LinkWriter, StoredFormAnswer } from '../ports.ts';
 import { creatorColumns } from '../audit-rows.ts';
 import { toLink, toLinkUrl, toTarget, type LinkRow, type LinkUrlRow, type TargetRow } from '../rows.ts';
 import type { Database, Querier } from './database.ts';
@@ -129,6 +129,9 @@ export function createPostgresLinkStore(db: Database, idBlockSize: number, log: 
       unvisitedSince: async (cutoff) => (await tx.query<LinkRow>(q.UNVISITED_LINKS, [cutoff.getTime()])).rows.map((row) => toLink(row)!),
       setReview: async (id, from, to, at) => (await tx.query(q.SET_REVIEW, [id, from, to, at.getTime()])).rowCount === 1,
       setRules: async (id, rules, at) => (await tx.query(q.SET_RULES, [id, rules, at.getTime()])).rowCount === 1,
+      setPages: async (id, pages, at) => (await tx.query(q.SET_PAGES, [id, pages, at.getTime()])).rowCount === 1,
+      addFormAnswer: async (linkId, at, answers) => void (await tx.query(q.ADD_FORM_ANSWER, [linkId, at.getTime(), answers])),
+      deleteFormAnswers: async (linkId) => (await tx.query(q.DELETE_FORM_ANSWERS, [linkId])).rowCount ?? 0,
     };
   }
 
@@ -196,6 +199,13 @@ export function createPostgresLinkStore(db: Database, idBlockSize: number, log: 
     hasVisitsLeft: async (id) => (await db.query<{ left: boolean }>(q.HAS_VISITS_LEFT, [id])).rows[0]?.left === true,
 
     linkRules: async (id) => (await db.query<{ rules: string | null }>(q.LINK_RULES, [id])).rows[0]?.rules ?? null,
+
+    linkPages: async (id) => (await db.query<{ pages: string | null }>(q.LINK_PAGES, [id])).rows[0]?.pages ?? null,
+
+    formAnswers: async (linkId, before, limit) => ({
+      answers: (await db.query<StoredFormAnswer>(q.FORM_ANSWERS_PAGE, [linkId, before, limit])).rows,
+      total: (await db.query<{ count: number }>(q.FORM_ANSWER_COUNT, [linkId])).rows[0]?.count ?? 0,
+    }),
 
     liveUrlsAfter: async (after, limit) => (await db.query<LinkUrlRow>(q.LIVE_LINK_URLS_PAGE, [after, limit])).rows.map(toLinkUrl),
 

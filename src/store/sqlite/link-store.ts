@@ -7,7 +7,7 @@ import { AppError } from '../../core/errors.ts';
 import { createLogger, type Logger } from '../../core/log.ts';
 import type { Link, LinkChange, LinkEdit, LinkOptions, LinkQuery, LinkRecord, NewLink, Target } from '../../links/link.ts';
 import { toLink, toLinkUrl, toTarget, type DomainRow, type LinkRow, type LinkUrlRow, type TargetRow } from '../rows.ts';
-import type { LinkStore, LinkWriter } from '../ports.ts';
+import type { LinkStore, LinkWriter, StoredFormAnswer } from '../ports.ts';
 import { creatorColumns } from '../audit-rows.ts';
 import { createGroupCommit } from '../group-commit.ts';
 import { connectionSync } from './database.ts';
@@ -81,6 +81,12 @@ export function createSqliteLinkStore(
   const setReview = db.prepare(q.SET_REVIEW);
   const linkRules = statement<[number], string | null>(q.LINK_RULES).pluck();
   const setRules = db.prepare<[{ id: number; rules: string | null; at: number }]>(q.SET_RULES);
+  const linkPages = statement<[number], string | null>(q.LINK_PAGES).pluck();
+  const setPages = db.prepare<[{ id: number; pages: string | null; at: number }]>(q.SET_PAGES);
+  const addFormAnswer = db.prepare<[{ linkId: number; at: number; answers: string }]>(q.ADD_FORM_ANSWER);
+  const formAnswersPage = statement<[number, number, number], StoredFormAnswer>(q.FORM_ANSWERS_PAGE);
+  const formAnswerCount = statement<[number], number>(q.FORM_ANSWER_COUNT).pluck();
+  const deleteFormAnswers = db.prepare<[number]>(q.DELETE_FORM_ANSWERS);
   const pendingCount = statement<[], number>(q.PENDING_COUNT).pluck();
   const importLink = db.prepare(q.IMPORT_LINK);
   const lastChange = statement<[], { seq: number }>(q.LAST_CHANGE);
@@ -175,6 +181,9 @@ export function createSqliteLinkStore(
     unvisitedSince: async (cutoff) => unvisitedLinks.all(cutoff.getTime()).map((row) => toLink(row)!),
     setReview: async (id, from, to, at) => setReview.run({ id, from, to, at: at.getTime() }).changes === 1,
     setRules: async (id, rules, at) => setRules.run({ id, rules, at: at.getTime() }).changes === 1,
+    setPages: async (id, pages, at) => setPages.run({ id, pages, at: at.getTime() }).changes === 1,
+    addFormAnswer: async (linkId, at, answers) => void addFormAnswer.run({ linkId, at: at.getTime(), answers }),
+    deleteFormAnswers: async (linkId) => deleteFormAnswers.run(linkId).changes,
   };
 
   /** One transaction for a batch of jobs, each in a savepoint; commits without waiting for the disk. */
@@ -279,6 +288,13 @@ export function createSqliteLinkStore(
     hasVisitsLeft: async (id) => hasVisitsLeft.get(id) === 1,
 
     linkRules: async (id) => linkRules.get(id) ?? null,
+
+    linkPages: async (id) => linkPages.get(id) ?? null,
+
+    formAnswers: async (linkId, before, limit) => ({
+      answers: formAnswersPage.all(linkId, before, limit),
+      total: formAnswerCount.get(linkId) ?? 0,
+    }),
 
     liveUrlsAfter: async (after, limit) => liveLinkUrls.all(after, limit).map(toLinkUrl),
 
