@@ -297,3 +297,70 @@ test('a decision into a reused object leaves nothing of the one before', (t) => 
   decideRedirect(undefined, PERSON, SETTINGS, into);
   t.deepEqual(shown(into), { outcome: 'not_found', record: false });
 });
+
+// The pages before the redirect (issue 26): a page rule, or openInBrowser for an in-app browser, is the outcome
+// page, uncached and no visit; past the page (pagePassed), the first rule that is no page decides.
+const WECHAT =
+  'Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Mobile/15E148 MicroMessenger/8.0.50(0x18003237) NetType/WIFI Language/zh_CN';
+const PAGE_RULES: Rule[] = [
+  { conditions: [{ type: 'language', matchKey: null, matchValue: 'de' }], action: { kind: 'page', page: 'notice' } },
+  { conditions: [{ type: 'language', matchKey: null, matchValue: 'de' }], action: { kind: 'target', url: GERMAN } },
+];
+const PAGE_CASES: Array<[string, Target, Partial<RedirectFacts>, Record<string, unknown>]> = [
+  [
+    'a page rule that matches shows its page',
+    link({ rules: PAGE_RULES }),
+    {},
+    { outcome: 'page', shown: 'notice', cache: 'no-store', record: false },
+  ],
+  [
+    'a bot is shown the page too, never the target',
+    link({ rules: PAGE_RULES }),
+    { isBot: true, userAgent: 'facebookexternalhit/1.1' },
+    { outcome: 'page', shown: 'notice', cache: 'no-store', record: false },
+  ],
+  [
+    'past the page, the next rule decides and the GET counts',
+    link({ rules: PAGE_RULES }),
+    { pagePassed: true },
+    { outcome: 'redirect', location: GERMAN, cache: 'no-store', record: true },
+  ],
+  [
+    'a page rule that does not match is passed over',
+    link({ rules: PAGE_RULES }),
+    { acceptLanguage: 'fr' },
+    { outcome: 'redirect', location: URL, cache: 'no-store', record: true },
+  ],
+  [
+    'openInBrowser shows an in-app browser the page',
+    link({ openInBrowser: true }),
+    { userAgent: WECHAT },
+    { outcome: 'page', shown: 'open-in-browser', cache: 'no-store', record: false },
+  ],
+  [
+    'openInBrowser lets a real browser through',
+    link({ openInBrowser: true }),
+    {},
+    { outcome: 'redirect', location: URL, cache: 'private, max-age=90', record: true },
+  ],
+  [
+    'openInBrowser is passed by its continue',
+    link({ openInBrowser: true }),
+    { userAgent: WECHAT, pagePassed: true },
+    { outcome: 'redirect', location: URL, cache: 'private, max-age=90', record: true },
+  ],
+  [
+    'a refusal rule comes before openInBrowser',
+    link({ openInBrowser: true, rules: [{ conditions: [], action: { kind: 'refuse', status: 451 } }] }),
+    { userAgent: WECHAT },
+    { outcome: 'unavailable', record: false },
+  ],
+];
+for (const [title, target, facts, expected] of PAGE_CASES) {
+  test(`pages: ${title}`, (t) => {
+    const d = decide(target, facts);
+    const fields: Record<string, unknown> = { outcome: d.outcome, record: d.record };
+    for (const key of Object.keys(expected)) fields[key] = d[key as keyof Decision];
+    t.deepEqual(fields, expected);
+  });
+}
