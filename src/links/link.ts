@@ -184,7 +184,10 @@ export interface TagCount {
  * A link as exported and imported: everything but the id, which is local to one database, and the
  * blocklist's verdict, which is the receiving instance's to make.
  */
-export type LinkRecord = Omit<Link, 'id' | 'blocked' | 'ownerId' | 'review' | 'pages'>;
+export type LinkRecord = Omit<Link, 'id' | 'blocked' | 'ownerId' | 'review' | 'pages'> & {
+  /** Its pages before the redirect; absent: none (a file from before them). */
+  pages?: PageSettings;
+};
 
 /** A link about to be stored under a generated code or an alias, on its domain. */
 export interface NewLink extends LinkOptions, LinkAddress {

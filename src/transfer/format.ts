@@ -8,6 +8,7 @@ import { parseOptions } from '../links/link-options.ts';
 import type { NumberedRecord } from './transfer.ts';
 import { checkAlias } from '../links/alias-rules.ts';
 import { timeOf } from '../links/times.ts';
+import { parsePages, storedPages, type PageSettings } from '../rules/page-settings.ts';
 
 export type TransferFormat = 'csv' | 'ndjson';
 export const FORMATS: readonly TransferFormat[] = ['csv', 'ndjson'];
@@ -17,7 +18,9 @@ export const FORMATS: readonly TransferFormat[] = ['csv', 'ndjson'];
  * without them imports with the defaults. In CSV, `tags` are joined with ";" (a tag cannot hold one) and an
  * empty cell is null; in NDJSON they are a list. `passwordHash` is the slow hash, so a password link stays
  * locked after a move; the password itself is never known. `domain` is the link's host, empty (null) for
- * the default domain, so that a file moves between instances with different publicUrls.
+ * the default domain, so that a file moves between instances with different publicUrls. `pages` are the
+ * link's pages before the redirect as the API gives them (src/rules/page-settings.ts): an object in NDJSON,
+ * its JSON in a CSV cell; null for none.
  */
 const COLUMNS = [
   'code',
@@ -39,6 +42,7 @@ const COLUMNS = [
   'forwardQuery',
   'enabled',
   'domain',
+  'pages',
 ] as const;
 
 const CSV_TAG_SEPARATOR = ';';
@@ -87,9 +91,17 @@ export function formatRecord(record: LinkRecord, format: TransferFormat, secrets
     forwardQuery: record.forwardQuery,
     enabled: record.enabled,
     domain,
+    pages: record.pages === undefined || storedPages(record.pages) === null ? null : record.pages,
   };
   if (format === 'ndjson') return JSON.stringify(row) + '\n';
-  const cell = (value: unknown) => (value === null ? '' : Array.isArray(value) ? value.join(CSV_TAG_SEPARATOR) : String(value));
+  const cell = (value: unknown) =>
+    value === null
+      ? ''
+      : Array.isArray(value)
+        ? value.join(CSV_TAG_SEPARATOR)
+        : typeof value === 'object'
+          ? JSON.stringify(value)
+          : String(value);
   return stringifyCsv([columnsOf(secrets).map((c) => defuse(cell(row[c as keyof typeof row])))]);
 }
 
@@ -142,6 +154,13 @@ function csvRows(text: string): Array<{ line: number; row: Record<string, unknow
       if (typeof value === 'string' && /^\d{1,15}$/.test(value)) row[key] = Number(value);
     }
     if (typeof row['tags'] === 'string') row['tags'] = row['tags'].split(CSV_TAG_SEPARATOR);
+    if (typeof row['pages'] === 'string') {
+      try {
+        row['pages'] = parseJson(row['pages']);
+      } catch (err) {
+        throw new AppError('invalid', `line ${info.lines}: pages is not JSON: ${(err as Error).message}`, 'pages');
+      }
+    }
     return { line: info.lines, row };
   });
 }
@@ -196,6 +215,7 @@ function toRecord(
   }
   const expiresAt = time('expiresAt', true);
   const options = linkOptions(row, line);
+  const pages = pagesOf(row, line);
   let domain = 0;
   try {
     domain = domainOf(row['domain'] ?? null);
@@ -217,6 +237,7 @@ function toRecord(
     expiresAt,
     claimedVisits: claimedVisits as number,
     passwordHash: passwordHash as string | null,
+    pages,
   };
 }
 
@@ -240,6 +261,16 @@ function linkOptions(row: Record<string, unknown>, line: number) {
       forwardQuery: options.forwardQuery ?? null,
       enabled: options.enabled ?? true,
     };
+  } catch (err) {
+    if (!(err instanceof AppError)) throw err;
+    throw new AppError('invalid', `line ${line}: ${err.message}`, err.field);
+  }
+}
+
+/** The page settings of an exported link, checked as the API's `pages` are; none when the file lacks them. */
+function pagesOf(row: Record<string, unknown>, line: number): PageSettings {
+  try {
+    return parsePages(row['pages'] ?? null);
   } catch (err) {
     if (!(err instanceof AppError)) throw err;
     throw new AppError('invalid', `line ${line}: ${err.message}`, err.field);

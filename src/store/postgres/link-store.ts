@@ -3,6 +3,7 @@ import type { Logger } from '../../core/log.ts';
 import { unknownDomain } from '../../domains/domain.ts';
 import type { Link, LinkChange, LinkOptions, LinkQuery, NewLink } from '../../links/link.ts';
 import { createGroupCommit } from '../group-commit.ts';
+import { storedPages } from '../../rules/page-settings.ts';
 import type { LinkStore, LinkWriter, StoredFormAnswer } from '../ports.ts';
 import { creatorColumns } from '../audit-rows.ts';
 import { toLink, toLinkUrl, toTarget, type LinkRow, type LinkUrlRow, type TargetRow } from '../rows.ts';
@@ -102,6 +103,8 @@ export function createPostgresLinkStore(db: Database, idBlockSize: number, log: 
           record.claimedVisits,
         ];
         const id = await insert(tx, q.IMPORT_LINK, params, record.tags, true);
+        const pages = record.pages === undefined ? null : storedPages(record.pages);
+        if (id !== undefined && pages !== null) await tx.query(q.SET_PAGES, [id, pages, record.updatedAt.getTime()]);
         if (id !== undefined && record.visitCount > 0) {
           await tx.query(q.ADD_LINK_VISITS, [[id], [record.visitCount], [(record.lastVisitAt ?? record.createdAt).getTime()]]);
         }

@@ -6,6 +6,7 @@ import { unknownDomain } from '../../domains/domain.ts';
 import { AppError } from '../../core/errors.ts';
 import { createLogger, type Logger } from '../../core/log.ts';
 import type { Link, LinkChange, LinkEdit, LinkOptions, LinkQuery, LinkRecord, NewLink, Target } from '../../links/link.ts';
+import { storedPages } from '../../rules/page-settings.ts';
 import { toLink, toLinkUrl, toTarget, type DomainRow, type LinkRow, type LinkUrlRow, type TargetRow } from '../rows.ts';
 import type { LinkStore, LinkWriter, StoredFormAnswer } from '../ports.ts';
 import { creatorColumns } from '../audit-rows.ts';
@@ -149,6 +150,8 @@ export function createSqliteLinkStore(
         }),
       );
       if (id !== undefined) for (const tag of record.tags) insertTag.run(id, tag);
+      const pages = record.pages === undefined ? null : storedPages(record.pages);
+      if (id !== undefined && pages !== null) setPages.run({ id, pages, at: record.updatedAt.getTime() });
       if (id !== undefined && record.visitCount > 0) {
         addVisit.run({ id, count: record.visitCount, lastVisitAt: (record.lastVisitAt ?? record.createdAt).getTime() });
       }

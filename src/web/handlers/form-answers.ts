@@ -1,17 +1,14 @@
-import { stringify as stringifyCsv } from 'csv-stringify/sync';
 import type { Context } from 'koa';
 import type { WebServices } from '../../context.ts';
 import { send, sendSeeOther } from '../../http/respond.ts';
-import { FORM_FIELDS } from '../../rules/page-settings.ts';
-import { defuse } from '../../transfer/format.ts';
+import { answerText, FORM_ANSWER_COLUMNS, formAnswerCsvHeader, formAnswerCsvLine } from '../../transfer/form-answer-format.ts';
 import { domainOf, domainQuery } from '../domain-param.ts';
 import { actorOf, readForm } from '../session.ts';
 import { showPage } from './pages.ts';
 
 /** Answers a page of the link's form answers lists. */
 const ANSWERS_PAGE = 50;
-/** The columns of the CSV export, in order. */
-const COLUMNS = ['at', ...FORM_FIELDS, 'consent'] as const;
+const FIELDS = FORM_ANSWER_COLUMNS.slice(1);
 
 /**
  * A link's form answers (the pages before the redirect): listed on their page (newest first, paged by id),
@@ -44,8 +41,8 @@ export function formAnswersHandlers(web: WebServices) {
         deletePath: `${path}/delete${query === '' ? '' : `?${query}`}`,
         total: page.total,
         deleted: 'deleted' in ctx.query,
-        answers: page.answers.map((a) => ({ at: a.at.toISOString(), values: COLUMNS.slice(1).map((c) => textOf(a.answers[c])) })),
-        columns: COLUMNS.slice(1),
+        answers: page.answers.map((a) => ({ at: a.at.toISOString(), values: FIELDS.map((c) => answerText(a.answers[c])) })),
+        columns: FIELDS,
         next:
           last !== undefined && page.answers.length === ANSWERS_PAGE
             ? `${path}?${new URLSearchParams({ ...(query === '' ? {} : Object.fromEntries(new URLSearchParams(query))), before: String(last.id) })}`
@@ -56,12 +53,11 @@ export function formAnswersHandlers(web: WebServices) {
     /** Every answer as CSV, newest first. */
     async exportFormAnswers(ctx: Context): Promise<void> {
       const domain = domainOf(ctx, web.registry);
-      const lines = [stringifyCsv([[...COLUMNS]])];
+      const lines = [formAnswerCsvHeader()];
       let before: number | undefined;
       for (;;) {
         const page = await web.links.formAnswersOf(actorOf(ctx), codeOf(ctx), domain, before, 500);
-        for (const a of page.answers)
-          lines.push(stringifyCsv([[a.at.toISOString(), ...COLUMNS.slice(1).map((c) => defuse(textOf(a.answers[c])))]]));
+        for (const a of page.answers) lines.push(formAnswerCsvLine(a.at, a.answers));
         if (page.answers.length < 500) break;
         before = page.answers.at(-1)!.id;
       }
@@ -86,8 +82,4 @@ export function formAnswersHandlers(web: WebServices) {
       sendSeeOther(ctx.res, `/links/${encodeURIComponent(codeOf(ctx))}/form-answers?${query === '' ? 'deleted' : `${query}&deleted`}`);
     },
   };
-}
-
-function textOf(value: unknown): string {
-  return typeof value === 'string' ? value : typeof value === 'boolean' ? (value ? 'yes' : 'no') : '';
 }
