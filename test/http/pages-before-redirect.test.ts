@@ -323,3 +323,43 @@ test('the link page sets the pages and the rule editor a page rule, without Java
   t.regex(page.html, /id="form-answers-link"/);
   t.regex(await (await visit(k, 'edit')).text(), /Mind the step\./);
 });
+
+test('a change of the pages goes through the change log, so that every process drops the link', async (t) => {
+  const k = await startKurz(t);
+  await k.postJson('/api/v1/links', { url: TARGET, alias: 'logged' });
+  const [{ seq: before } = { seq: 0 }] = await k.sql<{ seq: number }>('SELECT coalesce(max(seq), 0) AS seq FROM link_changes');
+  t.is((await k.request('PATCH', '/api/v1/links/logged', { pages: { openInBrowser: 'on' } })).status, 200);
+  const changes = await k.sql<{ code: string }>('SELECT code FROM link_changes WHERE seq > ' + String(Number(before)));
+  t.deepEqual(
+    changes.map((c) => c.code),
+    ['logged'],
+  );
+  // Served at once in this process too: WeChat now gets the page.
+  t.is((await visit(k, 'logged', { 'user-agent': UA.wechatAndroid })).status, 200);
+});
+
+test('a page before a link with a visit limit: the page uses none; the continue claims it, and the limit holds', async (t) => {
+  const k = await startKurz(t);
+  t.is((await k.postJson('/api/v1/links', { url: TARGET, alias: 'once', maxVisits: 1 })).status, 201);
+  await k.request('PATCH', '/api/v1/links/once', { pages: { notice: NOTICE } });
+  await k.request('PUT', '/api/v1/links/once/rules', { rules: [{ conditions: [], page: 'notice' }] });
+  const pass = hidden(await (await visit(k, 'once')).text(), 'pass');
+  await visit(k, 'once');
+  t.like(await json(await k.get('/api/v1/links/once')), { visitsLeft: 1 }, 'showing the page twice uses no visit');
+  const first = await post(k, 'once', { pass, query: '' });
+  t.is(first.status, 303);
+  t.is(first.headers.get('location'), TARGET);
+  const second = await post(k, 'once', { pass, query: '' });
+  t.is(second.status, 410);
+  t.false((await second.text()).includes('secret-target'));
+});
+
+test('a rule of the link refuses past its page too; a page rule on a disabled link never shows', async (t) => {
+  const k = await startKurz(t);
+  await linkWith(k, 'off', TARGET, { notice: NOTICE }, [{ conditions: [], page: 'notice' }]);
+  const pass = hidden(await (await visit(k, 'off')).text(), 'pass');
+  t.is((await k.request('PATCH', '/api/v1/links/off', { enabled: false })).status, 200);
+  t.is((await visit(k, 'off')).status, 410);
+  t.is((await post(k, 'off', { pass, query: '' })).status, 410, 'a pass from before does not open a disabled link');
+  t.is(await humans(k, 'off'), 0);
+});
