@@ -181,12 +181,18 @@ const APP_STORES = [
   'microsoft.com/store',
 ];
 
+/** What every download or app store target holds somewhere (a superset of the checks below). */
+const MAYBE_DOWNLOAD =
+  /^(?:itms-apps|market):|\.(?:apk|aab|xapk|ipa|dmg|pkg|exe|msi|msix|appx|deb|rpm|appimage|zip|rar|7z|tar|gz|tgz|bz2|xz|pdf|epub|mobi)\b|apple\.com|play\.google\.com|huawei\.com|samsung\.com|amazon\.com|f-droid\.org|microsoft\.com/i;
+
 /**
  * Whether a target is a download or an app store, where an in-app browser most often fails: its path ends in
  * a download's extension (DOWNLOAD_EXTENSIONS), its scheme is an app store's (`itms-apps:`, `market:`), or its
  * host and path start as an app store's (APP_STORES). The `auto` of openInBrowser.
  */
 export function looksLikeDownload(url: string): boolean {
+  // Most targets are neither: refused without parsing, as every link's target load asks (rows.ts toTarget).
+  if (!MAYBE_DOWNLOAD.test(url)) return false;
   let parsed: URL;
   try {
     parsed = new URL(url);
