@@ -1,6 +1,5 @@
 import type { IncomingMessage } from 'node:http';
 import type { Access } from '../auth/access.ts';
-import { queryOf } from '../links/gate.ts';
 import type { Gate } from '../links/link.ts';
 import { FIELD_LABELS, type AnswerProblems, type PageSettings } from '../rules/page-settings.ts';
 import type { PageKind } from '../rules/rule.ts';
@@ -88,9 +87,6 @@ export function pageModel(
     app: texts === null ? null : appName(inAppBrowser(req.headers['user-agent'] ?? '')),
   };
 }
-
-/** The query of a request target, for a page's pass. */
-export const pageQuery = (url: string): string => queryOf(url);
 
 /** The open-in-browser texts in the visitor's first language kurz has (Accept-Language), English otherwise. */
 export function textsFor(acceptLanguage: string): OpenInBrowserTexts {

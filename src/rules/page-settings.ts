@@ -128,11 +128,6 @@ function mustNotBeBlank(field: string): never {
   throw new AppError('invalid', `pages.${field} must not be blank`, `pages.${field}`);
 }
 
-/** The settings as the API returns them. */
-export function pagesJson(pages: PageSettings): PageSettings {
-  return pages;
-}
-
 /** The stored text of a link's page settings; null when they are the defaults (no notice, no form, auto). */
 export function storedPages(pages: PageSettings): string | null {
   return pages.notice === null && pages.form === null && pages.openInBrowser === 'auto' ? null : JSON.stringify(pages);

@@ -171,6 +171,8 @@ test('a form rule: checked with precise messages, stored, listed, exported as fo
   t.regex(again, /value="not-an-address"/, 'the answers are shown again');
   t.false(again.includes('secret-target'));
 
+  const oversized = await post(k, 'survey', { pass, query: '', text: 'x'.repeat(20_000) });
+  t.is(oversized.status, 413, 'a post over 16 KiB is refused before it is read');
   const huge = await post(k, 'survey', { pass, query: '', name: 'a'.repeat(201), email: 'a@b.co', consent: 'yes' });
   t.is(huge.status, 400);
   t.regex(await huge.text(), /name is longer than 200 characters/);
