@@ -189,7 +189,9 @@ export function decideRedirect(
       into.cache = UNCACHED;
       return into;
     }
-    if (action?.kind === 'page' && !facts.pagePassed) return showPage(into, action.page);
+    // A notice or form the link lacks (settings that could not be read) is no page: the link's own target.
+    if (action?.kind === 'page' && !facts.pagePassed && (action.page === 'open-in-browser' || gate.pages[action.page] !== null))
+      return showPage(into, action.page);
     if (action?.kind === 'target') url = action.url;
   }
   // An in-app browser that would fail the target (a download, an app store) is shown how to leave first.

@@ -306,28 +306,29 @@ const PAGE_RULES: Rule[] = [
   { conditions: [{ type: 'language', matchKey: null, matchValue: 'de' }], action: { kind: 'page', page: 'notice' } },
   { conditions: [{ type: 'language', matchKey: null, matchValue: 'de' }], action: { kind: 'target', url: GERMAN } },
 ];
+const NOTICE_PAGES = { ...NO_PAGES, notice: { title: null, message: 'Mind the step', button: 'Go' } };
 const PAGE_CASES: Array<[string, Target, Partial<RedirectFacts>, Record<string, unknown>]> = [
   [
     'a page rule that matches shows its page',
-    link({ rules: PAGE_RULES }),
+    link({ rules: PAGE_RULES, pages: NOTICE_PAGES }),
     {},
     { outcome: 'page', shown: 'notice', cache: 'no-store', record: false },
   ],
   [
     'a bot is shown the page too, never the target',
-    link({ rules: PAGE_RULES }),
+    link({ rules: PAGE_RULES, pages: NOTICE_PAGES }),
     { isBot: true, userAgent: 'facebookexternalhit/1.1' },
     { outcome: 'page', shown: 'notice', cache: 'no-store', record: false },
   ],
   [
     'past the page, the next rule decides and the GET counts',
-    link({ rules: PAGE_RULES }),
+    link({ rules: PAGE_RULES, pages: NOTICE_PAGES }),
     { pagePassed: true },
     { outcome: 'redirect', location: GERMAN, cache: 'no-store', record: true },
   ],
   [
     'a page rule that does not match is passed over',
-    link({ rules: PAGE_RULES }),
+    link({ rules: PAGE_RULES, pages: NOTICE_PAGES }),
     { acceptLanguage: 'fr' },
     { outcome: 'redirect', location: URL, cache: 'no-store', record: true },
   ],
@@ -364,3 +365,9 @@ for (const [title, target, facts, expected] of PAGE_CASES) {
     t.deepEqual(fields, expected);
   });
 }
+
+test('pages: a notice rule on a link whose notice could not be read leads to the link’s own target, never a broken page', (t) => {
+  const d = decide(link({ rules: [{ conditions: [], action: { kind: 'page', page: 'notice' } }] }));
+  t.is(d.outcome, 'redirect');
+  t.is(d.location, URL);
+});
