@@ -4,7 +4,7 @@ import { spawnSync } from 'node:child_process';
 import Sqlite from 'better-sqlite3';
 import pg from 'pg';
 import { NODE_FLAGS } from '../src/node-flags.ts';
-import { DIMENSIONS } from '../src/visits/visit.ts';
+import { BREAKDOWNS, DIMENSIONS } from '../src/visits/visit.ts';
 import { cacheSizeOf, CONNECTIONS, DEFAULT_HOST, type Profile, type Scenario } from './scenarios.ts';
 import { inheritedEnv } from './children.ts';
 import { LIMITS_OUT_OF_REACH, startServer, type ServerProcess } from './server-process.ts';
@@ -523,10 +523,12 @@ function checkDatabase(stored: Stored, seeded: number, kurz: ServerResult, uncou
     [totals.bots, hours.bots],
   );
   agree(`raw visits: ${raw.visits}, ${raw.bots} bots`, [raw.visits, humans + hours.bots], [raw.bots, hours.bots]);
-  // Every person's visit has a value in each dimension ('' for unknown); a bot's only in 'bots'.
+  // Every person's visit has a value in each breakdown ('' for unknown); a bot's only in 'bots'. The A/B
+  // variant dimensions count only the visits of links with a split, and its visitors only once a day.
   agree(
     `breakdowns by hour and by day: each dimension sums to the people, 'bots' to the bots`,
-    ...DIMENSIONS.flatMap((d, i): [number, number][] => {
+    ...BREAKDOWNS.flatMap((d): [number, number][] => {
+      const i = DIMENSIONS.indexOf(d);
       const expected = d === 'bots' ? hours.bots : humans;
       return [
         [stored.dimensions.get(i) ?? 0, expected],

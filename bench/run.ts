@@ -92,20 +92,25 @@ if (problems.length > 0) {
 }
 
 /** Seeds a database with the scenario's links (on its domains) through bench/seed.ts and picks the hot codes of each domain. */
-async function seed(scenario: Pick<Profile['scenarios'][number], 'links' | 'options' | 'hosts'>): Promise<Seed> {
+async function seed(scenario: Pick<Profile['scenarios'][number], 'links' | 'options' | 'rules' | 'hosts' | 'split'>): Promise<Seed> {
   const { links } = scenario;
   const options = scenario.options ?? false;
+  const rules = scenario.rules ?? false;
   const others = (scenario.hosts ?? []).filter((host) => host !== DEFAULT_HOST);
   const name = seedKey(scenario);
   const db = join(dir, `seed-${name}.db`);
   const codes = join(dir, `seed-${name}.codes`);
-  process.stdout.write(`seeding ${count(links)} links${options ? ' with options' : ''}… `);
+  process.stdout.write(
+    `seeding ${count(links)} links${options ? ' with options' : ''}${rules ? ' with rules' : ''}${scenario.split ? ' with splits' : ''}… `,
+  );
   const args = [
     join(import.meta.dirname, 'seed.ts'),
     db,
     codes,
     String(links),
     ...(options ? ['--options'] : []),
+    ...(scenario.split ? ['--split'] : []),
+    ...(rules ? ['--rules'] : []),
     ...(others.length > 0 ? ['--domains', others.join(',')] : []),
   ];
   const child = spawnTracked(process.execPath, args, {

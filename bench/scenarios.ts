@@ -39,6 +39,10 @@ export interface Scenario {
   scaling?: boolean;
   /** The seeded links carry options (bench/seed.ts --options): their redirects take the gated path. */
   options?: boolean;
+  /** The seeded links each carry their own 2-variant A/B split (bench/seed.ts --split): every redirect draws from the visitor hash. */
+  split?: boolean;
+  /** The seeded links carry 10 redirect rules each, the 10th matching every request (bench/seed.ts --rules). */
+  rules?: boolean;
   /**
    * kurz runs differently from the single process on SQLite with the default settings; compared with the
    * scenario `of`, which does: with workers, on PostgreSQL, or with the access log on (a line per request).
@@ -111,6 +115,24 @@ function mainScenarios(links: number, coldLinks: number): Scenario[] {
       expected: [302],
       options: true,
     },
+    {
+      name: 'rules-redirect',
+      title: `hot redirect, links with 10 rules, the 10th matching (1k of ${count(links)})`,
+      links,
+      script: 'redirect.lua',
+      codes: 'hot',
+      expected: [302],
+      rules: true,
+    },
+    {
+      name: 'split-redirect',
+      title: `hot redirect, links with a 2-variant split (1k of ${count(links)})`,
+      links,
+      script: 'redirect.lua',
+      codes: 'hot',
+      expected: [302],
+      split: true,
+    },
     // A random code is all but certainly unknown; a hit on a real one is a right answer too.
     { name: 'scan', title: 'scan: random unknown codes', links, script: 'scan.lua', codes: 'none', expected: [404, 302] },
   ];
@@ -157,7 +179,8 @@ export function count(n: number): string {
 }
 
 /** Scenarios share a seeded database when they have the same size and kind of links, on the same domains. */
-export function seedKey(scenario: Pick<Scenario, 'links' | 'options' | 'hosts'>): string {
+export function seedKey(scenario: Pick<Scenario, 'links' | 'options' | 'rules' | 'hosts' | 'split'>): string {
   const others = (scenario.hosts ?? []).filter((host) => host !== DEFAULT_HOST);
-  return `${count(scenario.links)}${scenario.options ? '-options' : ''}${others.length > 0 ? `-${others.length + 1}-domains` : ''}`;
+  const kind = `${scenario.options ? '-options' : ''}${scenario.rules ? '-rules' : ''}${scenario.split ? '-split' : ''}`;
+  return `${count(scenario.links)}${kind}${others.length > 0 ? `-${others.length + 1}-domains` : ''}`;
 }

@@ -1,10 +1,13 @@
 // Creates a kurz database with N links through kurz's own service, so the rows, codes and indexes are real,
 // and writes the codes to a text file, one per line, in creation order (line i holds targetUrl(i)).
 // With --options every link carries options (title, tags, a far expiry, its own redirect status), so its
-// redirect takes the gated path. With --domains H2,H3 the links are spread in turn over the default domain
+// redirect takes the gated path. With --split every link has its own 2-variant A/B split (the target with ?v=a
+// and ?v=b), so its redirect draws a variant from the visitor hash. With --rules every link gets 10 redirect
+// rules whose first nine miss every request the bench sends (languages and query parameters it never sends)
+// and whose 10th matches all of them. With --domains H2,H3 the links are spread in turn over the default domain
 // and those domains (added first): CODES_FILE holds the default domain's codes, CODES_FILE.H2 each other's.
 // Also makes an API key for the create scenarios, written to CODES_FILE.key.
-// Usage: node bench/seed.ts DB_FILE CODES_FILE N [--options] [--domains H2,H3]   Prints one JSON line: { links, seconds, dbBytes }.
+// Usage: node bench/seed.ts DB_FILE CODES_FILE N [--options] [--split] [--rules] [--domains H2,H3]   Prints one JSON line: { links, seconds, dbBytes }.
 import { randomBytes } from 'node:crypto';
 import { closeSync, openSync, statSync, writeFileSync, writeSync } from 'node:fs';
 import { loadConfig } from '../src/config.ts';
@@ -19,6 +22,20 @@ const BATCH = 100_000;
 
 const [dbFile, codesFile, count, ...flags] = process.argv.slice(2);
 const withOptions = flags.includes('--options');
+const withSplit = flags.includes('--split');
+const withRules = flags.includes('--rules');
+/** Five languages and four query parameters no bench request has, then a condition every one meets. */
+const RULES = [
+  ...['sw', 'yo', 'zu', 'mt', 'cy'].map((language) => ({
+    conditions: [{ type: 'language', matchValue: language }],
+    target: 'https://example.com/missed',
+  })),
+  ...['utm_a', 'utm_b', 'utm_c', 'utm_d'].map((key) => ({
+    conditions: [{ type: 'query-param', matchKey: key, matchValue: 'x' }],
+    target: 'https://example.com/missed',
+  })),
+  { conditions: [{ type: 'after-date', matchValue: '2000-01-01T00:00:00Z' }], target: 'https://example.com/matched' },
+];
 const domainsAt = flags.indexOf('--domains');
 const hosts = domainsAt === -1 ? [] : (flags[domainsAt + 1] ?? '').split(',').filter(Boolean);
 const OPTIONS = { title: 'A link with options', tags: ['bench', 'options'], expiresAt: '2999-01-01T00:00:00Z', redirectStatus: 302 };
@@ -46,9 +63,11 @@ try {
           url: targetUrl(first + k),
           domain: domains[(first + k) % domains.length],
           ...(withOptions ? OPTIONS : {}),
+          ...(withSplit ? { split: ['a', 'b'].map((v) => ({ url: `${targetUrl(first + k)}?v=${v}`, weight: 1 })) } : {}),
         }),
       ),
     );
+    if (withRules) await Promise.all(created.map((c) => services.links.setRules(SERVER_ADMIN, c.link.code, RULES, c.link.domain)));
     files.forEach((file, d) => {
       const own = created.filter((_, k) => (first + k) % domains.length === d);
       if (own.length > 0) writeSync(file, own.map((c) => c.link.code).join('\n') + '\n');

@@ -201,7 +201,16 @@ function visitGenerator(links: number, total: number, now: number): { visits(fir
         if (r === 0) top++;
         const linkId = ids[r]!;
         if (random() < BOT_SHARE) {
-          const none = { referrer: null, browser: null, os: null, device: null, country: null, language: null, visitor: null };
+          const none = {
+            referrer: null,
+            browser: null,
+            os: null,
+            device: null,
+            country: null,
+            language: null,
+            visitor: null,
+            variant: null,
+          };
           visits[k] = { linkId, at, bot: bot(), ...none };
           continue;
         }
@@ -210,7 +219,17 @@ function visitGenerator(links: number, total: number, now: number): { visits(fir
         let visitor: Buffer;
         if (last !== undefined && last.day === day && random() < REPEAT_SHARE) visitor = last.hash;
         else lastVisitor.set(linkId, { day, hash: (visitor = hashes.subarray(k * 8, k * 8 + 8)) });
-        visits[k] = { linkId, at, bot: null, referrer: referrer(), ...client(), country: country(), language: language(), visitor };
+        visits[k] = {
+          linkId,
+          at,
+          bot: null,
+          referrer: referrer(),
+          ...client(),
+          country: country(),
+          language: language(),
+          visitor,
+          variant: null,
+        };
       }
       made += size;
       return visits;

@@ -17,6 +17,7 @@ import { cachedClassifier } from '../src/visits/classify.ts';
 import { noCountry } from '../src/visits/geo.ts';
 import { VisitLog } from '../src/visits/visit-events.ts';
 import { createVisitRecorder } from '../src/visits/visit-recorder.ts';
+import { visitorSalts } from '../src/visits/visitor-salts.ts';
 import { count } from './scenarios.ts';
 
 const RESULTS = join(import.meta.dirname, 'results');
@@ -84,7 +85,7 @@ async function measure(spread: 'hot' | 'uniform'): Promise<{ visitsPerSecond: nu
     countryOf: noCountry,
     retentionDays: 90,
     now: Date.now,
-    random: randomBytes,
+    salts: visitorSalts({ store, now: Date.now, random: randomBytes, makes: true }),
     log: createLogger(process.stderr),
   });
   let visits = 0;

@@ -28,6 +28,12 @@ import { createRouter } from './web/routes.ts';
 const PRUNE_INTERVAL_MS = 3_600_000;
 
 /**
+ * How often a process reads (and, unless a SQLite worker, makes ahead) today's and tomorrow's visitor salts:
+ * tomorrow's exists a day early, so no redirect waits for one at midnight.
+ */
+const SALT_INTERVAL_MS = 600_000;
+
+/**
  * How often a server looks for links that another process on the same database changed (a worker, a CLI
  * command, another node): the longest an edit takes to reach this process's cache, plus the read.
  */
@@ -128,7 +134,8 @@ export async function createApp(config: Config, deps: Deps, options: AppOptions 
   const storage = relayed ? { ...adapted, visits: { ...adapted.visits, offload: relayed } } : adapted;
   let services: Services;
   try {
-    services = await createServices(config, deps, storage);
+    // A SQLite worker reads the salts its primary makes (it leaves the writes to it); every other process may make them.
+    services = await createServices(config, deps, storage, relayed === undefined || config.databaseUrl !== '');
     // A blocklist file that cannot be read stops the start, naming it.
     services.screening.load();
     // A provider that is down only delays single sign-on: its discovery is logged and tried again.
@@ -186,6 +193,9 @@ export async function createApp(config: Config, deps: Deps, options: AppOptions 
       .catch(logUnlessUnavailable('could not prune the audit trail'));
   };
   const pruning = relayed === undefined ? setInterval(prune, PRUNE_INTERVAL_MS).unref() : undefined;
+  const keepSalts = () => services.salts.keepAhead().catch(logUnlessUnavailable('could not read the visitor salts'));
+  await keepSalts();
+  const salting = setInterval(keepSalts, SALT_INTERVAL_MS).unref();
   const poll = setInterval(() => {
     services.changes.poll().catch(logUnlessUnavailable('could not read the change log'));
   }, CHANGE_POLL_MS).unref();
@@ -208,6 +218,7 @@ export async function createApp(config: Config, deps: Deps, options: AppOptions 
       closed ??= (async () => {
         clearInterval(poll);
         clearInterval(pruning);
+        clearInterval(salting);
         await backups?.stop();
         await services.screening.stop();
         await firstPassword;

@@ -357,7 +357,7 @@ export const OPTIONS: readonly Option[] = [
     name: 'geoipDatabase',
     default: '',
     parse: text(),
-    doc: 'A MaxMind-format country database (.mmdb: GeoLite2, DB-IP, IPinfo) for visit countries; empty = no countries',
+    doc: 'A MaxMind-format database (.mmdb: GeoLite2/GeoIP2 Country or City, DB-IP, IPinfo) for visit countries and the rule conditions on country and city (only a City database answers cities); empty = none',
   },
   {
     name: 'backupInterval',

@@ -1,5 +1,5 @@
 import type { AuditTrail } from './audit/audit.ts';
-import type { CountryOf } from './visits/geo.ts';
+import type { CityOf, CountryOf } from './visits/geo.ts';
 import type { Access } from './auth/access.ts';
 import type { Users } from './auth/users.ts';
 import type { SingleSignOn } from './auth/sso.ts';
@@ -23,6 +23,7 @@ import type { Logger } from './core/log.ts';
 import type { VisitStats } from './visits/stats.ts';
 import type { VisitBuffer } from './visits/visit-buffer.ts';
 import type { VisitRecorder } from './visits/visit-recorder.ts';
+import type { VisitorSalts } from './visits/visitor-salts.ts';
 
 /** The domain's use cases on one storage: what the CLI commands and the HTTP handlers work with. */
 export interface Services {
@@ -52,6 +53,8 @@ export interface Services {
   resolver: LinkResolver;
   /** The country of a client address (the configured GeoIP database's answer), for the redirect rules; null when unknown. */
   countryOf: CountryOf;
+  /** The city of a client address (a configured GeoIP city database's answer), for the redirect rules; null when unknown. */
+  cityOf: CityOf;
   /** Drops cached links that another process changed; polled by the server. */
   changes: { poll(): Promise<void> };
   transfer: LinkTransfer;
@@ -61,6 +64,8 @@ export interface Services {
   visits: VisitBuffer;
   /** Classifies and writes visits in this process (when no background writer takes them). */
   recorder: VisitRecorder;
+  /** The visitor hash's daily salts (visits/visitor-salts.ts): the visits' unique count and A/B splits draw from them. */
+  salts: VisitorSalts;
   stats: VisitStats;
   /** The short domains: adding, editing, removing. */
   domains: DomainManagement;

@@ -23,10 +23,11 @@ import { linkTransfer } from './transfer/transfer.ts';
 import type { Listening } from './links/url-rules.ts';
 import type { Storage, VisitStore } from './store/ports.ts';
 import { cachedClassifier } from './visits/classify.ts';
-import { noCountry, openCountryDatabase, type CountryOf } from './visits/geo.ts';
+import { noGeo, openGeoDatabase, type Geo } from './visits/geo.ts';
 import { visitStats } from './visits/stats.ts';
 import { VisitBuffer } from './visits/visit-buffer.ts';
 import { createVisitRecorder, type VisitRecorder } from './visits/visit-recorder.ts';
+import { visitorSalts, type VisitorSalts } from './visits/visitor-salts.ts';
 
 /** Codes computed together when a creation needs one: about what a busy turn of the event loop creates. */
 const CODES_AHEAD = 64;
@@ -38,25 +39,37 @@ const USER_AGENTS_CACHED = 10_000;
  * The visit recorder for `store`: built by the server, and by the background writer on its own
  * connection. Throws, naming the file, when the configured country database cannot be read.
  */
-export function createVisitRecording(config: Config, deps: Deps, store: VisitStore, countryOf = countryLookup(config)): VisitRecorder {
+export function createVisitRecording(
+  config: Config,
+  deps: Deps,
+  store: VisitStore,
+  countryOf = geoLookup(config).country,
+  salts: VisitorSalts = visitorSalts({ store, now: deps.now, random: deps.random, makes: true }),
+): VisitRecorder {
   return createVisitRecorder({
     store,
     classify: cachedClassifier(USER_AGENTS_CACHED),
     countryOf,
     retentionDays: config.visitRetentionDays,
     now: deps.now,
-    random: deps.random,
+    salts,
     log: deps.log,
   });
 }
 
-/** The configured country database's lookup (none: every address of no known country). Throws, naming the file, when it cannot be read. */
-function countryLookup(config: Config): CountryOf {
-  return config.geoipDatabase === '' ? noCountry : openCountryDatabase(config.geoipDatabase);
+/**
+ * The configured GeoIP database's lookups, country and city (none: every address of no known country or
+ * city; a country database: no city). Throws, naming the file, when it cannot be read.
+ */
+function geoLookup(config: Config): Geo {
+  return config.geoipDatabase === '' ? noGeo : openGeoDatabase(config.geoipDatabase);
 }
 
-/** Builds the use cases on `storage`. Rejects if the storage cannot be read. */
-export async function createServices(config: Config, deps: Deps, storage: Storage): Promise<Services> {
+/**
+ * Builds the use cases on `storage`. Rejects if the storage cannot be read. `makesSalts` false (a SQLite
+ * worker) reads the visitor salts its primary makes ahead rather than make one (visitor-salts.ts).
+ */
+export async function createServices(config: Config, deps: Deps, storage: Storage, makesSalts = true): Promise<Services> {
   const key = Buffer.from(await storage.settings.settingOrInit(CODE_KEY_SETTING, () => deps.random(32).toString('hex')), 'hex');
   const codes = readingAhead(
     createCodeGenerator({ mode: config.codeMode, length: config.codeLength, key, offset: config.codeOffset }),
@@ -64,8 +77,10 @@ export async function createServices(config: Config, deps: Deps, storage: Storag
   );
   const cache = new RedirectCache({ size: config.cacheSize, negativeTtl: config.negativeCacheTtl, now: deps.now });
   // One reader of the country database for the visits and the redirect rules.
-  const countryOf = countryLookup(config);
-  const recorder = createVisitRecording(config, deps, storage.visits, countryOf);
+  const geo = geoLookup(config);
+  // One set of salts for the redirect's A/B splits and the visits this process records.
+  const salts = visitorSalts({ store: storage.visits, now: deps.now, random: deps.random, makes: makesSalts });
+  const recorder = createVisitRecording(config, deps, storage.visits, geo.country, salts);
   const visits = new VisitBuffer({
     write: (events) => recorder.add(events),
     flushSize: config.visitFlushSize,
@@ -150,7 +165,8 @@ export async function createServices(config: Config, deps: Deps, storage: Storag
     }),
     review: linkReview({ links, cache, domains: registry, blocklist, audit, now }),
     resolver: linkResolver({ links, cache }),
-    countryOf,
+    countryOf: geo.country,
+    cityOf: geo.city,
     changes: await followChanges({
       links,
       cache,
@@ -161,6 +177,7 @@ export async function createServices(config: Config, deps: Deps, storage: Storag
     screening,
     visits,
     recorder,
+    salts,
     stats: visitStats({ visits: storage.visits, now, severalDomains: () => registry.several() }),
     domains,
     registry,

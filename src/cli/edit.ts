@@ -17,8 +17,10 @@ export const edit: Command = {
     'no-expires': { type: 'boolean', doc: 'remove the expiry' },
     'no-max-visits': { type: 'boolean', doc: 'remove the visit limit' },
     'no-password': { type: 'boolean', doc: 'remove the password' },
+    'no-split': { type: 'boolean', doc: 'remove the A/B split: redirect to the target again' },
     'default-redirect-status': { type: 'boolean', doc: "use the instance's redirect status again" },
     'default-forward-query': { type: 'boolean', doc: "follow the instance's forwardQuery setting again" },
+    'no-preview': { type: 'boolean', doc: 'remove the social preview (the --preview-* flags change only the parts they name)' },
     enable: { type: 'boolean', doc: 'let the link redirect again' },
     disable: { type: 'boolean', doc: 'the link answers 410 until enabled' },
     json: JSON_FLAG,
@@ -31,6 +33,8 @@ export const edit: Command = {
     refuseTogether(values, 'forward-query', 'default-forward-query');
     refuseTogether(values, 'no-forward-query', 'default-forward-query');
     refuseTogether(values, 'enable', 'disable');
+    refuseTogether(values, 'split', 'no-split');
+    for (const part of ['preview-title', 'preview-description', 'preview-image']) refuseTogether(values, part, 'no-preview');
     const fields = await optionFields(values);
     const cleared: Array<[flag: string, field: string]> = [
       ['no-expires', 'expiresAt'],
@@ -38,8 +42,10 @@ export const edit: Command = {
       ['no-password', 'password'],
       ['default-redirect-status', 'redirectStatus'],
       ['default-forward-query', 'forwardQuery'],
+      ['no-split', 'split'],
     ];
     for (const [flag, field] of cleared) if (values[flag]) fields[field] = null;
+    if (values['no-preview']) fields['preview'] = null;
     if (values['enable'] || values['disable']) fields['enabled'] = values['enable'] === true;
     if (values['url'] !== undefined) fields['url'] = values['url'];
     if (values['move-to'] !== undefined) fields['domain'] = values['move-to'];
@@ -48,15 +54,15 @@ export const edit: Command = {
     return withServices(
       config,
       async (services) => {
-        const shown = linkJson(
-          await services.links.editLink(
-            await actorFor(services, values['as']),
-            positionals[0] ?? '',
-            fields,
-            services.registry.idOf(values['domain']),
-          ),
-          services,
-        );
+        const actor = await actorFor(services, values['as']);
+        const code = positionals[0] ?? '';
+        const domain = services.registry.idOf(values['domain']);
+        // The preview flags change only the parts they name: the others are kept.
+        if (fields['preview'] !== undefined && fields['preview'] !== null) {
+          const current = (await services.links.existingLink(actor, code, domain)).preview;
+          fields['preview'] = { ...current, ...(fields['preview'] as object) };
+        }
+        const shown = linkJson(await services.links.editLink(actor, code, fields, domain), services);
         out(values['json'] ? JSON.stringify(shown) + '\n' : describe(shown, services.registry.several()));
         return EXIT.ok;
       },
@@ -71,13 +77,15 @@ function describe(link: LinkJson, domains: boolean): string {
   const rows: Array<[string, string | null]> = [
     ['Short URL', link.shortUrl],
     ['Domain', domains ? link.domain : null],
-    ['Target', link.url],
+    ['Target', link.split ? `${link.url} (the fallback of its split)` : link.url],
+    ['Split', link.split && link.split.map((v) => `${v.url} ×${v.weight}${v.paused ? ' (paused)' : ''}`).join(', ')],
     ['Title', link.title],
     ['Note', link.note],
     ['Tags', link.tags.length > 0 ? link.tags.join(', ') : null],
     ['Expires', link.expiresAt ?? 'never'],
     ['Visits', visits],
     ['Password', link.passwordProtected ? 'yes' : 'no'],
+    ['Preview', link.preview && [link.preview.title, link.preview.description, link.preview.image].filter((p) => p !== null).join(' · ')],
     ['Redirect', `${link.redirectStatus}${link.forwardQuery ? ', query string forwarded' : ''}`],
     ['Enabled', link.enabled ? 'yes' : 'no: answers 410'],
     ['Blocked', link.blocked && `answers 410: "${link.blocked.rule}" is listed in ${link.blocked.list}`],

@@ -48,7 +48,18 @@ export const OPTION_FLAGS = {
   'redirect-status': { type: 'string', placeholder: 'N', doc: "301, 302, 307 or 308 instead of the instance's setting" },
   'forward-query': { type: 'boolean', doc: "append the visitor's query string to the target" },
   'no-forward-query': { type: 'boolean', doc: "never append the visitor's query string" },
+  split: {
+    type: 'string',
+    placeholder: 'URL=W,URL=W',
+    doc: 'an A/B split: redirect to these variants by weight instead of the target (a trailing ! pauses one: URL=1!)',
+  },
+  'preview-title': { type: 'string', placeholder: 'TEXT', doc: "the social preview's title (og:title) that chat apps show" },
+  'preview-description': { type: 'string', placeholder: 'TEXT', doc: "the social preview's description (og:description)" },
+  'preview-image': { type: 'string', placeholder: 'URL', doc: "the social preview's image (og:image), an absolute http(s) URL" },
 } as const;
+
+/** The flags of the social preview's parts, by the part they set. */
+const PREVIEW_FLAGS = { title: 'preview-title', description: 'preview-description', image: 'preview-image' } as const;
 
 /**
  * The API fields the option flags in `values` give, as links/link-options.ts takes them (strings of digits
@@ -67,8 +78,32 @@ export async function optionFields(values: Values): Promise<Record<string, unkno
     password: values['password-stdin'] ? await readPassword() : values['password'],
     redirectStatus: whole(values['redirect-status']),
     forwardQuery: values['forward-query'] ? true : values['no-forward-query'] ? false : undefined,
+    split: typeof values['split'] === 'string' ? splitVariants(values['split']) : undefined,
+    preview: previewParts(values),
   };
   return Object.fromEntries(Object.entries(fields).filter(([, value]) => value !== undefined));
+}
+
+/**
+ * `--split`'s variants, `URL=WEIGHT` separated by commas (the weight after the last `=`; a trailing `!`
+ * pauses the variant), as the API's `split`: what they say is checked by the use case (rules/rule.ts's
+ * parseSplit, naming `split[i]…`), so an entry without a weight is passed on for it to refuse.
+ */
+export function splitVariants(text: string): Array<{ url: string; weight: unknown; paused?: boolean }> {
+  return text.split(',').map((entry) => {
+    const at = entry.lastIndexOf('=');
+    if (at === -1) return { url: entry.trim(), weight: undefined };
+    let weight = entry.slice(at + 1).trim();
+    const paused = weight.endsWith('!');
+    if (paused) weight = weight.slice(0, -1);
+    return { url: entry.slice(0, at).trim(), weight: whole(weight), ...(paused ? { paused } : {}) };
+  });
+}
+
+/** The preview parts the flags give (an empty one clears its part), or undefined when no preview flag is given. */
+function previewParts(values: Values): Record<string, unknown> | undefined {
+  const given = Object.entries(PREVIEW_FLAGS).filter(([, flag]) => values[flag] !== undefined);
+  return given.length === 0 ? undefined : Object.fromEntries(given.map(([part, flag]) => [part, values[flag]]));
 }
 
 /** On a terminal the password is asked for without echo; else it is standard input's first line. */

@@ -60,6 +60,11 @@ export const stats: Command = {
           ],
           ['Humans', `${sparkline(squeezed(humans))} peak ${count(Math.max(0, ...humans))} per ${figures.granularity}`],
           ...lists(figures),
+          // An A/B split's variants: one line each.
+          ...figures.variants.map((v, i): [string, string] => [
+            i === 0 ? 'Variants' : '',
+            `${v.url}: ${count(v.visits)} visits, ${count(v.uniqueVisitors)} unique visitors, ${count(v.humans)} humans`,
+          ]),
         );
         out(rows.map(([k, v]) => `${k.padEnd(11)} ${v}`).join('\n') + '\n');
         return EXIT.ok;

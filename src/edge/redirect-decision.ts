@@ -2,8 +2,8 @@ import type { RedirectStatus } from '../config.ts';
 import { CACHED_REDIRECT, UNCACHED } from '../http/respond.ts';
 import { guards, locationOf, queryOf, refusalOf } from '../links/gate.ts';
 import type { Refusal, Target } from '../links/link.ts';
-import { chooseRule, type RuleFacts } from '../rules/match.ts';
-import type { PageKind, RefusalStatus } from '../rules/rule.ts';
+import { chooseRule, drawVariant, type RuleFacts } from '../rules/match.ts';
+import type { PageKind, RefusalStatus, Variant } from '../rules/rule.ts';
 import { classifyUserAgent, inAppBrowser, type ClientKind } from '../visits/classify.ts';
 
 /** The instance's redirect settings, which a link's own options override. */
@@ -30,8 +30,14 @@ export interface RedirectFacts extends RuleFacts {
   readonly wantsHtml: boolean;
   /** The User-Agent is a bot's (a chat app's preview, a crawler): its look does not count. */
   readonly isBot: boolean;
-  /** A draw in [0, 1). Nothing reads it: a split draws from the visitor's daily hash instead (rules/match.ts, drawVariant). */
-  readonly random: number;
+  /**
+   * The visitor's daily hash for link `linkId` as a 32-bit number (visits/visitor-salts.ts: the hash that
+   * counts unique visitors), what an A/B split draws from; undefined while this process does not hold the
+   * day's salt (the edge loads it, and decides again); null when it cannot be had (the split is skipped).
+   */
+  visitorDraw(linkId: number): number | null | undefined;
+  /** The User-Agent is a chat app's or social network's link-preview fetcher (visits/classify.ts, isPreviewFetcher). */
+  readonly isPreviewBot: boolean;
   /** The visitor came through a page before the redirect (a signed continue, edge/pages.ts): no page is shown again. */
   readonly pagePassed: boolean;
 }
@@ -45,11 +51,14 @@ export interface RedirectFacts extends RuleFacts {
  * - `password`: the link's password form (`page`) or a 401 saying where to send it;
  * - `page`: a page before the redirect (`shown`: a rule's page action, or open-in-browser for an in-app browser
  *   on a link that asks for it), always as a page, uncached, not a visit (the continue is);
+ * - `preview`: the link's social preview, a 200 page of Open Graph and Twitter tags for a link-preview bot, uncached;
  * - `unavailable`: a redirect rule refuses this visitor (`unavailable`: 451, not in their region, or 403), as a
  *   page (`page`) or problem+json, uncached;
  * - `guarded`: a guarded link's state for a look that does not count (a HEAD, a bot), `page` or JSON;
  * - `claim_visit`, `ask_visits_left`: a link with a visit limit needs the store first (`claimVisit` for a
- *   person's GET, `hasVisitsLeft` for a look); `settleVisitCheck` finishes the decision with its answer.
+ *   person's GET, `hasVisitsLeft` for a look); `settleVisitCheck` finishes the decision with its answer;
+ * - `load_salt`: an A/B split needs the day's visitor salt, which this process does not hold yet: the edge
+ *   loads it from the store and decides again.
  */
 export type Outcome =
   | 'redirect'
@@ -62,6 +71,8 @@ export type Outcome =
   | 'claim_visit'
   | 'ask_visits_left'
   | 'unavailable'
+  | 'load_salt'
+  | 'preview'
   | 'page';
 
 /**
@@ -84,6 +95,8 @@ export interface Decision {
   page: boolean;
   /** The answer counts as a visit and is recorded: a GET that redirects, or a bot's GET of a guarded link (as a bot's). */
   record: boolean;
+  /** `redirect` (and `claim_visit`): the URL of the A/B split's variant drawn, recorded with the visit; '' for none. */
+  variant: string;
 }
 
 /** A decision to decide into. */
@@ -98,6 +111,7 @@ export function newDecision(): Decision {
     shown: 'notice',
     page: false,
     record: false,
+    variant: '',
   };
 }
 
@@ -120,14 +134,20 @@ export function newDecision(): Decision {
  * Redirect rules (src/rules/): a link with rules carries them in its gate, so an ordinary link keeps its one
  * field test. After the refusals, the password and a guarded link's look, the first rule whose conditions
  * match the facts (`chooseRule`, the user agent read through `classify`) decides: a `target` action is
- * redirected to with the link's own status and query forwarding, a `refuse` action answers `unavailable`,
- * a `page` action the outcome `page` (bots included: the page never holds the target); no match (or a split,
- * which cannot be set yet) is the link's own target. An in-app browser is then shown the open-in-browser page
- * when the gate asks for it (`gate.openInBrowser`). `facts.pagePassed` (a signed continue from a page) skips
- * every page: the decision is what the link would serve without them. The answer of a link with rules depends on the visitor: it is never cached.
+ * redirected to with the link's own status and query forwarding, a `refuse` action answers `unavailable`;
+ * a `split` action draws a variant (below); no match (or an action this kurz does not serve yet, `page`, which
+ * cannot be set) is the link's own target (or its own split). The answer of a link with rules depends on the visitor: it is never cached.
  *
- * Where later features plug in: A/B splits and the pages before the redirect are rule actions (and a split a
- * link's own field): they take the visitor's daily hash (drawVariant), here, where `target` is served.
+ * A/B splits: a `split` action, or, when no rule decides, the link's own split (`gate.split`), draws a variant
+ * with `drawVariant` from the visitor's daily hash (`facts.visitorDraw`, the hash that counts unique visitors,
+ * so a visitor sticks to one variant for the day while the weights stay); the variant is redirected to like a
+ * target and recorded with the visit. Every variant paused: the link's own target. Uncached, as rules.
+ *
+ * A link with a social preview (links/preview.ts) answers a link-preview bot (`isPreviewBot`) with `preview` once
+ * no refusal applies, before its password and rules: the card is the owner's choice and names no target.
+ * Its redirects are uncached too, so that no cache hands a person's redirect to a bot.
+ *
+ * Where later features plug in: the pages before the redirect are rule actions, served here too.
  */
 export function decideRedirect(
   target: Target | undefined,
@@ -137,6 +157,7 @@ export function decideRedirect(
   classify: (userAgent: string) => ClientKind = classifyUserAgent,
 ): Decision {
   into.record = false;
+  into.variant = '';
   if (target === undefined) {
     if (settings.notFoundRedirect === null) into.outcome = 'not_found';
     else {
@@ -162,6 +183,15 @@ export function decideRedirect(
   }
   const refusal = refusalOf(gate, facts.now);
   if (refusal !== undefined) return refuse(into, refusal);
+  // A link with a social preview: link-preview bots get its card (which names no target), people the redirect;
+  // as the two differ by user agent, neither may be kept by a cache. A bot's GET counts as a bot's visit.
+  const previewed = gate.preview !== null;
+  if (previewed && facts.isPreviewBot) {
+    into.outcome = 'preview';
+    into.cache = UNCACHED;
+    into.record = facts.method === 'GET';
+    return into;
+  }
   if (gate.locked) {
     into.outcome = 'password';
     into.page = facts.wantsHtml;
@@ -177,6 +207,7 @@ export function decideRedirect(
     return into;
   }
   let url = target.url;
+  let split: readonly Variant[] | null = gate.split;
   const rules = gate.rules;
   const ruled = rules !== null && rules.length > 0;
   if (ruled) {
@@ -192,14 +223,26 @@ export function decideRedirect(
     // A notice or form the link lacks (settings that could not be read) is no page: the link's own target.
     if (action?.kind === 'page' && !facts.pagePassed && (action.page === 'open-in-browser' || gate.pages[action.page] !== null))
       return showPage(into, action.page);
-    if (action?.kind === 'target') url = action.url;
+    if (action?.kind === 'target') {
+      url = action.url;
+      split = null;
+    } else if (action?.kind === 'split') split = action.variants;
   }
   // An in-app browser that would fail the target (a download, an app store) is shown how to leave first.
   if (gate.openInBrowser && !facts.pagePassed && inAppBrowser(facts.userAgent) !== null) return showPage(into, 'open-in-browser');
+  if (split !== null) {
+    const draw = facts.visitorDraw(target.id);
+    if (draw === undefined) {
+      into.outcome = 'load_salt';
+      return into;
+    }
+    const variant = draw === null ? undefined : drawVariant(split, draw);
+    if (variant !== undefined) url = into.variant = variant.url;
+  }
   into.outcome = guarded && gate.maxVisits !== null ? 'claim_visit' : 'redirect';
   into.status = gate.redirectStatus ?? settings.redirectStatus;
   into.location = locationOf(url, queryOf(facts.url), gate.forwardQuery ?? settings.forwardQuery);
-  into.cache = guarded || ruled ? UNCACHED : CACHED_REDIRECT;
+  into.cache = guarded || ruled || split !== null || previewed ? UNCACHED : CACHED_REDIRECT;
   into.record = facts.method === 'GET';
   return into;
 }

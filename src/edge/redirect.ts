@@ -6,8 +6,10 @@ import { goneMessage, guardedMessage, notFoundMessage, refusalMessage, unavailab
 import { sendClientError, sendError } from '../http/problems.ts';
 import { sendJson, sendPage, sendProblem, sendRedirect, UNCACHED, wantsHtml } from '../http/respond.ts';
 import { RESERVED_PATHS } from '../links/reserved-paths.ts';
-import { cachedBotCheck, cachedClassifier, type ClientKind } from '../visits/classify.ts';
-import type { CountryOf } from '../visits/geo.ts';
+import { cachedBotCheck, cachedClassifier, cachedPreviewCheck, type ClientKind } from '../visits/classify.ts';
+import type { CityOf, CountryOf } from '../visits/geo.ts';
+import { dayOf } from '../visits/visit.ts';
+import { visitorDraw, type VisitorSalts } from '../visits/visitor-salts.ts';
 import { pageModel } from './pages.ts';
 import {
   decideRedirect,
@@ -90,7 +92,15 @@ export function redirectHandler(web: WebServices): (req: IncomingMessage, res: S
   };
   // One of each, refilled for every decision: decisions are taken and written synchronously (a decision
   // that waits for the store is copied), so deciding allocates nothing.
-  const facts = new RequestFacts(web.now, cachedBotCheck(1000), pipeline.clientOf, web.countryOf);
+  const facts = new RequestFacts(
+    web.now,
+    cachedBotCheck(1000),
+    cachedPreviewCheck(1000),
+    pipeline.clientOf,
+    web.countryOf,
+    web.salts,
+    web.cityOf,
+  );
   const decision = newDecision();
   /** The user agents the redirect rules read (a link with rules only). */
   const classify: (userAgent: string) => ClientKind = cachedClassifier(1000);
@@ -104,7 +114,24 @@ export function redirectHandler(web: WebServices): (req: IncomingMessage, res: S
     target: Target | undefined,
   ): Promise<void> | undefined {
     facts.req = req;
-    return write(req, res, code, target, decideRedirect(target, facts, settings(domain), decision, classify));
+    const decided = decideRedirect(target, facts, settings(domain), decision, classify);
+    // An A/B split on a day whose salt this process does not hold yet: once loaded, decided again. A salt that
+    // cannot be had (the store out of reach, a SQLite primary that could not make it) costs the visitor the
+    // draw, never the redirect: decided again without the split, to the link's own target.
+    if (decided.outcome === 'load_salt')
+      return web.salts.load(dayOf(web.now())).then(
+        () => answer(req, res, code, domain, target),
+        (err: unknown) => {
+          web.log.error('A/B split: no visitor salt for today; the link’s own target is served', { code, reason: (err as Error).message });
+          facts.saltless = true;
+          try {
+            return answer(req, res, code, domain, target);
+          } finally {
+            facts.saltless = false;
+          }
+        },
+      );
+    return write(req, res, code, domain, target, decided);
   }
 
   /** Counts a 404 (an unknown code, sent to the 404 page or to its domain's not-found redirect) against the client's limit. */
@@ -122,6 +149,7 @@ export function redirectHandler(web: WebServices): (req: IncomingMessage, res: S
     req: IncomingMessage,
     res: ServerResponse,
     code: string,
+    domain: number,
     target: Target | undefined,
     decided: Answer,
   ): Promise<void> | undefined {
@@ -160,11 +188,17 @@ export function redirectHandler(web: WebServices): (req: IncomingMessage, res: S
         // It depends on who asks: nothing may keep this answer.
         res.setHeader('Cache-Control', UNCACHED);
         const status = decided.unavailable;
-        const message = unavailableMessage(code, status);
         if (decided.page) {
           const title = status === 451 ? 'Not available in your region' : 'Not available';
-          sendPage(res, status, render('unavailable', { title, code, message, regional: status === 451 }));
-        } else sendProblem(res, status, 'forbidden', message);
+          sendPage(res, status, render('unavailable', { title, code, regional: status === 451 }));
+        } else sendProblem(res, status, 'forbidden', unavailableMessage(code, status));
+        break;
+      }
+      case 'preview': {
+        const preview = target!.gate!.preview!;
+        res.setHeader('Cache-Control', decided.cache);
+        res.setHeader('Vary', 'User-Agent');
+        sendPage(res, 200, render('preview', { preview, shortUrl: web.shortUrl({ domain, code }) }));
         break;
       }
       case 'page': {
@@ -206,25 +240,30 @@ export function redirectHandler(web: WebServices): (req: IncomingMessage, res: S
         const { id } = target!;
         const asked = pending.outcome === 'claim_visit' ? web.links.claimVisit(id) : web.links.hasVisitsLeft(id);
         return asked.then(
-          (left) => write(req, res, code, target, settleVisitCheck(pending, left)),
-          (error: unknown) => write(req, res, code, target, { outcome: 'failed', error }),
+          (left) => write(req, res, code, domain, target, settleVisitCheck(pending, left)),
+          (error: unknown) => write(req, res, code, domain, target, { outcome: 'failed', error }),
         );
       }
       case 'failed':
         sendError(req, res, decided.error, web);
         break;
+      case 'load_salt':
+        // `answer` loads the salt and decides again: a decision never reaches here waiting for one.
+        sendError(req, res, new Error('a redirect was answered before its visitor salt was loaded'), web);
+        break;
       default:
         // A new outcome needs its case: until it has one, this does not compile.
         return decided satisfies never;
     }
-    if (decided.outcome !== 'failed' && decided.record) visits.record(target!.id, web.now(), pipeline.clientOf(req), req.rawHeaders);
+    if (decided.outcome !== 'failed' && decided.record)
+      visits.record(target!.id, web.now(), pipeline.clientOf(req), req.rawHeaders, decided.variant);
     pipeline.answered(REDIRECT_ROUTE, res.statusCode);
     return undefined;
   }
 
   /** Answers a failure (a refused admission, the store, a head Node refused) through the writer. */
   const fail = (req: IncomingMessage, res: ServerResponse, code: string, error: unknown): void => {
-    write(req, res, code, undefined, { outcome: 'failed', error });
+    write(req, res, code, 0, undefined, { outcome: 'failed', error });
   };
 
   return (req, res, code) => {
@@ -238,7 +277,7 @@ export function redirectHandler(web: WebServices): (req: IncomingMessage, res: S
       let domain: number | undefined = 0;
       if (refuseUnknownHosts || registry.several())
         domain = registry.domainOfRequest(req.rawHeaders) ?? (refuseUnknownHosts ? undefined : 0);
-      if (domain === undefined) write(req, res, code, undefined, misdirected(decision));
+      if (domain === undefined) write(req, res, code, 0, undefined, misdirected(decision));
       else {
         // A segment that no code can spell needs no lookup.
         const found = CODE.test(code) ? resolver.resolveAtOnce(domain, code) : null;
@@ -277,21 +316,32 @@ type Answer = Decision | { outcome: 'failed'; error: unknown };
  */
 class RequestFacts implements RedirectFacts {
   req!: IncomingMessage;
+  /** Set while a decision is taken again after the day's salt could not be had: a split draws nothing. */
+  saltless = false;
   readonly #now: () => number;
   readonly #looksLikeBot: (userAgent: string) => boolean;
+  readonly #fetchesPreviews: (userAgent: string) => boolean;
   readonly #clientOf: (req: IncomingMessage) => string;
   readonly #countryOf: CountryOf;
+  readonly #salts: VisitorSalts;
+  readonly #cityOf: CityOf;
 
   constructor(
     now: () => number,
     looksLikeBot: (userAgent: string) => boolean,
+    fetchesPreviews: (userAgent: string) => boolean,
     clientOf: (req: IncomingMessage) => string,
     countryOf: CountryOf,
+    salts: VisitorSalts,
+    cityOf: CityOf,
   ) {
     this.#now = now;
     this.#looksLikeBot = looksLikeBot;
+    this.#fetchesPreviews = fetchesPreviews;
     this.#clientOf = clientOf;
     this.#countryOf = countryOf;
+    this.#salts = salts;
+    this.#cityOf = cityOf;
   }
 
   get method(): string {
@@ -309,11 +359,17 @@ class RequestFacts implements RedirectFacts {
   get isBot(): boolean {
     return this.#looksLikeBot(this.req.headers['user-agent'] ?? '');
   }
+  get isPreviewBot(): boolean {
+    return this.#fetchesPreviews(this.req.headers['user-agent'] ?? '');
+  }
   get now(): number {
     return this.#now();
   }
-  get random(): number {
-    return Math.random();
+  /** Read only for a link with an A/B split: the visit recorder's hash of this visitor, from the same salt. */
+  visitorDraw(linkId: number): number | null | undefined {
+    if (this.saltless) return null;
+    const salt = this.#salts.saltOf(dayOf(this.now));
+    return salt === undefined ? undefined : visitorDraw(salt, this.clientAddress, this.userAgent, linkId);
   }
   /** The redirect itself never passes a page: the continue route does (web/handlers/page-flow.ts). */
   get pagePassed(): boolean {
@@ -335,8 +391,8 @@ class RequestFacts implements RedirectFacts {
   country(): string | null {
     return this.#countryOf(this.clientAddress);
   }
-  /** kurz loads no GeoIP city database yet: no city is known, and a city condition never matches. */
+  /** The configured GeoIP database's city (a City database; a Country one knows none, and a city condition never matches then). */
   city(): string | null {
-    return null;
+    return this.#cityOf(this.clientAddress);
   }
 }

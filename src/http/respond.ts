@@ -34,6 +34,7 @@ const VIEWS = [
   'guarded',
   'reviewing',
   'unavailable',
+  'preview',
   'page',
   'form-answers',
   'account-password',

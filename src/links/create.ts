@@ -14,7 +14,9 @@ import { DEFAULT_OPTIONS, type Link, type NewLink } from './link.ts';
 import { isPlain, parseOptions } from './link-options.ts';
 import type { BlocklistSource } from '../blocklist/blocklist.ts';
 import { reviewOf } from './review-rules.ts';
-import { normaliseUrl, refuseListed, type Listening, urlRules } from './url-rules.ts';
+import { normaliseUrl, refuseListed, type Listening, urlRules, type UrlRules } from './url-rules.ts';
+import { parseSplit, type Variant } from '../rules/rule.ts';
+import { storedSplit } from '../rules/stored.ts';
 
 /** A link as submitted: `url`, `alias`, `domain` (a host; the default domain when absent) and the option fields (link-options.ts), each unchecked. */
 export type CreateLinkInput = Record<string, unknown> & { url: unknown; alias?: unknown; domain?: unknown };
@@ -114,12 +116,14 @@ export function linkCreation({ config, listening, blocklist, now, random, links,
     domains.refuseClosed(actor, domain);
     const alias = input.alias === undefined ? undefined : checkAlias(input.alias, RESERVED_PATHS);
     const given = parseOptions(input, now());
-    // Only a bare URL is deduplicated: a link with options or an alias is what its author asked for.
-    const plain = alias === undefined && isPlain(given);
+    const split = splitOf(input['split'], rules);
+    // Only a bare URL is deduplicated: a link with options, a split or an alias is what its author asked for.
+    const plain = alias === undefined && split === null && isPlain(given);
     const passwordHash = given.password ? await hashing.hash(given.password, random) : null;
     const review = reviewOf(actor, config.reviewNewLinks);
     const result = await links.write(async (tx): Promise<CreatedLink> => {
       refuseListed(url, rules);
+      for (const variant of split ?? []) refuseListed(variant.url, rules);
       const at = new Date(now());
       const urlHash = plain ? hashUrl(url) : null;
       const link = {
@@ -142,6 +146,10 @@ export function linkCreation({ config, listening, blocklist, now, random, links,
         if (existing) return { link: existing, created: false };
       }
       const created = alias === undefined ? await insertWithGeneratedCode(tx, link) : await insertWithAlias(tx, { ...link, code: alias });
+      if (split !== null) {
+        await tx.setSplit(created.id, storedSplit(split), at);
+        created.split = split;
+      }
       return { link: created, created: true };
     });
     // The address may be remembered as unknown (looked up before it existed).
@@ -174,6 +182,14 @@ export function linkCreation({ config, listening, blocklist, now, random, links,
   };
 }
 
+/**
+ * A link's own A/B split as given (`split`: 2 to 20 variants, checked as targets), null for none (absent or
+ * null). Throws AppError('invalid') naming `split[i]…`.
+ */
+export function splitOf(input: unknown, rules: UrlRules): Variant[] | null {
+  return input === undefined || input === null ? null : parseSplit(input, rules, 'split');
+}
+
 /** The dedupe key of a normalised URL. */
 export function hashUrl(url: string): Buffer {
   return hash('sha256', url, 'buffer');
@@ -189,6 +205,7 @@ function newLink(id: number, { urlHash: _urlHash, createdBy: _createdBy, ...link
     deletedAt: null,
     claimedVisits: 0,
     blocked: null,
+    split: null,
     pages: NO_PAGES,
   };
 }

@@ -2,6 +2,7 @@ import * as z from 'zod';
 import { orNull, jsonSchemaOf, ruled } from '../core/request-schema.ts';
 import { RESERVED_PATHS } from './reserved-paths.ts';
 import { checkAlias } from './alias-rules.ts';
+import { PREVIEW_LIMITS } from './preview.ts';
 import { LIMITS, OPTION_RULES, REDIRECT_STATUSES, type OptionField } from './link-options.ts';
 
 // The one list of the fields a link is created and edited with, under the API's names (the forms and the
@@ -40,6 +41,20 @@ export const DOMAIN_FIELD = ruled(
     ),
   (value) => value,
 );
+
+/** A link's social preview (links/preview.ts decides): each part optional, trimmed, empty as none. */
+export const PREVIEW = z
+  .strictObject({
+    title: z.string().max(PREVIEW_LIMITS.title).nullable().optional().describe('og:title; one line'),
+    description: z.string().max(PREVIEW_LIMITS.description).nullable().optional().describe('og:description'),
+    image: z
+      .string()
+      .max(PREVIEW_LIMITS.image)
+      .meta({ format: 'uri', description: 'og:image: an absolute http or https URL' })
+      .nullable()
+      .optional(),
+  })
+  .describe('The social preview: Open Graph and Twitter card tags');
 
 /** Every option field (links/link-options.ts's OPTION_RULES decide); null clears one. */
 export const OPTION_SCHEMAS = {
@@ -91,4 +106,25 @@ export const OPTION_SCHEMAS = {
     checkedBy(OPTION_RULES.forwardQuery),
   ),
   enabled: ruled(z.boolean().describe('A disabled link answers 410 until enabled again'), checkedBy(OPTION_RULES.enabled)),
+  preview: ruled(
+    { ...orNull(jsonSchemaOf(PREVIEW)), description: 'Link-preview bots get this card instead of the redirect; null clears it' },
+    checkedBy(OPTION_RULES.preview),
+  ),
 } satisfies Record<OptionField, z.ZodType>;
+
+/**
+ * A link's own A/B split: 2 to 20 variants `{url, weight, paused?}` (rules/rule.ts's parseSplit decides, in
+ * the use case, naming `split[i].field`); null removes it. The document's `Variant` is written beside `Rule`.
+ */
+export const SPLIT_FIELD = z
+  .unknown()
+  .optional()
+  .meta({
+    type: ['array', 'null'],
+    minItems: 2,
+    maxItems: 20,
+    items: { $ref: '#/components/schemas/Variant' },
+    description:
+      "An A/B split: redirects go to one of these variants instead of url (which stays the link's fallback and display target), " +
+      "drawn from the visitor's daily hash (the one that counts unique visitors), so a visitor keeps one variant for the day; null removes it",
+  });

@@ -1,7 +1,8 @@
 import * as z from 'zod';
 import type { Config } from '../config.ts';
 import { CODE } from './alias-rules.ts';
-import { TAG } from './link-fields.ts';
+import { variantJson } from '../rules/stored.ts';
+import { PREVIEW, TAG } from './link-fields.ts';
 import type { Link, LinkAddress } from './link.ts';
 import { REDIRECT_STATUSES } from './link-options.ts';
 import { PAGES_SCHEMA } from '../rules/page-settings.ts';
@@ -48,12 +49,19 @@ export const LINK_JSON = z.strictObject({
     .describe(
       'pending: waiting for an admin\'s review (reviewNewLinks), it answers 403 "being reviewed" until approved; rejected: it answers 410 for good; null: neither',
     ),
+  preview: PREVIEW.nullable().describe('The social preview link-preview bots get instead of the redirect; null for none'),
   isAlias: z.boolean().describe('A person chose the code; such a link is never a dedupe target'),
   createdAt: DATE_TIME,
   updatedAt: DATE_TIME,
   visitCount: z.int().min(0),
   lastVisitAt: nullableTime(),
   deletedAt: nullableTime('A deleted link keeps its code, which answers 410'),
+  split: z
+    .array(z.strictObject({ url: z.string(), weight: z.int(), paused: z.boolean().optional() }))
+    .nullable()
+    .describe(
+      'Its own A/B split: redirects draw one of these variants instead of url (the fallback, when every variant is paused); null for none',
+    ),
   pages: PAGES_SCHEMA.describe("The pages before the redirect: notice, form and openInBrowser (PATCH's pages)"),
 });
 
@@ -91,12 +99,14 @@ export function linkJson(link: Link, { config, shortUrl, registry, ownerName }: 
     enabled: link.enabled,
     blocked: link.blocked && { rule: link.blocked.rule, list: link.blocked.list, at: link.blocked.at.toISOString() },
     review: link.review,
+    preview: link.preview,
     isAlias: link.isAlias,
     createdAt: link.createdAt.toISOString(),
     updatedAt: link.updatedAt.toISOString(),
     visitCount: link.visitCount,
     lastVisitAt: link.lastVisitAt?.toISOString() ?? null,
     deletedAt: link.deletedAt?.toISOString() ?? null,
+    split: link.split && link.split.map(variantJson),
     pages: { ...link.pages, form: link.pages.form && { ...link.pages.form, fields: [...link.pages.form.fields] } },
   };
 }

@@ -3,6 +3,7 @@ import { AppError } from '../core/errors.ts';
 import type { LinkOptions } from './link.ts';
 import { codePoint, controlCharacter, textProblem, unicodeProblem } from './text-rules.ts';
 import { timeOf } from './times.ts';
+import { parsePreview, type Preview } from './preview.ts';
 
 /** `passwordMin`: a link's password can only be guessed online, against the unlock limits; 8 characters keep that out of reach. */
 export const LIMITS = { title: 200, note: 2000, tag: 50, tags: 20, passwordMin: 8, password: 1024, maxVisits: 1_000_000_000 } as const;
@@ -102,6 +103,7 @@ export const OPTION_RULES = {
   },
   forwardQuery: (value: unknown): boolean | null => (value === null ? null : flag('forwardQuery', value)),
   enabled: (value: unknown): boolean => flag('enabled', value),
+  preview: (value: unknown): Preview | null => parsePreview(value),
 } as const;
 
 export type OptionField = keyof typeof OPTION_RULES;
@@ -138,6 +140,7 @@ export function isPlain(input: OptionsInput): boolean {
     o.maxVisits == null &&
     o.redirectStatus == null &&
     o.forwardQuery == null &&
-    o.enabled !== false
+    o.enabled !== false &&
+    o.preview == null
   );
 }

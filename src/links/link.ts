@@ -1,6 +1,7 @@
 import type { RedirectStatus } from '../config.ts';
 import type { Actor } from '../auth/actor.ts';
-import type { Rule } from '../rules/rule.ts';
+import type { Rule, Variant } from '../rules/rule.ts';
+import type { Preview } from './preview.ts';
 import type { PageSettings } from '../rules/page-settings.ts';
 
 /** What a person can set on a link besides its target: the API's field names. */
@@ -19,6 +20,8 @@ export interface LinkOptions {
   forwardQuery: boolean | null;
   /** A disabled link answers 410 until enabled again. */
   enabled: boolean;
+  /** The social preview link-preview bots are shown (links/preview.ts); null for none. */
+  preview: Preview | null;
 }
 
 /**
@@ -52,6 +55,8 @@ export interface Link extends LinkOptions, LinkAddress {
   blocked: Block | null;
   /** Waiting for an admin's review (`reviewNewLinks`), or rejected by one; null for a link that may go live. */
   review: Review | null;
+  /** Its own A/B split: the variants redirects are drawn from instead of `url`, which stays as the fallback; null for none. */
+  split: readonly Variant[] | null;
   /** Its pages before the redirect (src/rules/page-settings.ts). */
   pages: PageSettings;
 }
@@ -86,6 +91,7 @@ export const DEFAULT_OPTIONS: Readonly<LinkOptions> = Object.freeze({
   redirectStatus: null,
   forwardQuery: null,
   enabled: true,
+  preview: null,
 });
 
 /** What a redirect needs, and nothing more. */
@@ -114,6 +120,10 @@ export interface Gate {
   forwardQuery: boolean | null;
   /** The link's redirect rules (src/rules/), read from the store once when the target is loaded; null for none. */
   rules: readonly Rule[] | null;
+  /** The link's own A/B split, read with the target; null for none (the link redirects to its url). */
+  split: readonly Variant[] | null;
+  /** The social preview link-preview bots get instead of the redirect (links/preview.ts); null for none. */
+  preview: Preview | null;
   /** The link's pages before the redirect (src/rules/page-settings.ts): what a rule's page action shows. */
   pages: PageSettings;
   /** In-app browsers get the open-in-browser page without a rule (openInBrowser on, or auto and a download's target). */

@@ -26,8 +26,9 @@ import { encodeCursor } from './list-query.ts';
 import { reviewOf } from './review-rules.ts';
 import type { BlocklistSource } from '../blocklist/blocklist.ts';
 import { normaliseUrl, refuseListed, urlRules, type Listening } from './url-rules.ts';
-import { parseRules, ruleJson, type Rule, type RuleJson } from '../rules/rule.ts';
-import { rulesFromStored, storedRules } from '../rules/stored.ts';
+import { parseRules, ruleJson, type Rule, type RuleJson, type Variant } from '../rules/rule.ts';
+import { rulesFromStored, storedRules, storedSplit } from '../rules/stored.ts';
+import { splitOf } from './create.ts';
 import { missingPage, parsePages, storedPages, type FormAnswers, type PageSettings } from '../rules/page-settings.ts';
 
 export interface ManageDeps {
@@ -60,14 +61,25 @@ function linkNotFound(code: string): AppError {
   return new AppError('not_found', notFoundMessage(code));
 }
 
-/** The actions a rule may have that this kurz does not serve yet (issue 26 keeps them open). */
-const NOT_SERVED: Readonly<Partial<Record<Rule['action']['kind'], string>>> = {
-  split: 'A/B splits are not served yet',
-};
+/** The actions a rule may have that this kurz does not serve yet: none now (issue 26 serves every one). */
+const NOT_SERVED: Readonly<Partial<Record<Rule['action']['kind'], string>>> = {};
 
-/** The targets of `rules`' target actions. */
-function ruleTargets(rules: readonly Rule[]): string[] {
-  return rules.flatMap((rule) => (rule.action.kind === 'target' ? [rule.action.url] : []));
+/** Throws AppError('invalid') naming `rules[i].ACTION` for the first rule whose action is not served yet. */
+export function refuseUnserved(parsed: readonly Rule[]): void {
+  parsed.forEach((rule, i) => {
+    const reason = NOT_SERVED[rule.action.kind];
+    if (reason !== undefined) {
+      const field = `rules[${i}].${rule.action.kind}`;
+      throw new AppError('invalid', `${field}: ${reason}`, field);
+    }
+  });
+}
+
+/** The targets of `rules`' target actions and split variants. */
+export function ruleTargets(rules: readonly Rule[]): string[] {
+  return rules.flatMap((rule) =>
+    rule.action.kind === 'target' ? [rule.action.url] : rule.action.kind === 'split' ? rule.action.variants.map((v) => v.url) : [],
+  );
 }
 
 /** Reading, listing, editing, deleting and pruning links. */
@@ -112,7 +124,7 @@ export function linkManagement({
    * What an edit did, in the audit trail: a move, a hand-over, turning it off or on, and the other fields
    * changed (a password only as set or removed). One entry per kind of change.
    */
-  async function recordEdit(actor: Actor, before: Link, after: Link, edit: LinkEdit): Promise<void> {
+  async function recordEdit(actor: Actor, before: Link, after: Link, edit: LinkEdit, split?: readonly Variant[] | null): Promise<void> {
     const subject = linkSubject(after, domains);
     if (after.domain !== before.domain)
       await audit.record(actor, 'link.move', subject, { from: domains.hostOf(before.domain), to: domains.hostOf(after.domain) });
@@ -122,11 +134,14 @@ export function linkManagement({
     const details: AuditDetails = {};
     if (edit.url !== undefined && after.url !== before.url) details['url'] = after.url;
     if (edit.passwordHash !== undefined) details['password'] = edit.passwordHash === null ? 'removed' : 'set';
+    if (edit.preview !== undefined && JSON.stringify(before.preview) !== JSON.stringify(after.preview))
+      details['preview'] = after.preview === null ? 'removed' : 'set';
     for (const field of ['title', 'note', 'expiresAt', 'maxVisits', 'redirectStatus', 'forwardQuery'] as const) {
       const [was, is] = [before[field], after[field]];
       if (edit[field] !== undefined && String(was) !== String(is)) details[field] = is instanceof Date ? is.toISOString() : is;
     }
     if (edit.tags !== undefined && before.tags.join(',') !== after.tags.join(',')) details['tags'] = after.tags.join(',');
+    if (split !== undefined) details['split'] = split === null ? 'removed' : `${split.length} variants`;
     if (Object.keys(details).length > 0) await audit.record(actor, 'link.edit', subject, details);
   }
 
@@ -210,16 +225,31 @@ export function linkManagement({
         edit.ownerId = await owners.idOf(input['owner']);
       }
       if (input['url'] !== undefined) edit.url = normaliseUrl(input['url'], rules);
+      // A link's own A/B split: given replaces it, null removes it, absent keeps it.
+      const split = input['split'] === undefined ? undefined : splitOf(input['split'], rules);
       const given = parseOptions(input, now());
       Object.assign(edit, given.options);
       if (given.password !== undefined) edit.passwordHash = given.password === null ? null : await hashing.hash(given.password, random);
       const { before, edited } = await links.write(async (tx) => {
         if (edit.url !== undefined) refuseListed(edit.url, rules);
+        for (const variant of split ?? []) refuseListed(variant.url, rules);
         const link = await tx.linkByAddress(domain, code);
         if (!link || !maySee(actor, link)) throw linkNotFound(code);
         // Moving onto a domain needs the actor may use it; a link already there stays, whoever may use it now.
         if (edit.domain !== undefined && edit.domain !== link.domain) domains.refuseClosed(actor, edit.domain);
         if (link.deletedAt || !(await tx.updateLink(link, edit, null, new Date(now())))) throw new AppError('gone', goneMessage(code));
+        if (split !== undefined && !(await tx.setSplit(link.id, storedSplit(split), new Date(now()))))
+          throw new AppError('gone', goneMessage(code));
+        // A variant the link did not lead to, from someone whose links wait for review, waits again, as a new target.
+        const known = new Set([link.url, ...(link.split ?? []).map((v) => v.url)]);
+        if (
+          split &&
+          split.some((v) => !known.has(v.url)) &&
+          link.review === null &&
+          edit.url === undefined &&
+          reviewOf(actor, config.reviewNewLinks)
+        )
+          await tx.setReview(link.id, null, 'pending', new Date(now()));
         // A new target from someone whose links wait for review waits again: approval was of the old one.
         if (edit.url !== undefined && edit.url !== link.url && link.review === null && reviewOf(actor, config.reviewNewLinks))
           await tx.setReview(link.id, null, 'pending', new Date(now()));
@@ -228,7 +258,7 @@ export function linkManagement({
       cache.forget(domain, code);
       if (edit.domain !== undefined) cache.forget(edit.domain, code);
       if (!edited) throw linkNotFound(code);
-      await recordEdit(actor, before, edited, edit);
+      await recordEdit(actor, before, edited, edit, split);
       return edited;
     },
 
@@ -250,18 +280,12 @@ export function linkManagement({
      * clears them) and returns them as stored. Owner checks and the change log as an edit (`editLink`): every
      * process's cache drops the link; recorded as `link.edit` with the rule count. A member whose links wait
      * for review waits again when a rule brings a target the link did not lead to. Throws AppError: 'invalid'
-     * naming `rules[i]…` (a split or page action is refused as not served yet), 'not_found', 'gone'.
+     * naming `rules[i]…` (a notice or form page the link has not set too), 'not_found', 'gone'.
      */
     async setRules(actor: Actor, code: string, input: unknown, domain = DEFAULT_DOMAIN): Promise<RuleJson[]> {
       if (!CODE.test(code)) throw linkNotFound(code);
       const parsed = parseRules(input, rules);
-      parsed.forEach((rule, i) => {
-        const reason = NOT_SERVED[rule.action.kind];
-        if (reason !== undefined) {
-          const field = `rules[${i}].${rule.action.kind}`;
-          throw new AppError('invalid', `${field}: ${reason}; give a target or refuse action`, field);
-        }
-      });
+      refuseUnserved(parsed);
       const text = storedRules(parsed);
       const link = await links.write(async (tx) => {
         for (const url of ruleTargets(parsed)) refuseListed(url, rules);

@@ -41,6 +41,8 @@ export const COPIED_TABLES: ReadonlyArray<{ name: string; columns: readonly stri
       'created_client',
       'created_url',
       'rules',
+      'split',
+      'preview',
       'pages',
     ],
   },
@@ -72,6 +74,7 @@ export const COPIED_TABLES: ReadonlyArray<{ name: string; columns: readonly stri
   { name: 'visit_totals', columns: ['day', 'owner_id', 'humans', 'bots', 'uniques'] },
   { name: 'visit_days', columns: ['day', 'link_id', 'owner_id', 'humans', 'bots', 'uniques'] },
   { name: 'visitors', columns: ['day', 'link_id', 'hash'] },
+  { name: 'visitor_salts', columns: ['day', 'salt'] },
   {
     name: 'audit_log',
     columns: [

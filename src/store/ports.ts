@@ -150,6 +150,11 @@ export interface LinkWriter {
    * when it is deleted. The link stops being a dedupe target.
    */
   setRules(id: number, rules: string | null, at: Date): Promise<boolean>;
+  /**
+   * Sets a live link's own A/B split (its JSON, validated by the caller; null removes it) at `at`; false when
+   * it is deleted. The link stops being a dedupe target.
+   */
+  setSplit(id: number, split: string | null, at: Date): Promise<boolean>;
   /** Sets a live link's page settings (their JSON, validated by the caller; null: the defaults) at `at`; false when it is deleted. */
   setPages(id: number, pages: string | null, at: Date): Promise<boolean>;
   /** Stores a visitor's answers (their JSON) to a link's form, given at `at`. */
@@ -189,12 +194,16 @@ export interface VisitStore {
    */
   addVisits(batch: VisitBatch, receipt?: VisitReceipt): Promise<void>;
   /**
-   * Deletes the oldest raw visits before `before`, at most `limit`, and the visitor hashes of days before
-   * `visitorDaysBefore`; returns the visits deleted.
+   * Deletes the oldest raw visits before `before`, at most `limit`, and the visitor hashes and salts of days
+   * before `visitorDaysBefore`; returns the visits deleted.
    */
   pruneVisits(before: Date, visitorDaysBefore: Date, limit: number): Promise<number>;
   /** Raw visits before `before`: what pruning would delete. */
   countVisitsBefore(before: Date): Promise<number>;
+  /** The visitor hash's salt of `day` (the start of a UTC day), undefined when it has none (yet, or any more). */
+  visitorSalt(day: number): Promise<Buffer | undefined>;
+  /** Stores `salt` as `day`'s unless the day has one already (then that one stays): read it back after. */
+  addVisitorSalt(day: number, salt: Buffer): Promise<void>;
   /** One link's rollup hours in [from, to), oldest first. */
   linkHours(linkId: number, from: Date, to: Date): Promise<VisitTally[]>;
   /** One link's breakdowns in [from, to): human visits per dimension and value ('' for unknown). */

@@ -6,7 +6,8 @@ import type { RedirectStatus } from '../config.ts';
 import type { Domain, DomainUse, Scheme } from '../domains/domain.ts';
 import type { Logger } from '../core/log.ts';
 import type { Link, LinkUrl, Review, Target } from '../links/link.ts';
-import { rulesFromStored } from '../rules/stored.ts';
+import { rulesFromStored, splitFromStored } from '../rules/stored.ts';
+import { previewFromStored } from '../links/preview.ts';
 import { NO_PAGES, opensInBrowser, pagesFromStored } from '../rules/page-settings.ts';
 
 // Rows as both backends return them (the same columns and encodings, so that kurz migrate copies them as
@@ -40,6 +41,10 @@ export interface LinkRow {
   blockedList: string | null;
   blockedAt: number | null;
   review: string | null;
+  /** The split's JSON (rules/stored.ts), null for none. */
+  split: string | null;
+  /** The social preview's JSON (links/preview.ts), null for none. */
+  preview: string | null;
   /** The page settings' JSON (src/rules/page-settings.ts), null for the defaults. */
   pages: string | null;
 }
@@ -59,6 +64,10 @@ export interface TargetRow {
   forwardQuery: number | null;
   /** The rules' JSON (src/rules/stored.ts), null for none. */
   rules: string | null;
+  /** The link's own split's JSON (src/rules/stored.ts), null for none. */
+  split: string | null;
+  /** The social preview's JSON (links/preview.ts), null for none. */
+  preview: string | null;
   /** The page settings' JSON (src/rules/page-settings.ts), null for the defaults. */
   pages: string | null;
 }
@@ -90,6 +99,8 @@ export function toLink(row: LinkRow | undefined): Link | undefined {
     enabled: row.enabled === 1,
     blocked: row.blockedRule === null ? null : { rule: row.blockedRule, list: row.blockedList ?? '', at: new Date(row.blockedAt ?? 0) },
     review: row.review as Review | null,
+    split: row.split === null ? null : splitFromStored(row.split, () => undefined),
+    preview: previewFromStored(row.preview),
     pages: pagesFromStored(row.pages, () => undefined),
   };
 }
@@ -129,6 +140,8 @@ export function toTarget(row: TargetRow, log: Pick<Logger, 'error'>): Target {
     row.redirectStatus === null &&
     row.forwardQuery === null &&
     row.rules === null &&
+    row.split === null &&
+    row.preview === null &&
     row.pages === null &&
     !opensInBrowser(NO_PAGES, row.url);
   const pages =
@@ -158,6 +171,13 @@ export function toTarget(row: TargetRow, log: Pick<Logger, 'error'>): Target {
               : rulesFromStored(row.rules, (problem) =>
                   log.error('a link has rules that cannot be read: it redirects to its own target', { link: row.id, problem }),
                 ),
+          split:
+            row.split === null
+              ? null
+              : splitFromStored(row.split, (problem) =>
+                  log.error('a link has a split that cannot be read: it redirects to its own target', { link: row.id, problem }),
+                ),
+          preview: previewFromStored(row.preview),
           pages,
           openInBrowser: opensInBrowser(pages, row.url),
         },

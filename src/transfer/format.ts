@@ -1,3 +1,5 @@
+import type { Variant } from '../rules/rule.ts';
+import { variantJson } from '../rules/stored.ts';
 import { parse as parseCsv } from 'csv-parse/sync';
 import { stringify as stringifyCsv } from 'csv-stringify/sync';
 import { hashProblem } from '../auth/passwords.ts';
@@ -5,7 +7,7 @@ import { AppError } from '../core/errors.ts';
 import { parseJson } from '../core/strict-json.ts';
 import type { LinkRecord } from '../links/link.ts';
 import { parseOptions } from '../links/link-options.ts';
-import type { NumberedRecord } from './transfer.ts';
+import type { ExportedLink, NumberedRecord } from './transfer.ts';
 import { checkAlias } from '../links/alias-rules.ts';
 import { timeOf } from '../links/times.ts';
 import { parsePages, storedPages, type PageSettings } from '../rules/page-settings.ts';
@@ -18,9 +20,9 @@ export const FORMATS: readonly TransferFormat[] = ['csv', 'ndjson'];
  * without them imports with the defaults. In CSV, `tags` are joined with ";" (a tag cannot hold one) and an
  * empty cell is null; in NDJSON they are a list. `passwordHash` is the slow hash, so a password link stays
  * locked after a move; the password itself is never known. `domain` is the link's host, empty (null) for
- * the default domain, so that a file moves between instances with different publicUrls. `pages` are the
- * link's pages before the redirect as the API gives them (src/rules/page-settings.ts): an object in NDJSON,
- * its JSON in a CSV cell; null for none.
+ * the default domain, so that a file moves between instances with different publicUrls. `split` (the link's
+ * own A/B split, a list), `preview` (the social preview, an object) and `rules` (the redirect rules as the API sets them, a list) and `pages` (the pages before the redirect as the API
+ * sets them, an object; null for none) are JSON in a CSV cell.
  */
 const COLUMNS = [
   'code',
@@ -42,8 +44,14 @@ const COLUMNS = [
   'forwardQuery',
   'enabled',
   'domain',
+  'split',
+  'preview',
+  'rules',
   'pages',
 ] as const;
+
+/** The columns whose CSV cell holds JSON. */
+const CSV_JSON = ['split', 'preview', 'rules', 'pages'];
 
 const CSV_TAG_SEPARATOR = ';';
 const CSV_BOOLEANS = ['isAlias', 'forwardQuery', 'enabled', 'hasPassword'];
@@ -70,7 +78,7 @@ export function csvHeader(secrets: Secrets): string {
 }
 
 /** One exported link as a line of the format (with its newline); `domain` its host, null on the default domain. */
-export function formatRecord(record: LinkRecord, format: TransferFormat, secrets: Secrets, domain: string | null): string {
+export function formatRecord(record: ExportedLink, format: TransferFormat, secrets: Secrets, domain: string | null): string {
   const row = {
     code: record.code,
     url: record.url,
@@ -91,18 +99,22 @@ export function formatRecord(record: LinkRecord, format: TransferFormat, secrets
     forwardQuery: record.forwardQuery,
     enabled: record.enabled,
     domain,
+    // The link's own A/B split: a list in NDJSON, its JSON text in a CSV cell.
+    split: record.split && record.split.map(variantJson),
+    preview: record.preview,
+    rules: record.rules,
     pages: record.pages === undefined || storedPages(record.pages) === null ? null : record.pages,
   };
   if (format === 'ndjson') return JSON.stringify(row) + '\n';
-  const cell = (value: unknown) =>
+  const cell = (column: string, value: unknown) =>
     value === null
       ? ''
-      : Array.isArray(value)
-        ? value.join(CSV_TAG_SEPARATOR)
-        : typeof value === 'object'
-          ? JSON.stringify(value)
+      : CSV_JSON.includes(column)
+        ? JSON.stringify(value)
+        : Array.isArray(value)
+          ? value.join(CSV_TAG_SEPARATOR)
           : String(value);
-  return stringifyCsv([columnsOf(secrets).map((c) => defuse(cell(row[c as keyof typeof row])))]);
+  return stringifyCsv([columnsOf(secrets).map((c) => defuse(cell(c, row[c as keyof typeof row])))]);
 }
 
 /**
@@ -117,7 +129,7 @@ export function parseRecords(
   domainOf: (host: unknown) => number,
 ): NumberedRecord[] {
   const rows = format === 'ndjson' ? ndjsonRows(text) : csvRows(text);
-  return rows.map(({ line, row }) => ({ line, record: toRecord(row, line, reserved, domainOf) }));
+  return rows.map(({ line, row }) => ({ line, record: toRecord(row, line, reserved, domainOf), rules: row['rules'] ?? null }));
 }
 
 function ndjsonRows(text: string): Array<{ line: number; row: Record<string, unknown> }> {
@@ -154,11 +166,13 @@ function csvRows(text: string): Array<{ line: number; row: Record<string, unknow
       if (typeof value === 'string' && /^\d{1,15}$/.test(value)) row[key] = Number(value);
     }
     if (typeof row['tags'] === 'string') row['tags'] = row['tags'].split(CSV_TAG_SEPARATOR);
-    if (typeof row['pages'] === 'string') {
+    for (const key of CSV_JSON) {
+      const value = row[key];
+      if (typeof value !== 'string') continue;
       try {
-        row['pages'] = parseJson(row['pages']);
+        row[key] = parseJson(value);
       } catch (err) {
-        throw new AppError('invalid', `line ${info.lines}: pages is not JSON: ${(err as Error).message}`, 'pages');
+        throw new AppError('invalid', `line ${info.lines}: ${key} is not valid JSON: ${(err as Error).message}`, key);
       }
     }
     return { line: info.lines, row };
@@ -215,7 +229,6 @@ function toRecord(
   }
   const expiresAt = time('expiresAt', true);
   const options = linkOptions(row, line);
-  const pages = pagesOf(row, line);
   let domain = 0;
   try {
     domain = domainOf(row['domain'] ?? null);
@@ -237,8 +250,37 @@ function toRecord(
     expiresAt,
     claimedVisits: claimedVisits as number,
     passwordHash: passwordHash as string | null,
-    pages,
+    split: splitCell(row['split'], fail),
+    pages: pagesOf(row, line),
   };
+}
+
+/** The page settings of an exported link, checked as the API's `pages` are; none when the file lacks them. */
+function pagesOf(row: Record<string, unknown>, line: number): PageSettings {
+  try {
+    return parsePages(row['pages'] ?? null);
+  } catch (err) {
+    if (!(err instanceof AppError)) throw err;
+    throw new AppError('invalid', `line ${line}: ${err.message}`, err.field);
+  }
+}
+
+/**
+ * A line's `split`: a list (NDJSON) or its JSON text (CSV), null or absent for none. Its variants are checked
+ * as a link's own split (rules/rule.ts's parseSplit) by the import, which knows the URL rules.
+ */
+function splitCell(value: unknown, fail: (field: string, message: string) => never): Variant[] | null {
+  if (value === null || value === undefined || value === '') return null;
+  let list = value;
+  if (typeof value === 'string') {
+    try {
+      list = JSON.parse(value);
+    } catch {
+      fail('split', 'must be a JSON list of variants {url, weight, paused}');
+    }
+  }
+  if (!Array.isArray(list)) return fail('split', 'must be a list of variants {url, weight, paused}');
+  return list as Variant[];
 }
 
 /**
@@ -247,7 +289,7 @@ function toRecord(
  */
 function linkOptions(row: Record<string, unknown>, line: number) {
   const given = (field: string, fallback: unknown) => (row[field] === undefined ? fallback : row[field]);
-  const fields = ['title', 'note', 'tags', 'maxVisits', 'redirectStatus', 'forwardQuery'];
+  const fields = ['title', 'note', 'tags', 'maxVisits', 'redirectStatus', 'forwardQuery', 'preview'];
   const input: Record<string, unknown> = Object.fromEntries(fields.map((f) => [f, given(f, null)]));
   input['enabled'] = given('enabled', true);
   try {
@@ -260,17 +302,8 @@ function linkOptions(row: Record<string, unknown>, line: number) {
       redirectStatus: options.redirectStatus ?? null,
       forwardQuery: options.forwardQuery ?? null,
       enabled: options.enabled ?? true,
+      preview: options.preview ?? null,
     };
-  } catch (err) {
-    if (!(err instanceof AppError)) throw err;
-    throw new AppError('invalid', `line ${line}: ${err.message}`, err.field);
-  }
-}
-
-/** The page settings of an exported link, checked as the API's `pages` are; none when the file lacks them. */
-function pagesOf(row: Record<string, unknown>, line: number): PageSettings {
-  try {
-    return parsePages(row['pages'] ?? null);
   } catch (err) {
     if (!(err instanceof AppError)) throw err;
     throw new AppError('invalid', `line ${line}: ${err.message}`, err.field);

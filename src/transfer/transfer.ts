@@ -1,7 +1,9 @@
+import { parseSplit, type Variant } from '../rules/rule.ts';
+import { storedSplit } from '../rules/stored.ts';
 import type { RedirectCache } from '../cache/redirect-cache.ts';
 import type { Config } from '../config.ts';
 import type { Actor } from '../auth/actor.ts';
-import { maySee } from '../links/manage.ts';
+import { maySee, refuseUnserved, ruleTargets } from '../links/manage.ts';
 import { AppError } from '../core/errors.ts';
 import { closedDomain } from '../domains/domain.ts';
 import type { DomainRegistry } from '../domains/registry.ts';
@@ -11,7 +13,9 @@ import type { LinkRecord } from '../links/link.ts';
 import { isPlain } from '../links/link-options.ts';
 import { reviewOf } from '../links/review-rules.ts';
 import type { BlocklistSource } from '../blocklist/blocklist.ts';
-import { normaliseUrl, urlRules, type Listening } from '../links/url-rules.ts';
+import { normaliseUrl, refuseListed, urlRules, type Listening } from '../links/url-rules.ts';
+import { parseRules, ruleJson, type Rule, type RuleJson } from '../rules/rule.ts';
+import { rulesFromStored, storedRules } from '../rules/stored.ts';
 
 export interface TransferDeps {
   config: Pick<Config, 'maxUrlLength' | 'publicUrl' | 'host' | 'port' | 'allowDomains' | 'denyDomains' | 'reviewNewLinks'>;
@@ -22,11 +26,15 @@ export interface TransferDeps {
   registry: DomainRegistry;
 }
 
-/** A record read from an import file, with the line it starts on. */
+/** A record read from an import file, with the line it starts on and its redirect rules as the file gives them (checked on import). */
 export interface NumberedRecord {
   line: number;
   record: LinkRecord;
+  rules: unknown;
 }
+
+/** A link as an export carries it: its record and its redirect rules as the API sets them, null for none. */
+export type ExportedLink = LinkRecord & { rules: RuleJson[] | null };
 
 export type LinkTransfer = ReturnType<typeof linkTransfer>;
 
@@ -34,6 +42,17 @@ export type LinkTransfer = ReturnType<typeof linkTransfer>;
 export function linkTransfer({ config, listening, blocklist, links, cache, registry }: TransferDeps) {
   // Imported targets are checked like new ones: a link back to this instance would loop, whatever its origin.
   const rules = urlRules(config, listening, blocklist);
+
+  /** A record's split checked as a link's own (naming the line), null for none. */
+  function splitOfRecord(split: LinkRecord['split'], line: number): Variant[] | null {
+    try {
+      return split === null ? null : parseSplit(split, rules, 'split');
+    } catch (err) {
+      if (err instanceof AppError) throw new AppError('invalid', `line ${line}: ${err.message}`, err.field);
+      throw err;
+    }
+  }
+
   return {
     /** A link's domain as a file names it: its host, null on the default domain (the importing instance's own). */
     fileDomain: (domain: number): string | null => (domain === 0 ? null : registry.hostOf(domain)),
@@ -42,11 +61,18 @@ export function linkTransfer({ config, listening, blocklist, links, cache, regis
     domainOfFile: (host: unknown): number => registry.idOf(host),
 
     /** Every link the actor sees (or those on `domain`, an id), oldest first, as exported. */
-    async *exportLinks(actor: Actor, domain?: number): AsyncGenerator<LinkRecord> {
+    async *exportLinks(actor: Actor, domain?: number): AsyncGenerator<ExportedLink> {
       for await (const link of links.allLinks()) {
         if ((domain !== undefined && link.domain !== domain) || !maySee(actor, link)) continue;
-        const { id: _id, ownerId: _owner, blocked: _blocked, review: _review, ...record } = link;
-        yield record;
+        const { id, ownerId: _owner, blocked: _blocked, review: _review, ...record } = link;
+        const stored = await links.linkRules(id);
+        const rules =
+          stored === null
+            ? null
+            : rulesFromStored(stored, (problem) => {
+                throw new AppError('internal', `the stored rules of "${link.code}" cannot be read (${problem})`);
+              }).map(ruleJson);
+        yield { ...record, rules };
       }
     },
 
@@ -55,12 +81,24 @@ export function linkTransfer({ config, listening, blocklist, links, cache, regis
      * is skipped (importing twice is harmless); with another URL it is a conflict and nothing is imported.
      * Errors name the line of the file. The links become the actor's, must be on domains the actor may use
      * (AppError 'forbidden', field `domain`), and wait for review as the actor's new links would
-     * (`reviewNewLinks`).
+     * (`reviewNewLinks`). Each link's redirect rules are checked as `PUT …/rules` checks them, all before
+     * anything is stored: a bad one is AppError('invalid') naming the line and the rule (`line 3: rules[1]…`).
      */
     async importLinks(actor: Actor, records: readonly NumberedRecord[]): Promise<{ imported: number; skipped: number }> {
-      for (const { line, record } of records) {
+      const ruled = new Map<number, Rule[]>();
+      for (const { line, record, rules: given } of records) {
         if (!registry.mayUse(actor, record.domain))
           throw new AppError('forbidden', `line ${line}: ${closedDomain(registry.hostOf(record.domain)).message}`, 'domain');
+        if (given === null || given === undefined) continue;
+        try {
+          const parsed = parseRules(given, rules);
+          refuseUnserved(parsed);
+          for (const url of ruleTargets(parsed)) refuseListed(url, rules);
+          if (parsed.length > 0) ruled.set(line, parsed);
+        } catch (err) {
+          if (!(err instanceof AppError)) throw err;
+          throw new AppError(err.code, `line ${line} (code "${record.code}"): ${err.message}`, err.field);
+        }
       }
       const review = reviewOf(actor, config.reviewNewLinks);
       const result = await links.write(async (tx) => {
@@ -75,8 +113,14 @@ export function linkTransfer({ config, listening, blocklist, links, cache, regis
           }
           if (url !== record.url) throw new AppError('invalid', `line ${line}: url is not in normalised form (expected ${url})`, 'url');
           // Like a new link, only a bare one (no alias, no options) is a target for later identical submissions.
-          const plain = !record.isAlias && isPlain({ options: record, password: record.passwordHash });
-          if ((await tx.importLink({ ...record, ownerId: actor.userId, review }, plain ? hashUrl(url) : null)) !== undefined) {
+          const split = splitOfRecord(record.split, line);
+          const linkRules = ruled.get(line);
+          const plain =
+            !record.isAlias && split === null && linkRules === undefined && isPlain({ options: record, password: record.passwordHash });
+          const id = await tx.importLink({ ...record, ownerId: actor.userId, review }, plain ? hashUrl(url) : null);
+          if (id !== undefined) {
+            if (split !== null) await tx.setSplit(id, storedSplit(split), record.updatedAt);
+            if (linkRules !== undefined) await tx.setRules(id, storedRules(linkRules), record.updatedAt);
             imported++;
             continue;
           }

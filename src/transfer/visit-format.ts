@@ -1,8 +1,8 @@
 import { stringify as stringifyCsv } from 'csv-stringify/sync';
-import type { LinkRecord } from '../links/link.ts';
 import { csvHeader, defuse, formatRecord, type Secrets, type TransferFormat } from './format.ts';
 import type { StoredVisit } from '../visits/visit.ts';
 import type { ExportQuery } from '../visits/stats-query.ts';
+import type { ExportedLink } from './transfer.ts';
 
 /** Column order of a visit export; NDJSON objects carry the same keys. An empty CSV cell is null. */
 export const VISIT_COLUMNS = ['at', 'code', 'bot', 'referrer', 'browser', 'os', 'device', 'country', 'language'] as const;
@@ -30,7 +30,7 @@ export function formatVisit(visit: StoredVisit, format: TransferFormat): string 
 }
 
 export interface ExportSources {
-  links(): AsyncIterable<LinkRecord>;
+  links(): AsyncIterable<ExportedLink>;
   /** A link's domain as the file names it: its host, null for the default domain. */
   domainOf(domain: number): string | null;
   visits(from: Date, to: Date): AsyncIterable<StoredVisit>;

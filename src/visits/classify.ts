@@ -46,6 +46,31 @@ const KNOWN_BOTS: ReadonlyArray<readonly [name: string, pattern: RegExp]> = [
   ['HetrixTools', /hetrixtools/i],
 ];
 
+/**
+ * The fetchers of KNOWN_BOTS that draw a card for a link in a chat or a feed: a link with a social preview
+ * shows them its card instead of the redirect. Search engines and monitors are not among them: they follow
+ * the redirect, so that the target is what is indexed and what a monitor checks.
+ */
+const PREVIEW_FETCHERS: ReadonlySet<string> = new Set([
+  'Apple',
+  'Telegram',
+  'Slack',
+  'Discord',
+  'WhatsApp',
+  'Facebook',
+  'X',
+  'LinkedIn',
+  'Microsoft Teams',
+  'Mastodon',
+]);
+
+/** Whether a user agent is a link-preview fetcher of a chat app or social network (PREVIEW_FETCHERS). */
+export function isPreviewFetcher(userAgent: string): boolean {
+  const ua = userAgent.slice(0, MAX_LENGTH).trim();
+  const known = KNOWN_BOTS.find(([, pattern]) => pattern.test(ua));
+  return known !== undefined && PREVIEW_FETCHERS.has(known[0]);
+}
+
 /** Product tokens every browser sends; they name no bot. */
 const BROWSER_TOKENS = new Set(['mozilla', 'applewebkit', 'gecko', 'chrome', 'safari', 'version', 'mobile', 'firefox']);
 
@@ -132,6 +157,19 @@ export function cachedBotCheck(size: number): (userAgent: string) => boolean {
       if (userAgent.length <= MAX_LENGTH) cache.set(userAgent, bot);
     }
     return bot;
+  };
+}
+
+/** isPreviewFetcher behind an LRU cache of `size` distinct user agents, as cachedBotCheck: a link with a preview asks it for every visit. */
+export function cachedPreviewCheck(size: number): (userAgent: string) => boolean {
+  const cache = new LRUCache<string, boolean>({ max: size });
+  return (userAgent) => {
+    let fetcher = cache.get(userAgent);
+    if (fetcher === undefined) {
+      fetcher = isPreviewFetcher(userAgent);
+      if (userAgent.length <= MAX_LENGTH) cache.set(userAgent, fetcher);
+    }
+    return fetcher;
   };
 }
 

@@ -39,12 +39,16 @@ export interface DimensionSum {
   count: number;
 }
 
-/** A visitor first seen in this batch for a link and day; the store counts it unique if it is new there. */
+/**
+ * A visitor first seen in this batch for a link and day; the store counts it unique if it is new there, and
+ * then one unique visitor of `variant` too (the A/B split's variant it went to first that day; null for none).
+ */
 export interface VisitorSighting {
   linkId: number;
   day: number;
   hour: number;
   hash: Buffer;
+  variant: string | null;
 }
 
 /** What one flush writes in one transaction: the raw rows and the sums every rollup table adds. */
@@ -84,8 +88,11 @@ export function rollUp(visits: readonly Visit[], keepRaw: boolean): VisitBatch {
     if (visit.visitor) {
       const key = `${visit.linkId} ${day} ${visit.visitor.toString('hex')}`;
       const seen = visitors.get(key);
-      if (!seen) visitors.set(key, { linkId: visit.linkId, day, hour, hash: visit.visitor });
-      else if (hour < seen.hour) seen.hour = hour;
+      if (!seen) visitors.set(key, { linkId: visit.linkId, day, hour, hash: visit.visitor, variant: visit.variant });
+      else if (hour < seen.hour) {
+        seen.hour = hour;
+        seen.variant = visit.variant;
+      }
     }
   }
   // A day's breakdowns are its hours' summed (fewer sums than visits to key).

@@ -17,6 +17,7 @@ export function linkStatsJson(stats: LinkStats) {
     countries: stats.countries,
     languages: stats.languages,
     bots: stats.bots,
+    variants: stats.variants,
   };
 }
 

@@ -5,7 +5,7 @@ import type { VisitStore } from '../store/ports.ts';
 import {
   DAY,
   dayOf,
-  DIMENSIONS,
+  BREAKDOWNS,
   HOUR,
   hourOf,
   type Dimension,
@@ -39,6 +39,16 @@ export interface LinkStats {
   languages: Entry[];
   /** Bot hits by bot name (counted apart from every human figure). */
   bots: Entry[];
+  /** An A/B split's variants (by URL, the link's own split's and its rules'), most visited first; [] for none. */
+  variants: VariantFigures[];
+}
+
+/** One variant of an A/B split in a period: every visit to it (bots too), the unique visitors, the humans. */
+export interface VariantFigures {
+  url: string;
+  visits: number;
+  uniqueVisitors: number;
+  humans: number;
 }
 
 /** The instance's figures for the last `days` days: the dashboard's. */
@@ -116,6 +126,7 @@ export function visitStats(deps: { visits: VisitStore; now: () => number; severa
         uniqueVisitors += h.uniques;
       }
       const lists = topLists(dimensions);
+      const variants = variantFigures(dimensions);
       return {
         from: new Date(from),
         to: new Date(to),
@@ -124,6 +135,7 @@ export function visitStats(deps: { visits: VisitStore; now: () => number; severa
         lastVisitAt: link.lastVisitAt,
         series: [...buckets].map(([t, b]) => ({ t: new Date(t), humans: b.humans, bots: b.bots })),
         ...lists,
+        variants,
       };
     },
 
@@ -190,11 +202,13 @@ export function alignedPeriod(period: StatsPeriod, at: number): { from: number; 
   return { from, to };
 }
 
-/** Each dimension's values by count, then name; past TOP the rest is one "other" entry. */
-function topLists(counts: readonly DimensionCount[]): Record<Dimension, Entry[]> {
-  const lists = Object.fromEntries(DIMENSIONS.map((d) => [d, [] as Entry[]])) as Record<Dimension, Entry[]>;
-  for (const c of counts) lists[c.dimension].push({ name: nameOf(c.dimension, c.value), count: c.count });
-  for (const dimension of DIMENSIONS) {
+type Breakdown = (typeof BREAKDOWNS)[number];
+
+/** Each breakdown's values by count, then name; past TOP the rest is one "other" entry. */
+function topLists(counts: readonly DimensionCount[]): Record<Breakdown, Entry[]> {
+  const lists = Object.fromEntries(BREAKDOWNS.map((d) => [d, [] as Entry[]])) as Record<Breakdown, Entry[]>;
+  for (const c of counts) lists[c.dimension as Breakdown]?.push({ name: nameOf(c.dimension, c.value), count: c.count });
+  for (const dimension of BREAKDOWNS) {
     const list = lists[dimension].sort((a, b) => b.count - a.count || a.name.localeCompare(b.name));
     if (list.length > TOP) {
       const rest = list.splice(TOP - 1);
@@ -202,6 +216,19 @@ function topLists(counts: readonly DimensionCount[]): Record<Dimension, Entry[]>
     }
   }
   return lists;
+}
+
+/** The variants' figures from their three dimensions, most visited first, then by URL. */
+function variantFigures(counts: readonly DimensionCount[]): VariantFigures[] {
+  const byUrl = new Map<string, VariantFigures>();
+  const field = { variant_visits: 'visits', variant_visitors: 'uniqueVisitors', variant_humans: 'humans' } as const;
+  for (const c of counts) {
+    if (c.dimension !== 'variant_visits' && c.dimension !== 'variant_visitors' && c.dimension !== 'variant_humans') continue;
+    let figures = byUrl.get(c.value);
+    if (figures === undefined) byUrl.set(c.value, (figures = { url: c.value, visits: 0, uniqueVisitors: 0, humans: 0 }));
+    figures[field[c.dimension]] += c.count;
+  }
+  return [...byUrl.values()].sort((a, b) => b.visits - a.visits || a.url.localeCompare(b.url));
 }
 
 function nameOf(dimension: Dimension, value: string): string {

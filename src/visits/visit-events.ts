@@ -1,7 +1,7 @@
 /**
  * Visits as the request path records them, one event per followed redirect, in columns: the link, the
- * time, and four strings the request already holds (client address, user agent, referrer, accepted
- * languages). Recording one copies references and allocates nothing; nothing is parsed until the visit
+ * time, four strings the request already holds (client address, user agent, referrer, accepted
+ * languages) and the A/B split's variant the decision chose (its URL, '' for none). Recording one copies references and allocates nothing; nothing is parsed until the visit
  * is off the request path.
  */
 export interface VisitEvents {
@@ -11,20 +11,22 @@ export interface VisitEvents {
   readonly times: Float64Array;
   /** The distinct strings of the batch; the columns below index into it. */
   readonly strings: readonly string[];
-  /** Four indexes into `strings` per event, in the order of FIELDS. */
+  /** Five indexes into `strings` per event, in the order of FIELDS. */
   readonly fields: Uint32Array;
 }
 
 /** The per-visit strings, in their order in `VisitEvents.fields`. */
-export const FIELDS = ['client', 'userAgent', 'referrer', 'language'] as const;
+export const FIELDS = ['client', 'userAgent', 'referrer', 'language', 'variant'] as const;
 const WIDTH = FIELDS.length;
 
-/** The strings of one visit; an absent header is ''. */
+/** The strings of one visit; an absent header, or no variant, is ''. */
 export interface VisitStrings {
   client: string;
   userAgent: string;
   referrer: string;
   language: string;
+  /** The URL of the A/B split's variant the visit went to. */
+  variant: string;
 }
 
 const INITIAL_CAPACITY = 1024;
@@ -40,7 +42,7 @@ export class VisitLog {
     return this.#length;
   }
 
-  record(linkId: number, at: number, client: string, userAgent: string, referrer: string, language: string): void {
+  record(linkId: number, at: number, client: string, userAgent: string, referrer: string, language: string, variant = ''): void {
     if (this.#length === this.#linkIds.length) this.#grow();
     const i = this.#length++;
     this.#linkIds[i] = linkId;
@@ -50,12 +52,13 @@ export class VisitLog {
     this.#strings[s + 1] = userAgent;
     this.#strings[s + 2] = referrer;
     this.#strings[s + 3] = language;
+    this.#strings[s + 4] = variant;
   }
 
   append(events: VisitEvents): void {
     for (let i = 0; i < events.length; i++) {
-      const { client, userAgent, referrer, language } = stringsOf(events, i);
-      this.record(events.linkIds[i]!, events.times[i]!, client, userAgent, referrer, language);
+      const { client, userAgent, referrer, language, variant } = stringsOf(events, i);
+      this.record(events.linkIds[i]!, events.times[i]!, client, userAgent, referrer, language, variant);
     }
   }
 
@@ -104,6 +107,7 @@ export function stringsOf(events: VisitEvents, i: number): VisitStrings {
     userAgent: strings[fields[f + 1]!]!,
     referrer: strings[fields[f + 2]!]!,
     language: strings[fields[f + 3]!]!,
+    variant: strings[fields[f + 4]!]!,
   };
 }
 

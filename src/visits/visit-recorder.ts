@@ -1,4 +1,3 @@
-import { createHash } from 'node:crypto';
 import { isUnavailable } from '../core/errors.ts';
 import type { Logger } from '../core/log.ts';
 import type { VisitStore } from '../store/ports.ts';
@@ -8,6 +7,7 @@ import { rollUp } from './rollup.ts';
 import { DAY, dayOf, type Visit } from './visit.ts';
 import { NO_EVENTS, stringsOf, VisitLog, type VisitEvents } from './visit-events.ts';
 import { passOrder } from './visit-handover.ts';
+import { visitorHash, type VisitorSalts } from './visitor-salts.ts';
 
 /**
  * Visits written per transaction, one per turn of the event loop: about 10 ms of work, so the server's
@@ -36,7 +36,8 @@ export interface VisitRecorderOptions {
   /** Days raw visits are kept; 0 keeps none (the rollups are kept whatever this is). */
   retentionDays: number;
   now: () => number;
-  random: (size: number) => Buffer;
+  /** The visitor hash's daily salts, shared through the store with every process. */
+  salts: VisitorSalts;
   log: Logger;
   chunk?: number;
   /** MAX_WAITING_WHILE_FAILING unless given (tests). */
@@ -59,13 +60,13 @@ export interface VisitRecorder {
 /**
  * Turns visit events into what the database may hold, off the request path: the user agent becomes a
  * browser, an OS, a device or a bot name; the client address a country and, with the user agent, the link
- * and the day's salt, a visitor hash. Neither the address nor the user agent goes further than this.
+ * and the day's salt (visitor-salts.ts, the one the redirect draws a split's variant with), a visitor hash. Neither the address nor the user agent goes further than this.
  * Writes the classified visits and their rollups a chunk per transaction; a chunk that fails is kept and
  * tried again every second, with everything added meanwhile, up to MAX_WAITING_WHILE_FAILING visits.
  */
 export function createVisitRecorder(options: VisitRecorderOptions): VisitRecorder {
   const { store, classify, countryOf, now, log } = options;
-  const salts = dailySalts(options.random);
+  const { salts } = options;
   const chunkSize = options.chunk ?? CHUNK;
   const maxWaiting = options.maxWaitingWhileFailing ?? MAX_WAITING_WHILE_FAILING;
   /** Flushes of events waiting for the next pass: a backlog stays in this compact form until it is written. */
@@ -92,11 +93,10 @@ export function createVisitRecorder(options: VisitRecorderOptions): VisitRecorde
     const referrers = new Map<string, string | null>();
     const languages = new Map<string, string | null>();
     const countries = new Map<string, string | null>();
-    const at = now();
     const visits: Visit[] = new Array<Visit>(to - from);
     for (let k = from; k < to; k++) {
       const i = order[k]!;
-      const { client, userAgent, referrer, language } = stringsOf(events, i);
+      const { client, userAgent, referrer, language, variant } = stringsOf(events, i);
       const linkId = events.linkIds[i]!;
       const time = events.times[i]!;
       let kind = kinds.get(userAgent);
@@ -113,6 +113,7 @@ export function createVisitRecorder(options: VisitRecorderOptions): VisitRecorde
           country: null,
           language: null,
           visitor: null,
+          variant: variant === '' ? null : variant,
         };
         continue;
       }
@@ -129,7 +130,8 @@ export function createVisitRecorder(options: VisitRecorderOptions): VisitRecorde
         device: kind.device,
         country: countries.get(client)!,
         language: languages.get(language)!,
-        visitor: visitorHash(salts(dayOf(time), at), client, userAgent, linkId),
+        visitor: visitorHash(salts.saltOf(dayOf(time))!, client, userAgent, linkId),
+        variant: variant === '' ? null : variant,
       };
     }
     return visits;
@@ -165,6 +167,11 @@ export function createVisitRecorder(options: VisitRecorderOptions): VisitRecorde
       }
       const end = Math.min(passWritten + chunkSize, pass.length);
       try {
+        // The days' salts first (read, or made, in the store): classifying needs them at hand.
+        for (let k = passWritten; k < end; k++) {
+          const day = dayOf(pass.times[order[k]!]!);
+          if (salts.saltOf(day) === undefined) await salts.load(day);
+        }
         const receipt = { from: passFrom, to: passFrom + pass.length, written: end };
         await store.addVisits(rollUp(classified(pass, passWritten, end), options.retentionDays > 0), receipt);
       } catch (err) {
@@ -235,34 +242,4 @@ export function createVisitRecorder(options: VisitRecorderOptions): VisitRecorde
       }
     },
   };
-}
-
-/**
- * The salt of each day, random and kept only in memory: a visitor's hash cannot be matched across days,
- * nor recomputed once the process is gone. Today's and yesterday's are kept (visits flushed just after
- * midnight); older ones are dropped when a new day's is made.
- */
-export function dailySalts(random: (size: number) => Buffer): (day: number, now: number) => Buffer {
-  const salts = new Map<number, Buffer>();
-  return (day, now) => {
-    let salt = salts.get(day);
-    if (salt) return salt;
-    salt = random(32);
-    salts.set(day, salt);
-    for (const kept of salts.keys()) if (kept < dayOf(now) - DAY) salts.delete(kept);
-    return salt;
-  };
-}
-
-/** The visitor hash: 8 bytes of SHA-256 over the day's salt, the client address, the user agent and the link. */
-export function visitorHash(salt: Buffer, client: string, userAgent: string, linkId: number): Buffer {
-  return createHash('sha256')
-    .update(salt)
-    .update(client)
-    .update('\0')
-    .update(userAgent)
-    .update('\0')
-    .update(String(linkId))
-    .digest()
-    .subarray(0, 8);
 }

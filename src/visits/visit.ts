@@ -16,6 +16,8 @@ export interface Visit extends VisitDetails {
   at: number;
   /** Hash of (client, user agent, link, the day's salt); null for bots. */
   visitor: Buffer | null;
+  /** The URL of the A/B split's variant the visit went to (bots too); null when the link had no split. */
+  variant: string | null;
 }
 
 /** What a visit says of its visitor once classified; every field null when unknown. */
@@ -31,12 +33,31 @@ export interface VisitDetails {
 }
 
 /** The breakdowns kept per link and hour, in the order the stats list them. */
-export const DIMENSIONS = ['referrers', 'browsers', 'os', 'devices', 'countries', 'languages', 'bots'] as const;
+export const DIMENSIONS = [
+  'referrers',
+  'browsers',
+  'os',
+  'devices',
+  'countries',
+  'languages',
+  'bots',
+  // An A/B split's variants, by URL (so renumbering them mixes nothing): every visit, the humans, and the
+  // unique visitors (counted by the store, with the visitor hashes: VariantSighting). Not a breakdown of
+  // their own in the stats: `variants` lists the three together.
+  'variant_visits',
+  'variant_humans',
+  'variant_visitors',
+] as const;
+/** The dimensions the stats list as breakdowns (value → human visits); the variant ones make `variants`. */
+export const BREAKDOWNS = ['referrers', 'browsers', 'os', 'devices', 'countries', 'languages', 'bots'] as const;
 export type Dimension = (typeof DIMENSIONS)[number];
 
 /** The value a visit has in a dimension ('' when unknown); undefined when the dimension is not the visit's (bots only count in `bots`). */
 export function valueIn(visit: Visit, dimension: Dimension): string | undefined {
   if (dimension === 'bots') return visit.bot ?? undefined;
+  if (dimension === 'variant_visits') return visit.variant ?? undefined;
+  // Counted by the store, for visitors new on their day.
+  if (dimension === 'variant_visitors') return undefined;
   if (visit.bot !== null) return undefined;
   switch (dimension) {
     case 'referrers':
@@ -51,6 +72,8 @@ export function valueIn(visit: Visit, dimension: Dimension): string | undefined 
       return visit.country ?? '';
     case 'languages':
       return visit.language ?? '';
+    case 'variant_humans':
+      return visit.variant ?? undefined;
   }
 }
 

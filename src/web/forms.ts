@@ -36,14 +36,32 @@ const LABELS: Record<string, string> = {
   email: 'E-mail',
   role: 'Role',
   owner: 'Owner',
+  previewTitle: 'Preview title',
+  previewDescription: 'Preview description',
+  previewImage: 'Preview image URL',
 };
+
+/** The form field of each part of the social preview, by the API's field that an error names (links/preview.ts). */
+const PREVIEW_FORM_FIELDS = {
+  'preview.title': 'previewTitle',
+  'preview.description': 'previewDescription',
+  'preview.image': 'previewImage',
+} as const;
 
 /**
  * The fields of the form that creates a link (and, but for `alias`, edits one); `removePassword` only edits.
  * The UTM fields are added to `url` (formUrl). `domain` (a host) is the domain to create the link on, or to
  * move it to; empty: the default domain, or stay.
  */
-export const LINK_FIELDS = ['url', ...UTM_FIELDS, 'alias', 'domain', ...OPTION_FIELDS, 'removePassword'] as const;
+export const LINK_FIELDS = [
+  'url',
+  ...UTM_FIELDS,
+  'alias',
+  'domain',
+  ...OPTION_FIELDS.filter((field) => field !== 'preview'),
+  ...Object.values(PREVIEW_FORM_FIELDS),
+  'removePassword',
+] as const;
 
 /** Whether a link form's UTM part shows open: a value in it, or an error about one. */
 export function utmOpen(values: FormValues, error: FormError | null): boolean {
@@ -94,7 +112,10 @@ export function formFailure(err: unknown): AppError {
 
 /** "url is required" becomes "Long URL is required": the message names the field as the form labels it. */
 export function formError(error: AppError, fields: readonly string[]): FormError {
-  const name = error.field;
+  const given = error.field;
+  const name = given !== undefined && given in PREVIEW_FORM_FIELDS ? PREVIEW_FORM_FIELDS[given as keyof typeof PREVIEW_FORM_FIELDS] : given;
+  if (name !== given && given !== undefined && error.message.startsWith(`${given} `))
+    return { field: fields.includes(name!) ? name : undefined, message: LABELS[name!] + error.message.slice(given.length) };
   const label = name ? LABELS[name] : undefined;
   const message = name && label && error.message.startsWith(`${name} `) ? label + error.message.slice(name.length) : error.message;
   return { field: name && fields.includes(name) ? name : undefined, message };
@@ -131,7 +152,19 @@ export function linkInput(values: FormValues, editing: boolean): Record<string, 
     redirectStatus: get('redirectStatus') === '' ? empty : Number(get('redirectStatus')),
     forwardQuery: get('forwardQuery') in forward ? forward[get('forwardQuery')] : get('forwardQuery'),
     enabled: get('enabled') !== '',
+    preview: previewInput(values, editing),
   };
+}
+
+/** The social preview a link form gives: its three fields; all empty is none (left out when creating, cleared when editing). */
+function previewInput(values: FormValues, editing: boolean): Record<string, string> | null | undefined {
+  const parts = {
+    title: values['previewTitle'] ?? '',
+    description: values['previewDescription'] ?? '',
+    image: values['previewImage'] ?? '',
+  };
+  if (Object.values(parts).every((part) => part.trim() === '')) return editing ? null : undefined;
+  return parts;
 }
 
 /** A link's settings as its edit form shows them; `host` is its domain's. */
@@ -149,5 +182,8 @@ export function linkValues(link: Link, host: string): FormValues {
     redirectStatus: link.redirectStatus === null ? '' : String(link.redirectStatus),
     forwardQuery: link.forwardQuery === null ? '' : link.forwardQuery ? 'yes' : 'no',
     enabled: link.enabled ? 'true' : '',
+    previewTitle: link.preview?.title ?? '',
+    previewDescription: link.preview?.description ?? '',
+    previewImage: link.preview?.image ?? '',
   };
 }

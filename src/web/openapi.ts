@@ -34,7 +34,7 @@ import { CSRF_FIELD, SESSION_COOKIE } from './session.ts';
 import { SCOPE_DOCS, SCOPES, type Scope } from '../auth/scopes.ts';
 import { TOP } from '../visits/stats.ts';
 import { DAYS_QUERY, EXPORT_QUERY, STATS_QUERY } from '../visits/stats-query.ts';
-import { DIMENSIONS } from '../visits/visit.ts';
+import { BREAKDOWNS } from '../visits/visit.ts';
 
 export type { OpenApiDocument } from '../http/openapi-document.ts';
 
@@ -113,9 +113,8 @@ const SCHEMAS: Record<string, Schema> = {
     additionalProperties: false,
     required: ['conditions'],
     description:
-      'A redirect rule: all its conditions must match; then its one action decides (target: redirect there; refuse: 451 or 403 ' +
-      "with a page; page: show the link's notice, form or open-in-browser page first, which needs the link's pages set). No conditions: every visitor. " +
-      'split is accepted by the schema but refused (400) as not served yet',
+      'A redirect rule: all its conditions must match (none: every visitor); then its one action decides (target: redirect there; split: redirect to a ' +
+      "variant drawn from the visitor's daily hash; refuse: 451 or 403 with a page; page: show the link's notice, form or open-in-browser page first, which needs the link's pages set)",
     properties: {
       conditions: {
         type: 'array',
@@ -136,15 +135,23 @@ const SCHEMAS: Record<string, Schema> = {
       refuse: { type: 'integer', enum: [451, 403], description: '451: not available in the visitor’s region; 403: not available to them' },
       split: {
         type: 'array',
-        description: 'Not served yet: a 400',
-        items: {
-          type: 'object',
-          additionalProperties: false,
-          required: ['url', 'weight'],
-          properties: { url: { type: 'string' }, weight: { type: 'integer' }, paused: { type: 'boolean' } },
-        },
+        minItems: 2,
+        maxItems: 20,
+        description: 'An A/B split: each visitor keeps one variant for the day; at least one not paused',
+        items: schema('Variant'),
       },
       page: { type: 'string', enum: [...PAGES], description: 'Not served yet: a 400' },
+    },
+  },
+  Variant: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['url', 'weight'],
+    description: "A variant of an A/B split: its share of the visitors is its weight over the sum of the unpaused variants' weights",
+    properties: {
+      url: { type: 'string', format: 'uri' },
+      weight: { type: 'integer', minimum: 1, maximum: 1000 },
+      paused: { type: 'boolean', description: 'A paused variant gets no visitors; its history stays in the stats' },
     },
   },
   RuleList: {
@@ -257,7 +264,7 @@ const SCHEMAS: Record<string, Schema> = {
     type: 'object',
     additionalProperties: false,
     description: "A link's visits in a period, aligned to whole UTC hours or days. Bots never count as visits; they are listed apart.",
-    required: ['from', 'to', 'granularity', 'visits', 'lastVisitAt', 'series', ...DIMENSIONS],
+    required: ['from', 'to', 'granularity', 'visits', 'lastVisitAt', 'series', ...BREAKDOWNS, 'variants'],
     properties: {
       from: { type: 'string', format: 'date-time' },
       to: { type: 'string', format: 'date-time', description: 'Exclusive' },
@@ -287,7 +294,18 @@ const SCHEMAS: Record<string, Schema> = {
           properties: { t: { type: 'string', format: 'date-time', description: 'Start of the hour or day' }, humans: COUNT, bots: COUNT },
         },
       },
-      ...Object.fromEntries(DIMENSIONS.map((d) => [d, TOP_LIST])),
+      ...Object.fromEntries(BREAKDOWNS.map((d) => [d, TOP_LIST])),
+      variants: {
+        type: 'array',
+        description:
+          "An A/B split's variants (the link's own split's and its rules'), by URL, most visited first: every visit (bots too), the unique visitors (once per UTC day, counted for the variant they reached first) and the humans",
+        items: {
+          type: 'object',
+          additionalProperties: false,
+          required: ['url', 'visits', 'uniqueVisitors', 'humans'],
+          properties: { url: { type: 'string' }, visits: COUNT, uniqueVisitors: COUNT, humans: COUNT },
+        },
+      },
     },
   },
   InstanceStats: {

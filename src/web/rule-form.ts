@@ -11,12 +11,23 @@ import {
   type RuleJson,
 } from '../rules/rule.ts';
 import { textOf, type FormError, type FormValues } from './forms.ts';
+import { RULE_SPLIT_ROWS, splitFieldNames, splitFormError, splitOfForm, splitRows } from './split-form.ts';
 
 // The rule editor of the link page, pure: a rule as a readable line, the form's fields as a rule, and each
 // button's change to the list. The handler reads the list (`rulesOf`), changes it here and sets it (`setRules`).
 
 /** The fields of the "Add a rule" form: two conditions (the second optional) and the action. */
-export const RULE_FIELDS = ['type1', 'key1', 'value1', 'type2', 'key2', 'value2', 'action', 'target'] as const;
+export const RULE_FIELDS = [
+  'type1',
+  'key1',
+  'value1',
+  'type2',
+  'key2',
+  'value2',
+  'action',
+  'target',
+  ...splitFieldNames('split', RULE_SPLIT_ROWS, false),
+] as const;
 
 /** What each condition type is called in the form's select and in a rule's line. */
 const TYPE_LABELS: Readonly<Record<ConditionType, string>> = {
@@ -49,7 +60,7 @@ const CLOSED_VALUES: ReadonlyArray<readonly [string, readonly string[]]> = [
   ['country', [...COUNTRY_CODES].sort()],
 ];
 
-/** The form's options: condition types, the values of the closed lists, the actions offered (no split: not served yet). */
+/** The form's options: condition types, the values of the closed lists, the actions offered. */
 export function ruleFormOptions() {
   const types = CONDITION_TYPES.map((type) => ({ value: type, label: TYPE_LABELS[type] }));
   return {
@@ -58,6 +69,7 @@ export function ruleFormOptions() {
     values: CLOSED_VALUES.flatMap(([label, values]) => values.map((value) => ({ value, label }))),
     actions: [
       { value: 'target', label: 'Redirect to the target URL' },
+      { value: 'split', label: 'A/B split: the variants below' },
       { value: '451', label: 'Refuse: 451 not available in your region' },
       { value: '403', label: 'Refuse: 403 not available to you' },
       { value: 'page-notice', label: 'Show the notice first' },
@@ -78,6 +90,11 @@ export const EMPTY_RULE_FORM: FormValues = {
   action: 'target',
   target: '',
 };
+
+/** The rule editor's split rows, as typed. */
+export function ruleSplitRows(form: FormValues) {
+  return splitRows(form, 'split', { least: RULE_SPLIT_ROWS, extra: 0, most: RULE_SPLIT_ROWS });
+}
 
 /** A rule as the link page lists it: its conditions in words ("language is de and device is mobile"), its action. */
 export function ruleLine(rule: RuleJson): { conditions: string; target: string | null; action: string } {
@@ -106,7 +123,7 @@ export function ruleLine(rule: RuleJson): { conditions: string; target: string |
       : rule.refuse !== undefined
         ? `refuse ${rule.refuse}`
         : rule.split !== undefined
-          ? `split between ${rule.split.length} targets`
+          ? `split: ${rule.split.map((v) => `${v.url} ×${v.weight}${v.paused ? ' (paused)' : ''}`).join(', ')}`
           : `page ${rule.page ?? ''}`;
   return {
     conditions: conditions.length === 0 ? 'for every visitor' : `if ${conditions.join(' and ')}`,
@@ -133,9 +150,11 @@ export function ruleOfForm(form: FormValues): RuleJson {
   });
   const action = form['action'];
   if (action === '451' || action === '403') return { conditions, refuse: Number(action) as 451 | 403 };
+  if (action === 'split') return { conditions, split: splitOfForm(form, 'split', RULE_SPLIT_ROWS).variants as RuleJson['split'] };
   const page = PAGES.find((kind) => action === `page-${kind}`);
   if (page !== undefined) return { conditions, page };
-  if (action !== 'target') throw new AppError('invalid', 'action must be a target URL, a refusal (451 or 403) or a page', 'action');
+  if (action !== 'target')
+    throw new AppError('invalid', 'action must be a target URL, a split, a refusal (451 or 403) or a page', 'action');
   return { conditions, target: (form['target'] ?? '').trim() };
 }
 
@@ -175,8 +194,10 @@ const FIELD_OF: Readonly<Record<string, [string, string]>> = {
  * An error of setRules for the form that added rule `index`: beside its field, its message starting with the
  * field's label rather than `rules[index].conditions[0].matchValue`; any other error above the form.
  */
-export function ruleFormError(error: AppError, index: number): FormError {
+export function ruleFormError(error: AppError, index: number, form: FormValues = {}): FormError {
   const prefix = `rules[${index}].`;
+  const split = splitFormError(error, splitOfForm(form, 'split', RULE_SPLIT_ROWS), 'split', prefix);
+  if (split !== undefined) return split;
   const field = error.field ?? '';
   const mapped = field.startsWith(prefix) ? FIELD_OF[field.slice(prefix.length)] : field === 'action' ? ['action', 'Action'] : undefined;
   if (mapped === undefined) return { field: undefined, message: error.message };

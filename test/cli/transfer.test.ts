@@ -23,6 +23,18 @@ const OLD = {
   pages: { notice: { title: null, message: 'Mind, the "step"', button: 'Go' }, form: null, openInBrowser: 'on' },
 };
 
+/** A link with a social preview and redirect rules, as a file carries them. */
+const RICH = {
+  ...OLD,
+  code: 'rich',
+  url: 'https://example.com/rich',
+  preview: { title: 'A card, "quoted"', description: '=SUM(1)', image: 'https://cdn.example.com/card.png' },
+  rules: [
+    { conditions: [{ type: 'language', matchKey: null, matchValue: 'de' }], target: 'https://example.de/seite' },
+    { conditions: [{ type: 'ip-address', matchKey: null, matchValue: '10.0.0.0/8' }], refuse: 403 },
+  ],
+};
+
 /** A database with generated, alias, visited, deleted and spreadsheet-hostile links. */
 async function seeded(t: ExecutionContext) {
   const kurz = await kurzOn(t);
@@ -39,6 +51,8 @@ async function seeded(t: ExecutionContext) {
 for (const format of ['csv', 'ndjson']) {
   test(`export --format ${format} and import round-trip losslessly, codes kept`, async (t) => {
     const source = await seeded(t);
+    writeFileSync(join(source.dir, 'rich.ndjson'), JSON.stringify(RICH) + '\n');
+    t.is((await source('import', join(source.dir, 'rich.ndjson'))).code, 0);
     const exported = await source('export', '--format', format);
     t.is(exported.code, 0);
     const file = join(source.dir, `links.${format}`);
@@ -46,7 +60,8 @@ for (const format of ['csv', 'ndjson']) {
 
     const target = await kurzOn(t);
     const imported = await target('import', file, '--format', format);
-    t.is(imported.stdout, 'imported 5 links, skipped 0 already present\n');
+    t.is(imported.stdout, 'imported 6 links, skipped 0 already present\n');
+    t.is((await target('rules', 'rich', '--list', '--json')).stdout, JSON.stringify({ rules: RICH.rules }) + '\n', 'the rules came along');
     t.is((await target('export', '--format', format)).stdout, exported.stdout);
     t.regex((await target('stats', 'old-promo')).stdout, /Visits {6}12\nLast visit {2}2020-04-01T08:30:00\.123Z/);
     t.is((await target('create', 'https://example.com/new', '--alias', 'gone')).code, 1, 'a deleted code stays reserved');
@@ -56,7 +71,7 @@ for (const format of ['csv', 'ndjson']) {
     );
 
     const again = await target('import', file, '--format', format);
-    t.is(again.stdout, 'imported 0 links, skipped 5 already present\n', 'importing twice is harmless');
+    t.is(again.stdout, 'imported 0 links, skipped 6 already present\n', 'importing twice is harmless');
   });
 }
 
@@ -66,7 +81,7 @@ test('CSV export is safe to open in a spreadsheet and still reads back exactly',
   t.true(
     csv.startsWith(
       'code,url,isAlias,createdAt,updatedAt,visitCount,lastVisitAt,deletedAt,' +
-        'title,note,tags,expiresAt,maxVisits,claimedVisits,passwordHash,redirectStatus,forwardQuery,enabled,domain,pages\n',
+        'title,note,tags,expiresAt,maxVisits,claimedVisits,passwordHash,redirectStatus,forwardQuery,enabled,domain,split,preview,rules,pages\n',
     ),
   );
   t.regex(csv, /^'-12,https:\/\/example\.com\/formula,true,/m, 'a cell starting with - is defused');
@@ -91,6 +106,27 @@ test('import is all or nothing: one conflicting code imports none', async (t) =>
 });
 
 const BAD_FILES: Array<[string, string, RegExp]> = [
+  [
+    'in.ndjson',
+    JSON.stringify({ ...RICH, rules: [RICH.rules[0], { conditions: [{ type: 'ip-address', matchValue: '10.0.0.0/33' }], refuse: 403 }] }),
+    /^kurz: line 1 \(code "rich"\): rules\[1\]\.conditions\[0\]\.matchValue /,
+  ],
+  [
+    'in.ndjson',
+    JSON.stringify({ ...RICH, rules: [{ conditions: [{ type: 'language' }], target: 'https://example.com/x' }] }),
+    /line 1 \(code "rich"\): rules\[0\]\.conditions/,
+  ],
+  ['in.ndjson', JSON.stringify({ ...RICH, rules: 'all' }), /line 1 \(code "rich"\): rules must be a list of rules/],
+  [
+    'in.ndjson',
+    JSON.stringify({ ...RICH, preview: { image: 'javascript:x' } }),
+    /line 1: preview\.image must be an absolute http or https URL/,
+  ],
+  [
+    'in.csv',
+    'code,url,isAlias,createdAt,updatedAt,visitCount,rules\nx,https://example.com/,true,2025-01-01T00:00:00.000Z,2025-01-01T00:00:00.000Z,0,[oops\n',
+    /line 2: rules is not valid JSON/,
+  ],
   ['in.ndjson', '{"code":"a"', /line 1: not valid JSON/],
   ['in.ndjson', JSON.stringify({ ...OLD, code: 'has space' }), /line 1: code is not usable: may only contain letters/],
   ['in.ndjson', JSON.stringify({ ...OLD, code: 'links' }), /line 1: code is not usable: "links" is reserved/],
@@ -165,6 +201,22 @@ const BAD_FILES: Array<[string, string, RegExp]> = [
     'in.csv',
     'code,url,isAlias,createdAt,updatedAt,visitCount,lastVisitAt,deletedAt\nabc,https://x.example/,maybe,,,,,\n',
     /line 2: isAlias must be true or false/,
+  ], // A link's A/B split is checked as the API checks it, naming the variant.
+  [
+    'in.ndjson',
+    JSON.stringify({
+      ...OLD,
+      split: [
+        { url: 'https://x.example/a', weight: 1 },
+        { url: 'https://x.example/b', weight: 0 },
+      ],
+    }),
+    /line 1: split\[1\]\.weight must be at least 1/,
+  ],
+  [
+    'in.csv',
+    'code,url,isAlias,createdAt,updatedAt,visitCount,lastVisitAt,deletedAt,split\nabc,https://x.example/,true,2025-01-01T00:00:00.000Z,2025-01-01T00:00:00.000Z,0,,,[oops\n',
+    /line 2: split is not valid JSON/,
   ],
 ];
 for (const [name, content, message] of BAD_FILES) {
@@ -321,6 +373,9 @@ async function withOptions(t: ExecutionContext) {
   );
   t.is(locked.code, 0, locked.stderr);
   t.is((await kurz('create', 'https://example.com/off', '--alias', 'off', '--disabled', '--no-forward-query')).code, 0);
+  // An A/B split, one variant paused: a JSON cell in the CSV, a list in NDJSON.
+  const split = 'https://example.com/a=3,https://example.com/b=1!';
+  t.is((await kurz('create', 'https://example.com/split', '--alias', 'split', '--split', split)).code, 0);
   const used = {
     ...OLD,
     code: 'used',
@@ -350,7 +405,7 @@ for (const format of ['csv', 'ndjson']) {
     writeFileSync(file, exported.stdout);
 
     const target = await kurzOn(t);
-    t.is((await target('import', file)).stdout, 'imported 3 links, skipped 0 already present\n');
+    t.is((await target('import', file)).stdout, 'imported 4 links, skipped 0 already present\n');
     t.is((await target('export', '--format', format)).stdout, exported.stdout);
     const shown = JSON.parse((await target('stats', 'locked', '--json')).stdout) as Record<string, unknown>;
     t.like(shown, {
@@ -366,6 +421,10 @@ for (const format of ['csv', 'ndjson']) {
       enabled: true,
     });
     t.like(JSON.parse((await target('stats', 'used', '--json')).stdout), { maxVisits: 3, visitsLeft: 0 });
+    t.deepEqual((JSON.parse((await target('stats', 'split', '--json')).stdout) as { split: unknown }).split, [
+      { url: 'https://example.com/a', weight: 3 },
+      { url: 'https://example.com/b', weight: 1, paused: true },
+    ]);
 
     const server = await startServe(t, target.env);
     t.is((await fetch(`${server.url}/locked`, { redirect: 'manual' })).status, 401, 'the password is asked for');
@@ -382,6 +441,11 @@ for (const format of ['csv', 'ndjson']) {
     t.is(opened.headers.get('location'), 'https://example.com/locked');
     t.is((await fetch(`${server.url}/off`, { redirect: 'manual' })).status, 410, 'a disabled link stays disabled');
     t.is((await fetch(`${server.url}/used`, { redirect: 'manual' })).status, 410);
+    t.is(
+      (await fetch(`${server.url}/split`, { redirect: 'manual' })).headers.get('location'),
+      'https://example.com/a',
+      'the split is served',
+    );
   });
 }
 

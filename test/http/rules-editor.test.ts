@@ -24,7 +24,7 @@ function lines(html: string): string[] {
   );
 }
 
-test('the link page lists no rules at first and offers the form, whose actions leave out split but offer the pages', async (t) => {
+test('the link page lists no rules at first and offers the form, whose actions offer the split and the pages', async (t) => {
   const k = await startKurz(t);
   const b = await browser(k);
   await k.postJson('/api/v1/links', { url: PLAIN, alias: 'ruled' });
@@ -45,7 +45,10 @@ test('the link page lists no rules at first and offers the form, whose actions l
     html,
     /<datalist id="rule-values">[\s\S]*<option value="mobile" label="device"><\/option>[\s\S]*<option value="CN" label="country"><\/option>/,
   );
-  t.notRegex(html, /value="split"/);
+  // A split is offered with its variant rows; a page, not served yet, is not.
+  t.regex(html, /<option value="split">A\/B split: the variants below<\/option>/);
+  t.regex(html, /name="split_url1"[\s\S]*name="split_weight3"/);
+  t.notRegex(html, /value="(page|open-in-browser)"/);
   t.regex(html, /<option value="page-notice">Show the notice first<\/option>/);
   t.regex(html, /<option value="">\(every visitor\)<\/option>/);
 });

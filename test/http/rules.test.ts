@@ -69,7 +69,7 @@ test('PUT sets the rules, GET returns them as set (targets normalised); [] clear
   t.is(row?.rules, null, 'no rules are stored as NULL');
 });
 
-test('malformed rules are a 400 naming rules[i] and the field; split is refused as not served yet, a page the link has no text for too', async (t) => {
+test('malformed rules are a 400 naming rules[i] and the field; a page the link has no text for is refused', async (t) => {
   const k = await startKurz(t);
   await k.postJson('/api/v1/links', { url: PLAIN, alias: 'bad' });
   const cases: Array<[unknown, string, RegExp]> = [
@@ -115,13 +115,13 @@ test('malformed rules are a 400 naming rules[i] and the field; split is refused 
             conditions: [{ type: 'language', matchValue: 'de' }],
             split: [
               { url: PLAIN, weight: 1 },
-              { url: 'https://example.com/b', weight: 1 },
+              { url: 'https://example.com/b', weight: 0 },
             ],
           },
         ],
       },
-      'rules[0].split',
-      /^rules\[0\]\.split: A\/B splits are not served yet/,
+      'rules[0].split[1].weight',
+      /^rules\[0\]\.split\[1\]\.weight must be at least 1/,
     ],
     [{ rules: [], extra: 1 }, 'extra', /unknown field "extra"/],
   ];
@@ -252,7 +252,7 @@ test('a refusal rule answers 451 (a page, problem+json) or 403, uncached, never 
     t.regex(page.headers.get('content-security-policy') ?? '', /script-src 'self'/);
     const html = await page.text();
     t.regex(html, /<h1>Not available in your region<\/h1>/);
-    t.regex(html, /the link &quot;region&quot; is not available in your region/);
+    t.regex(html, /The link <strong class="mono">\/region<\/strong> is not available in your region\./);
     t.false(html.includes(PLAIN), 'the page never names the target');
     t.false(/<script>/.test(html), 'no inline script');
   }
@@ -264,7 +264,9 @@ test('a refusal rule answers 451 (a page, problem+json) or 403, uncached, never 
   t.is(forbidden.status, 403);
   t.like(await json(forbidden), { detail: 'the link "region" is not available to you' });
   const forbiddenPage = await visit(k, 'region?who=blocked');
-  t.regex(await forbiddenPage.text(), /<h1>Not available<\/h1>/);
+  const forbiddenHtml = await forbiddenPage.text();
+  t.regex(forbiddenHtml, /<h1>Not available<\/h1>/);
+  t.regex(forbiddenHtml, /The link <strong class="mono">\/region<\/strong> is not available to you\./);
   await k.flushVisits();
   t.like(await json(await k.get('/api/v1/links/region/stats')), { visits: { total: 0 } });
 });

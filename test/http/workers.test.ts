@@ -123,6 +123,43 @@ test.serial('a link’s new redirect rules, set through one worker, reach every 
   t.true(lastStale - since < 1000);
 });
 
+test.serial(
+  'a split link: one visitor gets one variant from every worker, and a paused variant, set through one, reaches every worker within a second',
+  async (t) => {
+    const { key, kurz } = await workersServing(t);
+    const A = 'https://example.com/a';
+    const B = 'https://example.com/b';
+    const split = (pausedA: boolean) => [
+      { url: A, weight: 1, paused: pausedA },
+      { url: B, weight: 1, paused: !pausedA },
+    ];
+    const made = await once(`${kurz.url}/api/v1/links`, {
+      method: 'POST',
+      body: { url: 'https://example.com/split', split: split(false) },
+      key,
+    });
+    t.is(made.status, 201, made.body);
+    const { code } = JSON.parse(made.body) as { code: string };
+    // The workers read the salt their primary made: the same visitor (address and user agent) draws alike in each.
+    const first = (await once(`${kurz.url}/${code}`)).location;
+    t.true([A, B].includes(first));
+    for (let i = 0; i < 8 * WORKERS; i++) t.is((await once(`${kurz.url}/${code}`)).location, first);
+    // Pause the variant this visitor gets: every worker sends them to the other.
+    const other = first === A ? B : A;
+    const since = performance.now();
+    const edit = await once(`${kurz.url}/api/v1/links/${code}`, { method: 'PATCH', body: { split: split(first === A) }, key });
+    t.is(edit.status, 200, edit.body);
+    let lastStale = since;
+    for (let fresh = 0; fresh < 10 * WORKERS;) {
+      if ((await once(`${kurz.url}/${code}`)).location === other) fresh++;
+      else [fresh, lastStale] = [0, performance.now()];
+      if (performance.now() - since > 5000) break;
+    }
+    t.log(`split paused: the last stale answer ${(lastStale - since).toFixed(0)} ms after the PATCH`);
+    t.true(lastStale - since < 1000);
+  },
+);
+
 test.serial('visits through every worker are counted once each, and SIGTERM stops them all with the visits written', async (t) => {
   const { env, key, kurz } = await workersServing(t, { KURZ_VISIT_FLUSH_INTERVAL: '60s' });
   const code = await createThrough(kurz.url, key, 'https://example.com/counted');

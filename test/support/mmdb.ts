@@ -21,13 +21,24 @@ const METADATA_MARKER = Buffer.from('abcdef4d61784d696e642e636f6d', 'hex');
 const IPV4_DEPTH = 96;
 const [STRING, MAP, UINT16, UINT32, UINT64, ARRAY] = [2, 7, 5, 6, 9, 11];
 
-/** Builds a MaxMind DB (IPv6 tree, IPv4 at ::/96 and ::ffff:0:0/96) mapping each network to {country:{iso_code}}. */
-export function buildCountryMmdb(networks: ReadonlyArray<{ network: string; country: string }>, options: MmdbOptions = {}): Buffer {
+/** A network's place: its country and, for a city database, its city's English name. */
+export interface MmdbNetwork {
+  network: string;
+  country: string;
+  city?: string;
+}
+
+/**
+ * Builds a MaxMind DB (IPv6 tree, IPv4 at ::/96 and ::ffff:0:0/96) mapping each network to
+ * {country:{iso_code}}, and {city:{names:{en}}} too for a network given a city (as GeoLite2-City has them).
+ */
+export function buildCountryMmdb(networks: readonly MmdbNetwork[], options: MmdbOptions = {}): Buffer {
+  const keyOf = ({ country, city }: MmdbNetwork) => (city === undefined ? country : `${country}\u0000${city}`);
   const root: TreeNode = { sides: [undefined, undefined] };
-  for (const { network, country } of networks) {
-    const [bits, prefix] = parseNetwork(network);
-    if (prefix === 0) throw new Error(`a network must be smaller than the whole address space: ${network}`);
-    nodeAt(root, bits, prefix - 1).sides[bits[prefix - 1]!] = country;
+  for (const place of networks) {
+    const [bits, prefix] = parseNetwork(place.network);
+    if (prefix === 0) throw new Error(`a network must be smaller than the whole address space: ${place.network}`);
+    nodeAt(root, bits, prefix - 1).sides[bits[prefix - 1]!] = keyOf(place);
   }
   if (options.ipv4Mapped ?? true) {
     const ipv4 = nodeAt(root, bitsOf(new Array<number>(16).fill(0)), IPV4_DEPTH);
@@ -48,7 +59,13 @@ export function buildCountryMmdb(networks: ReadonlyArray<{ network: string; coun
   }
 
   const records = new Map<string, Buffer>();
-  for (const { country } of networks) records.set(country, map({ country: map({ iso_code: string(country) }) }));
+  for (const place of networks) {
+    const country = map({ iso_code: string(place.country) });
+    records.set(
+      keyOf(place),
+      place.city === undefined ? map({ country }) : map({ city: map({ names: map({ en: string(place.city) }) }), country }),
+    );
+  }
   const offsets = new Map<string, number>();
   let offset = 0;
   for (const [country, record] of records) {
@@ -73,7 +90,7 @@ export function buildCountryMmdb(networks: ReadonlyArray<{ network: string; coun
     node_count: uint(UINT32, nodeCount),
     record_size: uint(UINT16, 8 * RECORD_BYTES),
     ip_version: uint(UINT16, 6),
-    database_type: string('kurz-test-Country'),
+    database_type: string(networks.some((n) => n.city !== undefined) ? 'kurz-test-City' : 'kurz-test-Country'),
     languages: array([string('en')]),
     binary_format_major_version: uint(UINT16, 2),
     binary_format_minor_version: uint(UINT16, 0),

@@ -4,7 +4,9 @@ import {
   acceptedLanguages,
   cachedBotCheck,
   cachedClassifier,
+  cachedPreviewCheck,
   classifyUserAgent,
+  isPreviewFetcher,
   inAppBrowser,
   isBot,
   primaryLanguage,
@@ -373,4 +375,23 @@ for (const [header, min, languages] of ACCEPTED) {
 test('an Accept-Language header of thousands of entries is read only for its first 32', (t) => {
   const header = Array.from({ length: 5000 }, (_, i) => `x${String.fromCharCode(97 + (i % 26))}`).join(',');
   t.is(acceptedLanguages(header, 0.9).length, 32);
+});
+
+test('link-preview fetchers of chat apps and social networks are told apart from search engines, monitors and people', (t) => {
+  const fetchers = [UA.slackbot, UA.twitterbot, UA.facebookPreviewBot, UA.whatsapp, UA.telegramBot, UA.discordbot, UA.linkedinBot];
+  for (const ua of fetchers) t.true(isPreviewFetcher(ua), ua);
+  const others = [
+    UA.googlebot,
+    'UptimeRobot/2.0; http://www.uptimerobot.com/',
+    'curl/8.5.0',
+    '',
+    UA.iphoneSafari,
+    UA.wechatIos,
+    UA.instagramIos,
+  ];
+  for (const ua of others) t.false(isPreviewFetcher(ua), ua);
+  const cached = cachedPreviewCheck(2);
+  t.true(cached(UA.slackbot));
+  t.true(cached(UA.slackbot), 'from the cache');
+  t.false(cached(UA.desktopChromeWindows));
 });

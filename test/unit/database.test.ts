@@ -38,6 +38,7 @@ test('a new database is created with its folder, in WAL mode, marked as kurz, at
     'visit_handovers',
     'visit_hours',
     'visit_totals',
+    'visitor_salts',
     'visitors',
     'visits',
   ]);

@@ -45,7 +45,19 @@ async function addDomain(storage: Storage, host: string): Promise<number> {
 }
 
 function visit(linkId: number, at: number): Visit {
-  return { linkId, at, bot: null, referrer: null, browser: null, os: null, device: null, country: null, language: null, visitor: null };
+  return {
+    linkId,
+    at,
+    bot: null,
+    referrer: null,
+    browser: null,
+    os: null,
+    device: null,
+    country: null,
+    language: null,
+    visitor: null,
+    variant: null,
+  };
 }
 
 test('the same alias on two domains: two links, each found at its own address, a third refused', async (t) => {

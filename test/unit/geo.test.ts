@@ -1,10 +1,10 @@
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gzipSync } from 'node:zlib';
 import test from 'ava';
 import { Reader } from 'maxmind';
-import { noCountry, openCountryDatabase } from '../../src/visits/geo.ts';
+import { noCountry, noGeo, openCountryDatabase, openGeoDatabase } from '../../src/visits/geo.ts';
 import { buildCountryMmdb } from '../support/mmdb.ts';
 
 const NETWORKS = [
@@ -60,6 +60,41 @@ for (const [address, country] of LOOKUPS) {
     t.is(unaliased(address), country, 'without the IPv4-mapped alias in the database');
   });
 }
+
+const CITIES = [
+  { network: '192.0.2.0/24', country: 'DE', city: 'Berlin' },
+  { network: '192.0.2.128/25', country: 'DE', city: 'München' },
+  { network: '10.1.0.0/16', country: 'FR' },
+  { network: '2001:db8::/32', country: 'JP', city: 'Tokyo' },
+];
+const cityDatabase = databaseFile('cities.mmdb', buildCountryMmdb(CITIES));
+
+test('a city database answers the country and the city (city.names.en) through one reader; a network without one has none', (t) => {
+  const geo = openGeoDatabase(cityDatabase);
+  const table: Array<[string, string | null, string | null]> = [
+    ['192.0.2.1', 'DE', 'Berlin'],
+    ['192.0.2.200', 'DE', 'München'],
+    ['::ffff:192.0.2.200', 'DE', 'München'],
+    ['10.1.2.3', 'FR', null],
+    ['2001:db8::7', 'JP', 'Tokyo'],
+    ['192.0.3.1', null, null],
+    ['junk', null, null],
+  ];
+  for (const [address, country, city] of table) {
+    t.is(geo.city(address), city, address);
+    t.is(geo.country(address), country, address);
+    t.is(geo.city(address), city, `${address}, from the cache`);
+  }
+  t.is(new Reader(readFileSync(cityDatabase)).metadata.databaseType, 'kurz-test-City');
+});
+
+test('a country database knows no city; without a database no address has one', (t) => {
+  const geo = openGeoDatabase(databaseFile('countries-only.mmdb', buildCountryMmdb(NETWORKS)));
+  t.is(geo.country('192.0.2.1'), 'DE');
+  t.is(geo.city('192.0.2.1'), null);
+  t.is(noGeo.city('192.0.2.1'), null);
+  t.is(noGeo.country('192.0.2.1'), null);
+});
 
 test('the test database is one the maxmind Reader reads, with the metadata the spec requires', (t) => {
   const reader = new Reader(buildCountryMmdb(NETWORKS));

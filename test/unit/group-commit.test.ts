@@ -27,6 +27,7 @@ function created(url: string): CreatedLink {
       passwordHash: null,
       claimedVisits: 0,
       blocked: null,
+      split: null,
     },
     created: true,
   };

@@ -147,7 +147,7 @@ test('over a real IPC pipe, the parent drops what a child sends malformed and ge
     process.send('garbage');
     process.send({ channel: 'visits', body: { visits: { length: 1, linkIds: [1], times: [1], strings: [], fields: [] } } });
     process.send({ channel: 'visits', body: { visits: {
-      length: 1, linkIds: Float64Array.of(7), times: Float64Array.of(1e12), strings: ['192.0.2.9', ''], fields: Uint32Array.of(0, 1, 1, 1) } } },
+      length: 1, linkIds: Float64Array.of(7), times: Float64Array.of(1e12), strings: ['192.0.2.9', ''], fields: Uint32Array.of(0, 1, 1, 1, 1) } } },
       () => process.disconnect());
   `;
   const child = spawn(process.execPath, ['-e', script], { serialization: 'advanced', stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });

@@ -98,6 +98,7 @@ function visit(linkId: number, at: number, fields: Partial<Visit> = {}): Visit {
     country: null,
     language: null,
     visitor: null,
+    variant: null,
     ...fields,
   };
 }
@@ -143,6 +144,7 @@ async function script(storage: Omit<Storage, 'close' | 'databaseBytes'>): Promis
         visitCount: 4,
         lastVisitAt: new Date(START + 7),
         deletedAt: null,
+        split: null,
         claimedVisits: 1,
       },
       null,

@@ -21,8 +21,9 @@ const PERSON: RedirectFacts = {
   host: 'kurz.example',
   wantsHtml: true,
   isBot: false,
+  isPreviewBot: false,
   now: NOW,
-  random: 0.5,
+  visitorDraw: () => 0,
   userAgent: 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36',
   acceptLanguage: 'de-AT,de;q=0.9,en;q=0.5',
   query: 'x=1',
@@ -41,6 +42,8 @@ const OPEN: Gate = {
   redirectStatus: null,
   forwardQuery: null,
   rules: null,
+  split: null,
+  preview: null,
   pages: NO_PAGES,
   openInBrowser: false,
 };
@@ -62,6 +65,7 @@ function shown(d: Decision): Record<string, unknown> {
   if (d.outcome === 'refused') return { outcome: d.outcome, refusal: d.refusal, record: d.record };
   if (d.outcome === 'unavailable')
     return { outcome: d.outcome, unavailable: d.unavailable, page: d.page, cache: d.cache, record: d.record };
+  if (d.outcome === 'preview') return { outcome: d.outcome, cache: d.cache, record: d.record };
   if (d.outcome === 'password') return { outcome: d.outcome, page: d.page, record: d.record };
   if (d.outcome === 'guarded' || d.outcome === 'ask_visits_left')
     return { outcome: d.outcome, page: d.page, cache: d.cache, record: d.record };
@@ -75,6 +79,8 @@ const cached = (status: number, location: string, record = true) => ({
   cache: 'private, max-age=90',
   record,
 });
+const CARD = { title: 'A title', description: null, image: 'https://example.com/card.png' };
+const previewed = (record: boolean) => ({ outcome: 'preview', cache: 'no-store', record });
 const uncached = (location: string, outcome = 'redirect') => ({ outcome, status: 302, location, cache: 'no-store', record: true });
 
 const CASES: Array<[string, Target | undefined, Partial<RedirectFacts>, Partial<RedirectSettings>, Record<string, unknown>]> = [
@@ -244,6 +250,45 @@ const CASES: Array<[string, Target | undefined, Partial<RedirectFacts>, Partial<
     {},
     cached(307, URL),
   ],
+  // The social preview: link-preview bots get the card, people the redirect, neither cached.
+  ['a link-preview bot gets the preview', link({ preview: CARD }), { isBot: true, isPreviewBot: true }, {}, previewed(true)],
+  [
+    'a preview bot’s HEAD gets the preview, not counted',
+    link({ preview: CARD }),
+    { method: 'HEAD', isBot: true, isPreviewBot: true },
+    {},
+    previewed(false),
+  ],
+  ['a person gets an uncached redirect of a link with a preview', link({ preview: CARD }), {}, {}, uncached(URL)],
+  ['a crawler that draws no card follows the redirect', link({ preview: CARD }), { isBot: true }, {}, uncached(URL)],
+  [
+    'a refused link is refused to a preview bot too',
+    link({ preview: CARD, enabled: false }),
+    { isPreviewBot: true },
+    {},
+    { outcome: 'refused', refusal: 'disabled', record: false },
+  ],
+  [
+    'a preview bot gets the card of a password link, not its form',
+    link({ preview: CARD, locked: true }),
+    { isBot: true, isPreviewBot: true },
+    {},
+    previewed(true),
+  ],
+  [
+    'a preview bot gets the card before any rule',
+    link({ preview: CARD, rules: RULES }),
+    { isBot: true, isPreviewBot: true, query: 'x=2' },
+    {},
+    previewed(true),
+  ],
+  [
+    'a link without a preview redirects a preview bot',
+    link({ redirectStatus: 307 }),
+    { isBot: true, isPreviewBot: true },
+    {},
+    cached(307, URL),
+  ],
 ];
 for (const [name, target, facts, settings, expected] of CASES) {
   test(name, (t) => {
@@ -273,7 +318,7 @@ test('a look with visits left is shown the state; one without is refused as used
   });
 });
 
-test('an ordinary link is decided without reading the clock, the random draw, the Host, the Accept or the User-Agent', (t) => {
+test('an ordinary link is decided without reading the clock, the visitor hash, the Host, the Accept or the User-Agent', (t) => {
   const read: string[] = [];
   const facts = new Proxy(PERSON, {
     get(target, key: keyof RedirectFacts) {
@@ -296,6 +341,82 @@ test('a decision into a reused object leaves nothing of the one before', (t) => 
   t.deepEqual(shown(into), cached(302, URL));
   decideRedirect(undefined, PERSON, SETTINGS, into);
   t.deepEqual(shown(into), { outcome: 'not_found', record: false });
+});
+
+const A = 'https://example.com/a';
+const B = 'https://example.com/b';
+const SPLIT = [
+  { url: A, weight: 1, paused: false },
+  { url: B, weight: 1, paused: false },
+];
+/** A visitor whose daily hash is `draw`: 0 is the first half of the hashes, 0xffffffff the second. */
+const visitor = (draw: number | null | undefined): Partial<RedirectFacts> => ({ visitorDraw: () => draw });
+
+test("a link's own split redirects to the variant the visitor's hash draws, uncached, and records it", (t) => {
+  const first = decide(link({ split: SPLIT }), visitor(0));
+  t.deepEqual(shown(first), uncached(A));
+  t.is(first.variant, A);
+  const second = decide(link({ split: SPLIT }), visitor(0xffffffff));
+  t.deepEqual(shown(second), uncached(B));
+  t.is(second.variant, B);
+  t.is(decide(link(null)).variant, '', 'no split: no variant');
+});
+
+test('the split draws from the hash of the link being decided', (t) => {
+  const asked: number[] = [];
+  decide(link({ split: SPLIT }), {
+    visitorDraw: (id) => {
+      asked.push(id);
+      return 0;
+    },
+  });
+  t.deepEqual(asked, [7]);
+});
+
+test("every variant paused: the link's own target, no variant recorded", (t) => {
+  const paused = SPLIT.map((v) => ({ ...v, paused: true }));
+  const d = decide(link({ split: paused }), visitor(0));
+  t.deepEqual(shown(d), uncached(URL));
+  t.is(d.variant, '');
+});
+
+test("a split without the day's salt at hand asks for it (load_salt), recording nothing", (t) => {
+  t.deepEqual(shown(decide(link({ split: SPLIT }), visitor(undefined))), { outcome: 'load_salt', record: false });
+});
+
+test("a split whose salt cannot be had (null) skips the draw: the link's own target, uncached, no variant", (t) => {
+  const d = decide(link({ split: SPLIT }), visitor(null));
+  t.deepEqual(shown(d), uncached(URL));
+  t.is(d.variant, '');
+});
+
+test("a rule's split action draws a variant; a target rule overrides the link's own split; no match falls to the own split", (t) => {
+  const C = 'https://example.com/c';
+  const D = 'https://example.com/d';
+  const rules: Rule[] = [
+    {
+      conditions: [{ type: 'language', matchKey: null, matchValue: 'de' }],
+      action: {
+        kind: 'split',
+        variants: [
+          { url: C, weight: 1, paused: false },
+          { url: D, weight: 1, paused: false },
+        ],
+      },
+    },
+    { conditions: [{ type: 'language', matchKey: null, matchValue: 'fr' }], action: { kind: 'target', url: GERMAN } },
+  ];
+  const gate = { rules, split: SPLIT };
+  t.is(decide(link(gate), visitor(0xffffffff)).location, D, 'the German visitor: the rule split');
+  t.is(decide(link(gate), { ...visitor(0), acceptLanguage: 'fr' }).location, GERMAN, 'the French: the target rule, no draw');
+  t.is(decide(link(gate), { ...visitor(0xffffffff), acceptLanguage: 'en' }).location, B, "no rule: the link's own split");
+  t.is(decide(link(gate), { ...visitor(0xffffffff), acceptLanguage: 'en' }).variant, B);
+});
+
+test("a split keeps the link's status and query forwarding", (t) => {
+  const d = decide(link({ split: SPLIT, redirectStatus: 307, forwardQuery: true }), visitor(0));
+  t.is(d.status, 307);
+  t.is(d.location, `${A}?x=1`);
 });
 
 // The pages before the redirect (issue 26): a page rule, or openInBrowser for an in-app browser, is the outcome

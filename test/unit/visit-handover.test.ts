@@ -98,7 +98,7 @@ test('a writer stopped after any chunk has written, with what is handed on, ever
         countryOf: noCountry,
         retentionDays: 90,
         now: () => 0,
-        random: (size) => Buffer.alloc(size),
+        salts: { saltOf: () => Buffer.alloc(32), load: async () => Buffer.alloc(32), keepAhead: async () => undefined },
         log: memoryLogger(),
         chunk,
       });

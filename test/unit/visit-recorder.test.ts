@@ -7,7 +7,8 @@ import { classifyUserAgent } from '../../src/visits/classify.ts';
 import { noCountry, openCountryDatabase, type CountryOf } from '../../src/visits/geo.ts';
 import { DAY, dayOf, DIMENSIONS, HOUR, hourOf } from '../../src/visits/visit.ts';
 import { VisitLog } from '../../src/visits/visit-events.ts';
-import { createVisitRecorder, dailySalts, visitorHash } from '../../src/visits/visit-recorder.ts';
+import { createVisitRecorder } from '../../src/visits/visit-recorder.ts';
+import { visitorHash, visitorSalts } from '../../src/visits/visitor-salts.ts';
 import { AppError } from '../../src/core/errors.ts';
 import { memoryLogger } from '../../src/core/log.ts';
 import { BROWSER_UA, fakeClock, freshDatabase, freshStorage, runCli, sqliteOnly, startKurz, tempDir, waitFor } from '../helpers.ts';
@@ -50,7 +51,7 @@ async function recorderOn(t: ExecutionContext, setup: Setup = {}) {
     countryOf: setup.countryOf ?? noCountry,
     retentionDays: setup.retentionDays ?? 90,
     now: clock.now,
-    random: (size) => Buffer.alloc(size, ++counter),
+    salts: visitorSalts({ store, now: clock.now, random: (size) => Buffer.alloc(size, ++counter), makes: true }),
     log,
     ...(setup.chunk === undefined ? {} : { chunk: setup.chunk }),
     ...(setup.maxWaitingWhileFailing === undefined ? {} : { maxWaitingWhileFailing: setup.maxWaitingWhileFailing }),
@@ -182,26 +183,6 @@ test('a visitor is counted once per link and day; the next day again, under a ha
   );
   t.is(day2Hashes.length, 1);
   t.false(day1Hashes.includes(day2Hashes[0]!), "a new day's salt: the hash cannot be matched with yesterday's");
-});
-
-test("dailySalts keeps today's and yesterday's salt, each made once", (t) => {
-  let made = 0;
-  const salts = dailySalts((size) => Buffer.alloc(size, ++made));
-  const d0 = Date.UTC(2026, 0, 15);
-  const s0 = salts(d0, d0 + 1000);
-  t.is(s0.length, 32);
-  t.is(salts(d0, d0 + 20 * HOUR), s0, 'the same day: the same salt');
-  const s1 = salts(d0 + DAY, d0 + DAY + 5);
-  t.notDeepEqual(s1, s0);
-  t.is(salts(d0, d0 + DAY + 10), s0, "yesterday's is kept");
-  t.is(made, 2);
-  const s2 = salts(d0 + 2 * DAY, d0 + 2 * DAY);
-  t.is(salts(d0 + DAY, d0 + 2 * DAY + 1), s1, "yesterday's is kept");
-  t.is(salts(d0 + 2 * DAY, d0 + 2 * DAY + 2), s2);
-  t.is(made, 3);
-  const again = salts(d0, d0 + 2 * DAY + 3);
-  t.is(made, 4, "the day before yesterday's was dropped: a new one is made");
-  t.notDeepEqual(again, s0);
 });
 
 const HASH_INPUTS: Array<[string, Parameters<typeof visitorHash>]> = [

@@ -13,7 +13,19 @@ function seeded(seed: number): () => number {
 
 /** A visit with no details: what these tests look at is the link, the time and whether it is a bot. */
 function bareVisit(linkId: number, at: number, bot: string | null = null): Visit {
-  return { linkId, at, bot, referrer: null, browser: null, os: null, device: null, country: null, language: null, visitor: null };
+  return {
+    linkId,
+    at,
+    bot,
+    referrer: null,
+    browser: null,
+    os: null,
+    device: null,
+    country: null,
+    language: null,
+    visitor: null,
+    variant: null,
+  };
 }
 
 for (const seed of [1, 2, 3]) {

@@ -3,6 +3,7 @@ import type { Logger } from '../../core/log.ts';
 import { unknownDomain } from '../../domains/domain.ts';
 import type { Link, LinkChange, LinkOptions, LinkQuery, NewLink } from '../../links/link.ts';
 import { createGroupCommit } from '../group-commit.ts';
+import { storedPreview } from '../../links/preview.ts';
 import { storedPages } from '../../rules/page-settings.ts';
 import type { LinkStore, LinkWriter, StoredFormAnswer } from '../ports.ts';
 import { creatorColumns } from '../audit-rows.ts';
@@ -91,7 +92,9 @@ export function createPostgresLinkStore(db: Database, idBlockSize: number, log: 
         await holdDomain(tx, link.domain);
         const { creatorId, createdVia, createdKey, createdClient } = creatorColumns(link.createdBy);
         const params = [id ?? (await takeLinkId()), ...newLinkParams(link, link.urlHash), creatorId, createdVia, createdKey, createdClient];
-        return insert(tx, q.INSERT_LINK, params, link.tags, id === null);
+        const inserted = await insert(tx, q.INSERT_LINK, params, link.tags, id === null);
+        if (inserted !== undefined && link.preview !== null) await tx.query(q.SET_PREVIEW, [inserted, storedPreview(link.preview)]);
+        return inserted;
       },
       async importLink(record, urlHash) {
         await holdDomain(tx, record.domain);
@@ -103,6 +106,7 @@ export function createPostgresLinkStore(db: Database, idBlockSize: number, log: 
           record.claimedVisits,
         ];
         const id = await insert(tx, q.IMPORT_LINK, params, record.tags, true);
+        if (id !== undefined && record.preview !== null) await tx.query(q.SET_PREVIEW, [id, storedPreview(record.preview)]);
         const pages = record.pages === undefined ? null : storedPages(record.pages);
         if (id !== undefined && pages !== null) await tx.query(q.SET_PAGES, [id, pages, record.updatedAt.getTime()]);
         if (id !== undefined && record.visitCount > 0) {
@@ -123,6 +127,7 @@ export function createPostgresLinkStore(db: Database, idBlockSize: number, log: 
           await tx.query(q.DELETE_TAGS, [link.id]);
           await setTags(tx, link.id, edit.tags);
         }
+        if (edit.preview !== undefined) await tx.query(q.SET_PREVIEW, [link.id, storedPreview(edit.preview)]);
         return true;
       },
       deleteLink: async (id, at) => (await tx.query(q.DELETE_LINK, [id, at.getTime()])).rowCount === 1,
@@ -132,6 +137,7 @@ export function createPostgresLinkStore(db: Database, idBlockSize: number, log: 
       unvisitedSince: async (cutoff) => (await tx.query<LinkRow>(q.UNVISITED_LINKS, [cutoff.getTime()])).rows.map((row) => toLink(row)!),
       setReview: async (id, from, to, at) => (await tx.query(q.SET_REVIEW, [id, from, to, at.getTime()])).rowCount === 1,
       setRules: async (id, rules, at) => (await tx.query(q.SET_RULES, [id, rules, at.getTime()])).rowCount === 1,
+      setSplit: async (id, split, at) => (await tx.query(q.SET_SPLIT, [id, split, at.getTime()])).rowCount === 1,
       setPages: async (id, pages, at) => (await tx.query(q.SET_PAGES, [id, pages, at.getTime()])).rowCount === 1,
       addFormAnswer: async (linkId, at, answers) => void (await tx.query(q.ADD_FORM_ANSWER, [linkId, at.getTime(), answers])),
       deleteFormAnswers: async (linkId) => (await tx.query(q.DELETE_FORM_ANSWERS, [linkId])).rowCount ?? 0,

@@ -62,7 +62,7 @@ const LINK_COLUMNS = `links.id, domain_id AS domain, owner_id AS "ownerId", code
   (SELECT coalesce(json_agg(tag ORDER BY tag COLLATE "C"), '[]'::json)::text FROM link_tags WHERE link_id = links.id) AS tags,
   expires_at AS "expiresAt", max_visits AS "maxVisits", claimed_visits AS "claimedVisits", password_hash AS "passwordHash",
   redirect_status AS "redirectStatus", forward_query AS "forwardQuery", enabled, blocked_rule AS "blockedRule",
-  blocked_list AS "blockedList", blocked_at AS "blockedAt", review, pages`;
+  blocked_list AS "blockedList", blocked_at AS "blockedAt", review, split, preview, pages`;
 
 const LINKS = `links LEFT JOIN link_visits AS v ON v.link_id = links.id`;
 
@@ -75,7 +75,7 @@ export const LINK_BY_ADDRESS_FOR_UPDATE = `${LINK_BY_ADDRESS} FOR UPDATE OF link
 /** The redirect's lookup: the target and what the redirect cache holds of the link's options. Code $1, domain $2. */
 export const TARGET_BY_ADDRESS = `SELECT id, url, (deleted_at IS NOT NULL)::int AS deleted, (blocked_rule IS NOT NULL)::int AS blocked,
   enabled, expires_at AS "expiresAt", max_visits AS "maxVisits", (password_hash IS NOT NULL)::int AS locked, review,
-  redirect_status AS "redirectStatus", forward_query AS "forwardQuery", rules, pages
+  redirect_status AS "redirectStatus", forward_query AS "forwardQuery", rules, split, preview, pages
   FROM links WHERE code = $1 AND domain_id = $2`;
 
 export const LINK_BY_ID = `SELECT ${LINK_COLUMNS} FROM ${LINKS} WHERE links.id = $1`;
@@ -173,6 +173,26 @@ export const LINK_RULES = `SELECT rules FROM links WHERE id = $1`;
 /** Sets live link $1's rules to $2 (NULL clears them) at $3; it is no longer a dedupe target, as after an edit. */
 export const SET_RULES = `UPDATE links SET rules = $2, updated_at = $3, url_hash = NULL WHERE id = $1 AND deleted_at IS NULL`;
 
+// A link's own A/B split (rules/stored.ts): its variants' JSON, NULL for none.
+
+/** Sets live link $1's split to $2 (NULL removes it) at $3; it is no longer a dedupe target, as after an edit. */
+export const SET_SPLIT = `UPDATE links SET split = $2, updated_at = $3, url_hash = NULL WHERE id = $1 AND deleted_at IS NULL`;
+
+// The visitor hash's daily salt (visits/visitor-salts.ts).
+
+/** The salt of day $1 (its start, ms). */
+export const VISITOR_SALT = `SELECT salt FROM visitor_salts WHERE day = $1`;
+
+/** Stores salt $2 for day $1 unless the day has one: two nodes racing end with the first one's. */
+export const ADD_VISITOR_SALT = `INSERT INTO visitor_salts (day, salt) VALUES ($1, $2) ON CONFLICT DO NOTHING`;
+
+/** Deletes the salts of days before $1, with their visitor hashes: the hashes can no longer be made again. */
+export const DELETE_VISITOR_SALTS_BEFORE = `DELETE FROM visitor_salts WHERE day < $1`;
+
+// A link's social preview (links/preview.ts): its JSON, NULL for none.
+
+/** Sets link $1's preview to $2, in the transaction that inserts, imports or edits it. */
+export const SET_PREVIEW = `UPDATE links SET preview = $2 WHERE id = $1`;
 // A link's pages before the redirect (src/rules/page-settings.ts): their JSON, NULL for the defaults; and its form answers.
 
 /** Link $1's page settings. */
@@ -532,6 +552,7 @@ export const DATA_TABLES = [
   'visit_totals',
   'visit_days',
   'visitors',
+  'visitor_salts',
   'audit_log',
 ] as const;
 

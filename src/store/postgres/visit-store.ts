@@ -36,15 +36,25 @@ export function createPostgresVisitStore(db: Database): PostgresVisitStore {
   async function writeBatch(tx: Querier, batch: VisitBatch): Promise<void> {
     // A visitor new for its link and day is one unique visitor, in the hour and on the day it was seen.
     const uniques = new Map<string, number>();
+    // Copies: a batch is tried again after a deadlock, and must then add what it added the first time.
+    const dimensions = batch.dimensions.slice();
+    const dimensionDays = batch.dimensionDays.slice();
     if (batch.visitors.length > 0) {
-      const hours = new Map(batch.visitors.map((v) => [`${v.linkId} ${v.day} ${v.hash.toString('hex')}`, v.hour]));
+      const sightings = new Map(batch.visitors.map((v) => [`${v.linkId} ${v.day} ${v.hash.toString('hex')}`, v]));
       const { rows } = await tx.query<{ day: number; linkId: number; hash: Buffer }>(
         q.INSERT_VISITORS,
         columns(batch.visitors, (v) => [v.day, v.linkId, v.hash]),
       );
       for (const v of rows) {
-        const hour = hours.get(`${v.linkId} ${v.day} ${v.hash.toString('hex')}`);
+        const seen = sightings.get(`${v.linkId} ${v.day} ${v.hash.toString('hex')}`);
+        const hour = seen?.hour;
         for (const key of [`h ${v.linkId} ${hour}`, `d ${v.linkId} ${v.day}`]) uniques.set(key, (uniques.get(key) ?? 0) + 1);
+        // A unique visitor of the A/B split's variant it went to: one more row of each breakdown to add.
+        if (seen !== undefined && seen.variant !== null && hour !== undefined) {
+          const visitor = { linkId: v.linkId, dimension: 'variant_visitors' as const, value: seen.variant, count: 1 };
+          dimensions.push({ ...visitor, hour });
+          dimensionDays.push({ ...visitor, hour: v.day });
+        }
       }
     }
     const upsert = async <T>(sql: string, rows: readonly T[], row: (r: T) => unknown[]): Promise<void> => {
@@ -54,14 +64,8 @@ export function createPostgresVisitStore(db: Database): PostgresVisitStore {
     const day = (d: VisitSum) => [d.t, d.linkId, d.humans, d.bots, uniques.get(`d ${d.linkId} ${d.t}`) ?? 0];
     await upsert(q.ADD_VISIT_DAYS, batch.days, day);
     await upsert(q.ADD_VISIT_TOTALS, batch.days, day);
-    await upsert(q.ADD_VISIT_DIMENSIONS, batch.dimensions, (d) => [d.linkId, d.hour, DIMENSIONS.indexOf(d.dimension), d.value, d.count]);
-    await upsert(q.ADD_VISIT_DIMENSION_DAYS, batch.dimensionDays, (d) => [
-      d.linkId,
-      d.hour,
-      DIMENSIONS.indexOf(d.dimension),
-      d.value,
-      d.count,
-    ]);
+    await upsert(q.ADD_VISIT_DIMENSIONS, dimensions, (d) => [d.linkId, d.hour, DIMENSIONS.indexOf(d.dimension), d.value, d.count]);
+    await upsert(q.ADD_VISIT_DIMENSION_DAYS, dimensionDays, (d) => [d.linkId, d.hour, DIMENSIONS.indexOf(d.dimension), d.value, d.count]);
     await upsert(q.ADD_LINK_VISITS, batch.links, (c) => [c.id, c.count, c.lastVisitAt]);
     await upsert(q.INSERT_VISITS, batch.visits, (v) => [
       v.linkId,
@@ -86,9 +90,16 @@ export function createPostgresVisitStore(db: Database): PostgresVisitStore {
         (async () => {
           const deleted = (await db.query(q.DELETE_VISITS_BEFORE, [before.getTime(), limit])).rowCount ?? 0;
           await db.query(q.DELETE_VISITORS_BEFORE, [visitorDaysBefore.getTime()]);
+          await db.query(q.DELETE_VISITOR_SALTS_BEFORE, [visitorDaysBefore.getTime()]);
           return deleted;
         })(),
       );
+    },
+
+    visitorSalt: async (day) => (await db.query<{ salt: Buffer }>(q.VISITOR_SALT, [day])).rows[0]?.salt,
+
+    async addVisitorSalt(day, salt) {
+      await db.query(q.ADD_VISITOR_SALT, [day, salt]);
     },
 
     countVisitsBefore: async (before) => (await db.query<{ count: number }>(q.COUNT_VISITS_BEFORE, [before.getTime()])).rows[0]?.count ?? 0,

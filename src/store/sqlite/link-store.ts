@@ -8,6 +8,7 @@ import { createLogger, type Logger } from '../../core/log.ts';
 import type { Link, LinkChange, LinkEdit, LinkOptions, LinkQuery, LinkRecord, NewLink, Target } from '../../links/link.ts';
 import { storedPages } from '../../rules/page-settings.ts';
 import { toLink, toLinkUrl, toTarget, type DomainRow, type LinkRow, type LinkUrlRow, type TargetRow } from '../rows.ts';
+import { storedPreview } from '../../links/preview.ts';
 import type { LinkStore, LinkWriter, StoredFormAnswer } from '../ports.ts';
 import { creatorColumns } from '../audit-rows.ts';
 import { createGroupCommit } from '../group-commit.ts';
@@ -81,7 +82,9 @@ export function createSqliteLinkStore(
   const blockedCount = statement<[], number>(q.BLOCKED_COUNT).pluck();
   const setReview = db.prepare(q.SET_REVIEW);
   const linkRules = statement<[number], string | null>(q.LINK_RULES).pluck();
+  const setPreview = db.prepare<[{ id: number; preview: string | null }]>(q.SET_PREVIEW);
   const setRules = db.prepare<[{ id: number; rules: string | null; at: number }]>(q.SET_RULES);
+  const setSplit = db.prepare<[{ id: number; split: string | null; at: number }]>(q.SET_SPLIT);
   const linkPages = statement<[number], string | null>(q.LINK_PAGES).pluck();
   const setPages = db.prepare<[{ id: number; pages: string | null; at: number }]>(q.SET_PAGES);
   const addFormAnswer = db.prepare<[{ linkId: number; at: number; answers: string }]>(q.ADD_FORM_ANSWER);
@@ -137,6 +140,7 @@ export function createSqliteLinkStore(
       if (!link.isAlias && codeOnAnyDomain.get(link.code) !== undefined) return undefined;
       const inserted = unlessTaken(() => insertLink.run({ id, ...newLinkParams(link, link.urlHash), ...creatorColumns(link.createdBy) }));
       if (inserted !== undefined) for (const tag of link.tags) insertTag.run(inserted, tag);
+      if (inserted !== undefined && link.preview !== null) setPreview.run({ id: inserted, preview: storedPreview(link.preview) });
       return inserted;
     },
     async importLink(record: LinkRecord & { ownerId: number; review: 'pending' | null }, urlHash) {
@@ -150,6 +154,7 @@ export function createSqliteLinkStore(
         }),
       );
       if (id !== undefined) for (const tag of record.tags) insertTag.run(id, tag);
+      if (id !== undefined && record.preview !== null) setPreview.run({ id, preview: storedPreview(record.preview) });
       const pages = record.pages === undefined ? null : storedPages(record.pages);
       if (id !== undefined && pages !== null) setPages.run({ id, pages, at: record.updatedAt.getTime() });
       if (id !== undefined && record.visitCount > 0) {
@@ -175,6 +180,7 @@ export function createSqliteLinkStore(
       });
       if (changed.changes === 0) return false;
       if (edit.tags !== undefined) setTags(link.id, edit.tags);
+      if (edit.preview !== undefined) setPreview.run({ id: link.id, preview: storedPreview(edit.preview) });
       return true;
     },
     deleteLink: async (id, at) => deleteLink.run({ id, now: at.getTime() }).changes === 1,
@@ -184,6 +190,7 @@ export function createSqliteLinkStore(
     unvisitedSince: async (cutoff) => unvisitedLinks.all(cutoff.getTime()).map((row) => toLink(row)!),
     setReview: async (id, from, to, at) => setReview.run({ id, from, to, at: at.getTime() }).changes === 1,
     setRules: async (id, rules, at) => setRules.run({ id, rules, at: at.getTime() }).changes === 1,
+    setSplit: async (id, split, at) => setSplit.run({ id, split, at: at.getTime() }).changes === 1,
     setPages: async (id, pages, at) => setPages.run({ id, pages, at: at.getTime() }).changes === 1,
     addFormAnswer: async (linkId, at, answers) => void addFormAnswer.run({ linkId, at: at.getTime(), answers }),
     deleteFormAnswers: async (linkId) => deleteFormAnswers.run(linkId).changes,

@@ -511,7 +511,41 @@ export const MIGRATIONS: readonly string[] = [
       WHERE NEW.domain_id IS NOT OLD.domain_id OR NEW.code IS NOT OLD.code;
   END;
   `,
-  // A link's pages before the redirect (migration 19, issue 26): links.pages holds their settings' JSON
+  // A/B splits (migration 18). A link's own split: its variants' JSON as set through the API (rules/rule.ts's
+  // parseSplit, validated on write), NULL for none; the change log follows the column. The visitor hash's
+  // salt of each day, kept here so that every process (a worker, another PostgreSQL node) computes the same
+  // hash: made once per day by whoever needs it first, deleted with the day's visitor hashes.
+  `
+  ALTER TABLE links ADD COLUMN split TEXT;
+  DROP TRIGGER links_changed;
+  CREATE TRIGGER links_changed
+    AFTER UPDATE OF url, deleted_at, enabled, expires_at, max_visits, password_hash, redirect_status, forward_query, blocked_rule,
+      code, domain_id, review, rules, split ON links
+  BEGIN
+    INSERT INTO link_changes (link_id, domain_id, code) VALUES (OLD.id, OLD.domain_id, OLD.code);
+    INSERT INTO link_changes (link_id, domain_id, code) SELECT NEW.id, NEW.domain_id, NEW.code
+      WHERE NEW.domain_id IS NOT OLD.domain_id OR NEW.code IS NOT OLD.code;
+  END;
+  CREATE TABLE visitor_salts (
+    day  INTEGER PRIMARY KEY,
+    salt BLOB    NOT NULL
+  );
+  `,
+  // A link's social preview (migration 19): its JSON ({title, description, image}, links/preview.ts), NULL for
+  // none. The change log follows the column, so that every cache drops a link whose preview changed.
+  `
+  ALTER TABLE links ADD COLUMN preview TEXT;
+  DROP TRIGGER links_changed;
+  CREATE TRIGGER links_changed
+    AFTER UPDATE OF url, deleted_at, enabled, expires_at, max_visits, password_hash, redirect_status, forward_query, blocked_rule,
+      code, domain_id, review, rules, split, preview ON links
+  BEGIN
+    INSERT INTO link_changes (link_id, domain_id, code) VALUES (OLD.id, OLD.domain_id, OLD.code);
+    INSERT INTO link_changes (link_id, domain_id, code) SELECT NEW.id, NEW.domain_id, NEW.code
+      WHERE NEW.domain_id IS NOT OLD.domain_id OR NEW.code IS NOT OLD.code;
+  END;
+  `,
+  // A link's pages before the redirect (migration 20, issue 26): links.pages holds their settings' JSON
   // (src/rules/page-settings.ts, validated on write), NULL for the defaults; the change log follows it. Form
   // answers get a table of their own, gone with their link (a purge deletes its row).
   `
@@ -519,7 +553,7 @@ export const MIGRATIONS: readonly string[] = [
   DROP TRIGGER links_changed;
   CREATE TRIGGER links_changed
     AFTER UPDATE OF url, deleted_at, enabled, expires_at, max_visits, password_hash, redirect_status, forward_query, blocked_rule,
-      code, domain_id, review, rules, pages ON links
+      code, domain_id, review, rules, split, preview, pages ON links
   BEGIN
     INSERT INTO link_changes (link_id, domain_id, code) VALUES (OLD.id, OLD.domain_id, OLD.code);
     INSERT INTO link_changes (link_id, domain_id, code) SELECT NEW.id, NEW.domain_id, NEW.code

@@ -8,7 +8,7 @@ const LINK_COLUMNS = `id, domain_id AS domain, owner_id AS ownerId, code, url, i
   (SELECT json_group_array(tag) FROM (SELECT tag FROM link_tags WHERE link_id = links.id ORDER BY tag)) AS tags,
   expires_at AS expiresAt, max_visits AS maxVisits, claimed_visits AS claimedVisits, password_hash AS passwordHash,
   redirect_status AS redirectStatus, forward_query AS forwardQuery, enabled, blocked_rule AS blockedRule,
-  blocked_list AS blockedList, blocked_at AS blockedAt, review, pages`;
+  blocked_list AS blockedList, blocked_at AS blockedAt, review, split, preview, pages`;
 
 const LINKS = `links LEFT JOIN link_visits AS v ON v.link_id = links.id`;
 
@@ -21,7 +21,7 @@ export const CODE_ON_ANY_DOMAIN = `SELECT 1 FROM links WHERE code = ? LIMIT 1`;
 /** The redirect's lookup: the target and what the redirect cache holds of the link's options. Parameters (code, domain). */
 export const TARGET_BY_ADDRESS = `SELECT id, url, deleted_at IS NOT NULL AS deleted, blocked_rule IS NOT NULL AS blocked, enabled,
   expires_at AS expiresAt, max_visits AS maxVisits, password_hash IS NOT NULL AS locked, review, redirect_status AS redirectStatus,
-  forward_query AS forwardQuery, rules, pages
+  forward_query AS forwardQuery, rules, split, preview, pages
   FROM links WHERE code = ? AND domain_id = ?`;
 
 export const LINK_BY_ID = `SELECT ${LINK_COLUMNS} FROM ${LINKS} WHERE id = ?`;
@@ -112,6 +112,26 @@ export const LINK_RULES = `SELECT rules FROM links WHERE id = ?`;
 /** Sets a live link's rules (NULL clears them); it is no longer a dedupe target, as after an edit. */
 export const SET_RULES = `UPDATE links SET rules = @rules, updated_at = @at, url_hash = NULL WHERE id = @id AND deleted_at IS NULL`;
 
+// A link's own A/B split (rules/stored.ts): its variants' JSON, NULL for none.
+
+/** Sets a live link's split (NULL removes it); it is no longer a dedupe target, as after an edit. */
+export const SET_SPLIT = `UPDATE links SET split = @split, updated_at = @at, url_hash = NULL WHERE id = @id AND deleted_at IS NULL`;
+
+// The visitor hash's daily salt (visits/visitor-salts.ts).
+
+/** The salt of a day (its start, ms). */
+export const VISITOR_SALT = `SELECT salt FROM visitor_salts WHERE day = ?`;
+
+/** Stores a day's salt unless the day has one: two processes racing end with the first one's. */
+export const ADD_VISITOR_SALT = `INSERT INTO visitor_salts (day, salt) VALUES (?, ?) ON CONFLICT DO NOTHING`;
+
+/** Deletes the salts of days before a day, with their visitor hashes: the hashes can no longer be made again. */
+export const DELETE_VISITOR_SALTS_BEFORE = `DELETE FROM visitor_salts WHERE day < ?`;
+
+// A link's social preview (links/preview.ts): its JSON, NULL for none.
+
+/** Sets a link's preview, in the transaction that inserts, imports or edits it. */
+export const SET_PREVIEW = `UPDATE links SET preview = @preview WHERE id = @id`;
 // A link's pages before the redirect (src/rules/page-settings.ts): their JSON, NULL for the defaults; and its form answers.
 
 /** A link's page settings, by its id. */

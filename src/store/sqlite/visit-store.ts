@@ -31,6 +31,9 @@ export interface SqliteVisitStoreOptions {
   handover?: string;
 }
 
+/** The stored index of the dimension that counts an A/B split's unique visitors per variant. */
+const VARIANT_VISITORS = DIMENSIONS.indexOf('variant_visitors');
+
 /**
  * Visits on one SQLite connection. Dimensions are stored as their index in DIMENSIONS (a shipped index
  * never changes meaning; new dimensions are appended). Writes report to `health`.
@@ -49,6 +52,9 @@ export function createSqliteVisitStore(db: Database, health: WriteHealth, option
   const addLinkVisits = db.prepare(q.ADD_VISITS);
   const deleteVisits = db.prepare<[number, number]>(q.DELETE_VISITS_BEFORE);
   const deleteVisitors = db.prepare<[number]>(q.DELETE_VISITORS_BEFORE);
+  const deleteSalts = db.prepare<[number]>(q.DELETE_VISITOR_SALTS_BEFORE);
+  const visitorSalt = db.prepare<[number], Buffer>(q.VISITOR_SALT).pluck();
+  const addVisitorSalt = db.prepare<[number, Buffer]>(q.ADD_VISITOR_SALT);
   const countVisitsBefore = db.prepare<[number], number>(q.COUNT_VISITS_BEFORE).pluck();
   const linkHours = db.prepare<[number, number, number], VisitTally>(q.LINK_HOURS);
   const linkDimensions = db.prepare<[number, number, number], { dimension: number; value: string; count: number }>(q.LINK_DIMENSIONS);
@@ -77,6 +83,10 @@ export function createSqliteVisitStore(db: Database, health: WriteHealth, option
     for (const v of batch.visitors) {
       if (insertVisitor.run(v.day, v.linkId, v.hash).changes === 0) continue;
       for (const key of [`h ${v.linkId} ${v.hour}`, `d ${v.linkId} ${v.day}`]) uniques.set(key, (uniques.get(key) ?? 0) + 1);
+      if (v.variant !== null) {
+        addDimension.run(v.linkId, v.hour, VARIANT_VISITORS, v.variant, 1);
+        addDimensionDay.run(v.linkId, v.day, VARIANT_VISITORS, v.variant, 1);
+      }
     }
     for (const h of batch.hours) addHour.run({ ...h, uniques: uniques.get(`h ${h.linkId} ${h.t}`) ?? 0 });
     const owners = new Map<number, number>();
@@ -126,11 +136,19 @@ export function createSqliteVisitStore(db: Database, health: WriteHealth, option
       await track(() => {
         deleted = deleteVisits.run(before.getTime(), limit).changes;
         deleteVisitors.run(visitorDaysBefore.getTime());
+        deleteSalts.run(visitorDaysBefore.getTime());
       });
       return deleted;
     },
 
     countVisitsBefore: async (before) => countVisitsBefore.get(before.getTime()) ?? 0,
+
+    visitorSalt: async (day) => visitorSalt.get(day),
+
+    addVisitorSalt: (day, salt) =>
+      outsideTransaction(db, health, () => {
+        addVisitorSalt.run(day, salt);
+      }),
 
     linkHours: async (linkId, from, to) => linkHours.all(linkId, from.getTime(), to.getTime()),
 

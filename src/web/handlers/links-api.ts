@@ -8,7 +8,7 @@ import { AppError } from '../../core/errors.ts';
 import { parseBody, ruled } from '../../core/request-schema.ts';
 import { BULK_BODY_LIMIT, readBody } from '../../http/body.ts';
 import { sendJson, sendNoContent } from '../../http/respond.ts';
-import { ALIAS_FIELD, DOMAIN_FIELD, OPTION_SCHEMAS, URL_FIELD } from '../../links/link-fields.ts';
+import { ALIAS_FIELD, DOMAIN_FIELD, OPTION_SCHEMAS, SPLIT_FIELD, URL_FIELD } from '../../links/link-fields.ts';
 import { linkJson } from '../../links/link-json.ts';
 import { LIST_QUERY } from '../../links/list-query.ts';
 import { RULE_LIMITS } from '../../rules/rule.ts';
@@ -27,11 +27,13 @@ export const LINK_CREATE = z.strictObject({
   alias: ALIAS_FIELD,
   domain: DOMAIN_FIELD,
   ...OPTION_SCHEMAS,
+  split: SPLIT_FIELD,
 });
 
 const EDIT_SHAPE = {
   url: URL_FIELD,
   ...OPTION_SCHEMAS,
+  split: SPLIT_FIELD,
   domain: ruled(
     z
       .string()

@@ -23,10 +23,22 @@ import {
   type FormValues,
 } from '../forms.ts';
 import { domainOptions, linkDetails, linkRow, redirectDefaults } from '../presenters.ts';
+import {
+  changedRules,
+  EMPTY_RULE_FORM,
+  RULE_FIELDS,
+  ruleFormError,
+  ruleFormOptions,
+  ruleLine,
+  ruleOfForm,
+  ruleSplitRows,
+} from '../rule-form.ts';
+import { splitFieldNames, splitFormError, splitOfForm, splitRows, VARIANT_ROWS, variantValues } from '../split-form.ts';
 import { PAGE_FIELDS, pageFormError, pageFormOptions, pagesOfForm, pageValues } from '../page-settings-form.ts';
-import { changedRules, EMPTY_RULE_FORM, RULE_FIELDS, ruleFormError, ruleFormOptions, ruleLine, ruleOfForm } from '../rule-form.ts';
 
 const EDIT_FIELDS = LINK_FIELDS.filter((f) => f !== 'alias');
+/** The edit form's A/B split rows (variant_url1, variant_weight1, variant_paused1, …). */
+const VARIANT_FIELDS = splitFieldNames('variant', VARIANT_ROWS, true);
 /** What the link page says after a change, by the flag in its query string. */
 const NOTICES = ['created', 'existing', 'saved', 'enabled', 'disabled'] as const;
 
@@ -74,6 +86,8 @@ export function linksUiHandlers(web: WebServices) {
       notice: error ? null : notice,
       form,
       error,
+      // The link's own A/B split: its variants, and one empty row to add one (two for a link without a split).
+      variants: splitRows(form, 'variant', { least: 2, extra: 1, most: VARIANT_ROWS }),
       utmOpen: utmOpen(form, error),
       defaults: redirectDefaults(web),
       reviewer: isAdmin(actor),
@@ -83,6 +97,7 @@ export function linksUiHandlers(web: WebServices) {
         form: rules.form,
         error: rules.error,
         options: ruleFormOptions(),
+        splitRows: ruleSplitRows(rules.form),
       },
       pages: {
         path: `/links/${encodeURIComponent(link.code)}/pages${domainSuffix(link.domain)}`,
@@ -154,7 +169,7 @@ export function linksUiHandlers(web: WebServices) {
         ctx,
         200,
         link,
-        { ...linkValues(link, web.registry.hostOf(link.domain)), owner: web.ownerName(link.ownerId) ?? '' },
+        { ...linkValues(link, web.registry.hostOf(link.domain)), ...variantValues(link.split), owner: web.ownerName(link.ownerId) ?? '' },
         null,
       );
     },
@@ -166,7 +181,8 @@ export function linksUiHandlers(web: WebServices) {
     async editLink(ctx: Context): Promise<void> {
       const code = codeOf(ctx);
       const domain = domainOf(ctx, web.registry);
-      const form = formValues(await readForm(ctx, web), [...EDIT_FIELDS, 'owner']);
+      const form = formValues(await readForm(ctx, web), [...EDIT_FIELDS, 'owner', ...VARIANT_FIELDS]);
+      const split = splitOfForm(form, 'variant', VARIANT_ROWS);
       try {
         const input: Record<string, unknown> = linkInput(form, true);
         // The form names the link's own domain unless it moves it: only a move is an edit of the domain.
@@ -174,6 +190,9 @@ export function linksUiHandlers(web: WebServices) {
         // Likewise its owner (an admin's form alone has the field): only another one hands it over.
         const current = await web.links.existingLink(actorOf(ctx), code, domain);
         if (form['owner'] && form['owner'] !== web.ownerName(current.ownerId)) input['owner'] = form['owner'];
+        // Rows with a URL are the split; none removes the link's split (and leaves a link without one alone).
+        if (split.variants.length > 0) input['split'] = split.variants;
+        else if (current.split !== null) input['split'] = null;
         const edited = await web.links.editLink(actorOf(ctx), code, input, domain);
         sendSeeOther(ctx.res, pageOf(edited, 'saved'));
       } catch (err) {
@@ -184,7 +203,7 @@ export function linksUiHandlers(web: WebServices) {
           STATUS[error.code],
           link,
           { ...form, password: '' },
-          formError(error, [...shownFields(web, EDIT_FIELDS), 'owner']),
+          splitFormError(error, split, 'variant') ?? formError(error, [...shownFields(web, EDIT_FIELDS), 'owner']),
         );
       }
     },
@@ -216,9 +235,9 @@ export function linksUiHandlers(web: WebServices) {
           ctx,
           STATUS[error.code],
           link,
-          { ...linkValues(link, web.registry.hostOf(link.domain)), owner: web.ownerName(link.ownerId) ?? '' },
+          { ...linkValues(link, web.registry.hostOf(link.domain)), ...variantValues(link.split), owner: web.ownerName(link.ownerId) ?? '' },
           null,
-          { form: textOf(body, 'op') === 'add' ? form : EMPTY_RULE_FORM, error: ruleFormError(error, rules.length) },
+          { form: textOf(body, 'op') === 'add' ? form : EMPTY_RULE_FORM, error: ruleFormError(error, rules.length, form) },
         );
       }
     },

@@ -11,6 +11,8 @@ import { goneMessage, guardedMessage, notFoundMessage, refusalMessage, unavailab
 import { CODE } from '../../links/alias-rules.ts';
 import { checkAnswers } from '../../rules/page-settings.ts';
 import { isBot } from '../../visits/classify.ts';
+import { dayOf } from '../../visits/visit.ts';
+import { visitorDraw } from '../../visits/visitor-salts.ts';
 
 /** The most a page's form may send: its fields' limits and then some; more is a 413. */
 const FORM_BODY_LIMIT = 16 * 1024;
@@ -70,6 +72,11 @@ export function pageFlowHandlers(web: WebServices) {
   /** Answers what the link serves past its pages: a 303 to the target, counted as a visit, or why not. */
   async function leadOn(ctx: Context, code: string, target: Target, facts: PassFacts): Promise<void> {
     let decided = decideRedirect(target, facts, settings, newDecision());
+    // An A/B split past the page draws from the visitor's daily hash, as the redirect does: its salt loaded first.
+    if (decided.outcome === 'load_salt') {
+      facts.salt = await web.salts.load(dayOf(web.now()));
+      decided = decideRedirect(target, facts, settings, newDecision());
+    }
     if (decided.outcome === 'claim_visit' || decided.outcome === 'ask_visits_left')
       decided = settleVisitCheck(
         decided,
@@ -78,7 +85,7 @@ export function pageFlowHandlers(web: WebServices) {
     switch (decided.outcome) {
       case 'redirect':
         sendSeeOther(ctx.res, decided.location, UNCACHED);
-        web.visits.record(target.id, web.now(), web.pipeline.clientOf(ctx.req), ctx.req.rawHeaders);
+        web.visits.record(target.id, web.now(), web.pipeline.clientOf(ctx.req), ctx.req.rawHeaders, decided.variant);
         return;
       case 'refused':
         throw new AppError(decided.refusal === 'in_review' ? 'forbidden' : 'gone', refusalMessage(code, decided.refusal));
@@ -97,6 +104,10 @@ export function pageFlowHandlers(web: WebServices) {
 /** The facts of a continue: the request's, with the visit's path and query, and whether the page is passed. */
 class PassFacts implements RedirectFacts {
   pagePassed = false;
+  /** The day's visitor salt, once loaded for an A/B split. */
+  salt: Buffer | undefined;
+  /** A continue is a person's: a preview bot gets the page, which holds no target, never its card here. */
+  readonly isPreviewBot = false;
   readonly method = 'GET';
   readonly wantsHtml = true;
   readonly random = 0;
@@ -134,6 +145,9 @@ class PassFacts implements RedirectFacts {
     return this.#web.countryOf(this.clientAddress);
   }
   city(): string | null {
-    return null;
+    return this.#web.cityOf(this.clientAddress);
+  }
+  visitorDraw(linkId: number): number | undefined {
+    return this.salt === undefined ? undefined : visitorDraw(this.salt, this.clientAddress, this.userAgent, linkId);
   }
 }

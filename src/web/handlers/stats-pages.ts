@@ -60,6 +60,7 @@ export function statsPageHandlers(web: WebServices) {
         }),
         tables: TABLES.map(([key, heading]) => ({ key, heading, entries: shares(days[key] as Entry[], days.visits.humans) })),
         bots: shares(days.bots, days.visits.bots),
+        variants: days.variants,
       });
     },
   };

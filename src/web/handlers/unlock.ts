@@ -7,6 +7,9 @@ import { sendPage, sendSeeOther, UNCACHED, wantsHtml } from '../../http/respond.
 import { locationOf } from '../../links/gate.ts';
 import { refusalMessage } from '../../links/link.ts';
 import { DEFAULT_DOMAIN } from '../../domains/domain.ts';
+import { drawVariant } from '../../rules/match.ts';
+import { dayOf } from '../../visits/visit.ts';
+import { visitorDraw } from '../../visits/visitor-salts.ts';
 
 /**
  * POST /links/CODE/unlock: the password form of a password link, for the link on the domain the Host names. The right password leads on with 303 See Other, so
@@ -25,8 +28,15 @@ export function unlockHandlers(web: WebServices) {
         const domain = web.registry.domainOfRequest(ctx.req.rawHeaders) ?? DEFAULT_DOMAIN;
         const link = await web.links.unlockLink(code, body['password'], limitKey, domain);
         if (link.maxVisits !== null && !(await web.links.claimVisit(link.id))) throw new AppError('gone', refusalMessage(code, 'used_up'));
-        web.visits.record(link.id, web.now(), client, ctx.req.rawHeaders);
-        sendSeeOther(ctx.res, locationOf(link.url, ctx.querystring, link.forwardQuery ?? web.config.forwardQuery), UNCACHED);
+        // A link's own A/B split draws as the redirect does, from the visitor's daily hash (visits/visitor-salts.ts).
+        let variant = '';
+        if (link.split !== null) {
+          const salt = await web.salts.load(dayOf(web.now()));
+          variant = drawVariant(link.split, visitorDraw(salt, client, ctx.get('user-agent'), link.id))?.url ?? '';
+        }
+        const url = variant === '' ? link.url : variant;
+        web.visits.record(link.id, web.now(), client, ctx.req.rawHeaders, variant);
+        sendSeeOther(ctx.res, locationOf(url, ctx.querystring, link.forwardQuery ?? web.config.forwardQuery), UNCACHED);
       } catch (err) {
         const problem = asClientError(err);
         if (!(err instanceof AppError) || !problem || !wantsHtml(ctx.req) || (err.code !== 'unauthorized' && err.code !== 'rate_limited'))
