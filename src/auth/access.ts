@@ -282,6 +282,20 @@ export async function accessControl({ config, now, random, store, settings, logi
 
     logout: (token: string): Promise<void> => store.deleteSession(sha256(token)),
 
+    /**
+     * A pass through a link's page before the redirect (edge/pages.ts): `value` (the link's address, the query
+     * and an expiry) signed with the instance's secret, so that a visitor cannot skip the page by forging one.
+     */
+    pageToken: (value: string): string => sign('page', value),
+
+    /** True when `token` is the pass `pageToken` gives for `value`. */
+    checkPageToken(value: string, token: unknown): boolean {
+      if (typeof token !== 'string') return false;
+      const expected = Buffer.from(sign('page', value));
+      const given = Buffer.from(token);
+      return given.length === expected.length && timingSafeEqual(given, expected);
+    },
+
     /** The CSRF token of forms shown to the holder of `bound` (a session token, or the pre-login cookie). */
     csrfToken: (bound: string): string => sign('csrf', bound),
 

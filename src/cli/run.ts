@@ -27,6 +27,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   audit: async () => (await import('./audit.ts')).audit,
   review: async () => (await import('./review.ts')).review,
   rules: async () => (await import('./rules.ts')).rules,
+  answers: async () => (await import('./answers.ts')).answers,
   version: async () => (await import('./version.ts')).version,
 };
 

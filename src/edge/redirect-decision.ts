@@ -3,8 +3,8 @@ import { CACHED_REDIRECT, UNCACHED } from '../http/respond.ts';
 import { guards, locationOf, queryOf, refusalOf } from '../links/gate.ts';
 import type { Refusal, Target } from '../links/link.ts';
 import { chooseRule, drawVariant, type RuleFacts } from '../rules/match.ts';
-import type { RefusalStatus, Variant } from '../rules/rule.ts';
-import { classifyUserAgent, type ClientKind } from '../visits/classify.ts';
+import type { PageKind, RefusalStatus, Variant } from '../rules/rule.ts';
+import { classifyUserAgent, inAppBrowser, type ClientKind } from '../visits/classify.ts';
 
 /** The instance's redirect settings, which a link's own options override. */
 export interface RedirectSettings {
@@ -38,6 +38,8 @@ export interface RedirectFacts extends RuleFacts {
   visitorDraw(linkId: number): number | null | undefined;
   /** The User-Agent is a chat app's or social network's link-preview fetcher (visits/classify.ts, isPreviewFetcher). */
   readonly isPreviewBot: boolean;
+  /** The visitor came through a page before the redirect (a signed continue, edge/pages.ts): no page is shown again. */
+  readonly pagePassed: boolean;
 }
 
 /**
@@ -47,6 +49,8 @@ export interface RedirectFacts extends RuleFacts {
  *   none of kurz's domains, with `unknownHosts` refuse); an unknown code on a domain with a not-found redirect
  *   is a `redirect` there;
  * - `password`: the link's password form (`page`) or a 401 saying where to send it;
+ * - `page`: a page before the redirect (`shown`: a rule's page action, or open-in-browser for an in-app browser
+ *   on a link that asks for it), always as a page, uncached, not a visit (the continue is);
  * - `preview`: the link's social preview, a 200 page of Open Graph and Twitter tags for a link-preview bot, uncached;
  * - `unavailable`: a redirect rule refuses this visitor (`unavailable`: 451, not in their region, or 403), as a
  *   page (`page`) or problem+json, uncached;
@@ -68,7 +72,8 @@ export type Outcome =
   | 'ask_visits_left'
   | 'unavailable'
   | 'load_salt'
-  | 'preview';
+  | 'preview'
+  | 'page';
 
 /**
  * A decision: its outcome and the fields that outcome reads. The edge decides into one reused object, so
@@ -84,6 +89,8 @@ export interface Decision {
   refusal: Refusal;
   /** `unavailable`: the status a redirect rule refuses with. */
   unavailable: RefusalStatus;
+  /** `page`: which page. */
+  shown: PageKind;
   /** `password`, `guarded` and `unavailable` (and `ask_visits_left`): a page rather than JSON. The 404s and 410s negotiate as every error does. */
   page: boolean;
   /** The answer counts as a visit and is recorded: a GET that redirects, or a bot's GET of a guarded link (as a bot's). */
@@ -101,6 +108,7 @@ export function newDecision(): Decision {
     cache: CACHED_REDIRECT,
     refusal: 'disabled',
     unavailable: 451,
+    shown: 'notice',
     page: false,
     record: false,
     variant: '',
@@ -203,7 +211,8 @@ export function decideRedirect(
   const rules = gate.rules;
   const ruled = rules !== null && rules.length > 0;
   if (ruled) {
-    const action = chooseRule(rules, facts, classify)?.action;
+    // Past a page, the first rule that is no page decides: what the link would serve without it.
+    const action = chooseRule(facts.pagePassed ? rules.filter((rule) => rule.action.kind !== 'page') : rules, facts, classify)?.action;
     if (action?.kind === 'refuse') {
       into.outcome = 'unavailable';
       into.unavailable = action.status;
@@ -211,11 +220,16 @@ export function decideRedirect(
       into.cache = UNCACHED;
       return into;
     }
+    // A notice or form the link lacks (settings that could not be read) is no page: the link's own target.
+    if (action?.kind === 'page' && !facts.pagePassed && (action.page === 'open-in-browser' || gate.pages[action.page] !== null))
+      return showPage(into, action.page);
     if (action?.kind === 'target') {
       url = action.url;
       split = null;
     } else if (action?.kind === 'split') split = action.variants;
   }
+  // An in-app browser that would fail the target (a download, an app store) is shown how to leave first.
+  if (gate.openInBrowser && !facts.pagePassed && inAppBrowser(facts.userAgent) !== null) return showPage(into, 'open-in-browser');
   if (split !== null) {
     const draw = facts.visitorDraw(target.id);
     if (draw === undefined) {
@@ -248,6 +262,15 @@ export function settleVisitCheck(pending: Decision, left: boolean): Decision {
   if (!left) return refuse(pending, 'used_up');
   pending.outcome = pending.outcome === 'claim_visit' ? 'redirect' : 'guarded';
   return pending;
+}
+
+function showPage(into: Decision, page: PageKind): Decision {
+  into.outcome = 'page';
+  into.shown = page;
+  into.page = true;
+  into.cache = UNCACHED;
+  into.record = false;
+  return into;
 }
 
 function refuse(into: Decision, refusal: Refusal): Decision {

@@ -10,6 +10,7 @@ import { cachedBotCheck, cachedClassifier, cachedPreviewCheck, type ClientKind }
 import type { CityOf, CountryOf } from '../visits/geo.ts';
 import { dayOf } from '../visits/visit.ts';
 import { visitorDraw, type VisitorSalts } from '../visits/visitor-salts.ts';
+import { pageModel } from './pages.ts';
 import {
   decideRedirect,
   misdirected,
@@ -200,6 +201,22 @@ export function redirectHandler(web: WebServices): (req: IncomingMessage, res: S
         sendPage(res, 200, render('preview', { preview, shortUrl: web.shortUrl({ domain, code }) }));
         break;
       }
+      case 'page': {
+        // It depends on who asks and leads on only through its pass: nothing may keep this answer.
+        res.setHeader('Cache-Control', UNCACHED);
+        const query = queryOf(req.url ?? '');
+        // The page's Host names the link's domain, as the lookup found it (the default one for an unknown Host).
+        const shortUrl = web.shortUrl({ domain: registry.domainOfRequest(req.rawHeaders) ?? 0, code });
+        const model = pageModel(
+          decided.shown,
+          target!.gate!,
+          { code, linkId: target!.id, query, shortUrl, now: web.now() },
+          req,
+          web.access,
+        );
+        sendPage(res, 200, render('page', { ...model }));
+        break;
+      }
       case 'password':
         if (decided.page)
           sendPage(res, 200, render('password', { title: 'Password required', code, query: queryOf(req.url ?? ''), error: null }));
@@ -353,6 +370,10 @@ class RequestFacts implements RedirectFacts {
     if (this.saltless) return null;
     const salt = this.#salts.saltOf(dayOf(this.now));
     return salt === undefined ? undefined : visitorDraw(salt, this.clientAddress, this.userAgent, linkId);
+  }
+  /** The redirect itself never passes a page: the continue route does (web/handlers/page-flow.ts). */
+  get pagePassed(): boolean {
+    return false;
   }
   // The redirect rules' facts (RuleFacts): read only when a condition of a link with rules asks.
   get userAgent(): string {

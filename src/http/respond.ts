@@ -35,6 +35,8 @@ const VIEWS = [
   'reviewing',
   'unavailable',
   'preview',
+  'page',
+  'form-answers',
   'account-password',
   'users',
   'welcome',
@@ -55,10 +57,10 @@ export type Renderer = (view: View, data: Record<string, unknown>) => Page;
 const PAGE_CSP =
   "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; form-action 'self'; base-uri 'none'; frame-ancestors 'none'";
 /**
- * Views whose form leads off the site: a link's password form posts to kurz, which answers with a redirect
+ * Views whose form leads off the site: a link's password form (and a page before the redirect) posts to kurz, which answers with a redirect
  * to the target, and browsers hold a form's redirects to `form-action` as well.
  */
-const FORMS_LEAVE_SITE: ReadonlySet<View> = new Set(['password']);
+const FORMS_LEAVE_SITE: ReadonlySet<View> = new Set(['password', 'page']);
 const LEAVING_CSP = PAGE_CSP.replace("form-action 'self'", "form-action 'self' http: https:");
 
 /** Loads every template from views/ once; output is HTML-escaped unless a template says otherwise. */

@@ -1,3 +1,4 @@
+import { NO_PAGES } from '../rules/page-settings.ts';
 import { hash } from 'node:crypto';
 import type { RedirectCache } from '../cache/redirect-cache.ts';
 import type { PasswordHashing } from '../auth/passwords.ts';
@@ -205,5 +206,6 @@ function newLink(id: number, { urlHash: _urlHash, createdBy: _createdBy, ...link
     claimedVisits: 0,
     blocked: null,
     split: null,
+    pages: NO_PAGES,
   };
 }

@@ -5,6 +5,7 @@ import { variantJson } from '../rules/stored.ts';
 import { PREVIEW, TAG } from './link-fields.ts';
 import type { Link, LinkAddress } from './link.ts';
 import { REDIRECT_STATUSES } from './link-options.ts';
+import { PAGES_SCHEMA } from '../rules/page-settings.ts';
 
 const DATE_TIME = z.string().meta({ format: 'date-time' });
 const nullableTime = (description?: string) =>
@@ -61,6 +62,7 @@ export const LINK_JSON = z.strictObject({
     .describe(
       'Its own A/B split: redirects draw one of these variants instead of url (the fallback, when every variant is paused); null for none',
     ),
+  pages: PAGES_SCHEMA.describe("The pages before the redirect: notice, form and openInBrowser (PATCH's pages)"),
 });
 
 export type LinkJson = z.output<typeof LINK_JSON>;
@@ -105,5 +107,6 @@ export function linkJson(link: Link, { config, shortUrl, registry, ownerName }: 
     lastVisitAt: link.lastVisitAt?.toISOString() ?? null,
     deletedAt: link.deletedAt?.toISOString() ?? null,
     split: link.split && link.split.map(variantJson),
+    pages: { ...link.pages, form: link.pages.form && { ...link.pages.form, fields: [...link.pages.form.fields] } },
   };
 }

@@ -2,6 +2,7 @@ import type { RedirectStatus } from '../config.ts';
 import type { Actor } from '../auth/actor.ts';
 import type { Rule, Variant } from '../rules/rule.ts';
 import type { Preview } from './preview.ts';
+import type { PageSettings } from '../rules/page-settings.ts';
 
 /** What a person can set on a link besides its target: the API's field names. */
 export interface LinkOptions {
@@ -56,6 +57,8 @@ export interface Link extends LinkOptions, LinkAddress {
   review: Review | null;
   /** Its own A/B split: the variants redirects are drawn from instead of `url`, which stays as the fallback; null for none. */
   split: readonly Variant[] | null;
+  /** Its pages before the redirect (src/rules/page-settings.ts). */
+  pages: PageSettings;
 }
 
 /**
@@ -123,6 +126,10 @@ export interface Gate {
   split: readonly Variant[] | null;
   /** The social preview link-preview bots get instead of the redirect (links/preview.ts); null for none. */
   preview: Preview | null;
+  /** The link's pages before the redirect (src/rules/page-settings.ts): what a rule's page action shows. */
+  pages: PageSettings;
+  /** In-app browsers get the open-in-browser page without a rule (openInBrowser on, or auto and a download's target). */
+  openInBrowser: boolean;
 }
 
 /** Why a live link does not redirect: one wording for the page, the API and the CLI. */
@@ -189,7 +196,10 @@ export interface TagCount {
  * A link as exported and imported: everything but the id, which is local to one database, and the
  * blocklist's verdict, which is the receiving instance's to make.
  */
-export type LinkRecord = Omit<Link, 'id' | 'blocked' | 'ownerId' | 'review'>;
+export type LinkRecord = Omit<Link, 'id' | 'blocked' | 'ownerId' | 'review' | 'pages'> & {
+  /** Its pages before the redirect; absent: none (a file from before them). */
+  pages?: PageSettings;
+};
 
 /** A link about to be stored under a generated code or an alias, on its domain. */
 export interface NewLink extends LinkOptions, LinkAddress {

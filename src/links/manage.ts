@@ -29,6 +29,7 @@ import { normaliseUrl, refuseListed, urlRules, type Listening } from './url-rule
 import { parseRules, ruleJson, ruleTargets, type Rule, type RuleJson, type Variant } from '../rules/rule.ts';
 import { rulesFromStored, storedRules, storedSplit } from '../rules/stored.ts';
 import { splitOf } from './create.ts';
+import { missingPage, parsePages, storedPages, type FormAnswers, type PageSettings } from '../rules/page-settings.ts';
 
 export interface ManageDeps {
   config: Parameters<typeof urlRules>[0] & Pick<Config, 'reviewNewLinks'>;
@@ -58,22 +59,6 @@ export function maySee(actor: Actor, link: Link): boolean {
 /** The error for a code no link has. */
 function linkNotFound(code: string): AppError {
   return new AppError('not_found', notFoundMessage(code));
-}
-
-/** The actions a rule may have that this kurz does not serve yet (issue 26 keeps them open). */
-const NOT_SERVED: Readonly<Partial<Record<Rule['action']['kind'], string>>> = {
-  page: 'pages before the redirect are not served yet',
-};
-
-/** Throws AppError('invalid') naming `rules[i].ACTION` for the first rule whose action is not served yet. */
-export function refuseUnserved(parsed: readonly Rule[]): void {
-  parsed.forEach((rule, i) => {
-    const reason = NOT_SERVED[rule.action.kind];
-    if (reason !== undefined) {
-      const field = `rules[${i}].${rule.action.kind}`;
-      throw new AppError('invalid', `${field}: ${reason}; give a target, split or refuse action`, field);
-    }
-  });
 }
 
 /** Reading, listing, editing, deleting and pruning links. */
@@ -274,17 +259,23 @@ export function linkManagement({
      * clears them) and returns them as stored. Owner checks and the change log as an edit (`editLink`): every
      * process's cache drops the link; recorded as `link.edit` with the rule count. A member whose links wait
      * for review waits again when a rule brings a target the link did not lead to. Throws AppError: 'invalid'
-     * naming `rules[i]…` (a split or page action is refused as not served yet), 'not_found', 'gone'.
+     * naming `rules[i]…` (a notice or form page the link has not set too), 'not_found', 'gone'.
      */
     async setRules(actor: Actor, code: string, input: unknown, domain = DEFAULT_DOMAIN): Promise<RuleJson[]> {
       if (!CODE.test(code)) throw linkNotFound(code);
       const parsed = parseRules(input, rules);
-      refuseUnserved(parsed);
       const text = storedRules(parsed);
       const link = await links.write(async (tx) => {
         for (const url of ruleTargets(parsed)) refuseListed(url, rules);
         const found = await tx.linkByAddress(domain, code);
         if (!found || !maySee(actor, found)) throw linkNotFound(code);
+        const missing = missingPage(parsed, found.pages);
+        if (missing !== undefined)
+          throw new AppError(
+            'invalid',
+            `${missing.field}: the link has no ${missing.page} to show; set pages.${missing.page} first (PATCH /api/v1/links/${code})`,
+            missing.field,
+          );
         const at = new Date(now());
         const before = await links.linkRules(found.id);
         if (found.deletedAt || !(await tx.setRules(found.id, text, at))) throw new AppError('gone', goneMessage(code));
@@ -297,6 +288,66 @@ export function linkManagement({
       cache.forget(domain, code);
       await audit.record(actor, 'link.edit', linkSubject(link, domains), { rules: parsed.length });
       return parsed.map(ruleJson);
+    },
+
+    /**
+     * Sets the pages before the redirect of the link `code` on `domain` (the API's `pages`; null: the
+     * defaults) and returns them. A notice or form that a page rule of the link shows cannot be taken away
+     * (AppError 'invalid' naming `pages.notice` or `pages.form`); owner checks and the change log as an edit.
+     */
+    async setPages(actor: Actor, code: string, input: unknown, domain = DEFAULT_DOMAIN): Promise<PageSettings> {
+      if (!CODE.test(code)) throw linkNotFound(code);
+      const pages = parsePages(input);
+      const link = await links.write(async (tx) => {
+        const found = await tx.linkByAddress(domain, code);
+        if (!found || !maySee(actor, found)) throw linkNotFound(code);
+        const stored = await links.linkRules(found.id);
+        const missing = missingPage(stored === null ? [] : rulesFromStored(stored, () => undefined), pages);
+        if (missing !== undefined)
+          throw new AppError(
+            'invalid',
+            `pages.${missing.page} is shown by the link's ${missing.field}: change that rule before removing it`,
+            `pages.${missing.page}`,
+          );
+        if (found.deletedAt || !(await tx.setPages(found.id, storedPages(pages), new Date(now()))))
+          throw new AppError('gone', goneMessage(code));
+        return found;
+      });
+      cache.forget(domain, code);
+      await audit.record(actor, 'link.edit', linkSubject(link, domains), { pages: true });
+      return pages;
+    },
+
+    /** Stores a visitor's answers to link `linkId`'s form (checked by page-settings.ts's checkAnswers), at the clock's time. */
+    async recordFormAnswer(linkId: number, answers: FormAnswers): Promise<void> {
+      const text = JSON.stringify({ ...answers.values, consent: answers.consent });
+      await links.write((tx) => tx.addFormAnswer(linkId, new Date(now()), text));
+    },
+
+    /**
+     * A page of the form answers of the link `code` on `domain` (newest first, ids below `before`), and how
+     * many there are. Throws AppError('not_found') when the actor may not see the link.
+     */
+    async formAnswersOf(actor: Actor, code: string, domain = DEFAULT_DOMAIN, before = Number.MAX_SAFE_INTEGER, limit = 50) {
+      const link = await existingLink(actor, code, domain);
+      const page = await links.formAnswers(link.id, before, limit);
+      return {
+        link,
+        total: page.total,
+        answers: page.answers.map((row) => ({
+          id: row.id,
+          at: new Date(row.at),
+          answers: JSON.parse(row.answers) as Record<string, unknown>,
+        })),
+      };
+    },
+
+    /** Deletes every answer to the form of the link `code` on `domain`; returns how many. Recorded as `link.edit`. */
+    async deleteFormAnswers(actor: Actor, code: string, domain = DEFAULT_DOMAIN): Promise<number> {
+      const link = await existingLink(actor, code, domain);
+      const deleted = await links.write((tx) => tx.deleteFormAnswers(link.id));
+      await audit.record(actor, 'link.edit', linkSubject(link, domains), { formAnswersDeleted: deleted });
+      return deleted;
     },
 
     /**

@@ -87,7 +87,7 @@ export type Action =
   | { readonly kind: 'page'; readonly page: PageKind };
 
 export interface Rule {
-  /** One to ten; all must match. */
+  /** Up to ten; all must match (none: every visitor matches). */
   readonly conditions: readonly Condition[];
   readonly action: Action;
 }
@@ -135,7 +135,6 @@ const RULE = z.strictObject(
   {
     conditions: z
       .array(CONDITION, { error: 'must be a list of conditions' })
-      .min(1, { error: 'must have at least one condition' })
       .max(RULE_LIMITS.conditions, { error: `must have at most ${RULE_LIMITS.conditions} conditions` }),
     target: z.unknown().optional(),
     split: SPLIT.optional(),

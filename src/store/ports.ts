@@ -43,6 +43,14 @@ export interface Storage {
   close(): Promise<void>;
 }
 
+/** A visitor's answers to a link's form, as stored: their JSON (src/rules/page-settings.ts's FormAnswers). */
+export interface StoredFormAnswer {
+  id: number;
+  /** Milliseconds since the epoch. */
+  at: number;
+  answers: string;
+}
+
 export interface LinkStore {
   /** The link at this address (domain id and code), deleted or not. */
   linkByAddress(domain: number, code: string): Promise<Link | undefined>;
@@ -63,6 +71,10 @@ export interface LinkStore {
   claimVisit(id: number): Promise<boolean>;
   /** True while a link with maxVisits has visits left to claim. */
   hasVisitsLeft(id: number): Promise<boolean>;
+  /** A link's page settings as stored (src/rules/page-settings.ts's JSON), null for the defaults. */
+  linkPages(id: number): Promise<string | null>;
+  /** Up to `limit` of a link's form answers with an id below `before`, newest first, and how many it has in all. */
+  formAnswers(linkId: number, before: number, limit: number): Promise<{ answers: StoredFormAnswer[]; total: number }>;
   /** A link's redirect rules as stored (their JSON, src/rules/rule.ts's RuleJson list), null for none. */
   linkRules(id: number): Promise<string | null>;
   /** Every link, oldest first, read in pages. */
@@ -143,6 +155,12 @@ export interface LinkWriter {
    * it is deleted. The link stops being a dedupe target.
    */
   setSplit(id: number, split: string | null, at: Date): Promise<boolean>;
+  /** Sets a live link's page settings (their JSON, validated by the caller; null: the defaults) at `at`; false when it is deleted. */
+  setPages(id: number, pages: string | null, at: Date): Promise<boolean>;
+  /** Stores a visitor's answers (their JSON) to a link's form, given at `at`. */
+  addFormAnswer(linkId: number, at: Date, answers: string): Promise<void>;
+  /** Deletes every answer to a link's form; returns how many. */
+  deleteFormAnswers(linkId: number): Promise<number>;
 }
 
 /**

@@ -9,6 +9,7 @@ import type { Link, LinkUrl, Review, Target } from '../links/link.ts';
 import { ruleTargets } from '../rules/rule.ts';
 import { rulesFromStored, splitFromStored } from '../rules/stored.ts';
 import { previewFromStored } from '../links/preview.ts';
+import { NO_PAGES, opensInBrowser, pagesFromStored } from '../rules/page-settings.ts';
 
 // Rows as both backends return them (the same columns and encodings, so that kurz migrate copies them as
 // they are): 0/1 for flags, milliseconds for times, tags as a JSON array. Each store turns them into the
@@ -45,6 +46,8 @@ export interface LinkRow {
   split: string | null;
   /** The social preview's JSON (links/preview.ts), null for none. */
   preview: string | null;
+  /** The page settings' JSON (src/rules/page-settings.ts), null for the defaults. */
+  pages: string | null;
 }
 
 /** What the redirect cache holds of a link. */
@@ -66,6 +69,8 @@ export interface TargetRow {
   split: string | null;
   /** The social preview's JSON (links/preview.ts), null for none. */
   preview: string | null;
+  /** The page settings' JSON (src/rules/page-settings.ts), null for the defaults. */
+  pages: string | null;
 }
 
 /** The link of a row, or undefined for none. */
@@ -97,6 +102,7 @@ export function toLink(row: LinkRow | undefined): Link | undefined {
     review: row.review as Review | null,
     split: row.split === null ? null : splitFromStored(row.split, () => undefined),
     preview: previewFromStored(row.preview),
+    pages: pagesFromStored(row.pages, () => undefined),
   };
 }
 
@@ -144,7 +150,15 @@ export function toTarget(row: TargetRow, log: Pick<Logger, 'error'>): Target {
     row.forwardQuery === null &&
     row.rules === null &&
     row.split === null &&
-    row.preview === null;
+    row.preview === null &&
+    row.pages === null &&
+    !opensInBrowser(NO_PAGES, row.url);
+  const pages =
+    row.pages === null
+      ? NO_PAGES
+      : pagesFromStored(row.pages, (problem) =>
+          log.error('a link has page settings that cannot be read: it shows no page', { link: row.id, problem }),
+        );
   return {
     id: row.id,
     url: row.url,
@@ -173,6 +187,8 @@ export function toTarget(row: TargetRow, log: Pick<Logger, 'error'>): Target {
                   log.error('a link has a split that cannot be read: it redirects to its own target', { link: row.id, problem }),
                 ),
           preview: previewFromStored(row.preview),
+          pages,
+          openInBrowser: opensInBrowser(pages, row.url),
         },
   };
 }

@@ -10,6 +10,7 @@ import { parseOptions } from '../links/link-options.ts';
 import type { ExportedLink, NumberedRecord } from './transfer.ts';
 import { checkAlias } from '../links/alias-rules.ts';
 import { timeOf } from '../links/times.ts';
+import { parsePages, storedPages, type PageSettings } from '../rules/page-settings.ts';
 
 export type TransferFormat = 'csv' | 'ndjson';
 export const FORMATS: readonly TransferFormat[] = ['csv', 'ndjson'];
@@ -20,7 +21,8 @@ export const FORMATS: readonly TransferFormat[] = ['csv', 'ndjson'];
  * empty cell is null; in NDJSON they are a list. `passwordHash` is the slow hash, so a password link stays
  * locked after a move; the password itself is never known. `domain` is the link's host, empty (null) for
  * the default domain, so that a file moves between instances with different publicUrls. `split` (the link's
- * own A/B split, a list), `preview` (the social preview, an object) and `rules` (the redirect rules as the API sets them, a list) are JSON in a CSV cell.
+ * own A/B split, a list), `preview` (the social preview, an object) and `rules` (the redirect rules as the API sets them, a list) and `pages` (the pages before the redirect as the API
+ * sets them, an object; null for none) are JSON in a CSV cell.
  */
 const COLUMNS = [
   'code',
@@ -45,10 +47,11 @@ const COLUMNS = [
   'split',
   'preview',
   'rules',
+  'pages',
 ] as const;
 
 /** The columns whose CSV cell holds JSON. */
-const CSV_JSON = ['split', 'preview', 'rules'];
+const CSV_JSON = ['split', 'preview', 'rules', 'pages'];
 
 const CSV_TAG_SEPARATOR = ';';
 const CSV_BOOLEANS = ['isAlias', 'forwardQuery', 'enabled', 'hasPassword'];
@@ -100,6 +103,7 @@ export function formatRecord(record: ExportedLink, format: TransferFormat, secre
     split: record.split && record.split.map(variantJson),
     preview: record.preview,
     rules: record.rules,
+    pages: record.pages === undefined || storedPages(record.pages) === null ? null : record.pages,
   };
   if (format === 'ndjson') return JSON.stringify(row) + '\n';
   const cell = (column: string, value: unknown) =>
@@ -247,7 +251,18 @@ function toRecord(
     claimedVisits: claimedVisits as number,
     passwordHash: passwordHash as string | null,
     split: splitCell(row['split'], fail),
+    pages: pagesOf(row, line),
   };
+}
+
+/** The page settings of an exported link, checked as the API's `pages` are; none when the file lacks them. */
+function pagesOf(row: Record<string, unknown>, line: number): PageSettings {
+  try {
+    return parsePages(row['pages'] ?? null);
+  } catch (err) {
+    if (!(err instanceof AppError)) throw err;
+    throw new AppError('invalid', `line ${line}: ${err.message}`, err.field);
+  }
 }
 
 /**

@@ -2,7 +2,7 @@ import { storedSplit } from '../rules/stored.ts';
 import type { RedirectCache } from '../cache/redirect-cache.ts';
 import type { Config } from '../config.ts';
 import type { Actor } from '../auth/actor.ts';
-import { maySee, refuseUnserved } from '../links/manage.ts';
+import { maySee } from '../links/manage.ts';
 import { AppError } from '../core/errors.ts';
 import { closedDomain } from '../domains/domain.ts';
 import type { DomainRegistry } from '../domains/registry.ts';
@@ -91,7 +91,6 @@ export function linkTransfer({ config, listening, blocklist, links, cache, regis
         if (given === null || given === undefined) continue;
         try {
           const parsed = parseRules(given, rules);
-          refuseUnserved(parsed);
           for (const url of ruleTargets(parsed)) refuseListed(url, rules);
           if (parsed.length > 0) ruled.set(line, parsed);
         } catch (err) {

@@ -113,12 +113,11 @@ const SCHEMAS: Record<string, Schema> = {
     additionalProperties: false,
     required: ['conditions'],
     description:
-      'A redirect rule: all its conditions must match; then its one action decides (target: redirect there; split: redirect to a ' +
-      "variant drawn from the visitor's daily hash; refuse: 451 or 403 with a page). page is accepted by the schema but refused (400) as not served yet",
+      'A redirect rule: all its conditions must match (none: every visitor); then its one action decides (target: redirect there; split: redirect to a ' +
+      "variant drawn from the visitor's daily hash; refuse: 451 or 403 with a page; page: show the link's notice, form or open-in-browser page first, which needs the link's pages set)",
     properties: {
       conditions: {
         type: 'array',
-        minItems: 1,
         maxItems: RULE_LIMITS.conditions,
         items: {
           type: 'object',
@@ -765,6 +764,20 @@ export const OPENAPI: OpenApiDocument = openApiDocument({
         },
       }),
     },
+    '/api/v1/links/{code}/form-answers': {
+      get: linksApi({
+        operationId: 'exportFormAnswers',
+        query: DOMAIN_QUERY,
+        summary:
+          "The answers visitors gave the link's form (its page before the redirect), newest first, as CSV: at, name, email, phone, text, consent; a cell that a spreadsheet would run as a formula starts with '",
+        parameters: [parameter('code')],
+        responses: {
+          '200': { description: 'The answers', content: { 'text/csv': { schema: { type: 'string' } } } },
+          '401': response('Unauthorized'),
+          '404': response('NotFound'),
+        },
+      }),
+    },
     '/api/v1/links/{code}/approve': {
       post: linksApi({
         operationId: 'approveLink',
@@ -1092,6 +1105,79 @@ export const OPENAPI: OpenApiDocument = openApiDocument({
         },
       },
     },
+    '/links/{code}/continue': {
+      ...Object.fromEntries(
+        (['get', 'post'] as const).map((method) => [
+          method,
+          {
+            operationId: method === 'get' ? 'continueLink' : 'continueLinkByForm',
+            summary:
+              method === 'get'
+                ? "An open-in-browser page's “continue here anyway”: on to what the link serves past its pages (a form page if it has one)"
+                : "A notice's button or a form's submit: the form's answers checked and stored, then on to what the link serves past its pages",
+            description:
+              'The pass is the one the page gave (signed for this link and query, valid for an hour). The visit counts here, not when the page is shown.',
+            tags: ['redirect'],
+            security: PUBLIC,
+            parameters: [parameter('code')],
+            ...(method === 'post'
+              ? {
+                  requestBody: {
+                    required: true,
+                    content: {
+                      'application/x-www-form-urlencoded': {
+                        schema: {
+                          type: 'object',
+                          required: ['pass'],
+                          properties: Object.fromEntries(
+                            ['pass', 'query', 'name', 'email', 'phone', 'text', 'consent'].map((name) => [name, { type: 'string' }]),
+                          ),
+                        },
+                      },
+                    },
+                  },
+                }
+              : {}),
+            responses: {
+              '303': seeOther('On to the target (never cached), counted as a visit'),
+              ...(method === 'post' ? FORM_BODY_REFUSED : {}),
+              '400': pageOrProblem(
+                'A pass that is forged, for another link or query, or expired; or a form answer refused (the form again)',
+              ),
+              '404': pageOrProblem('No link has this code'),
+              '410': pageOrProblem('The link was deleted, is disabled, has expired or has used up its visits'),
+            },
+          },
+        ]),
+      ),
+    },
+    '/links/{code}/form-answers': {
+      get: adminPage({
+        operationId: 'showFormAnswers',
+        summary: "The answers to a link's form, newest first, 50 a page (?before=ID for older ones)",
+        parameters: [parameter('code'), parameter('domain')],
+        responses: { '200': page('The page'), '404': pageOrProblem('No link has this code') },
+      }),
+    },
+    '/links/{code}/form-answers.csv': {
+      get: adminPage({
+        operationId: 'exportFormAnswersCsv',
+        summary: "The answers to a link's form as CSV (formula-safe)",
+        parameters: [parameter('code'), parameter('domain')],
+        responses: {
+          '200': { description: 'The answers', content: { 'text/csv': { schema: { type: 'string' } } } },
+          '404': pageOrProblem('No link has this code'),
+        },
+      }),
+    },
+    '/links/{code}/form-answers/delete': {
+      post: adminForm([], {
+        operationId: 'deleteFormAnswers',
+        summary: "Delete every answer to a link's form",
+        parameters: [parameter('code'), parameter('domain')],
+        responses: { '303': seeOther('To the answers page, ?deleted'), '404': pageOrProblem('No link has this code') },
+      }),
+    },
     '/login': {
       get: pages({
         operationId: 'showLogin',
@@ -1252,7 +1338,7 @@ export const OPENAPI: OpenApiDocument = openApiDocument({
       post: adminForm(['op', 'index', 'type1', 'key1', 'value1', 'type2', 'key2', 'value2', 'action', 'target'], {
         operationId: 'changeRulesForm',
         summary:
-          "The link page's rule editor: `op=add` appends the rule the fields describe (one or two conditions; a target, or refuse 451 or 403), `op=remove`, `up` or `down` changes the rule at `index` (from 0)",
+          "The link page's rule editor: `op=add` appends the rule the fields describe (no condition, one or two; a target, refuse 451 or 403, or a page: page-notice, page-form, page-open-in-browser), `op=remove`, `up` or `down` changes the rule at `index` (from 0)",
         parameters: [parameter('code'), parameter('domain')],
         responses: {
           '303': seeOther("To the link's page, at its rules"),
@@ -1261,6 +1347,34 @@ export const OPENAPI: OpenApiDocument = openApiDocument({
           '410': pageOrProblem('The link was deleted'),
         },
       }),
+    },
+    '/links/{code}/pages': {
+      post: adminForm(
+        [
+          'noticeTitle',
+          'noticeMessage',
+          'noticeButton',
+          'formName',
+          'formEmail',
+          'formPhone',
+          'formText',
+          'formTextLabel',
+          'formConsent',
+          'openInBrowser',
+        ],
+        {
+          operationId: 'changePagesForm',
+          summary:
+            "The link page's pages before the redirect: a notice (a message: empty for none), a form (each field off, optional or required; a consent box) and when in-app browsers are shown how to open the link in a browser",
+          parameters: [parameter('code'), parameter('domain')],
+          responses: {
+            '303': seeOther("To the link's page, at its pages"),
+            '400': pageOrProblem('A setting is refused (the message beside its field), or a rule shows the notice or form taken away'),
+            '404': pageOrProblem('No link has this code'),
+            '410': pageOrProblem('The link was deleted'),
+          },
+        },
+      ),
     },
     '/links/{code}/stats': {
       get: adminPage({

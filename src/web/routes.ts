@@ -20,6 +20,8 @@ import { qrHandlers } from './handlers/qr.ts';
 import { reviewHandlers } from './handlers/review.ts';
 import { systemHandlers } from './handlers/system.ts';
 import { unlockHandlers } from './handlers/unlock.ts';
+import { pageFlowHandlers } from './handlers/page-flow.ts';
+import { formAnswersHandlers } from './handlers/form-answers.ts';
 import { usersApiHandlers } from './handlers/users-api.ts';
 import { usersUiHandlers } from './handlers/users-ui.ts';
 import { adminRequired, loginRequired, needs } from './middleware/authenticate.ts';
@@ -43,6 +45,7 @@ export const API_SCOPES = {
   'GET /api/v1/links/:code/audit': 'links:read',
   'GET /api/v1/links/:code/rules': 'links:read',
   'PUT /api/v1/links/:code/rules': 'links:write',
+  'GET /api/v1/links/:code/form-answers': 'links:read',
   'GET /api/v1/tags': 'links:read',
   'GET /api/v1/stats': 'stats:read',
   'GET /api/v1/export': 'export',
@@ -89,6 +92,8 @@ export function createRouter(web: WebServices): Router {
   const system = systemHandlers(web, scopedOpenApi(API_SCOPES));
   const metrics = metricsHandlers(web);
   const unlock = unlockHandlers(web);
+  const pages = pageFlowHandlers(web);
+  const answers = formAnswersHandlers(web);
   const router = new Router({ sensitive: true });
   const apiRoute = (route: ApiRoute, ...handlers: Middleware[]) => {
     const [method = '', path = ''] = route.split(' ');
@@ -114,10 +119,16 @@ export function createRouter(web: WebServices): Router {
   router.post('/links/:code', loginRequired, links.editLink);
   router.post('/links/:code/state', loginRequired, links.setLinkState);
   router.post('/links/:code/rules', loginRequired, links.changeRules);
+  router.post('/links/:code/pages', loginRequired, links.changePages);
   router.get('/links/:code/stats', loginRequired, statsPages.showLinkStats);
   router.get('/links/:code/delete', loginRequired, links.confirmDelete);
   router.post('/links/:code/delete', loginRequired, links.deleteLink);
   router.post('/links/:code/unlock', unlock.unlockLink);
+  router.get('/links/:code/continue', pages.continueLink);
+  router.post('/links/:code/continue', pages.continueLink);
+  router.get('/links/:code/form-answers', loginRequired, answers.showFormAnswers);
+  router.get('/links/:code/form-answers.csv', loginRequired, answers.exportFormAnswers);
+  router.post('/links/:code/form-answers/delete', loginRequired, answers.deleteFormAnswers);
   router.get('/import', loginRequired, bulk.showImport);
   router.post('/import', loginRequired, bulk.importLinks);
   router.get('/domains', adminRequired, domainsUi.listDomains);
@@ -154,6 +165,7 @@ export function createRouter(web: WebServices): Router {
   apiRoute('GET /api/v1/links/:code/audit', audit.showLinkAudit);
   apiRoute('GET /api/v1/links/:code/rules', api.showRules);
   apiRoute('PUT /api/v1/links/:code/rules', api.setRules);
+  apiRoute('GET /api/v1/links/:code/form-answers', answers.exportFormAnswers);
   apiRoute('GET /api/v1/tags', api.listTags);
   apiRoute('GET /api/v1/stats', stats.showStats);
   apiRoute('GET /api/v1/export', stats.exportData);

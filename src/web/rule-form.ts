@@ -1,6 +1,15 @@
 import { AppError } from '../core/errors.ts';
 import { COUNTRY_CODES } from '../rules/countries.ts';
-import { BROWSERS, CONDITION_TYPES, DEVICES, IN_APP_VALUES, OPERATING_SYSTEMS, type ConditionType, type RuleJson } from '../rules/rule.ts';
+import {
+  BROWSERS,
+  CONDITION_TYPES,
+  DEVICES,
+  IN_APP_VALUES,
+  OPERATING_SYSTEMS,
+  PAGES,
+  type ConditionType,
+  type RuleJson,
+} from '../rules/rule.ts';
 import { textOf, type FormError, type FormValues } from './forms.ts';
 import { RULE_SPLIT_ROWS, splitFieldNames, splitFormError, splitOfForm, splitRows } from './split-form.ts';
 
@@ -51,11 +60,11 @@ const CLOSED_VALUES: ReadonlyArray<readonly [string, readonly string[]]> = [
   ['country', [...COUNTRY_CODES].sort()],
 ];
 
-/** The form's options: condition types, the values of the closed lists, the actions offered (no page: not served yet). */
+/** The form's options: condition types, the values of the closed lists, the actions offered. */
 export function ruleFormOptions() {
   const types = CONDITION_TYPES.map((type) => ({ value: type, label: TYPE_LABELS[type] }));
   return {
-    types,
+    types: [...types, { value: '', label: '(every visitor)' }],
     secondTypes: [{ value: '', label: '(none)' }, ...types],
     values: CLOSED_VALUES.flatMap(([label, values]) => values.map((value) => ({ value, label }))),
     actions: [
@@ -63,6 +72,9 @@ export function ruleFormOptions() {
       { value: 'split', label: 'A/B split: the variants below' },
       { value: '451', label: 'Refuse: 451 not available in your region' },
       { value: '403', label: 'Refuse: 403 not available to you' },
+      { value: 'page-notice', label: 'Show the notice first' },
+      { value: 'page-form', label: 'Show the form first' },
+      { value: 'page-open-in-browser', label: 'Show how to open it in a browser first' },
     ],
   };
 }
@@ -113,14 +125,19 @@ export function ruleLine(rule: RuleJson): { conditions: string; target: string |
         : rule.split !== undefined
           ? `split: ${rule.split.map((v) => `${v.url} ×${v.weight}${v.paused ? ' (paused)' : ''}`).join(', ')}`
           : `page ${rule.page ?? ''}`;
-  return { conditions: `if ${conditions.join(' and ')}`, target: rule.target ?? null, action };
+  return {
+    conditions: conditions.length === 0 ? 'for every visitor' : `if ${conditions.join(' and ')}`,
+    target: rule.target ?? null,
+    action,
+  };
 }
 
 /** The rule the "Add a rule" form describes, as the API takes it (setRules checks every value). */
 export function ruleOfForm(form: FormValues): RuleJson {
   const conditions = [1, 2].flatMap((n) => {
     const type = form[`type${n}`] ?? '';
-    if (n === 2 && type === '') return [];
+    // No first condition: the rule is for every visitor (and a second one alone is the first).
+    if (type === '') return [];
     const key = (form[`key${n}`] ?? '').trim();
     const value = (form[`value${n}`] ?? '').trim();
     return [
@@ -134,7 +151,10 @@ export function ruleOfForm(form: FormValues): RuleJson {
   const action = form['action'];
   if (action === '451' || action === '403') return { conditions, refuse: Number(action) as 451 | 403 };
   if (action === 'split') return { conditions, split: splitOfForm(form, 'split', RULE_SPLIT_ROWS).variants as RuleJson['split'] };
-  if (action !== 'target') throw new AppError('invalid', 'action must be a target URL, a split or a refusal (451 or 403)', 'action');
+  const page = PAGES.find((kind) => action === `page-${kind}`);
+  if (page !== undefined) return { conditions, page };
+  if (action !== 'target')
+    throw new AppError('invalid', 'action must be a target URL, a split, a refusal (451 or 403) or a page', 'action');
   return { conditions, target: (form['target'] ?? '').trim() };
 }
 
@@ -167,6 +187,7 @@ const FIELD_OF: Readonly<Record<string, [string, string]>> = {
   'conditions[1].matchKey': ['key2', 'Query parameter'],
   'conditions[1].matchValue': ['value2', 'Value'],
   target: ['target', 'Target URL'],
+  page: ['action', 'Then'],
 };
 
 /**

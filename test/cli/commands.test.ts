@@ -98,6 +98,7 @@ test('every command has --help, exiting 0', async (t) => {
     'audit',
     'review',
     'rules',
+    'answers',
     'version',
   ]);
   for (const name of names) {

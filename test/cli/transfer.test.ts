@@ -19,6 +19,8 @@ const OLD = {
   visitCount: 12,
   lastVisitAt: '2020-04-01T08:30:00.123Z',
   deletedAt: null,
+  // Its pages before the redirect (issue 26) go along, as the API gives them.
+  pages: { notice: { title: null, message: 'Mind, the "step"', button: 'Go' }, form: null, openInBrowser: 'on' },
 };
 
 /** A link with a social preview and redirect rules, as a file carries them. */
@@ -63,6 +65,10 @@ for (const format of ['csv', 'ndjson']) {
     t.is((await target('export', '--format', format)).stdout, exported.stdout);
     t.regex((await target('stats', 'old-promo')).stdout, /Visits {6}12\nLast visit {2}2020-04-01T08:30:00\.123Z/);
     t.is((await target('create', 'https://example.com/new', '--alias', 'gone')).code, 1, 'a deleted code stays reserved');
+    t.like(
+      JSON.parse((await target('list', '--json')).stdout).find((l: { code: string }) => l.code === 'old-promo'),
+      { pages: OLD.pages },
+    );
 
     const again = await target('import', file, '--format', format);
     t.is(again.stdout, 'imported 0 links, skipped 6 already present\n', 'importing twice is harmless');
@@ -75,7 +81,7 @@ test('CSV export is safe to open in a spreadsheet and still reads back exactly',
   t.true(
     csv.startsWith(
       'code,url,isAlias,createdAt,updatedAt,visitCount,lastVisitAt,deletedAt,' +
-        'title,note,tags,expiresAt,maxVisits,claimedVisits,passwordHash,redirectStatus,forwardQuery,enabled,domain,split,preview,rules\n',
+        'title,note,tags,expiresAt,maxVisits,claimedVisits,passwordHash,redirectStatus,forwardQuery,enabled,domain,split,preview,rules,pages\n',
     ),
   );
   t.regex(csv, /^'-12,https:\/\/example\.com\/formula,true,/m, 'a cell starting with - is defused');
@@ -107,7 +113,7 @@ const BAD_FILES: Array<[string, string, RegExp]> = [
   ],
   [
     'in.ndjson',
-    JSON.stringify({ ...RICH, rules: [{ conditions: [], target: 'https://example.com/x' }] }),
+    JSON.stringify({ ...RICH, rules: [{ conditions: [{ type: 'language' }], target: 'https://example.com/x' }] }),
     /line 1 \(code "rich"\): rules\[0\]\.conditions/,
   ],
   ['in.ndjson', JSON.stringify({ ...RICH, rules: 'all' }), /line 1 \(code "rich"\): rules must be a list of rules/],
@@ -134,6 +140,7 @@ const BAD_FILES: Array<[string, string, RegExp]> = [
   ['in.ndjson', JSON.stringify({ ...OLD, maxVisits: 0 }), /line 1: maxVisits must be a whole number from 1/],
   ['in.ndjson', JSON.stringify({ ...OLD, claimedVisits: -1 }), /line 1: claimedVisits must be a whole number ≥ 0/],
   ['in.ndjson', JSON.stringify({ ...OLD, redirectStatus: 303 }), /line 1: redirectStatus must be one of 301, 302, 307, 308/],
+  ['in.ndjson', JSON.stringify({ ...OLD, pages: { notice: { message: 'x' } } }), /line 1: pages\.notice\.button must be a string/],
   ['in.ndjson', JSON.stringify({ ...OLD, forwardQuery: 'yes' }), /line 1: forwardQuery must be true or false/],
   ['in.ndjson', JSON.stringify({ ...OLD, enabled: null }), /line 1: enabled must be true or false/],
   ['in.ndjson', JSON.stringify({ ...OLD, expiresAt: '2030-01-01' }), /line 1: expiresAt must be an ISO 8601 UTC time/],

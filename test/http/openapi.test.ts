@@ -139,8 +139,8 @@ test('the request schemas take exactly the fields the API takes', async (t) => {
   // `domain`: the domain a link is created on, or moved to (issue 24).
   // `split`: the link's own A/B split (issue 26).
   t.deepEqual(fieldsOf('LinkCreate'), ['url', 'alias', 'domain', 'split', ...OPTION_FIELDS].sort());
-  // `owner`: an admin hands a link to another user (issue 25).
-  t.deepEqual(fieldsOf('LinkEdit'), ['url', 'domain', 'owner', 'split', ...OPTION_FIELDS].sort());
+  // `owner`: an admin hands a link to another user (issue 25); `pages`: its pages before the redirect (issue 26).
+  t.deepEqual(fieldsOf('LinkEdit'), ['url', 'domain', 'owner', 'split', 'pages', ...OPTION_FIELDS].sort());
   // `users`: who may create links on the domain (issue 25).
   t.deepEqual(fieldsOf('DomainCreate'), ['host', 'notFoundRedirect', 'rootRedirect', 'scheme', 'users']);
   t.deepEqual(fieldsOf('DomainEdit'), ['notFoundRedirect', 'rootRedirect', 'scheme', 'users']);

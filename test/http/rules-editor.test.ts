@@ -24,7 +24,7 @@ function lines(html: string): string[] {
   );
 }
 
-test('the link page lists no rules at first and offers the form, whose types and actions leave out split and page', async (t) => {
+test('the link page lists no rules at first and offers the form, whose actions offer the split and the pages', async (t) => {
   const k = await startKurz(t);
   const b = await browser(k);
   await k.postJson('/api/v1/links', { url: PLAIN, alias: 'ruled' });
@@ -49,6 +49,8 @@ test('the link page lists no rules at first and offers the form, whose types and
   t.regex(html, /<option value="split">A\/B split: the variants below<\/option>/);
   t.regex(html, /name="split_url1"[\s\S]*name="split_weight3"/);
   t.notRegex(html, /value="(page|open-in-browser)"/);
+  t.regex(html, /<option value="page-notice">Show the notice first<\/option>/);
+  t.regex(html, /<option value="">\(every visitor\)<\/option>/);
 });
 
 test('add, move and remove: each a post answered 303 to the list, each through setRules', async (t) => {

@@ -69,13 +69,17 @@ test('PUT sets the rules, GET returns them as set (targets normalised); [] clear
   t.is(row?.rules, null, 'no rules are stored as NULL');
 });
 
-test('malformed rules are a 400 naming rules[i] and the field; page is refused as not served yet', async (t) => {
+test('malformed rules are a 400 naming rules[i] and the field; a page the link has no text for is refused', async (t) => {
   const k = await startKurz(t);
   await k.postJson('/api/v1/links', { url: PLAIN, alias: 'bad' });
   const cases: Array<[unknown, string, RegExp]> = [
     [{ rules: 'all' }, 'rules', /^rules must be a list of rules$/],
     [{}, 'rules', /^rules is required: a list of rules/],
-    [{ rules: [{ conditions: [], target: PLAIN }] }, 'rules[0].conditions', /at least one condition/],
+    [
+      { rules: [{ conditions: [], page: 'notice' }] },
+      'rules[0].page',
+      /^rules\[0\]\.page: the link has no notice to show; set pages\.notice first/,
+    ],
     [
       {
         rules: [
@@ -118,11 +122,6 @@ test('malformed rules are a 400 naming rules[i] and the field; page is refused a
       },
       'rules[0].split[1].weight',
       /^rules\[0\]\.split\[1\]\.weight must be at least 1/,
-    ],
-    [
-      { rules: [{ conditions: [{ type: 'in-app-browser', matchValue: 'any' }], page: 'open-in-browser' }] },
-      'rules[0].page',
-      /pages before the redirect are not served yet/,
     ],
     [{ rules: [], extra: 1 }, 'extra', /unknown field "extra"/],
   ];

@@ -1,3 +1,4 @@
+import { NO_PAGES } from '../../src/rules/page-settings.ts';
 import test from 'ava';
 import { AppError } from '../../src/core/errors.ts';
 import type { CreatedLink, CreateLinkInput } from '../../src/links/create.ts';
@@ -14,6 +15,7 @@ function created(url: string): CreatedLink {
       domain: 0,
       ownerId: 1,
       review: null,
+      pages: NO_PAGES,
       code: 'c',
       url,
       createdAt: at,

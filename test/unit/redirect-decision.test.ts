@@ -1,3 +1,4 @@
+import { NO_PAGES } from '../../src/rules/page-settings.ts';
 import test from 'ava';
 import {
   decideRedirect,
@@ -29,6 +30,7 @@ const PERSON: RedirectFacts = {
   clientAddress: '127.0.0.1',
   country: () => 'AT',
   city: () => null,
+  pagePassed: false,
 };
 const OPEN: Gate = {
   enabled: true,
@@ -42,6 +44,8 @@ const OPEN: Gate = {
   rules: null,
   split: null,
   preview: null,
+  pages: NO_PAGES,
+  openInBrowser: false,
 };
 const GERMAN = 'https://example.de/seite';
 const RULES: Rule[] = [
@@ -413,4 +417,78 @@ test("a split keeps the link's status and query forwarding", (t) => {
   const d = decide(link({ split: SPLIT, redirectStatus: 307, forwardQuery: true }), visitor(0));
   t.is(d.status, 307);
   t.is(d.location, `${A}?x=1`);
+});
+
+// The pages before the redirect (issue 26): a page rule, or openInBrowser for an in-app browser, is the outcome
+// page, uncached and no visit; past the page (pagePassed), the first rule that is no page decides.
+const WECHAT =
+  'Mozilla/5.0 (iPhone; CPU iPhone OS 17_5 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Mobile/15E148 MicroMessenger/8.0.50(0x18003237) NetType/WIFI Language/zh_CN';
+const PAGE_RULES: Rule[] = [
+  { conditions: [{ type: 'language', matchKey: null, matchValue: 'de' }], action: { kind: 'page', page: 'notice' } },
+  { conditions: [{ type: 'language', matchKey: null, matchValue: 'de' }], action: { kind: 'target', url: GERMAN } },
+];
+const NOTICE_PAGES = { ...NO_PAGES, notice: { title: null, message: 'Mind the step', button: 'Go' } };
+const PAGE_CASES: Array<[string, Target, Partial<RedirectFacts>, Record<string, unknown>]> = [
+  [
+    'a page rule that matches shows its page',
+    link({ rules: PAGE_RULES, pages: NOTICE_PAGES }),
+    {},
+    { outcome: 'page', shown: 'notice', cache: 'no-store', record: false },
+  ],
+  [
+    'a bot is shown the page too, never the target',
+    link({ rules: PAGE_RULES, pages: NOTICE_PAGES }),
+    { isBot: true, userAgent: 'facebookexternalhit/1.1' },
+    { outcome: 'page', shown: 'notice', cache: 'no-store', record: false },
+  ],
+  [
+    'past the page, the next rule decides and the GET counts',
+    link({ rules: PAGE_RULES, pages: NOTICE_PAGES }),
+    { pagePassed: true },
+    { outcome: 'redirect', location: GERMAN, cache: 'no-store', record: true },
+  ],
+  [
+    'a page rule that does not match is passed over',
+    link({ rules: PAGE_RULES, pages: NOTICE_PAGES }),
+    { acceptLanguage: 'fr' },
+    { outcome: 'redirect', location: URL, cache: 'no-store', record: true },
+  ],
+  [
+    'openInBrowser shows an in-app browser the page',
+    link({ openInBrowser: true }),
+    { userAgent: WECHAT },
+    { outcome: 'page', shown: 'open-in-browser', cache: 'no-store', record: false },
+  ],
+  [
+    'openInBrowser lets a real browser through',
+    link({ openInBrowser: true }),
+    {},
+    { outcome: 'redirect', location: URL, cache: 'private, max-age=90', record: true },
+  ],
+  [
+    'openInBrowser is passed by its continue',
+    link({ openInBrowser: true }),
+    { userAgent: WECHAT, pagePassed: true },
+    { outcome: 'redirect', location: URL, cache: 'private, max-age=90', record: true },
+  ],
+  [
+    'a refusal rule comes before openInBrowser',
+    link({ openInBrowser: true, rules: [{ conditions: [], action: { kind: 'refuse', status: 451 } }] }),
+    { userAgent: WECHAT },
+    { outcome: 'unavailable', record: false },
+  ],
+];
+for (const [title, target, facts, expected] of PAGE_CASES) {
+  test(`pages: ${title}`, (t) => {
+    const d = decide(target, facts);
+    const fields: Record<string, unknown> = { outcome: d.outcome, record: d.record };
+    for (const key of Object.keys(expected)) fields[key] = d[key as keyof Decision];
+    t.deepEqual(fields, expected);
+  });
+}
+
+test('pages: a notice rule on a link whose notice could not be read leads to the link’s own target, never a broken page', (t) => {
+  const d = decide(link({ rules: [{ conditions: [], action: { kind: 'page', page: 'notice' } }] }));
+  t.is(d.outcome, 'redirect');
+  t.is(d.location, URL);
 });

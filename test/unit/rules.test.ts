@@ -313,7 +313,6 @@ const INVALID: Array<[string, unknown, string, RegExp]> = [
     /at most 50 rules/,
   ],
   ['a rule that is no object', [42], 'rules[0]', /must be an object/],
-  ['no conditions', [{ conditions: [], target }], 'rules[0].conditions', /at least one condition/],
   ['conditions missing', [{ target }], 'rules[0].conditions', /must be a list of conditions/],
   [
     'over 10 conditions',

@@ -4,7 +4,8 @@ import { unknownDomain } from '../../domains/domain.ts';
 import type { Link, LinkChange, LinkOptions, LinkQuery, NewLink } from '../../links/link.ts';
 import { createGroupCommit } from '../group-commit.ts';
 import { storedPreview } from '../../links/preview.ts';
-import type { LinkStore, LinkWriter } from '../ports.ts';
+import { storedPages } from '../../rules/page-settings.ts';
+import type { LinkStore, LinkWriter, StoredFormAnswer } from '../ports.ts';
 import { creatorColumns } from '../audit-rows.ts';
 import { toLink, toLinkUrl, toTarget, type LinkRow, type LinkUrlRow, type TargetRow } from '../rows.ts';
 import type { Database, Querier } from './database.ts';
@@ -106,6 +107,8 @@ export function createPostgresLinkStore(db: Database, idBlockSize: number, log: 
         ];
         const id = await insert(tx, q.IMPORT_LINK, params, record.tags, true);
         if (id !== undefined && record.preview !== null) await tx.query(q.SET_PREVIEW, [id, storedPreview(record.preview)]);
+        const pages = record.pages === undefined ? null : storedPages(record.pages);
+        if (id !== undefined && pages !== null) await tx.query(q.SET_PAGES, [id, pages, record.updatedAt.getTime()]);
         if (id !== undefined && record.visitCount > 0) {
           await tx.query(q.ADD_LINK_VISITS, [[id], [record.visitCount], [(record.lastVisitAt ?? record.createdAt).getTime()]]);
         }
@@ -135,6 +138,9 @@ export function createPostgresLinkStore(db: Database, idBlockSize: number, log: 
       setReview: async (id, from, to, at) => (await tx.query(q.SET_REVIEW, [id, from, to, at.getTime()])).rowCount === 1,
       setRules: async (id, rules, at) => (await tx.query(q.SET_RULES, [id, rules, at.getTime()])).rowCount === 1,
       setSplit: async (id, split, at) => (await tx.query(q.SET_SPLIT, [id, split, at.getTime()])).rowCount === 1,
+      setPages: async (id, pages, at) => (await tx.query(q.SET_PAGES, [id, pages, at.getTime()])).rowCount === 1,
+      addFormAnswer: async (linkId, at, answers) => void (await tx.query(q.ADD_FORM_ANSWER, [linkId, at.getTime(), answers])),
+      deleteFormAnswers: async (linkId) => (await tx.query(q.DELETE_FORM_ANSWERS, [linkId])).rowCount ?? 0,
     };
   }
 
@@ -202,6 +208,13 @@ export function createPostgresLinkStore(db: Database, idBlockSize: number, log: 
     hasVisitsLeft: async (id) => (await db.query<{ left: boolean }>(q.HAS_VISITS_LEFT, [id])).rows[0]?.left === true,
 
     linkRules: async (id) => (await db.query<{ rules: string | null }>(q.LINK_RULES, [id])).rows[0]?.rules ?? null,
+
+    linkPages: async (id) => (await db.query<{ pages: string | null }>(q.LINK_PAGES, [id])).rows[0]?.pages ?? null,
+
+    formAnswers: async (linkId, before, limit) => ({
+      answers: (await db.query<StoredFormAnswer>(q.FORM_ANSWERS_PAGE, [linkId, before, limit])).rows,
+      total: (await db.query<{ count: number }>(q.FORM_ANSWER_COUNT, [linkId])).rows[0]?.count ?? 0,
+    }),
 
     liveUrlsAfter: async (after, limit) => (await db.query<LinkUrlRow>(q.LIVE_LINK_URLS_PAGE, [after, limit])).rows.map(toLinkUrl),
 

@@ -62,7 +62,7 @@ const LINK_COLUMNS = `links.id, domain_id AS domain, owner_id AS "ownerId", code
   (SELECT coalesce(json_agg(tag ORDER BY tag COLLATE "C"), '[]'::json)::text FROM link_tags WHERE link_id = links.id) AS tags,
   expires_at AS "expiresAt", max_visits AS "maxVisits", claimed_visits AS "claimedVisits", password_hash AS "passwordHash",
   redirect_status AS "redirectStatus", forward_query AS "forwardQuery", enabled, blocked_rule AS "blockedRule",
-  blocked_list AS "blockedList", blocked_at AS "blockedAt", review, split, preview`;
+  blocked_list AS "blockedList", blocked_at AS "blockedAt", review, split, preview, pages`;
 
 const LINKS = `links LEFT JOIN link_visits AS v ON v.link_id = links.id`;
 
@@ -75,7 +75,7 @@ export const LINK_BY_ADDRESS_FOR_UPDATE = `${LINK_BY_ADDRESS} FOR UPDATE OF link
 /** The redirect's lookup: the target and what the redirect cache holds of the link's options. Code $1, domain $2. */
 export const TARGET_BY_ADDRESS = `SELECT id, url, (deleted_at IS NOT NULL)::int AS deleted, (blocked_rule IS NOT NULL)::int AS blocked,
   enabled, expires_at AS "expiresAt", max_visits AS "maxVisits", (password_hash IS NOT NULL)::int AS locked, review,
-  redirect_status AS "redirectStatus", forward_query AS "forwardQuery", rules, split, preview
+  redirect_status AS "redirectStatus", forward_query AS "forwardQuery", rules, split, preview, pages
   FROM links WHERE code = $1 AND domain_id = $2`;
 
 export const LINK_BY_ID = `SELECT ${LINK_COLUMNS} FROM ${LINKS} WHERE links.id = $1`;
@@ -193,6 +193,25 @@ export const DELETE_VISITOR_SALTS_BEFORE = `DELETE FROM visitor_salts WHERE day 
 
 /** Sets link $1's preview to $2, in the transaction that inserts, imports or edits it. */
 export const SET_PREVIEW = `UPDATE links SET preview = $2 WHERE id = $1`;
+// A link's pages before the redirect (src/rules/page-settings.ts): their JSON, NULL for the defaults; and its form answers.
+
+/** Link $1's page settings. */
+export const LINK_PAGES = `SELECT pages FROM links WHERE id = $1`;
+
+/** Sets live link $1's page settings to $2 (NULL: the defaults) at $3. */
+export const SET_PAGES = `UPDATE links SET pages = $2, updated_at = $3 WHERE id = $1 AND deleted_at IS NULL`;
+
+/** Stores answers $3 to link $1's form at $2. */
+export const ADD_FORM_ANSWER = `INSERT INTO form_answers (link_id, at, answers) VALUES ($1, $2, $3)`;
+
+/** Up to $3 of link $1's form answers below the id $2, newest first. */
+export const FORM_ANSWERS_PAGE = `SELECT id, at, answers FROM form_answers WHERE link_id = $1 AND id < $2 ORDER BY id DESC LIMIT $3`;
+
+/** How many answers link $1's form has. */
+export const FORM_ANSWER_COUNT = `SELECT count(*)::int AS count FROM form_answers WHERE link_id = $1`;
+
+/** Deletes every answer to link $1's form. */
+export const DELETE_FORM_ANSWERS = `DELETE FROM form_answers WHERE link_id = $1`;
 
 // The review queue (links/review.ts).
 
@@ -526,6 +545,7 @@ export const DATA_TABLES = [
   'sessions',
   'api_keys',
   'visits',
+  'form_answers',
   'visit_hours',
   'visit_dimensions',
   'visit_dimension_days',
@@ -561,6 +581,7 @@ export const FINISH_IMPORT = `
   UPDATE kurz_ids SET next_id = greatest(next_id, (SELECT coalesce(max(id), 0) + 1 FROM links)) WHERE name = 'links';
   SELECT setval(pg_get_serial_sequence('domains', 'id'), (SELECT coalesce(max(id), 0) + 1 FROM domains), false);
   SELECT setval(pg_get_serial_sequence('visits', 'id'), (SELECT coalesce(max(id), 0) + 1 FROM visits), false);
+  SELECT setval(pg_get_serial_sequence('form_answers', 'id'), (SELECT coalesce(max(id), 0) + 1 FROM form_answers), false);
   SELECT setval(pg_get_serial_sequence('api_keys', 'id'), (SELECT coalesce(max(id), 0) + 1 FROM api_keys), false);
   SELECT setval(pg_get_serial_sequence('users', 'id'), (SELECT greatest(coalesce(max(id), 0) + 1, 2) FROM users), false);
   SELECT setval(pg_get_serial_sequence('link_changes', 'seq'), (SELECT coalesce(max(seq), 0) + 1 FROM link_changes), false);

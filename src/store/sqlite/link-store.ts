@@ -6,9 +6,10 @@ import { unknownDomain } from '../../domains/domain.ts';
 import { AppError } from '../../core/errors.ts';
 import { createLogger, type Logger } from '../../core/log.ts';
 import type { Link, LinkChange, LinkEdit, LinkOptions, LinkQuery, LinkRecord, NewLink, Target } from '../../links/link.ts';
+import { storedPages } from '../../rules/page-settings.ts';
 import { toLink, toLinkUrl, toTarget, type DomainRow, type LinkRow, type LinkUrlRow, type TargetRow } from '../rows.ts';
-import type { LinkStore, LinkWriter } from '../ports.ts';
 import { storedPreview } from '../../links/preview.ts';
+import type { LinkStore, LinkWriter, StoredFormAnswer } from '../ports.ts';
 import { creatorColumns } from '../audit-rows.ts';
 import { createGroupCommit } from '../group-commit.ts';
 import { connectionSync } from './database.ts';
@@ -84,6 +85,12 @@ export function createSqliteLinkStore(
   const setPreview = db.prepare<[{ id: number; preview: string | null }]>(q.SET_PREVIEW);
   const setRules = db.prepare<[{ id: number; rules: string | null; at: number }]>(q.SET_RULES);
   const setSplit = db.prepare<[{ id: number; split: string | null; at: number }]>(q.SET_SPLIT);
+  const linkPages = statement<[number], string | null>(q.LINK_PAGES).pluck();
+  const setPages = db.prepare<[{ id: number; pages: string | null; at: number }]>(q.SET_PAGES);
+  const addFormAnswer = db.prepare<[{ linkId: number; at: number; answers: string }]>(q.ADD_FORM_ANSWER);
+  const formAnswersPage = statement<[number, number, number], StoredFormAnswer>(q.FORM_ANSWERS_PAGE);
+  const formAnswerCount = statement<[number], number>(q.FORM_ANSWER_COUNT).pluck();
+  const deleteFormAnswers = db.prepare<[number]>(q.DELETE_FORM_ANSWERS);
   const pendingCount = statement<[], number>(q.PENDING_COUNT).pluck();
   const importLink = db.prepare(q.IMPORT_LINK);
   const lastChange = statement<[], { seq: number }>(q.LAST_CHANGE);
@@ -148,6 +155,8 @@ export function createSqliteLinkStore(
       );
       if (id !== undefined) for (const tag of record.tags) insertTag.run(id, tag);
       if (id !== undefined && record.preview !== null) setPreview.run({ id, preview: storedPreview(record.preview) });
+      const pages = record.pages === undefined ? null : storedPages(record.pages);
+      if (id !== undefined && pages !== null) setPages.run({ id, pages, at: record.updatedAt.getTime() });
       if (id !== undefined && record.visitCount > 0) {
         addVisit.run({ id, count: record.visitCount, lastVisitAt: (record.lastVisitAt ?? record.createdAt).getTime() });
       }
@@ -182,6 +191,9 @@ export function createSqliteLinkStore(
     setReview: async (id, from, to, at) => setReview.run({ id, from, to, at: at.getTime() }).changes === 1,
     setRules: async (id, rules, at) => setRules.run({ id, rules, at: at.getTime() }).changes === 1,
     setSplit: async (id, split, at) => setSplit.run({ id, split, at: at.getTime() }).changes === 1,
+    setPages: async (id, pages, at) => setPages.run({ id, pages, at: at.getTime() }).changes === 1,
+    addFormAnswer: async (linkId, at, answers) => void addFormAnswer.run({ linkId, at: at.getTime(), answers }),
+    deleteFormAnswers: async (linkId) => deleteFormAnswers.run(linkId).changes,
   };
 
   /** One transaction for a batch of jobs, each in a savepoint; commits without waiting for the disk. */
@@ -286,6 +298,13 @@ export function createSqliteLinkStore(
     hasVisitsLeft: async (id) => hasVisitsLeft.get(id) === 1,
 
     linkRules: async (id) => linkRules.get(id) ?? null,
+
+    linkPages: async (id) => linkPages.get(id) ?? null,
+
+    formAnswers: async (linkId, before, limit) => ({
+      answers: formAnswersPage.all(linkId, before, limit),
+      total: formAnswerCount.get(linkId) ?? 0,
+    }),
 
     liveUrlsAfter: async (after, limit) => liveLinkUrls.all(after, limit).map(toLinkUrl),
 

@@ -545,6 +545,28 @@ export const MIGRATIONS: readonly string[] = [
       WHERE NEW.domain_id IS NOT OLD.domain_id OR NEW.code IS NOT OLD.code;
   END;
   `,
+  // A link's pages before the redirect (migration 20, issue 26): links.pages holds their settings' JSON
+  // (src/rules/page-settings.ts, validated on write), NULL for the defaults; the change log follows it. Form
+  // answers get a table of their own, gone with their link (a purge deletes its row).
+  `
+  ALTER TABLE links ADD COLUMN pages TEXT;
+  DROP TRIGGER links_changed;
+  CREATE TRIGGER links_changed
+    AFTER UPDATE OF url, deleted_at, enabled, expires_at, max_visits, password_hash, redirect_status, forward_query, blocked_rule,
+      code, domain_id, review, rules, split, preview, pages ON links
+  BEGIN
+    INSERT INTO link_changes (link_id, domain_id, code) VALUES (OLD.id, OLD.domain_id, OLD.code);
+    INSERT INTO link_changes (link_id, domain_id, code) SELECT NEW.id, NEW.domain_id, NEW.code
+      WHERE NEW.domain_id IS NOT OLD.domain_id OR NEW.code IS NOT OLD.code;
+  END;
+  CREATE TABLE form_answers (
+    id      INTEGER PRIMARY KEY,
+    link_id INTEGER NOT NULL REFERENCES links (id) ON DELETE CASCADE,
+    at      INTEGER NOT NULL,
+    answers TEXT NOT NULL
+  );
+  CREATE INDEX form_answers_by_link ON form_answers (link_id, id);
+  `,
 ];
 
 /**

@@ -8,7 +8,7 @@ const LINK_COLUMNS = `id, domain_id AS domain, owner_id AS ownerId, code, url, i
   (SELECT json_group_array(tag) FROM (SELECT tag FROM link_tags WHERE link_id = links.id ORDER BY tag)) AS tags,
   expires_at AS expiresAt, max_visits AS maxVisits, claimed_visits AS claimedVisits, password_hash AS passwordHash,
   redirect_status AS redirectStatus, forward_query AS forwardQuery, enabled, blocked_rule AS blockedRule,
-  blocked_list AS blockedList, blocked_at AS blockedAt, review, split, preview`;
+  blocked_list AS blockedList, blocked_at AS blockedAt, review, split, preview, pages`;
 
 const LINKS = `links LEFT JOIN link_visits AS v ON v.link_id = links.id`;
 
@@ -21,7 +21,7 @@ export const CODE_ON_ANY_DOMAIN = `SELECT 1 FROM links WHERE code = ? LIMIT 1`;
 /** The redirect's lookup: the target and what the redirect cache holds of the link's options. Parameters (code, domain). */
 export const TARGET_BY_ADDRESS = `SELECT id, url, deleted_at IS NOT NULL AS deleted, blocked_rule IS NOT NULL AS blocked, enabled,
   expires_at AS expiresAt, max_visits AS maxVisits, password_hash IS NOT NULL AS locked, review, redirect_status AS redirectStatus,
-  forward_query AS forwardQuery, rules, split, preview
+  forward_query AS forwardQuery, rules, split, preview, pages
   FROM links WHERE code = ? AND domain_id = ?`;
 
 export const LINK_BY_ID = `SELECT ${LINK_COLUMNS} FROM ${LINKS} WHERE id = ?`;
@@ -132,6 +132,25 @@ export const DELETE_VISITOR_SALTS_BEFORE = `DELETE FROM visitor_salts WHERE day 
 
 /** Sets a link's preview, in the transaction that inserts, imports or edits it. */
 export const SET_PREVIEW = `UPDATE links SET preview = @preview WHERE id = @id`;
+// A link's pages before the redirect (src/rules/page-settings.ts): their JSON, NULL for the defaults; and its form answers.
+
+/** A link's page settings, by its id. */
+export const LINK_PAGES = `SELECT pages FROM links WHERE id = ?`;
+
+/** Sets a live link's page settings (NULL: the defaults). */
+export const SET_PAGES = `UPDATE links SET pages = @pages, updated_at = @at WHERE id = @id AND deleted_at IS NULL`;
+
+/** Stores a visitor's answers to a link's form. */
+export const ADD_FORM_ANSWER = `INSERT INTO form_answers (link_id, at, answers) VALUES (@linkId, @at, @answers)`;
+
+/** A page of a link's form answers, newest first, below the id `before` (index form_answers_by_link). Parameters (link, before, limit). */
+export const FORM_ANSWERS_PAGE = `SELECT id, at, answers FROM form_answers WHERE link_id = ? AND id < ? ORDER BY id DESC LIMIT ?`;
+
+/** How many answers a link's form has. */
+export const FORM_ANSWER_COUNT = `SELECT count(*) FROM form_answers WHERE link_id = ?`;
+
+/** Deletes every answer to a link's form. */
+export const DELETE_FORM_ANSWERS = `DELETE FROM form_answers WHERE link_id = ?`;
 
 // The review queue (links/review.ts).
 

@@ -12,6 +12,7 @@ import { ALIAS_FIELD, DOMAIN_FIELD, OPTION_SCHEMAS, SPLIT_FIELD, URL_FIELD } fro
 import { linkJson } from '../../links/link-json.ts';
 import { LIST_QUERY } from '../../links/list-query.ts';
 import { RULE_LIMITS } from '../../rules/rule.ts';
+import { PAGES_JSON_SCHEMA } from '../../rules/page-settings.ts';
 import { takeCreations } from '../creation-limit.ts';
 import { domainOf } from '../domain-param.ts';
 
@@ -45,6 +46,7 @@ const EDIT_SHAPE = {
     z.string().describe('Hands the link to this user (admins only: a member gets 403); 400 when no user has the name'),
     (value) => value,
   ),
+  pages: ruled(PAGES_JSON_SCHEMA, (value) => value),
 };
 
 /** PATCH /api/v1/links/CODE: the fields to change. */
@@ -131,8 +133,13 @@ export function linksApiHandlers(web: WebServices) {
     /** Sets the fields given (null clears an option; `domain` moves the link); the redirect follows at once. */
     async editLink(ctx: Context): Promise<void> {
       const domain = domainOf(ctx, web.registry);
-      const fields = parseBody(LINK_EDIT, await readBody(ctx.req, ['json']));
-      const link = await web.links.editLink(actorOf(ctx), codeOf(ctx), fields, domain);
+      const { pages, ...fields } = parseBody(LINK_EDIT, await readBody(ctx.req, ['json']));
+      // The pages before the redirect have their own use case (links/manage.ts setPages), set first.
+      if (pages !== undefined) await web.links.setPages(actorOf(ctx), codeOf(ctx), pages, domain);
+      const link =
+        Object.keys(fields).length > 0
+          ? await web.links.editLink(actorOf(ctx), codeOf(ctx), fields, domain)
+          : await web.links.existingLink(actorOf(ctx), codeOf(ctx), domain);
       sendJson(ctx.res, 200, linkJson(link, web));
     },
 

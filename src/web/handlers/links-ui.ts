@@ -34,6 +34,7 @@ import {
   ruleSplitRows,
 } from '../rule-form.ts';
 import { splitFieldNames, splitFormError, splitOfForm, splitRows, VARIANT_ROWS, variantValues } from '../split-form.ts';
+import { PAGE_FIELDS, pageFormError, pageFormOptions, pagesOfForm, pageValues } from '../page-settings-form.ts';
 
 const EDIT_FIELDS = LINK_FIELDS.filter((f) => f !== 'alias');
 /** The edit form's A/B split rows (variant_url1, variant_weight1, variant_paused1, …). */
@@ -63,6 +64,7 @@ export function linksUiHandlers(web: WebServices) {
     form: FormValues,
     error: FormError | null,
     rules: { form: FormValues; error: FormError | null } = { form: EMPTY_RULE_FORM, error: null },
+    pages: { form: FormValues; error: FormError | null } = { form: pageValues(link.pages), error: null },
   ): Promise<void> {
     const notice = NOTICES.find((flag) => flag in ctx.query) ?? null;
     const actor = actorOf(ctx);
@@ -96,6 +98,14 @@ export function linksUiHandlers(web: WebServices) {
         error: rules.error,
         options: ruleFormOptions(),
         splitRows: ruleSplitRows(rules.form),
+      },
+      pages: {
+        path: `/links/${encodeURIComponent(link.code)}/pages${domainSuffix(link.domain)}`,
+        answersPath: `/links/${encodeURIComponent(link.code)}/form-answers${domainSuffix(link.domain)}`,
+        hasForm: link.pages.form !== null,
+        form: pages.form,
+        error: pages.error,
+        options: pageFormOptions(),
       },
     });
   }
@@ -228,6 +238,30 @@ export function linksUiHandlers(web: WebServices) {
           { ...linkValues(link, web.registry.hostOf(link.domain)), ...variantValues(link.split), owner: web.ownerName(link.ownerId) ?? '' },
           null,
           { form: textOf(body, 'op') === 'add' ? form : EMPTY_RULE_FORM, error: ruleFormError(error, rules.length, form) },
+        );
+      }
+    },
+
+    /** The pages before the redirect (notice, form, open in browser): saved, or the form again with its error. */
+    async changePages(ctx: Context): Promise<void> {
+      const code = codeOf(ctx);
+      const domain = domainOf(ctx, web.registry);
+      const actor = actorOf(ctx);
+      const form = formValues(await readForm(ctx, web), PAGE_FIELDS);
+      try {
+        await web.links.setPages(actor, code, pagesOfForm(form), domain);
+        sendSeeOther(ctx.res, `/links/${encodeURIComponent(code)}${domainSuffix(domain)}#pages`);
+      } catch (err) {
+        const error = formFailure(err);
+        const link = await web.links.existingLink(actor, code, domain);
+        await showLinkPage(
+          ctx,
+          STATUS[error.code],
+          link,
+          { ...linkValues(link, web.registry.hostOf(link.domain)), owner: web.ownerName(link.ownerId) ?? '' },
+          null,
+          undefined,
+          { form, error: pageFormError(error) },
         );
       }
     },
