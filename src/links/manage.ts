@@ -26,7 +26,7 @@ import { encodeCursor } from './list-query.ts';
 import { reviewOf } from './review-rules.ts';
 import type { BlocklistSource } from '../blocklist/blocklist.ts';
 import { normaliseUrl, refuseListed, urlRules, type Listening } from './url-rules.ts';
-import { parseRules, ruleJson, ruleTargets, type Rule, type RuleJson, type Variant } from '../rules/rule.ts';
+import { parseRules, ruleJson, ruleTargets, type RuleJson, type Variant } from '../rules/rule.ts';
 import { rulesFromStored, storedRules, storedSplit } from '../rules/stored.ts';
 import { splitOf } from './create.ts';
 import { missingPage, parsePages, storedPages, type FormAnswers, type PageSettings } from '../rules/page-settings.ts';
