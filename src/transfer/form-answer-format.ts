@@ -4,6 +4,8 @@ import { defuse } from './format.ts';
 
 /** The columns of a form answers export, in order: the time, each field kurz asks, and the consent. */
 export const FORM_ANSWER_COLUMNS = ['at', ...FORM_FIELDS, 'consent'] as const;
+/** The columns of an answer besides its time, as the pages list them. */
+export const FORM_ANSWER_FIELDS = FORM_ANSWER_COLUMNS.slice(1);
 
 /** The header line of a CSV of form answers. */
 export function formAnswerCsvHeader(): string {

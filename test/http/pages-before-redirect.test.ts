@@ -204,6 +204,9 @@ test('a form rule: checked with precise messages, stored, listed, exported as fo
   const listed = await page.text();
   t.regex(listed, /=HYPERLINK\(&quot;http:\/\/evil&quot;\)/);
   t.regex(listed, /1 answer,/);
+  const linkPage = await (await fetch(`${k.base}/links/survey`, { headers: { cookie } })).text();
+  t.regex(linkPage, /<h3 id="latest-answers">Latest form answers<\/h3>/, 'the link page lists the newest answers');
+  t.regex(linkPage, /id="latest-form-answers"[\s\S]*<td>ana@example\.org<\/td>[\s\S]*<\/table>/);
   const csrf = /name="_csrf" value="([^"]+)"/.exec(listed)?.[1] ?? '';
   const deleted = await fetch(`${k.base}/links/survey/form-answers/delete`, {
     method: 'POST',

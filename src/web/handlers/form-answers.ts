@@ -1,14 +1,13 @@
 import type { Context } from 'koa';
 import type { WebServices } from '../../context.ts';
 import { send, sendSeeOther } from '../../http/respond.ts';
-import { answerText, FORM_ANSWER_COLUMNS, formAnswerCsvHeader, formAnswerCsvLine } from '../../transfer/form-answer-format.ts';
+import { answerText, FORM_ANSWER_FIELDS as FIELDS, formAnswerCsvHeader, formAnswerCsvLine } from '../../transfer/form-answer-format.ts';
 import { domainOf, domainQuery } from '../domain-param.ts';
 import { actorOf, readForm } from '../session.ts';
 import { showPage } from './pages.ts';
 
 /** Answers a page of the link's form answers lists. */
 const ANSWERS_PAGE = 50;
-const FIELDS = FORM_ANSWER_COLUMNS.slice(1);
 
 /**
  * A link's form answers (the pages before the redirect): listed on their page (newest first, paged by id),

@@ -9,6 +9,7 @@ import { LIST_QUERY, PAGE_SIZE } from '../../links/list-query.ts';
 import { isAdmin } from '../../auth/actor.ts';
 import { actorOf, readForm } from '../session.ts';
 import { showPage } from './pages.ts';
+import { answerText, FORM_ANSWER_FIELDS } from '../../transfer/form-answer-format.ts';
 import {
   formError,
   formFailure,
@@ -35,6 +36,9 @@ import {
 } from '../rule-form.ts';
 import { splitFieldNames, splitFormError, splitOfForm, splitRows, VARIANT_ROWS, variantValues } from '../split-form.ts';
 import { PAGE_FIELDS, pageFormError, pageFormOptions, pagesOfForm, pageValues } from '../page-settings-form.ts';
+
+/** The form answers the link page lists; their own page has every one. */
+const LATEST_ANSWERS = 5;
 
 const EDIT_FIELDS = LINK_FIELDS.filter((f) => f !== 'alias');
 /** The edit form's A/B split rows (variant_url1, variant_weight1, variant_paused1, …). */
@@ -72,6 +76,11 @@ export function linksUiHandlers(web: WebServices) {
     // An admin may hand the link to another user, once there is one.
     const users = isAdmin(actor) ? await web.users.listUsers(actor) : [];
     const history = await web.audit.list({ subject: { kind: 'link', id: link.id }, limit: HISTORY_SIZE });
+    // The newest form answers are listed here; their own page has them all, paged, and the CSV.
+    const answers =
+      link.pages.form === null && !link.deletedAt
+        ? null
+        : await web.links.formAnswersOf(actor, link.code, link.domain, undefined, LATEST_ANSWERS);
     showPage(ctx, web, status, 'link', {
       history: history.entries.map((entry) => activityRow(entry, web.registry)),
       title: `Link ${link.code}`,
@@ -103,6 +112,18 @@ export function linksUiHandlers(web: WebServices) {
         path: `/links/${encodeURIComponent(link.code)}/pages${domainSuffix(link.domain)}`,
         answersPath: `/links/${encodeURIComponent(link.code)}/form-answers${domainSuffix(link.domain)}`,
         hasForm: link.pages.form !== null,
+        answers:
+          answers === null || answers.total === 0
+            ? null
+            : {
+                total: answers.total,
+                columns: FORM_ANSWER_FIELDS,
+                rows: answers.answers.map((a) => ({
+                  at: a.at.toISOString(),
+                  values: FORM_ANSWER_FIELDS.map((c) => answerText(a.answers[c])),
+                })),
+                csvPath: `/links/${encodeURIComponent(link.code)}/form-answers.csv${domainSuffix(link.domain)}`,
+              },
         form: pages.form,
         error: pages.error,
         options: pageFormOptions(),
