@@ -129,6 +129,10 @@ test('a notice rule shows the notice (bots too), never the target; its button le
 
   const pass = hidden(html, 'pass');
   t.is(hidden(html, 'query'), 'ref=mail');
+  const botOn = await post(k, 'warn', { pass, query: 'ref=mail' }, { 'user-agent': UA.googlebot });
+  t.is(botOn.status, 403, 'a bot that follows the button is not led on either');
+  t.false((await botOn.text()).includes('secret-target'));
+  t.is(await humans(k, 'warn'), 0);
   const on = await post(k, 'warn', { pass, query: 'ref=mail' });
   t.is(on.status, 303);
   t.is(on.headers.get('location'), TARGET);

@@ -22,7 +22,7 @@ const FORM_BODY_LIMIT = 16 * 1024;
  * be the one the page gave (signed, for this link and query, not expired: else 400). The redirect is decided
  * again with the request's facts: a form the link still shows is checked (its problems re-render it, 400) and
  * its answers stored; then, the page passed, whatever the link would serve without it is answered with 303 See
- * Other, uncached, and counted as the visit. Public, as the redirect is; no CSRF token: the pass is the
+ * Other, uncached, and counted as the visit; a bot gets 403 instead (it is shown pages, never targets). Public, as the redirect is; no CSRF token: the pass is the
  * form's token, bound to the link, and a forged post could only lead someone on to the link they opened.
  */
 export function pageFlowHandlers(web: WebServices) {
@@ -48,6 +48,9 @@ export function pageFlowHandlers(web: WebServices) {
           'pass',
         );
       const facts = new PassFacts(ctx.req, code, query, web);
+      // Bots get the page, never the target: not through its button either (a crawler may post a form).
+      if (facts.isBot)
+        throw new AppError('forbidden', `the link "${code}" shows a page first: bots are shown the page, not where it leads`);
       const first = decideRedirect(target, facts, settings, newDecision());
       if (first.outcome === 'page' && first.shown === 'form' && target.gate !== null && target.gate.pages.form !== null) {
         const { answers, problems } = checkAnswers(target.gate.pages.form, posted);
@@ -110,7 +113,6 @@ class PassFacts implements RedirectFacts {
   readonly isPreviewBot = false;
   readonly method = 'GET';
   readonly wantsHtml = true;
-  readonly random = 0;
   readonly url: string;
   readonly #req: IncomingMessage;
   readonly #web: WebServices;
