@@ -47,6 +47,34 @@ nodesTest('an edit on the first node reaches the third within a second', async (
   t.log(`the third node answered the new target ${(performance.now() - since).toFixed(0)} ms after the edit`);
 });
 
+nodesTest(
+  'rules and a split set on the first node reach the third within a second; every node draws one visitor the same variant',
+  async (t) => {
+    const { key, nodes } = await threeNodes(t);
+    const [first, , third] = nodes as [ServeProcess, ServeProcess, ServeProcess];
+    const code = await createThrough(first.url, key, 'https://example.com/own');
+    for (let i = 0; i < 3; i++) t.is((await freshRequest(`${third.url}/${code}`)).location, 'https://example.com/own');
+    const rules = [{ conditions: [{ type: 'ip-address', matchValue: '127.0.0.0/8' }], target: 'https://example.com/ruled' }];
+    t.is((await freshRequest(`${first.url}/api/v1/links/${code}/rules`, { method: 'PUT', body: { rules }, key })).status, 200);
+    await waitFor(async () => (await freshRequest(`${third.url}/${code}`)).location === 'https://example.com/ruled', 1000);
+
+    t.is((await freshRequest(`${first.url}/api/v1/links/${code}/rules`, { method: 'PUT', body: { rules: [] }, key })).status, 200);
+    const variants = ['https://example.com/a', 'https://example.com/b'];
+    const split = variants.map((url) => ({ url, weight: 1 }));
+    t.is((await freshRequest(`${first.url}/api/v1/links/${code}`, { method: 'PATCH', body: { split }, key })).status, 200);
+    await waitFor(async () => variants.includes((await freshRequest(`${third.url}/${code}`)).location), 1000);
+    // One visitor (one address, one user agent) on every node: one salt in the database, one variant.
+    const drawn = await Promise.all(nodes.map(async (node) => (await freshRequest(`${node.url}/${code}`)).location));
+    t.is(new Set(drawn).size, 1, `every node drew ${drawn.join(', ')}`);
+
+    // The drawn variant paused on the first node: the third sends the visitor to the other one.
+    const paused = split.map((v) => (v.url === drawn[0] ? { ...v, paused: true } : v));
+    t.is((await freshRequest(`${first.url}/api/v1/links/${code}`, { method: 'PATCH', body: { split: paused }, key })).status, 200);
+    const other = variants.find((url) => url !== drawn[0]);
+    await waitFor(async () => (await freshRequest(`${third.url}/${code}`)).location === other, 1000);
+  },
+);
+
 nodesTest('kill -9 of a node while creations run loses no acknowledged link, and no code is handed out twice', async (t) => {
   const { key, nodes } = await threeNodes(t);
   const [first, victim, third] = nodes as [ServeProcess, ServeProcess, ServeProcess];
