@@ -22,14 +22,22 @@ export async function browserFor(t: ExecutionContext): Promise<Browser> {
   return browser;
 }
 
-/** A page of its own context on kurz, and the console errors and uncaught exceptions it sees. */
+/**
+ * A page of its own context on kurz, and the console errors and uncaught exceptions it sees. `userAgent`
+ * replaces headless Chromium's own (`HeadlessChrome`, which kurz counts as a bot) where a person is played.
+ */
 export async function openPage(
   browser: Browser,
   k: TestKurz,
   viewport: Viewport = DESKTOP,
-  { javaScript = true } = {},
+  { javaScript = true, userAgent }: { javaScript?: boolean; userAgent?: string } = {},
 ): Promise<{ page: Page; problems: string[] }> {
-  const context = await browser.newContext({ viewport, baseURL: k.base, javaScriptEnabled: javaScript });
+  const context = await browser.newContext({
+    viewport,
+    baseURL: k.base,
+    javaScriptEnabled: javaScript,
+    ...(userAgent ? { userAgent } : {}),
+  });
   const page = await context.newPage();
   const problems: string[] = [];
   page.on('console', (message) => {

@@ -87,7 +87,9 @@ async function pages(t: ExecutionContext, viewport: Viewport): Promise<void> {
   const browser = await browserFor(t);
   const size = viewport.width < DESKTOP.width ? 'phone' : 'desktop';
 
-  const { page, problems } = await openPage(browser, k, viewport);
+  // A person's browser: headless Chromium's own user agent is a bot's, which a page never leads on.
+  const person = viewport.width < DESKTOP.width ? UA.iphoneSafari : UA.desktopChromeWindows;
+  const { page, problems } = await openPage(browser, k, viewport, { userAgent: person });
   const left = await catchTargets(k, page);
   await page.goto('/warn');
   t.is(await page.locator('h1').textContent(), 'You are leaving kurz');
@@ -110,6 +112,20 @@ async function pages(t: ExecutionContext, viewport: Viewport): Promise<void> {
   await page.getByRole('button', { name: 'Send and continue' }).click();
   await page.waitForURL(TARGET);
   t.is((await k.sql('SELECT id FROM form_answers')).length, 1);
+
+  // The owner sees the answer on the link's page.
+  await k.login();
+  const owner = await openPage(browser, k, viewport);
+  await logIn(owner.page, 'admin', ADMIN_PASSWORD);
+  await owner.page.goto('/links/survey');
+  const latest = owner.page.locator('#latest-form-answers');
+  t.regex((await latest.textContent()) ?? '', /Ana[\s\S]*ana@example\.org/);
+  for (const colorScheme of ['light', 'dark'] as const) {
+    await owner.page.emulateMedia({ colorScheme });
+    await owner.page.locator('section.pages').screenshot({ path: join(SHOTS, `pages-latest-answers-${size}-${colorScheme}.png`) });
+  }
+  t.true((await owner.page.evaluate('document.documentElement.scrollWidth <= window.innerWidth')) === true, 'the link page fits');
+  t.deepEqual(owner.problems, []);
 
   const wechat = await browser.newContext({
     viewport,
