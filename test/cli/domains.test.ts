@@ -102,9 +102,12 @@ test('export carries the domain and import needs it to exist', async (t) => {
   await kurz('create', 'https://example.com/a', '--alias', 'go');
   await kurz('create', 'https://example.com/b', '--alias', 'go', '--domain', 's2.example');
   const csv = (await kurz('export')).stdout;
-  t.regex(csv, /^code,.*,domain$/m);
-  t.regex(csv, /^go,https:\/\/example\.com\/a,.*,$/m, 'the default domain is left empty: the importing instance’s own');
-  t.regex(csv, /^go,https:\/\/example\.com\/b,.*,s2\.example$/m);
+  const [header = '', ...rows] = csv.trim().split('\n');
+  const domainAt = header.split(',').indexOf('domain');
+  t.true(domainAt > 0, header);
+  const domainOf = (url: string) => rows.find((row) => row.startsWith(`go,${url},`))?.split(',')[domainAt];
+  t.is(domainOf('https://example.com/a'), '', 'the default domain is left empty: the importing instance’s own');
+  t.is(domainOf('https://example.com/b'), 's2.example');
   t.is((await kurz('export', '--domain', 's2.example')).stdout.split('\n').filter(Boolean).length, 2, 'a header and the one link');
 
   const other = await kurzOn(t);

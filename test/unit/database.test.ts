@@ -23,6 +23,7 @@ test('a new database is created with its folder, in WAL mode, marked as kurz, at
     'audit_log',
     'domain_users',
     'domains',
+    'form_answers',
     'link_changes',
     'link_days',
     'link_tags',
