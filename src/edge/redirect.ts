@@ -6,6 +6,7 @@ import { goneMessage, guardedMessage, notFoundMessage, refusalMessage, unavailab
 import { sendClientError, sendError } from '../http/problems.ts';
 import { sendJson, sendPage, sendProblem, sendRedirect, UNCACHED, wantsHtml } from '../http/respond.ts';
 import { RESERVED_PATHS } from '../links/reserved-paths.ts';
+import { rawHeader } from '../http/raw-headers.ts';
 import { cachedBotCheck, cachedClassifier, cachedPreviewCheck, type ClientKind } from '../visits/classify.ts';
 import type { CityOf, CountryOf } from '../visits/geo.ts';
 import { dayOf } from '../visits/visit.ts';
@@ -357,10 +358,10 @@ class RequestFacts implements RedirectFacts {
     return wantsHtml(this.req);
   }
   get isBot(): boolean {
-    return this.#looksLikeBot(this.req.headers['user-agent'] ?? '');
+    return this.#looksLikeBot(this.userAgent);
   }
   get isPreviewBot(): boolean {
-    return this.#fetchesPreviews(this.req.headers['user-agent'] ?? '');
+    return this.#fetchesPreviews(this.userAgent);
   }
   get now(): number {
     return this.#now();
@@ -377,10 +378,10 @@ class RequestFacts implements RedirectFacts {
   }
   // The redirect rules' facts (RuleFacts): read only when a condition of a link with rules asks.
   get userAgent(): string {
-    return this.req.headers['user-agent'] ?? '';
+    return rawHeader(this.req.rawHeaders, 'user-agent');
   }
   get acceptLanguage(): string {
-    return this.req.headers['accept-language'] ?? '';
+    return rawHeader(this.req.rawHeaders, 'accept-language');
   }
   get query(): string {
     return queryOf(this.url);

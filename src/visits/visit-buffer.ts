@@ -1,4 +1,5 @@
 import { Histogram } from '../core/histogram.ts';
+import { isHeader } from '../http/raw-headers.ts';
 import type { Logger } from '../core/log.ts';
 import { VisitLog, type VisitEvents } from './visit-events.ts';
 
@@ -109,14 +110,4 @@ export class VisitBuffer {
     this.#timer = undefined;
     this.flush();
   }
-}
-
-/** `name` equals the lower-case header name `lower`, in any case, without allocating. */
-function isHeader(name: string, lower: string): boolean {
-  for (let i = 0; i < lower.length; i++) {
-    let c = name.charCodeAt(i);
-    if (c >= 65 && c <= 90) c += 32;
-    if (c !== lower.charCodeAt(i)) return false;
-  }
-  return true;
 }
