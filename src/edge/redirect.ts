@@ -6,7 +6,7 @@ import { goneMessage, guardedMessage, notFoundMessage, refusalMessage, unavailab
 import { sendClientError, sendError } from '../http/problems.ts';
 import { sendJson, sendPage, sendProblem, sendRedirect, UNCACHED, wantsHtml } from '../http/respond.ts';
 import { RESERVED_PATHS } from '../links/reserved-paths.ts';
-import { rawHeader } from '../http/raw-headers.ts';
+import { rawHeader } from '../core/raw-headers.ts';
 import { cachedBotCheck, cachedClassifier, cachedPreviewCheck, type ClientKind } from '../visits/classify.ts';
 import type { CityOf, CountryOf } from '../visits/geo.ts';
 import { dayOf } from '../visits/visit.ts';

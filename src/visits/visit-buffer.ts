@@ -1,5 +1,5 @@
 import { Histogram } from '../core/histogram.ts';
-import { isHeader } from '../http/raw-headers.ts';
+import { isHeader } from '../core/raw-headers.ts';
 import type { Logger } from '../core/log.ts';
 import { VisitLog, type VisitEvents } from './visit-events.ts';
 
