@@ -26,6 +26,7 @@ import { DOMAIN_PARAM, LIST_QUERY } from '../links/list-query.ts';
 import { BATCH_CREATE, BATCH_MAX, LINK_CREATE, LINK_EDIT, RULES_BODY } from './handlers/links-api.ts';
 import { CONDITION_TYPES, PAGES, RULE_LIMITS } from '../rules/rule.ts';
 import { LINK_FIELDS } from './forms.ts';
+import { PAGE_FIELDS } from './page-settings-form.ts';
 import { QR_QUERY } from './handlers/qr.ts';
 import { DOMAIN_CREATE, DOMAIN_EDIT, DOMAIN_JSON } from './handlers/domains-api.ts';
 import { HANDOVER_JSON, USER_CREATE, USER_EDIT, USER_HANDOVER, USER_INVITATION, USER_JSON } from './handlers/users-api.ts';
@@ -1349,32 +1350,18 @@ export const OPENAPI: OpenApiDocument = openApiDocument({
       }),
     },
     '/links/{code}/pages': {
-      post: adminForm(
-        [
-          'noticeTitle',
-          'noticeMessage',
-          'noticeButton',
-          'formName',
-          'formEmail',
-          'formPhone',
-          'formText',
-          'formTextLabel',
-          'formConsent',
-          'openInBrowser',
-        ],
-        {
-          operationId: 'changePagesForm',
-          summary:
-            "The link page's pages before the redirect: a notice (a message: empty for none), a form (each field off, optional or required; a consent box) and when in-app browsers are shown how to open the link in a browser",
-          parameters: [parameter('code'), parameter('domain')],
-          responses: {
-            '303': seeOther("To the link's page, at its pages"),
-            '400': pageOrProblem('A setting is refused (the message beside its field), or a rule shows the notice or form taken away'),
-            '404': pageOrProblem('No link has this code'),
-            '410': pageOrProblem('The link was deleted'),
-          },
+      post: adminForm([...PAGE_FIELDS], {
+        operationId: 'changePagesForm',
+        summary:
+          "The link page's pages before the redirect: a notice (a message: empty for none), a form (each field off, optional or required; a consent box) and when in-app browsers are shown how to open the link in a browser",
+        parameters: [parameter('code'), parameter('domain')],
+        responses: {
+          '303': seeOther("To the link's page, at its pages"),
+          '400': pageOrProblem('A setting is refused (the message beside its field), or a rule shows the notice or form taken away'),
+          '404': pageOrProblem('No link has this code'),
+          '410': pageOrProblem('The link was deleted'),
         },
-      ),
+      }),
     },
     '/links/{code}/stats': {
       get: adminPage({
