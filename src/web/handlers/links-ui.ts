@@ -61,6 +61,13 @@ export function linksUiHandlers(web: WebServices) {
   };
 
   /** The link page with the edit form's values and error, and the rule editor's (`rules`: its form as typed and its error). */
+  /** The edit form's values of `link` as stored: its fields, its split's rows and its owner. */
+  const storedValues = (link: Link): FormValues => ({
+    ...linkValues(link, web.registry.hostOf(link.domain)),
+    ...variantValues(link.split),
+    owner: web.ownerName(link.ownerId) ?? '',
+  });
+
   async function showLinkPage(
     ctx: Context,
     status: number,
@@ -186,13 +193,7 @@ export function linksUiHandlers(web: WebServices) {
 
     async showLink(ctx: Context): Promise<void> {
       const link = await web.links.existingLink(actorOf(ctx), codeOf(ctx), domainOf(ctx, web.registry));
-      await showLinkPage(
-        ctx,
-        200,
-        link,
-        { ...linkValues(link, web.registry.hostOf(link.domain)), ...variantValues(link.split), owner: web.ownerName(link.ownerId) ?? '' },
-        null,
-      );
+      await showLinkPage(ctx, 200, link, storedValues(link), null);
     },
 
     /**
@@ -252,14 +253,10 @@ export function linksUiHandlers(web: WebServices) {
       } catch (err) {
         const error = formFailure(err);
         const link = await web.links.existingLink(actor, code, domain);
-        await showLinkPage(
-          ctx,
-          STATUS[error.code],
-          link,
-          { ...linkValues(link, web.registry.hostOf(link.domain)), ...variantValues(link.split), owner: web.ownerName(link.ownerId) ?? '' },
-          null,
-          { form: textOf(body, 'op') === 'add' ? form : EMPTY_RULE_FORM, error: ruleFormError(error, rules.length, form) },
-        );
+        await showLinkPage(ctx, STATUS[error.code], link, storedValues(link), null, {
+          form: textOf(body, 'op') === 'add' ? form : EMPTY_RULE_FORM,
+          error: ruleFormError(error, rules.length, form),
+        });
       }
     },
 
@@ -275,15 +272,7 @@ export function linksUiHandlers(web: WebServices) {
       } catch (err) {
         const error = formFailure(err);
         const link = await web.links.existingLink(actor, code, domain);
-        await showLinkPage(
-          ctx,
-          STATUS[error.code],
-          link,
-          { ...linkValues(link, web.registry.hostOf(link.domain)), owner: web.ownerName(link.ownerId) ?? '' },
-          null,
-          undefined,
-          { form, error: pageFormError(error) },
-        );
+        await showLinkPage(ctx, STATUS[error.code], link, storedValues(link), null, undefined, { form, error: pageFormError(error) });
       }
     },
 
