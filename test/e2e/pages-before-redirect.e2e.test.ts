@@ -125,6 +125,14 @@ async function pages(t: ExecutionContext, viewport: Viewport): Promise<void> {
     await owner.page.locator('section.pages').screenshot({ path: join(SHOTS, `pages-latest-answers-${size}-${colorScheme}.png`) });
   }
   t.true((await owner.page.evaluate('document.documentElement.scrollWidth <= window.innerWidth')) === true, 'the link page fits');
+  for (const colorScheme of ['light', 'dark'] as const) {
+    await owner.page.emulateMedia({ colorScheme });
+    await owner.page.locator('#preview-fields').screenshot({ path: join(SHOTS, `preview-fields-${size}-${colorScheme}.png`) });
+  }
+  await owner.page.emulateMedia({ colorScheme: 'light' });
+  await owner.page.goto('/links/survey/form-answers');
+  t.regex((await owner.page.locator('#form-answers').textContent()) ?? '', /ana@example\.org/);
+  await shoot(t, owner.page, 'pages-form-answers', viewport);
   t.deepEqual(owner.problems, []);
 
   const wechat = await browser.newContext({
