@@ -1,4 +1,5 @@
 import { BlockList, isIP } from 'node:net';
+import { LRUCache } from 'lru-cache';
 import { timeOf } from '../links/times.ts';
 import { acceptedLanguages, classifyUserAgent, inAppBrowser, type ClientKind, type InAppBrowser } from '../visits/classify.ts';
 import type { Condition, Rule, Variant } from './rule.ts';
@@ -38,8 +39,14 @@ export function chooseRule(
   facts: RuleFacts,
   classify: (userAgent: string) => ClientKind = classifyUserAgent,
 ): Rule | undefined {
-  const request = new AskedFacts(facts, classify);
-  return rules.find((rule) => rule.conditions.every((condition) => request.matches(condition)));
+  // One AskedFacts for every decision: choosing is synchronous, and a redirect allocates nothing for it.
+  const request = asked.ask(facts, classify);
+  try {
+    for (const rule of rules) if (request.matchesAll(rule.conditions)) return rule;
+    return undefined;
+  } finally {
+    request.forget();
+  }
 }
 
 /**
@@ -82,22 +89,33 @@ const BROWSER_NAMES: Readonly<Record<string, string>> = {
   'Samsung Internet for Android': 'samsung_internet',
 };
 
-/** One request as the conditions see it: each fact read and parsed on first use. */
+/** One request as the conditions see it: each fact read and parsed on first use, forgotten after the choice. */
 class AskedFacts {
   private kind: ClientKind | undefined;
   private inApp: InAppBrowser | null | undefined;
-  private languages: string[] | undefined;
+  private languages: readonly string[] | undefined;
   private params: URLSearchParams | undefined;
   private address: string | undefined;
   private country: string | null | undefined;
   private city: string | null | undefined;
   private now: number | undefined;
-  private readonly facts: RuleFacts;
-  private readonly classify: (userAgent: string) => ClientKind;
+  private facts: RuleFacts | undefined;
+  private classify: (userAgent: string) => ClientKind = classifyUserAgent;
 
-  constructor(facts: RuleFacts, classify: (userAgent: string) => ClientKind) {
+  ask(facts: RuleFacts, classify: (userAgent: string) => ClientKind): this {
     this.facts = facts;
     this.classify = classify;
+    return this;
+  }
+
+  forget(): void {
+    this.facts = this.kind = this.inApp = this.languages = this.params = undefined;
+    this.address = this.country = this.city = this.now = undefined;
+  }
+
+  matchesAll(conditions: readonly Condition[]): boolean {
+    for (const condition of conditions) if (!this.matches(condition)) return false;
+    return true;
   }
 
   matches(c: Condition): boolean {
@@ -132,19 +150,19 @@ class AskedFacts {
       case 'query-param-absent':
         return !this.query().has(key);
       case 'ip-address':
-        this.address ??= this.facts.clientAddress;
+        this.address ??= this.facts!.clientAddress;
         return addressMatches(this.address, value);
       case 'geolocation-country-code':
-        if (this.country === undefined) this.country = this.facts.country()?.toUpperCase() ?? null;
+        if (this.country === undefined) this.country = this.facts!.country()?.toUpperCase() ?? null;
         return this.country === value.toUpperCase();
       case 'geolocation-city-name':
-        if (this.city === undefined) this.city = this.facts.city()?.toLowerCase() ?? null;
+        if (this.city === undefined) this.city = this.facts!.city()?.toLowerCase() ?? null;
         return this.city === value.trim().toLowerCase();
       case 'before-date':
-        this.now ??= this.facts.now;
+        this.now ??= this.facts!.now;
         return this.now < timeAt(value);
       case 'after-date':
-        this.now ??= this.facts.now;
+        this.now ??= this.facts!.now;
         return this.now > timeAt(value);
     }
   }
@@ -165,13 +183,16 @@ class AskedFacts {
 
   /** A language range matches the visitor's entries it is a prefix of: `de` matches `de-AT`, `de-AT` only `de-AT` (and `de-AT-…`). */
   private acceptsLanguage(value: string): boolean {
-    this.languages ??= acceptedLanguages(this.facts.acceptLanguage, MIN_LANGUAGE_QUALITY);
-    const range = value.toLowerCase().replaceAll('_', '-');
-    return this.languages.some((tag) => tag === range || tag.startsWith(range + '-'));
+    this.languages ??= languagesOf(this.facts!.acceptLanguage);
+    const lower = value.toLowerCase();
+    const range = lower.includes('_') ? lower.replaceAll('_', '-') : lower;
+    for (const tag of this.languages)
+      if (tag.startsWith(range) && (tag.length === range.length || tag.charCodeAt(range.length) === HYPHEN)) return true;
+    return false;
   }
 
   private client(): ClientKind {
-    this.kind ??= this.classify(this.facts.userAgent);
+    this.kind ??= this.classify(this.facts!.userAgent);
     return this.kind;
   }
 
@@ -181,14 +202,37 @@ class AskedFacts {
   }
 
   private app(): InAppBrowser | null {
-    if (this.inApp === undefined) this.inApp = inAppBrowser(this.facts.userAgent);
+    if (this.inApp === undefined) this.inApp = inAppBrowser(this.facts!.userAgent);
     return this.inApp;
   }
 
   private query(): URLSearchParams {
-    this.params ??= new URLSearchParams(this.facts.query);
+    if (this.params === undefined) {
+      const query = this.facts!.query;
+      this.params = query === '' || query === '?' ? NO_PARAMS : new URLSearchParams(query);
+    }
     return this.params;
   }
+}
+
+const asked = new AskedFacts();
+const HYPHEN = 0x2d;
+/** A request without a query: only ever read. */
+const NO_PARAMS = new URLSearchParams();
+
+/**
+ * The languages of an Accept-Language header a `language` condition matches (MIN_LANGUAGE_QUALITY), parsed
+ * once per distinct header: browsers send few distinct ones, and a hostile one only takes a place in the cache.
+ */
+const languageLists = new LRUCache<string, readonly string[]>({ max: 1000 });
+
+function languagesOf(acceptLanguage: string): readonly string[] {
+  let languages = languageLists.get(acceptLanguage);
+  if (languages === undefined) {
+    languages = acceptedLanguages(acceptLanguage, MIN_LANGUAGE_QUALITY);
+    languageLists.set(acceptLanguage, languages);
+  }
+  return languages;
 }
 
 /** A date condition's time, read once per distinct value. */
