@@ -1,4 +1,5 @@
 import test from 'ava';
+import { createHash } from 'node:crypto';
 import { drawVariant } from '../../src/rules/match.ts';
 import type { Variant } from '../../src/rules/rule.ts';
 import { DAY } from '../../src/visits/visit.ts';
@@ -63,6 +64,13 @@ test('the draw is the first 32 bits of the unique-visitor hash: the same visitor
     const draw = visitorDraw(SALT, client, UA, 42);
     t.is(draw, visitorHash(SALT, client, UA, 42).readUInt32BE(0));
     t.is(drawVariant(variants, draw), drawVariant(variants, visitorDraw(Buffer.from(SALT), client, UA, 42)));
+  }
+});
+
+test('the visitor hash is the first 8 bytes of SHA-256 over the salt (hex), client, user agent and link, NUL-separated: hashes stored before stay comparable', (t) => {
+  for (const client of ['203.0.113.9', '2001:db8::1', '::ffff:198.51.100.7']) {
+    const input = [SALT.toString('hex'), client, UA, '42'].join('\0');
+    t.deepEqual(visitorHash(SALT, client, UA, 42), createHash('sha256').update(input).digest().subarray(0, 8));
   }
 });
 
