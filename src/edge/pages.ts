@@ -14,29 +14,41 @@ import { OPEN_IN_BROWSER_TEXTS, type OpenInBrowserTexts } from './open-in-browse
 /** How long a page's pass is good for. */
 export const PASS_MS = 60 * 60 * 1000;
 
-const passValue = (linkId: number, query: string, expires: number): string => `${linkId}|${expires}|${query}`;
+/** What a pass signs: the link, its expiry (marked `u` past the link's password) and the query. */
+const passValue = (linkId: number, query: string, expires: number, unlocked: boolean): string =>
+  `${linkId}|${expires}${unlocked ? 'u' : ''}|${query}`;
 
-/** A pass through link `linkId`'s page for a visit with `query`, good until `now` + PASS_MS. */
-export function newPass(access: Pick<Access, 'pageToken'>, linkId: number, query: string, now: number): string {
+/**
+ * A pass through link `linkId`'s page for a visit with `query`, good until `now` + PASS_MS; `unlocked` when the
+ * visitor gave the link's password before the page (web/handlers/unlock.ts), which the pass then carries on.
+ */
+export function newPass(access: Pick<Access, 'pageToken'>, linkId: number, query: string, now: number, unlocked = false): string {
   const expires = now + PASS_MS;
-  return `${expires}.${access.pageToken(passValue(linkId, query, expires))}`;
+  return `${expires}${unlocked ? 'u' : ''}.${access.pageToken(passValue(linkId, query, expires, unlocked))}`;
 }
 
-/** Whether `pass` is one `newPass` gave for this link and query: `ok`, `expired` or `forged` (anything else). */
+/**
+ * Whether `pass` is one `newPass` gave for this link and query: `ok`, `expired` or `forged` (anything else),
+ * and whether it was given past the link's password.
+ */
 export function checkPass(
   access: Pick<Access, 'checkPageToken'>,
   linkId: number,
   query: string,
   pass: unknown,
   now: number,
-): 'ok' | 'expired' | 'forged' {
-  if (typeof pass !== 'string' || pass.length > 200) return 'forged';
+): { verdict: 'ok' | 'expired' | 'forged'; unlocked: boolean } {
+  if (typeof pass !== 'string' || pass.length > 200) return FORGED;
   const dot = pass.indexOf('.');
-  const expires = Number(pass.slice(0, dot));
-  if (dot === -1 || !Number.isSafeInteger(expires) || !access.checkPageToken(passValue(linkId, query, expires), pass.slice(dot + 1)))
-    return 'forged';
-  return now < expires ? 'ok' : 'expired';
+  const head = pass.slice(0, Math.max(dot, 0));
+  const unlocked = head.endsWith('u');
+  const expires = Number(unlocked ? head.slice(0, -1) : head);
+  if (dot <= 0 || !Number.isSafeInteger(expires) || !access.checkPageToken(passValue(linkId, query, expires, unlocked), pass.slice(dot + 1)))
+    return FORGED;
+  return { verdict: now < expires ? 'ok' : 'expired', unlocked };
 }
+
+const FORGED = { verdict: 'forged', unlocked: false } as const;
 
 /** What a page's view (views/page.eta) is given. */
 export interface PageModel {
@@ -57,11 +69,14 @@ export interface PageModel {
   app: string | null;
 }
 
-/** The view model of link `code`'s page `kind`, for the request `req` (its query, user agent and languages). */
+/**
+ * The view model of link `code`'s page `kind`, for the request `req` (its query, user agent and languages);
+ * `page.unlocked` when the visitor gave the link's password first.
+ */
 export function pageModel(
   kind: PageKind,
   gate: Pick<Gate, 'pages'>,
-  page: { code: string; linkId: number; query: string; shortUrl: string; now: number },
+  page: { code: string; linkId: number; query: string; shortUrl: string; now: number; unlocked?: boolean },
   req: IncomingMessage,
   access: Pick<Access, 'pageToken'>,
   given: { values?: Record<string, string>; problems?: AnswerProblems; consent?: boolean } = {},
@@ -75,7 +90,7 @@ export function pageModel(
     lang: texts?.lang ?? 'en',
     kind,
     code: page.code,
-    pass: newPass(access, page.linkId, page.query, page.now),
+    pass: newPass(access, page.linkId, page.query, page.now, page.unlocked),
     query: page.query,
     notice,
     form: { fields: form?.fields ?? [], consent: form?.consent ?? null, labels },

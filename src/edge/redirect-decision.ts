@@ -40,6 +40,8 @@ export interface RedirectFacts extends RuleFacts {
   readonly isPreviewBot: boolean;
   /** The visitor came through a page before the redirect (a signed continue, edge/pages.ts): no page is shown again. */
   readonly pagePassed: boolean;
+  /** The visitor gave the link's password (web/handlers/unlock.ts, or a page's pass given after it): the link is not locked for them. */
+  readonly passwordPassed: boolean;
 }
 
 /**
@@ -147,7 +149,8 @@ export function newDecision(): Decision {
  * no refusal applies, before its password and rules: the card is the owner's choice and names no target.
  * Its redirects are uncached too, so that no cache hands a person's redirect to a bot.
  *
- * Where later features plug in: the pages before the redirect are rule actions, served here too.
+ * Past a password or a page (web/handlers/lead-on.ts) the same decision is taken again with `passwordPassed` or
+ * `pagePassed` set: the link's rules, split, pages and visit limit apply there as here.
  */
 export function decideRedirect(
   target: Target | undefined,
@@ -192,7 +195,7 @@ export function decideRedirect(
     into.record = facts.method === 'GET';
     return into;
   }
-  if (gate.locked) {
+  if (gate.locked && !facts.passwordPassed) {
     into.outcome = 'password';
     into.page = facts.wantsHtml;
     return into;

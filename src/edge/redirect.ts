@@ -376,6 +376,10 @@ class RequestFacts implements RedirectFacts {
   get pagePassed(): boolean {
     return false;
   }
+  /** Nor its password: the unlock does. */
+  get passwordPassed(): boolean {
+    return false;
+  }
   // The redirect rules' facts (RuleFacts): read only when a condition of a link with rules asks.
   get userAgent(): string {
     return rawHeader(this.req.rawHeaders, 'user-agent');

@@ -1,4 +1,4 @@
-import { NO_PAGES } from '../rules/page-settings.ts';
+import { NO_PAGES, parsePages, storedPages } from '../rules/page-settings.ts';
 import { hash } from 'node:crypto';
 import type { RedirectCache } from '../cache/redirect-cache.ts';
 import type { PasswordHashing } from '../auth/passwords.ts';
@@ -117,8 +117,9 @@ export function linkCreation({ config, listening, blocklist, now, random, links,
     const alias = input.alias === undefined ? undefined : checkAlias(input.alias, RESERVED_PATHS);
     const given = parseOptions(input, now());
     const split = splitOf(input['split'], rules);
-    // Only a bare URL is deduplicated: a link with options, a split or an alias is what its author asked for.
-    const plain = alias === undefined && split === null && isPlain(given);
+    const pages = input['pages'] === undefined || input['pages'] === null ? null : parsePages(input['pages']);
+    // Only a bare URL is deduplicated: a link with options, a split, pages or an alias is what its author asked for.
+    const plain = alias === undefined && split === null && pages === null && isPlain(given);
     const passwordHash = given.password ? await hashing.hash(given.password, random) : null;
     const review = reviewOf(actor, config.reviewNewLinks);
     const result = await links.write(async (tx): Promise<CreatedLink> => {
@@ -149,6 +150,10 @@ export function linkCreation({ config, listening, blocklist, now, random, links,
       if (split !== null) {
         await tx.setSplit(created.id, storedSplit(split), at);
         created.split = split;
+      }
+      if (pages !== null) {
+        await tx.setPages(created.id, storedPages(pages), at);
+        created.pages = pages;
       }
       return { link: created, created: true };
     });

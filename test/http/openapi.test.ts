@@ -137,8 +137,8 @@ test('the request schemas take exactly the fields the API takes', async (t) => {
   const doc = await servedDocument(await startKurz(t));
   const fieldsOf = (name: string) => Object.keys(doc.components.schemas[name]?.properties ?? {}).sort();
   // `domain`: the domain a link is created on, or moved to (issue 24).
-  // `split`: the link's own A/B split (issue 26).
-  t.deepEqual(fieldsOf('LinkCreate'), ['url', 'alias', 'domain', 'split', ...OPTION_FIELDS].sort());
+  // `split`: the link's own A/B split; `pages`: its pages before the redirect (issue 26).
+  t.deepEqual(fieldsOf('LinkCreate'), ['url', 'alias', 'domain', 'split', 'pages', ...OPTION_FIELDS].sort());
   // `owner`: an admin hands a link to another user (issue 25); `pages`: its pages before the redirect (issue 26).
   t.deepEqual(fieldsOf('LinkEdit'), ['url', 'domain', 'owner', 'split', 'pages', ...OPTION_FIELDS].sort());
   // `users`: who may create links on the domain (issue 25).

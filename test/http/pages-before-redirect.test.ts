@@ -111,6 +111,31 @@ test('PATCH sets a link’s pages (shown in its JSON); a page rule without its p
   t.truthy(row?.pages);
 });
 
+test('POST takes a link’s pages as PATCH does: stored with the link, shown by a page rule; a malformed one is a 400 naming the field, creating nothing', async (t) => {
+  const k = await startKurz(t);
+  for (const [pages, field] of [
+    [{ notice: { message: 'x' } }, 'pages.notice.button'],
+    [{ openInBrowser: 'sometimes' }, 'pages.openInBrowser'],
+    ['notice', 'pages'],
+  ] as const) {
+    const res = await k.postJson('/api/v1/links', { url: TARGET, alias: 'refused', pages });
+    t.is(res.status, 400, JSON.stringify(pages));
+    t.is((await json<{ field: string }>(res)).field, field);
+  }
+  t.deepEqual(await k.sql("SELECT code FROM links WHERE code = 'refused'"), [], 'a refused creation stores nothing');
+  const created = await k.postJson('/api/v1/links', { url: TARGET, alias: 'born', pages: { notice: NOTICE, openInBrowser: 'on' } });
+  t.is(created.status, 201);
+  t.like((await json<{ pages: unknown }>(created)).pages, { notice: NOTICE, form: null, openInBrowser: 'on' });
+  t.like((await json<{ pages: unknown }>(await k.get('/api/v1/links/born'))).pages, { notice: NOTICE, openInBrowser: 'on' });
+  t.is((await k.request('PUT', '/api/v1/links/born/rules', { rules: [{ conditions: [], page: 'notice' }] })).status, 200);
+  const shown = await visit(k, 'born');
+  t.is(shown.status, 200);
+  t.regex(await shown.text(), /You are leaving/);
+  // A URL with pages is what its author asked for: never answered with an earlier link of the same URL.
+  const again = await k.postJson('/api/v1/links', { url: TARGET, pages: { notice: NOTICE } });
+  t.is(again.status, 201);
+});
+
 test('a notice rule shows the notice (bots too), never the target; its button leads on with 303 and one visit', async (t) => {
   const k = await startKurz(t);
   await linkWith(k, 'warn', TARGET, { notice: NOTICE }, [{ conditions: [], page: 'notice' }]);
@@ -371,4 +396,51 @@ test('a rule of the link refuses past its page too; a page rule on a disabled li
   t.is((await visit(k, 'off')).status, 410);
   t.is((await post(k, 'off', { pass, query: '' })).status, 410, 'a pass from before does not open a disabled link');
   t.is(await humans(k, 'off'), 0);
+});
+
+test('a password link applies its rules past the password: a page rule shows its page, whose pass carries the password on; a refusal refuses', async (t) => {
+  const k = await startKurz(t);
+  t.is((await k.postJson('/api/v1/links', { url: TARGET, alias: 'guarded', password: 'open sesame' })).status, 201);
+  t.is((await k.request('PATCH', '/api/v1/links/guarded', { pages: { notice: NOTICE } })).status, 200);
+  const rules = [
+    { conditions: [{ type: 'language', matchValue: 'fr' }], refuse: 451 },
+    { conditions: [{ type: 'language', matchValue: 'de' }], target: 'https://example.com/de' },
+    { conditions: [], page: 'notice' },
+  ];
+  t.is((await k.request('PUT', '/api/v1/links/guarded/rules', { rules })).status, 200);
+  const unlock = (headers: Record<string, string>, password = 'open sesame'): Promise<Response> =>
+    fetch(`${k.base}/links/guarded/unlock?ref=mail`, {
+      method: 'POST',
+      headers: { 'user-agent': UA.desktopChromeWindows, accept: BROWSER_ACCEPT, 'content-type': 'application/x-www-form-urlencoded', ...headers },
+      body: new URLSearchParams({ password }).toString(),
+      redirect: 'manual',
+    });
+
+  const asked = await visit(k, 'guarded?ref=mail');
+  t.is(asked.status, 200);
+  t.regex(await asked.text(), /name="password"/, 'the password comes first, before any rule');
+  t.is((await unlock({}, 'wrong')).status, 401);
+
+  const german = await unlock({ 'accept-language': 'de-DE,de;q=0.9' });
+  t.is(german.status, 303);
+  t.is(german.headers.get('location'), 'https://example.com/de', 'a target rule decides past the password');
+  t.is((await unlock({ 'accept-language': 'fr-FR' })).status, 403, 'a refusal rule refuses past the password');
+
+  const paged = await unlock({ 'accept-language': 'en-GB' });
+  t.is(paged.status, 200, 'a page rule shows its page past the password');
+  const html = await paged.text();
+  t.regex(html, /You are leaving/);
+  t.false(html.includes('secret-target'), 'no target in the page');
+  t.is(await humans(k, 'guarded'), 1, 'only the German visit counted so far');
+  const on = await post(k, 'guarded', { pass: hidden(html, 'pass'), query: hidden(html, 'query') });
+  t.is(on.status, 303, 'the page’s pass carries the password on: no password asked again');
+  t.is(on.headers.get('location'), TARGET);
+  t.is(await humans(k, 'guarded'), 2);
+
+  // A page's pass given without the password does not open the link: the continue asks for it.
+  t.is((await k.request('PATCH', '/api/v1/links/guarded', { password: null })).status, 200);
+  const open = await visit(k, 'guarded');
+  const pass = hidden(await open.text(), 'pass');
+  t.is((await k.request('PATCH', '/api/v1/links/guarded', { password: 'a new password' })).status, 200);
+  t.is((await post(k, 'guarded', { pass, query: '' })).status, 401);
 });

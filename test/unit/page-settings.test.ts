@@ -109,16 +109,21 @@ test('checkAnswers: required, e-mail and phone shapes, the consent box; an overs
   t.throws(() => checkAnswers(form, { name: ['a', 'b'] }), { instanceOf: AppError, message: /name must be text/ });
 });
 
-test('a pass is good for its link and query until it expires; anything else is forged', (t) => {
+test('a pass is good for its link and query until it expires, carries whether the password was given; anything else is forged', (t) => {
   const access = { pageToken: (v: string) => `sig(${v})`, checkPageToken: (v: string, token: unknown) => token === `sig(${v})` };
   const pass = newPass(access, 7, 'a=1', 1000);
-  t.is(checkPass(access, 7, 'a=1', pass, 1001), 'ok');
-  t.is(checkPass(access, 7, 'a=1', pass, 1000 + 60 * 60 * 1000), 'expired');
-  t.is(checkPass(access, 8, 'a=1', pass, 1001), 'forged');
-  t.is(checkPass(access, 7, 'a=2', pass, 1001), 'forged');
-  t.is(checkPass(access, 7, 'a=1', pass.replace(/^\d+/, '99999999999999'), 1001), 'forged', 'a later expiry is not signed');
-  t.is(checkPass(access, 7, 'a=1', undefined, 1001), 'forged');
-  t.is(checkPass(access, 7, 'a=1', 'x'.repeat(201), 1001), 'forged');
+  const forged = { verdict: 'forged', unlocked: false };
+  t.deepEqual(checkPass(access, 7, 'a=1', pass, 1001), { verdict: 'ok', unlocked: false });
+  t.deepEqual(checkPass(access, 7, 'a=1', pass, 1000 + 60 * 60 * 1000), { verdict: 'expired', unlocked: false });
+  t.deepEqual(checkPass(access, 8, 'a=1', pass, 1001), forged);
+  t.deepEqual(checkPass(access, 7, 'a=2', pass, 1001), forged);
+  t.deepEqual(checkPass(access, 7, 'a=1', pass.replace(/^\d+/, '99999999999999'), 1001), forged, 'a later expiry is not signed');
+  t.deepEqual(checkPass(access, 7, 'a=1', undefined, 1001), forged);
+  t.deepEqual(checkPass(access, 7, 'a=1', 'x'.repeat(201), 1001), forged);
+  const unlocked = newPass(access, 7, 'a=1', 1000, true);
+  t.deepEqual(checkPass(access, 7, 'a=1', unlocked, 1001), { verdict: 'ok', unlocked: true });
+  t.deepEqual(checkPass(access, 7, 'a=1', pass.replace('.', 'u.'), 1001), forged, 'a pass given before the password cannot claim it');
+  t.deepEqual(checkPass(access, 7, 'a=1', unlocked.replace('u.', '.'), 1001), forged);
 });
 
 test('the open-in-browser page speaks the first of the visitor’s languages kurz has, English otherwise', (t) => {

@@ -31,6 +31,7 @@ const PERSON: RedirectFacts = {
   country: () => 'AT',
   city: () => null,
   pagePassed: false,
+  passwordPassed: false,
 };
 const OPEN: Gate = {
   enabled: true,
@@ -470,6 +471,24 @@ const PAGE_CASES: Array<[string, Target, Partial<RedirectFacts>, Record<string, 
     link({ openInBrowser: true }),
     { userAgent: WECHAT, pagePassed: true },
     { outcome: 'redirect', location: URL, cache: 'private, max-age=90', record: true },
+  ],
+  [
+    'a locked link asks for its password before any rule',
+    link({ locked: true, rules: PAGE_RULES, pages: NOTICE_PAGES }),
+    {},
+    { outcome: 'password', record: false },
+  ],
+  [
+    'past the password, a locked link shows its page rule',
+    link({ locked: true, rules: PAGE_RULES, pages: NOTICE_PAGES }),
+    { passwordPassed: true },
+    { outcome: 'page', shown: 'notice', cache: 'no-store', record: false },
+  ],
+  [
+    'past the password and the page, the next rule decides, uncached',
+    link({ locked: true, rules: PAGE_RULES, pages: NOTICE_PAGES }),
+    { passwordPassed: true, pagePassed: true },
+    { outcome: 'redirect', location: GERMAN, cache: 'no-store', record: true },
   ],
   [
     'a refusal rule comes before openInBrowser',

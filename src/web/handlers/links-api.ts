@@ -28,6 +28,7 @@ export const LINK_CREATE = z.strictObject({
   domain: DOMAIN_FIELD,
   ...OPTION_SCHEMAS,
   split: SPLIT_FIELD,
+  pages: ruled(PAGES_JSON_SCHEMA, (value) => value),
 });
 
 const EDIT_SHAPE = {
