@@ -43,7 +43,11 @@ export function checkPass(
   const head = pass.slice(0, Math.max(dot, 0));
   const unlocked = head.endsWith('u');
   const expires = Number(unlocked ? head.slice(0, -1) : head);
-  if (dot <= 0 || !Number.isSafeInteger(expires) || !access.checkPageToken(passValue(linkId, query, expires, unlocked), pass.slice(dot + 1)))
+  if (
+    dot <= 0 ||
+    !Number.isSafeInteger(expires) ||
+    !access.checkPageToken(passValue(linkId, query, expires, unlocked), pass.slice(dot + 1))
+  )
     return FORGED;
   return { verdict: now < expires ? 'ok' : 'expired', unlocked };
 }

@@ -411,7 +411,12 @@ test('a password link applies its rules past the password: a page rule shows its
   const unlock = (headers: Record<string, string>, password = 'open sesame'): Promise<Response> =>
     fetch(`${k.base}/links/guarded/unlock?ref=mail`, {
       method: 'POST',
-      headers: { 'user-agent': UA.desktopChromeWindows, accept: BROWSER_ACCEPT, 'content-type': 'application/x-www-form-urlencoded', ...headers },
+      headers: {
+        'user-agent': UA.desktopChromeWindows,
+        accept: BROWSER_ACCEPT,
+        'content-type': 'application/x-www-form-urlencoded',
+        ...headers,
+      },
       body: new URLSearchParams({ password }).toString(),
       redirect: 'manual',
     });

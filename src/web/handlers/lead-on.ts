@@ -2,7 +2,14 @@ import type { Context } from 'koa';
 import type { IncomingMessage } from 'node:http';
 import type { WebServices } from '../../context.ts';
 import { AppError } from '../../core/errors.ts';
-import { decideRedirect, newDecision, settleVisitCheck, type Decision, type RedirectFacts, type RedirectSettings } from '../../edge/redirect-decision.ts';
+import {
+  decideRedirect,
+  newDecision,
+  settleVisitCheck,
+  type Decision,
+  type RedirectFacts,
+  type RedirectSettings,
+} from '../../edge/redirect-decision.ts';
 import { pageModel } from '../../edge/pages.ts';
 import { sendPage, sendSeeOther, UNCACHED } from '../../http/respond.ts';
 import { goneMessage, guardedMessage, refusalMessage, unavailableMessage, type Target } from '../../links/link.ts';
@@ -80,7 +87,11 @@ export interface LeadOn {
 }
 
 export function leadOnHandlers(web: WebServices): LeadOn {
-  const settings: RedirectSettings = { redirectStatus: web.config.redirectStatus, forwardQuery: web.config.forwardQuery, notFoundRedirect: null };
+  const settings: RedirectSettings = {
+    redirectStatus: web.config.redirectStatus,
+    forwardQuery: web.config.forwardQuery,
+    notFoundRedirect: null,
+  };
 
   async function decide(target: Target, facts: PassFacts): Promise<Decision> {
     const decided = decideRedirect(target, facts, settings, newDecision());
@@ -104,7 +115,14 @@ export function leadOnHandlers(web: WebServices): LeadOn {
           web.visits.record(target.id, web.now(), web.pipeline.clientOf(ctx.req), ctx.req.rawHeaders, decided.variant);
           return;
         case 'page': {
-          const page = { code, linkId: target.id, query: facts.query, shortUrl: web.shortUrl({ domain, code }), now: web.now(), unlocked: facts.passwordPassed };
+          const page = {
+            code,
+            linkId: target.id,
+            query: facts.query,
+            shortUrl: web.shortUrl({ domain, code }),
+            now: web.now(),
+            unlocked: facts.passwordPassed,
+          };
           ctx.res.setHeader('Cache-Control', UNCACHED);
           sendPage(ctx.res, 200, web.render('page', { ...pageModel(decided.shown, target.gate!, page, ctx.req, web.access) }));
           return;
