@@ -222,15 +222,17 @@ const NO_PARAMS = new URLSearchParams();
 
 /**
  * The languages of an Accept-Language header a `language` condition matches (MIN_LANGUAGE_QUALITY), parsed
- * once per distinct header: browsers send few distinct ones, and a hostile one only takes a place in the cache.
+ * once per distinct header: browsers send few distinct ones. Only headers of a browser's length are kept,
+ * so that hostile ones cost the cache at most 1,000 × 256 characters.
  */
 const languageLists = new LRUCache<string, readonly string[]>({ max: 1000 });
+const CACHED_HEADER = 256;
 
 function languagesOf(acceptLanguage: string): readonly string[] {
   let languages = languageLists.get(acceptLanguage);
   if (languages === undefined) {
     languages = acceptedLanguages(acceptLanguage, MIN_LANGUAGE_QUALITY);
-    languageLists.set(acceptLanguage, languages);
+    if (acceptLanguage.length <= CACHED_HEADER) languageLists.set(acceptLanguage, languages);
   }
   return languages;
 }

@@ -217,6 +217,17 @@ test('the first rule whose conditions all match decides', (t) => {
   t.is(chooseRule(ORDERED, facts({ userAgent: UA.desktopChromeWindows, acceptLanguage: 'en' })), ORDERED[4]);
 });
 
+test('an Accept-Language header is read afresh for each request, however long, and whether its parse was kept or not', (t) => {
+  const german = one('language', 'de');
+  const long = `${Array.from({ length: 10 }, () => 'en-aaaaaaaa-bbbbbbbb-cccccccc;q=0.1').join(',')},de;q=0.95`;
+  t.true(long.length > 256);
+  for (let round = 0; round < 2; round++) {
+    t.not(chooseRule(german, facts({ acceptLanguage: long })), undefined, `a long header, round ${round}`);
+    t.is(chooseRule(german, facts({ acceptLanguage: 'fr-FR,fr;q=0.9' })), undefined, `then a French one, round ${round}`);
+    t.not(chooseRule(german, facts({ acceptLanguage: 'de-AT' })), undefined, `then an Austrian one, round ${round}`);
+  }
+});
+
 test('no rule matches: undefined, so the link falls back to its own target', (t) => {
   t.is(chooseRule(ORDERED, facts({ userAgent: UA.iphoneSafari, acceptLanguage: 'fr' })), undefined);
   t.is(chooseRule([], facts()), undefined);
