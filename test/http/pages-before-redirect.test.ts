@@ -34,7 +34,12 @@ function visit(k: TestKurz, path: string, headers: Record<string, string> = {}):
 
 /** Posts the page's form fields (the pass and query it holds, and `fields`) to its continue route. */
 function post(k: TestKurz, code: string, fields: Record<string, string>, headers: Record<string, string> = {}): Promise<Response> {
-  return fetch(`${k.base}/links/${code}/continue`, {
+  return postForm(k, `/links/${code}/continue`, fields, headers);
+}
+
+/** Posts `fields` as a browser's form to `path`, not following the answer. */
+function postForm(k: TestKurz, path: string, fields: Record<string, string>, headers: Record<string, string> = {}): Promise<Response> {
+  return fetch(`${k.base}${path}`, {
     method: 'POST',
     headers: {
       'user-agent': UA.desktopChromeWindows,
@@ -409,17 +414,7 @@ test('a password link applies its rules past the password: a page rule shows its
   ];
   t.is((await k.request('PUT', '/api/v1/links/guarded/rules', { rules })).status, 200);
   const unlock = (headers: Record<string, string>, password = 'open sesame'): Promise<Response> =>
-    fetch(`${k.base}/links/guarded/unlock?ref=mail`, {
-      method: 'POST',
-      headers: {
-        'user-agent': UA.desktopChromeWindows,
-        accept: BROWSER_ACCEPT,
-        'content-type': 'application/x-www-form-urlencoded',
-        ...headers,
-      },
-      body: new URLSearchParams({ password }).toString(),
-      redirect: 'manual',
-    });
+    postForm(k, '/links/guarded/unlock?ref=mail', { password }, headers);
 
   const asked = await visit(k, 'guarded?ref=mail');
   t.is(asked.status, 200);
