@@ -137,8 +137,9 @@ export function newDecision(): Decision {
  * field test. After the refusals, the password and a guarded link's look, the first rule whose conditions
  * match the facts (`chooseRule`, the user agent read through `classify`) decides: a `target` action is
  * redirected to with the link's own status and query forwarding, a `refuse` action answers `unavailable`;
- * a `split` action draws a variant (below); no match (or an action this kurz does not serve yet, `page`, which
- * cannot be set) is the link's own target (or its own split). The answer of a link with rules depends on the visitor: it is never cached.
+ * a `split` action draws a variant (below), a `page` action shows its page (`page`; not once it is passed, and
+ * not a notice or form the link lacks); no match is the link's own target (or its own split). The answer of a
+ * link with rules depends on the visitor: it is never cached.
  *
  * A/B splits: a `split` action, or, when no rule decides, the link's own split (`gate.split`), draws a variant
  * with `drawVariant` from the visitor's daily hash (`facts.visitorDraw`, the hash that counts unique visitors,

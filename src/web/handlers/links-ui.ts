@@ -60,7 +60,6 @@ export function linksUiHandlers(web: WebServices) {
     return query === '' ? '' : `?${query}`;
   };
 
-  /** The link page with the edit form's values and error, and the rule editor's (`rules`: its form as typed and its error). */
   /** The edit form's values of `link` as stored: its fields, its split's rows and its owner. */
   const storedValues = (link: Link): FormValues => ({
     ...linkValues(link, web.registry.hostOf(link.domain)),
@@ -68,6 +67,7 @@ export function linksUiHandlers(web: WebServices) {
     owner: web.ownerName(link.ownerId) ?? '',
   });
 
+  /** The link page with the edit form's values and error, and the rule editor's (`rules`: its form as typed and its error). */
   async function showLinkPage(
     ctx: Context,
     status: number,
