@@ -213,10 +213,10 @@ export function decideRedirect(
   let url = target.url;
   let split: readonly Variant[] | null = gate.split;
   const rules = gate.rules;
-  const ruled = rules !== null && rules.length > 0;
+  const ruled = rules !== null && rules.rules.length > 0;
   if (ruled) {
     // Past a page, the first rule that is no page decides: what the link would serve without it.
-    const action = chooseRule(facts.pagePassed ? rules.filter((rule) => rule.action.kind !== 'page') : rules, facts, classify)?.action;
+    const action = chooseRule(rules, facts, classify, facts.pagePassed)?.action;
     if (action?.kind === 'refuse') {
       into.outcome = 'unavailable';
       into.unavailable = action.status;

@@ -1,6 +1,7 @@
 import type { RedirectStatus } from '../config.ts';
 import type { Actor } from '../auth/actor.ts';
-import type { Rule, Variant } from '../rules/rule.ts';
+import type { RuleProgram } from '../rules/match.ts';
+import type { Variant } from '../rules/rule.ts';
 import type { Preview } from './preview.ts';
 import type { PageSettings } from '../rules/page-settings.ts';
 
@@ -120,8 +121,8 @@ export interface Gate {
   review: Review | null;
   redirectStatus: RedirectStatus | null;
   forwardQuery: boolean | null;
-  /** The link's redirect rules (src/rules/), read from the store once when the target is loaded; null for none. */
-  rules: readonly Rule[] | null;
+  /** The link's redirect rules (src/rules/), read from the store and compiled once when the target is loaded; null for none. */
+  rules: RuleProgram | null;
   /** The link's own A/B split, read with the target; null for none (the link redirects to its url). */
   split: readonly Variant[] | null;
   /** The social preview link-preview bots get instead of the redirect (links/preview.ts); null for none. */

@@ -2,7 +2,7 @@ import { BlockList, isIP } from 'node:net';
 import { LRUCache } from 'lru-cache';
 import { timeOf } from '../links/times.ts';
 import { acceptedLanguages, classifyUserAgent, inAppBrowser, type ClientKind, type InAppBrowser } from '../visits/classify.ts';
-import type { Condition, Rule, Variant } from './rule.ts';
+import type { ConditionType, Rule, Variant } from './rule.ts';
 
 /**
  * What a rule is decided on: the request's facts. The edge reads each one only when a condition asks for it
@@ -31,18 +31,124 @@ export interface RuleFacts {
 export const MIN_LANGUAGE_QUALITY = 0.9;
 
 /**
- * The first of `rules` whose conditions all match the request, or undefined (the link's own target then).
- * `classify` reads the user agent (the edge passes a cached classifier); each fact is read at most once.
+ * A link's rules made ready for the redirect, once, when the link is loaded: each condition is a test code in
+ * one flat list (`ops`, each rule closed by END) with its value already in the form the test compares
+ * (`operands`: a lower-case language range, a query parameter's name, an upper-case country…; `times`: a
+ * date's milliseconds). Choosing then reads a few flat arrays instead of an object, an array and a string per
+ * rule and condition: on a busy server those are scattered in memory, and reading them cost more than the tests.
+ */
+export interface RuleProgram {
+  /** The rules as set: what `chooseRule` answers one of. */
+  readonly rules: readonly Rule[];
+  readonly ops: Uint8Array;
+  /** Per op: its value ('' for none); a `query-param` op's value is in the ARGUMENT slot after it. */
+  readonly operands: readonly string[];
+  /** Per op: a date condition's time in milliseconds since the epoch (NaN for none or an unreadable date: never a match). */
+  readonly times: Float64Array;
+}
+
+const END = 0;
+const ARGUMENT = 1;
+const DEVICE = 2;
+const OS = 3;
+const BROWSER = 4;
+const IN_APP = 5;
+const LANGUAGE = 6;
+const QUERY_EQUALS = 7;
+const QUERY_ANY = 8;
+const QUERY_VALUELESS = 9;
+const QUERY_ABSENT = 10;
+const IP = 11;
+const COUNTRY = 12;
+const CITY = 13;
+const BEFORE = 14;
+const AFTER = 15;
+
+const OPS: Readonly<Record<ConditionType, number>> = {
+  device: DEVICE,
+  os: OS,
+  browser: BROWSER,
+  'in-app-browser': IN_APP,
+  language: LANGUAGE,
+  'query-param': QUERY_EQUALS,
+  'any-value-query-param': QUERY_ANY,
+  'valueless-query-param': QUERY_VALUELESS,
+  'query-param-absent': QUERY_ABSENT,
+  'ip-address': IP,
+  'geolocation-country-code': COUNTRY,
+  'geolocation-city-name': CITY,
+  'before-date': BEFORE,
+  'after-date': AFTER,
+};
+
+/** `rules` (validated, or read back from the store) as a RuleProgram. */
+export function compileRules(rules: readonly Rule[]): RuleProgram {
+  const ops: number[] = [];
+  const operands: string[] = [];
+  const times: number[] = [];
+  const slot = (op: number, operand = '', time = Number.NaN): void => {
+    ops.push(op);
+    operands.push(operand);
+    times.push(time);
+  };
+  for (const rule of rules) {
+    for (const c of rule.conditions) {
+      const op = OPS[c.type];
+      const value = c.matchValue ?? '';
+      const key = c.matchKey ?? '';
+      if (op === BEFORE || op === AFTER) slot(op, '', timeOf(value)?.ms ?? Number.NaN);
+      else if (op === QUERY_EQUALS) {
+        slot(op, shared(key));
+        slot(ARGUMENT, shared(value));
+      } else if (op === QUERY_ANY || op === QUERY_VALUELESS || op === QUERY_ABSENT) slot(op, shared(key));
+      else if (op === LANGUAGE) slot(op, shared(value.toLowerCase().replaceAll('_', '-')));
+      else if (op === COUNTRY) slot(op, shared(value.toUpperCase()));
+      else if (op === CITY) slot(op, shared(value.trim().toLowerCase()));
+      else slot(op, shared(value));
+    }
+    slot(END);
+  }
+  return { rules, ops: Uint8Array.from(ops), operands, times: Float64Array.from(times) };
+}
+
+/**
+ * One string for each distinct value the links' rules compare (languages, parameter names, countries repeat
+ * from link to link), so that the links' programs share it rather than each holding a copy elsewhere in memory.
+ */
+const values = new Map<string, string>();
+
+function shared(value: string): string {
+  const known = values.get(value);
+  if (known !== undefined) return known;
+  if (values.size < 10_000) values.set(value, value);
+  return value;
+}
+
+/**
+ * The first of `program`'s rules whose conditions all match the request, or undefined (the link's own target
+ * then); with `skipPages`, the first that shows no page. `classify` reads the user agent (the edge passes a
+ * cached classifier); each fact is read at most once.
  */
 export function chooseRule(
-  rules: readonly Rule[],
+  program: RuleProgram,
   facts: RuleFacts,
   classify: (userAgent: string) => ClientKind = classifyUserAgent,
+  skipPages = false,
 ): Rule | undefined {
   // One AskedFacts for every decision: choosing is synchronous, and a redirect allocates nothing for it.
   const request = asked.ask(facts, classify);
   try {
-    for (const rule of rules) if (request.matchesAll(rule.conditions)) return rule;
+    const { ops } = program;
+    let rule = 0;
+    let matched = true;
+    for (let i = 0; i < ops.length; i++) {
+      const op = ops[i]!;
+      if (op === END) {
+        if (matched && !(skipPages && program.rules[rule]!.action.kind === 'page')) return program.rules[rule];
+        rule++;
+        matched = true;
+      } else if (matched && op !== ARGUMENT) matched = request.passes(op, i, program);
+    }
     return undefined;
   } finally {
     request.forget();
@@ -113,57 +219,57 @@ class AskedFacts {
     this.address = this.country = this.city = this.now = undefined;
   }
 
-  matchesAll(conditions: readonly Condition[]): boolean {
-    for (const condition of conditions) if (!this.matches(condition)) return false;
-    return true;
-  }
-
-  matches(c: Condition): boolean {
-    const value = c.matchValue ?? '';
-    const key = c.matchKey ?? '';
-    switch (c.type) {
-      case 'device':
-        return this.isDevice(value);
-      case 'os':
-        return this.os() === value;
-      case 'browser': {
+  /** Whether the request passes test `op`, the `i`th of `program`. */
+  passes(op: number, i: number, program: RuleProgram): boolean {
+    const operand = program.operands[i]!;
+    switch (op) {
+      case DEVICE:
+        return this.isDevice(operand);
+      case OS:
+        return this.os() === operand;
+      case BROWSER: {
         const browser = this.client().browser;
-        return browser !== null && BROWSER_NAMES[browser] === value;
+        return browser !== null && BROWSER_NAMES[browser] === operand;
       }
-      case 'in-app-browser': {
+      case IN_APP: {
         const app = this.app();
-        return app !== null && (value === 'any' || app === value);
+        return app !== null && (operand === 'any' || app === operand);
       }
-      case 'language':
-        return this.acceptsLanguage(value);
-      case 'query-param':
-        return this.query().getAll(key).includes(value);
-      case 'any-value-query-param':
-        return this.query().has(key);
-      case 'valueless-query-param':
-        return (
-          this.query().has(key) &&
-          this.query()
-            .getAll(key)
-            .every((v) => v === '')
-        );
-      case 'query-param-absent':
-        return !this.query().has(key);
-      case 'ip-address':
+      case LANGUAGE:
+        return this.acceptsLanguage(operand);
+      case QUERY_EQUALS: {
+        const params = this.query();
+        return params !== NO_PARAMS && params.getAll(operand).includes(program.operands[i + 1]!);
+      }
+      case QUERY_ANY: {
+        const params = this.query();
+        return params !== NO_PARAMS && params.has(operand);
+      }
+      case QUERY_VALUELESS: {
+        const params = this.query();
+        return params !== NO_PARAMS && params.has(operand) && params.getAll(operand).every((v) => v === '');
+      }
+      case QUERY_ABSENT: {
+        const params = this.query();
+        return params === NO_PARAMS || !params.has(operand);
+      }
+      case IP:
         this.address ??= this.facts!.clientAddress;
-        return addressMatches(this.address, value);
-      case 'geolocation-country-code':
+        return addressMatches(this.address, operand);
+      case COUNTRY:
         if (this.country === undefined) this.country = this.facts!.country()?.toUpperCase() ?? null;
-        return this.country === value.toUpperCase();
-      case 'geolocation-city-name':
+        return this.country === operand;
+      case CITY:
         if (this.city === undefined) this.city = this.facts!.city()?.toLowerCase() ?? null;
-        return this.city === value.trim().toLowerCase();
-      case 'before-date':
+        return this.city === operand;
+      case BEFORE:
         this.now ??= this.facts!.now;
-        return this.now < timeAt(value);
-      case 'after-date':
+        return this.now < program.times[i]!;
+      case AFTER:
         this.now ??= this.facts!.now;
-        return this.now > timeAt(value);
+        return this.now > program.times[i]!;
+      default:
+        return false;
     }
   }
 
@@ -181,11 +287,12 @@ class AskedFacts {
     }
   }
 
-  /** A language range matches the visitor's entries it is a prefix of: `de` matches `de-AT`, `de-AT` only `de-AT` (and `de-AT-…`). */
-  private acceptsLanguage(value: string): boolean {
+  /**
+   * A language range (lower case, `-` between subtags) matches the visitor's entries it is a prefix of: `de`
+   * matches `de-AT`, `de-AT` only `de-AT` (and `de-AT-…`).
+   */
+  private acceptsLanguage(range: string): boolean {
     this.languages ??= languagesOf(this.facts!.acceptLanguage);
-    const lower = value.toLowerCase();
-    const range = lower.includes('_') ? lower.replaceAll('_', '-') : lower;
     for (const tag of this.languages)
       if (tag.startsWith(range) && (tag.length === range.length || tag.charCodeAt(range.length) === HYPHEN)) return true;
     return false;
@@ -235,18 +342,6 @@ function languagesOf(acceptLanguage: string): readonly string[] {
     if (acceptLanguage.length <= CACHED_HEADER) languageLists.set(acceptLanguage, languages);
   }
   return languages;
-}
-
-/** A date condition's time, read once per distinct value. */
-const times = new Map<string, number>();
-
-function timeAt(value: string): number {
-  let ms = times.get(value);
-  if (ms === undefined) {
-    ms = timeOf(value)?.ms ?? Number.NaN;
-    if (times.size < 10_000) times.set(value, ms);
-  }
-  return ms;
 }
 
 /** An `ip-address` condition's static address or range, built once per distinct value. */

@@ -7,6 +7,7 @@ import type { Domain, DomainUse, Scheme } from '../domains/domain.ts';
 import type { Logger } from '../core/log.ts';
 import type { Link, LinkUrl, Review, Target } from '../links/link.ts';
 import { ruleTargets } from '../rules/rule.ts';
+import { compileRules } from '../rules/match.ts';
 import { rulesFromStored, splitFromStored } from '../rules/stored.ts';
 import { previewFromStored } from '../links/preview.ts';
 import { NO_PAGES, opensInBrowser, pagesFromStored } from '../rules/page-settings.ts';
@@ -177,8 +178,10 @@ export function toTarget(row: TargetRow, log: Pick<Logger, 'error'>): Target {
           rules:
             row.rules === null
               ? null
-              : rulesFromStored(row.rules, (problem) =>
-                  log.error('a link has rules that cannot be read: it redirects to its own target', { link: row.id, problem }),
+              : compileRules(
+                  rulesFromStored(row.rules, (problem) =>
+                    log.error('a link has rules that cannot be read: it redirects to its own target', { link: row.id, problem }),
+                  ),
                 ),
           split:
             row.split === null

@@ -9,6 +9,7 @@ import {
   type RedirectSettings,
 } from '../../src/edge/redirect-decision.ts';
 import type { Gate, Target } from '../../src/links/link.ts';
+import { compileRules } from '../../src/rules/match.ts';
 import type { Rule } from '../../src/rules/rule.ts';
 
 const NOW = Date.parse('2026-11-26T12:00:00Z');
@@ -55,7 +56,13 @@ const RULES: Rule[] = [
   { conditions: [{ type: 'language', matchKey: null, matchValue: 'de' }], action: { kind: 'target', url: GERMAN } },
 ];
 
-const link = (gate: Partial<Gate> | null, url = URL): Target => ({ id: 7, url, deleted: false, gate: gate && { ...OPEN, ...gate } });
+/** A link with `gate`'s options; its rules compiled as the store's loading compiles them. */
+const link = (gate: (Partial<Omit<Gate, 'rules'>> & { rules?: Rule[] | null }) | null, url = URL): Target => ({
+  id: 7,
+  url,
+  deleted: false,
+  gate: gate && { ...OPEN, ...gate, rules: gate.rules ? compileRules(gate.rules) : null },
+});
 const decide = (target: Target | undefined, facts: Partial<RedirectFacts> = {}, settings: Partial<RedirectSettings> = {}): Decision =>
   decideRedirect(target, { ...PERSON, ...facts }, { ...SETTINGS, ...settings }, newDecision());
 

@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { AppError } from '../../src/core/errors.ts';
 import { urlRules } from '../../src/links/url-rules.ts';
 import { COUNTRY_CODES } from '../../src/rules/countries.ts';
-import { chooseRule, drawVariant, type RuleFacts } from '../../src/rules/match.ts';
+import { chooseRule as choose, compileRules, drawVariant, type RuleFacts } from '../../src/rules/match.ts';
 import { CONDITION_TYPES, parseRules, parseSplit, ruleJson, type Rule, type Variant } from '../../src/rules/rule.ts';
 import { UA } from '../fixtures/user-agents.ts';
 
@@ -30,6 +30,11 @@ function facts(over: Partial<Omit<RuleFacts, 'country' | 'city'>> & { country?: 
     city: () => city,
     ...rest,
   };
+}
+
+/** The rule `rules` choose for the request, compiled as the store's loading compiles them. */
+function chooseRule(rules: readonly Rule[], f: RuleFacts, skipPages = false): Rule | undefined {
+  return choose(compileRules(rules), f, undefined, skipPages);
 }
 
 /** A rule with one condition, to the target named after it. */
@@ -226,6 +231,47 @@ test('an Accept-Language header is read afresh for each request, however long, a
     t.is(chooseRule(german, facts({ acceptLanguage: 'fr-FR,fr;q=0.9' })), undefined, `then a French one, round ${round}`);
     t.not(chooseRule(german, facts({ acceptLanguage: 'de-AT' })), undefined, `then an Austrian one, round ${round}`);
   }
+});
+
+test('a rule with several conditions needs them all, whichever fails; a query value is no condition of its own', (t) => {
+  const rules = parseRules(
+    [
+      {
+        conditions: [
+          { type: 'query-param', matchKey: 'lang', matchValue: 'de' },
+          { type: 'language', matchValue: 'fr' },
+        ],
+        target: 'https://example.com/first',
+      },
+      {
+        conditions: [
+          { type: 'language', matchValue: 'fr' },
+          { type: 'query-param', matchKey: 'lang', matchValue: 'de' },
+        ],
+        target: 'https://example.com/second',
+      },
+      { conditions: [{ type: 'query-param', matchKey: 'lang', matchValue: 'fr' }], target: 'https://example.com/third' },
+    ],
+    urls,
+  );
+  t.is(chooseRule(rules, facts({ query: '?lang=de', acceptLanguage: 'fr' })), rules[0]);
+  t.is(chooseRule(rules, facts({ query: '?lang=de', acceptLanguage: 'en' })), undefined, 'the first condition passes, the second fails');
+  t.is(chooseRule(rules, facts({ query: '?lang=fr', acceptLanguage: 'fr' })), rules[2], 'the first fails in both');
+  t.is(chooseRule(rules, facts({ query: '', acceptLanguage: 'fr' })), undefined);
+});
+
+test('past a page, the first matching rule that shows no page decides', (t) => {
+  const rules = parseRules(
+    [
+      { conditions: [{ type: 'language', matchValue: 'de' }], page: 'notice' },
+      { conditions: [{ type: 'language', matchValue: 'fr' }], page: 'notice' },
+      { conditions: [{ type: 'language', matchValue: 'de' }], target: 'https://example.com/de' },
+    ],
+    urls,
+  );
+  t.is(chooseRule(rules, facts({ acceptLanguage: 'de' })), rules[0]);
+  t.is(chooseRule(rules, facts({ acceptLanguage: 'de' }), true), rules[2]);
+  t.is(chooseRule(rules, facts({ acceptLanguage: 'fr' }), true), undefined);
 });
 
 test('no rule matches: undefined, so the link falls back to its own target', (t) => {
