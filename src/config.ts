@@ -545,12 +545,14 @@ export function loadConfig(sources: ConfigSources = {}): Config {
     throw new ConfigError('backupInterval: scheduled backups copy the SQLite file; on PostgreSQL, back up with pg_dump (see the README)');
   }
   ssoProblems(values);
-  if (values['publicUrl'] === '') {
-    const host = String(values['host']);
-    const shownHost = host === '0.0.0.0' || host === '::' ? 'localhost' : host.includes(':') ? `[${host}]` : host;
-    values['publicUrl'] = `http://${shownHost}:${values['port']}`;
-  }
+  if (values['publicUrl'] === '') values['publicUrl'] = defaultPublicUrl(String(values['host']), Number(values['port']));
   return Object.freeze(values) as unknown as Config;
+}
+
+/** The publicUrl kurz takes when none is set: its own address, which the world outside rarely reaches. */
+export function defaultPublicUrl(host: string, port: number): string {
+  const shownHost = host === '0.0.0.0' || host === '::' ? 'localhost' : host.includes(':') ? `[${host}]` : host;
+  return `http://${shownHost}:${port}`;
 }
 
 /** Throws ConfigError for single sign-on settings that do not fit together. */

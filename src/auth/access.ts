@@ -189,6 +189,22 @@ export async function accessControl({ config, now, random, store, settings, logi
     setPassword,
 
     /**
+     * Whether `password` is the user's own, counted against the login limit of their account (as a login),
+     * so that a left-open session cannot be used to guess it. A user without a password has none to give.
+     * Throws AppError('rate_limited') as `login` does.
+     */
+    async checkPassword(userId: number, password: string): Promise<boolean> {
+      const found = await store.userById(userId);
+      if (!found?.passwordHash) return false;
+      return hashing.guess(password, found.passwordHash, loginLimit, [`user:${found.name.toLowerCase()}`]);
+    },
+
+    /** Whether the user has a password of their own (one who only signs on with SSO has none). */
+    async hasPassword(userId: number): Promise<boolean> {
+      return Boolean((await store.userById(userId))?.passwordHash);
+    },
+
+    /**
      * Checks a login and opens a session; returns the token for the session cookie and a new device token
      * for the device cookie. `device` is the device token this browser holds from an earlier login, if any
      * (OWASP's device cookies): when it is valid and names `user`, the browser's failures are limited on

@@ -23,6 +23,7 @@ const VIEWS = [
   'import',
   'keys',
   'key-revoke',
+  'key-table',
   'domains',
   'domain',
   'domain-remove',

@@ -20,6 +20,8 @@ export const COOKIES = {
   device: 'kurz_device',
   /** A single sign-on under way in this browser: its state, nonce and PKCE verifier (see auth/sso.ts), for 10 minutes. */
   sso: 'kurz_sso',
+  /** An API key just made, shown once on the page its creation leads to (post-redirect-get): for a minute, cleared when shown. */
+  newKey: 'kurz_new_key',
 } as const;
 export type CookieName = keyof typeof COOKIES;
 

@@ -267,12 +267,29 @@ test('the admin changes the password at /account/password: every session ends, t
   t.is(form.status, 200);
   const html = await form.text();
   t.regex(html, /A new password ends every login session/);
-  const res = await fetch(`${k.base}/account/password`, {
-    method: 'POST',
-    headers: { cookie, accept: BROWSER_ACCEPT, 'content-type': 'application/x-www-form-urlencoded' },
-    body: new URLSearchParams({ _csrf: csrfOf(html), password: 'a brand new password', repeat: 'a brand new password' }),
-    redirect: 'manual',
-  });
+  t.regex(html, /<label for="current">Current password<\/label>/);
+  t.regex(html, /<a href="\/account\/password" aria-current="page">Password<\/a>/, 'in the nav, marked as the page');
+  t.regex(html, /<code>kurz admin password<\/code>/, 'the hint names the command');
+  const change = (fields: Record<string, string>) =>
+    fetch(`${k.base}/account/password`, {
+      method: 'POST',
+      headers: { cookie, accept: BROWSER_ACCEPT, 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams({ _csrf: csrfOf(html), password: 'a brand new password', repeat: 'a brand new password', ...fields }),
+      redirect: 'manual',
+    });
+  const none = await change({});
+  t.is(none.status, 400);
+  t.regex(await none.text(), /Give your current password; nothing was changed/);
+  const wrong = await change({ current: 'not the password' });
+  t.is(wrong.status, 400);
+  const page = await wrong.text();
+  t.regex(page, /That is not your current password; nothing was changed/);
+  t.regex(page, /id="current"[^>]*aria-invalid="true"[^>]*aria-describedby="form-error"/, 'the field the message is about');
+  const differ = await change({ current: ADMIN_PASSWORD, repeat: 'another new password' });
+  t.is(differ.status, 400);
+  t.regex(await differ.text(), /The two new passwords differ/);
+  t.truthy(await loginAs(k.base, 'admin', ADMIN_PASSWORD), 'nothing changed so far');
+  const res = await change({ current: ADMIN_PASSWORD });
   t.is(res.status, 303);
   t.is(res.headers.get('location'), '/login');
   t.is((await fetch(`${k.base}/api/v1/tags`, { headers: { cookie } })).status, 401, 'the session ended');

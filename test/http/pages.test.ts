@@ -40,6 +40,46 @@ test('the dashboard serves the shorten form with every option, which works witho
   t.regex(html, /aria-current="page">Dashboard</);
 });
 
+test('an empty dashboard shows the first steps, each ticked once done, instead of a flat chart; the first link brings the figures', async (t) => {
+  const k = await startKurz(t, { publicUrl: '' });
+  const b = await browser(k);
+  /** Each step's name and whether it is ticked. */
+  const steps = async () => {
+    const { html } = await b.page('/');
+    const done = [...html.matchAll(/<li class="step( done)?">.*?<strong>(?:<a href="[^"]+">)?([^<]+)/g)].map(
+      (m) => `${m[2]}${m[1] ? ': done' : ''}`,
+    );
+    return { html, done };
+  };
+  const empty = await steps();
+  t.regex(empty.html, /<h2 id="first-run">Getting started<\/h2>/);
+  // The tests' own API key is the admin's: revoked, the step is not done.
+  t.deepEqual(empty.done, ['Shorten a link', 'Make an API key: done', 'Change the generated password: done', 'Set the public URL']);
+  t.is((await b.submit('/keys/revoke', { name: 'tests' })).status, 303);
+  t.deepEqual((await steps()).done, ['Shorten a link', 'Make an API key', 'Change the generated password: done', 'Set the public URL']);
+  t.regex(
+    empty.html,
+    /now <code>http:\/\/127\.0\.0\.1:\d+<\/code>\. Start kurz with <code>--public-url/,
+    'the public URL kurz makes links with',
+  );
+  t.notRegex(empty.html, /id="activity"|id="per-day"|No human visits/, 'no chart, no rows of zeros');
+  t.notRegex(empty.html, /id="latest"/);
+  t.is((await b.submit('/', { url: 'https://example.com/first' })).status, 303);
+  const { html } = await steps();
+  t.notRegex(html, /first-run/, 'a link: the dashboard as usual');
+  t.regex(html, /<h2 id="latest">Latest links<\/h2>/);
+  t.regex(html, /<h2 id="activity">Last 14 days<\/h2>/);
+});
+
+test('the public URL step is ticked when one is set', async (t) => {
+  const k = await startKurz(t, { publicUrl: 'https://s.example' });
+  const { html } = await (await browser(k)).page('/');
+  t.regex(
+    html,
+    /<li class="step done"><span class="mark" aria-hidden="true">✓<\/span><div><span class="offscreen">Done: <\/span><strong>Set the public URL<\/strong> short links begin with: now <code>https:\/\/s\.example<\/code>\.<\/div>/,
+  );
+});
+
 test('without a session, / goes to the login and a form post is refused with 401', async (t) => {
   const k = await startKurz(t);
   const stranger = await browser(k, false);

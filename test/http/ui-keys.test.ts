@@ -2,13 +2,17 @@ import test from 'ava';
 import { startKurz } from '../helpers.ts';
 import { browser } from './ui-session.ts';
 
-test('a new key is shown once, works, and the list never shows it again', async (t) => {
+test('a new key is shown once, on the page its creation leads to, works, and the list never shows it again', async (t) => {
   const k = await startKurz(t);
   const b = await browser(k);
-  const res = await b.submit('/keys', { name: 'deploy bot' });
+  const made = await b.submit('/keys', { name: 'deploy bot' });
+  t.is(made.status, 303, 'post-redirect-get: a reload sends no form again');
+  t.is(made.headers.get('location'), '/keys#new-key');
+  t.regex(made.headers.getSetCookie()[0] ?? '', /^__Host-kurz_new_key=[\w-]+; path=\/; expires=.+; samesite=strict; secure; httponly$/);
+  const { res, html } = await b.follow(made);
   t.is(res.status, 200);
   t.is(res.headers.get('cache-control'), 'no-store');
-  const html = await res.text();
+  t.regex(res.headers.getSetCookie().join('\n'), /__Host-kurz_new_key=;/, 'the cookie is cleared once shown');
   const secret = /<code class="secret" id="new-key-value">(kurz_[\w-]+)<\/code>/.exec(html)?.[1] ?? '';
   t.truthy(secret);
   t.regex(html, /it is shown only this once/);
@@ -18,7 +22,7 @@ test('a new key is shown once, works, and the list never shows it again', async 
 
   const list = (await b.page('/keys')).html;
   t.false(list.includes(secret), 'the key is never shown again');
-  t.regex(list, /<strong>deploy bot<\/strong>/);
+  t.regex(list, /<strong class="key-name">deploy bot<\/strong>/);
   t.regex(list, new RegExp(`<code>${secret.slice(0, 11)}…</code>`));
   t.notRegex(list, /id="new-key-value"/);
 });
@@ -53,7 +57,12 @@ test('revoking asks first; then the key gets 401 on the API', async (t) => {
   t.is((await k.get('/api/v1/links')).status, 401);
   const after = (await b.page('/keys?revoked=tests')).html;
   t.regex(after, /The key “tests” was revoked/);
-  t.regex(after, /<span class="state state-off">revoked<\/span>/);
+  t.regex(after, /<p class="empty">No key works now: every one is revoked\.<\/p>/);
+  t.regex(
+    after,
+    /<details class="revoked-keys">\s*<summary id="revoked-keys">Revoked keys \(1\)<\/summary>[\s\S]*<strong class="key-name">tests<\/strong>[\s\S]*<span class="state state-off">revoked<\/span>[\s\S]*<\/details>/,
+    'folded away',
+  );
   t.notRegex(after, /href="\/keys\/revoke\?name=tests"/, 'no revoke button for a revoked key');
   t.is((await b.get('/keys/revoke?name=tests')).status, 404);
   t.is((await b.submit('/keys/revoke', { name: 'tests' })).status, 404);
@@ -70,8 +79,8 @@ test('the create form ticks the default scopes; a key gets the scopes ticked and
   t.regex(form, /<option value="never" selected>Never<\/option>/);
 
   const res = await b.submit('/keys', { name: 'reports', 'scope:stats:read': 'true', 'scope:export': 'true', expires: '30d' });
-  t.is(res.status, 200);
-  const secret = /<code class="secret" id="new-key-value">(kurz_[\w-]+)<\/code>/.exec(await res.text())?.[1] ?? '';
+  t.is(res.status, 303);
+  const secret = /<code class="secret" id="new-key-value">(kurz_[\w-]+)<\/code>/.exec((await b.follow(res)).html)?.[1] ?? '';
   const key = (await k.kurz.services.access.listKeys()).find((listed) => listed.name === 'reports');
   t.deepEqual(key?.scopes, ['stats:read', 'export']);
   t.is(key?.expiresAt?.getTime(), k.clock.now() + 30 * 86_400_000);
@@ -79,7 +88,7 @@ test('the create form ticks the default scopes; a key gets the scopes ticked and
   t.is((await fetch(`${k.base}/api/v1/stats`, { headers: { authorization: `Bearer ${secret}` } })).status, 200);
 
   const none = await b.submit('/keys', { name: 'defaults', expires: 'never' });
-  t.is(none.status, 200);
+  t.is(none.status, 303);
   t.deepEqual((await k.kurz.services.access.listKeys()).find((listed) => listed.name === 'defaults')?.scopes, [
     'links:read',
     'links:write',

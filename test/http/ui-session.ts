@@ -11,6 +11,8 @@ export interface Browser {
   /** POST a form with the CSRF token of the session's pages. */
   submit(path: string, fields: Record<string, string>): Promise<Response>;
   csrf(): Promise<string>;
+  /** GET where a 303 `res` leads, with the cookies it set beside the session's, as a browser follows it. */
+  follow(res: Response): Promise<{ res: Response; html: string }>;
 }
 
 /** A browser logged in as the admin (or, with `loggedIn` false, a stranger with no cookies). */
@@ -38,5 +40,14 @@ export async function browser(k: TestKurz, loggedIn = true): Promise<Browser> {
       return post(path, { _csrf: await csrf(), ...fields });
     },
     csrf,
+    async follow(res) {
+      const set = res.headers.getSetCookie().map((line) => line.slice(0, line.indexOf(';')));
+      const jar = [cookie, ...set].filter(Boolean).join('; ');
+      const next = await fetch(new URL(res.headers.get('location') ?? '/', k.base), {
+        headers: { accept: BROWSER_ACCEPT, cookie: jar },
+        redirect: 'manual',
+      });
+      return { res: next, html: await next.text() };
+    },
   };
 }

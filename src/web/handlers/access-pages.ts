@@ -5,6 +5,9 @@ import type { WebServices } from '../../context.ts';
 import { AppError, STATUS } from '../../core/errors.ts';
 import { asClientError, sendRetryAfter } from '../../http/problems.ts';
 import { sendPage, sendSeeOther, UNCACHED } from '../../http/respond.ts';
+import { cliCommand } from '../../cli/invocation.ts';
+import { capitalised } from '../presenters.ts';
+import { showPage } from './pages.ts';
 import { actorOf, csrfToken, DEVICE_MAX_AGE, readCookie, readForm, safeReturnPath, sessionOf, writeCookie } from '../session.ts';
 
 /** What the password form says when passwordLogin is false. */
@@ -35,13 +38,18 @@ export function accessPageHandlers(web: WebServices) {
     );
   };
 
-  const showPasswordForm = async (ctx: Context, status: number, error: string | null): Promise<void> => {
-    const generated = await web.access.mustChangePassword(actorOf(ctx).userId);
-    sendPage(
-      ctx.res,
-      status,
-      web.render('account-password', { title: 'Choose your password', csrf: csrfToken(ctx, web), generated, error }),
-    );
+  /**
+   * The password form: the current password (not when it is the generated one the session was just made
+   * with, nor for someone without one), the new one twice. `error` names the field it is about.
+   */
+  const showPasswordForm = async (ctx: Context, status: number, error: { field: string; message: string } | null): Promise<void> => {
+    const { userId } = actorOf(ctx);
+    const generated = await web.access.mustChangePassword(userId);
+    const askCurrent = !generated && (await web.access.hasPassword(userId));
+    const model = { title: 'Choose your password', generated, askCurrent, error };
+    // The generated password's session goes nowhere else until it is changed: no nav then.
+    if (generated) sendPage(ctx.res, status, web.render('account-password', { ...model, csrf: csrfToken(ctx, web), cli: cliCommand() }));
+    else showPage(ctx, web, status, 'account-password', { ...model, section: 'account' });
   };
 
   const showLogin = (ctx: Context, status: number, next: string, user: string, error: string | null): void => {
@@ -51,6 +59,7 @@ export function accessPageHandlers(web: WebServices) {
       web.render('login', {
         title: 'Log in',
         csrf: csrfToken(ctx, web),
+        cli: cliCommand(),
         next,
         user,
         error,
@@ -130,13 +139,28 @@ export function accessPageHandlers(web: WebServices) {
     /** Sets the user's new password: every session of theirs ends (this one too), and the login page follows. */
     async changePassword(ctx: Context): Promise<void> {
       const form = await readForm(ctx, web);
-      const password = typeof form['password'] === 'string' ? form['password'] : '';
-      if (password !== form['repeat']) return showPasswordForm(ctx, 400, 'the two passwords differ; nothing was changed');
+      const { userId } = actorOf(ctx);
+      const text = (name: string): string => (typeof form[name] === 'string' ? (form[name] as string) : '');
+      const password = text('password');
+      if (!(await web.access.mustChangePassword(userId)) && (await web.access.hasPassword(userId))) {
+        const current = text('current');
+        if (current === '')
+          return showPasswordForm(ctx, 400, { field: 'current', message: 'Give your current password; nothing was changed' });
+        try {
+          if (!(await web.access.checkPassword(userId, current)))
+            return showPasswordForm(ctx, 400, { field: 'current', message: 'That is not your current password; nothing was changed' });
+        } catch (err) {
+          if (!(err instanceof AppError) || err.code !== 'rate_limited') throw err;
+          return showPasswordForm(ctx, 429, { field: 'current', message: `Too many wrong passwords: ${err.message}. Nothing was changed` });
+        }
+      }
+      if (password !== text('repeat'))
+        return showPasswordForm(ctx, 400, { field: 'repeat', message: 'The two new passwords differ; nothing was changed' });
       try {
-        await web.access.setPassword(password, actorOf(ctx).userId);
+        await web.access.setPassword(password, userId);
       } catch (err) {
         if (!(err instanceof AppError) || err.code !== 'invalid') throw err;
-        return showPasswordForm(ctx, 400, err.message);
+        return showPasswordForm(ctx, 400, { field: 'password', message: capitalised(err.message) });
       }
       writeCookie(ctx, web, 'session', null);
       sendSeeOther(ctx.res, '/login');

@@ -1,4 +1,5 @@
-import { anonymous, isAdmin } from '../../auth/actor.ts';
+import { anonymous, isAdmin, type Actor } from '../../auth/actor.ts';
+import { defaultPublicUrl } from '../../config.ts';
 import type { Context } from 'koa';
 import type { WebServices } from '../../context.ts';
 import { AppError, STATUS } from '../../core/errors.ts';
@@ -61,6 +62,20 @@ function domainFigures(web: WebServices, tallies: readonly DomainTally[]) {
  * rate-limited per client, the result shown at once); otherwise the login. Both count against the
  * client's creation limit (creation-limit.ts).
  */
+/**
+ * The first-run card's steps, each done or not: shorten a link (never done while the card shows), make an API
+ * key, change the generated password, and, for an admin, set the public URL short links are made with.
+ */
+async function firstSteps(web: WebServices, actor: Actor) {
+  const [keys, generated] = await Promise.all([web.access.listKeys(actor.userId), web.access.mustChangePassword(actor.userId)]);
+  const { publicUrl, host, port } = web.config;
+  return {
+    key: keys.some((key) => key.revokedAt === null),
+    password: !generated,
+    publicUrl: isAdmin(actor) ? { set: publicUrl !== defaultPublicUrl(host, port), value: publicUrl } : null,
+  };
+}
+
 export function dashboardHandlers(web: WebServices) {
   /** `ownerName`: an admin's choice of whose figures to see (everyone's when undefined); a member sees their own. */
   async function showDashboard(ctx: Context, status: number, form: FormValues, error: FormError | null, ownerName?: string): Promise<void> {
@@ -73,6 +88,8 @@ export function dashboardHandlers(web: WebServices) {
       admin ? web.links.blockedCount() : 0,
       admin ? web.users.listUsers(actor) : [],
     ]);
+    // Nothing shortened and nothing visited yet: the first steps instead of a flat chart and rows of zeros.
+    const empty = owner === undefined && links.length === 0 && figures.humansAllTime === 0 && figures.links === 0;
     showPage(ctx, web, status, 'dashboard', {
       title: 'Dashboard',
       section: 'home',
@@ -94,6 +111,7 @@ export function dashboardHandlers(web: WebServices) {
       domains: web.registry.several() ? domainOptions(web, actor) : null,
       domainFigures: admin && owner === undefined && web.registry.several() ? domainFigures(web, figures.domains) : null,
       blocklist: admin ? blocklistSummary(web, blockedCount) : null,
+      firstRun: empty ? await firstSteps(web, actor) : null,
     });
   }
 

@@ -4,7 +4,7 @@ import { DEFAULT_SCOPES, SCOPE_DOCS, SCOPES, type Scope } from '../../auth/scope
 import type { WebServices } from '../../context.ts';
 import { AppError, STATUS } from '../../core/errors.ts';
 import { sendSeeOther } from '../../http/respond.ts';
-import { actorOf, readForm } from '../session.ts';
+import { actorOf, readCookie, readForm, writeCookie } from '../session.ts';
 import { showPage } from './pages.ts';
 import { formError, formFailure, textOf, type FormError } from '../forms.ts';
 import { formatTime } from '../presenters.ts';
@@ -28,6 +28,19 @@ interface KeyForm {
   expires: string;
 }
 const NEW_KEY: KeyForm = { name: '', scopes: DEFAULT_SCOPES, expires: 'never' };
+
+/** How long the page after a creation may take to show the new key. */
+const NEW_KEY_SHOWN_FOR = 60_000;
+
+/** The key a creation's cookie holds (base64url JSON, signed by kurz, so only kurz wrote it); null for anything else. */
+function createdKey(value: string): { name: string; secret: string } | null {
+  try {
+    const { name, secret } = JSON.parse(Buffer.from(value, 'base64url').toString()) as { name?: unknown; secret?: unknown };
+    return typeof name === 'string' && typeof secret === 'string' ? { name, secret } : null;
+  } catch {
+    return null;
+  }
+}
 
 /** A key as the list shows it (never the key itself). */
 function keyRow(key: ApiKey, now: number) {
@@ -64,10 +77,13 @@ export function keysUiHandlers(web: WebServices) {
       checked: form.scopes.includes(scope),
     }));
     const lifetimes = LIFETIMES.map(({ value, label }) => ({ value, label }));
+    const rows = keys.map((key) => keyRow(key, now));
     showPage(ctx, web, status, 'keys', {
       title: 'API keys',
       section: 'keys',
-      keys: keys.map((key) => keyRow(key, now)),
+      // Revoked keys are folded away below the ones that still work (or have expired).
+      keys: rows.filter((key) => key.revoked === null),
+      revokedKeys: rows.filter((key) => key.revoked !== null),
       name: form.name,
       scopes,
       lifetimes,
@@ -79,8 +95,11 @@ export function keysUiHandlers(web: WebServices) {
   }
 
   return {
+    /** The keys; a key just made (the creation's cookie) is shown this once, then the cookie is gone. */
     async listKeys(ctx: Context): Promise<void> {
-      await showKeys(ctx, 200, NEW_KEY, null, null);
+      const made = readCookie(ctx, web, 'newKey');
+      if (made !== undefined) writeCookie(ctx, web, 'newKey', null);
+      await showKeys(ctx, 200, NEW_KEY, null, made === undefined ? null : createdKey(made));
     },
 
     /** Makes a key with the ticked scopes (none ticked: the default ones) and the lifetime chosen. */
@@ -100,7 +119,10 @@ export function keysUiHandlers(web: WebServices) {
           { scopes: form.scopes, expiresIn: lifetime.ms },
           actorOf(ctx),
         );
-        await showKeys(ctx, 200, NEW_KEY, null, { name: key.name, secret });
+        // Shown by the page this leads to, so that a reload there sends no form again (and makes no second key).
+        const made = Buffer.from(JSON.stringify({ name: key.name, secret })).toString('base64url');
+        writeCookie(ctx, web, 'newKey', made, NEW_KEY_SHOWN_FOR, 'strict');
+        sendSeeOther(ctx.res, '/keys#new-key');
       } catch (err) {
         const error = formFailure(err);
         await showKeys(ctx, STATUS[error.code], form, formError(error, ['name', 'expires']), null);

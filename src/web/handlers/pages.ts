@@ -2,13 +2,14 @@ import type { Context } from 'koa';
 import type { WebServices } from '../../context.ts';
 import { sendPage, type View } from '../../http/respond.ts';
 import { isAdmin } from '../../auth/actor.ts';
+import { cliCommand } from '../../cli/invocation.ts';
 import { reviewsOf } from '../middleware/review-count.ts';
 import { csrfToken, sessionOf, type WebState } from '../session.ts';
 
-// What every HTML page shares: the nav and the CSRF token of its forms.
+// What every HTML page shares: the nav, the CSRF token of its forms and the command that runs kurz's CLI here.
 
 /** Where a page sits in the nav. */
-export type Section = 'home' | 'links' | 'import' | 'domains' | 'users' | 'activity' | 'review' | 'keys' | 'settings';
+export type Section = 'home' | 'links' | 'import' | 'domains' | 'users' | 'activity' | 'review' | 'keys' | 'settings' | 'account';
 
 /**
  * Sends `view` with `data`, the CSRF token of its forms (`csrf`) and, for a logged-in session, the nav
@@ -36,5 +37,5 @@ export function showPage(
           reviews,
         }
       : null;
-  sendPage(ctx.res, status, web.render(view, { ...data, csrf: csrfToken(ctx, web), nav }));
+  sendPage(ctx.res, status, web.render(view, { cli: cliCommand(), ...data, csrf: csrfToken(ctx, web), nav }));
 }
