@@ -4,6 +4,7 @@ import type { Logger } from '../core/log.ts';
 import type { AuditStore } from '../store/ports.ts';
 import {
   isAuditAction,
+  SUBJECT_KINDS,
   type AuditAction,
   type AuditDetails,
   type AuditEntry,
@@ -189,10 +190,14 @@ function actionQuery(action: string | undefined): { action?: AuditAction; action
   if (isAuditAction(action)) return { action };
   const prefix = action.endsWith('.') ? action : `${action}.`;
   if (/^[a-z]+\.$/.test(prefix) && AUDIT_PREFIXES.has(prefix)) return { actionPrefix: prefix };
-  throw new AppError('invalid', `unknown action "${action}" (an action such as link.move, or a kind: link, key, user, domain)`, 'action');
+  throw new AppError(
+    'invalid',
+    `unknown action "${action}" (an action such as link.move, or a kind: ${SUBJECT_KINDS.join(', ')})`,
+    'action',
+  );
 }
 
-const AUDIT_PREFIXES = new Set(['link.', 'key.', 'user.', 'domain.']);
+const AUDIT_PREFIXES = new Set(SUBJECT_KINDS.map((kind) => `${kind}.`));
 
 /** A page's position as an opaque cursor: `at.id` after a logged entry, `at.id.c` after a creation. */
 export function cursorOf(position: AuditPosition): string {

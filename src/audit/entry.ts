@@ -22,10 +22,12 @@ export const AUDIT_ACTIONS = [
   'domain.add',
   'domain.edit',
   'domain.remove',
+  'tag.rename',
+  'tag.delete',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
-export const SUBJECT_KINDS = ['link', 'key', 'user', 'domain'] as const;
+export const SUBJECT_KINDS = ['link', 'key', 'user', 'domain', 'tag'] as const;
 export type SubjectKind = (typeof SUBJECT_KINDS)[number];
 
 /** What an entry is about: its kind and id, and a label to show when it is gone (a short URL, a key's or user's name, a host). */

@@ -24,6 +24,8 @@ const VIEWS = [
   'keys',
   'key-revoke',
   'key-table',
+  'tags',
+  'tag-delete',
   'domains',
   'domain',
   'domain-remove',

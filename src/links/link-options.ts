@@ -46,12 +46,22 @@ export function parseTags(value: unknown): string[] {
     const t = tag.trim();
     if (t === '' && typeof value === 'string') continue;
     if (t.length === 0 || t.length > LIMITS.tag) throw invalid('tags', `must each be 1 to ${LIMITS.tag} characters`);
-    if (!TAG.test(t))
-      throw invalid('tags', `${JSON.stringify(t)} may only hold letters, digits, spaces and _ . : / + -, starting with a letter or digit`);
+    if (!TAG.test(t)) throw invalid('tags', `${JSON.stringify(t)} ${TAG_RULE}`);
     tags.add(t);
   }
   if (tags.size > LIMITS.tags) throw invalid('tags', `must be at most ${LIMITS.tags} tags, got ${tags.size}`);
   return [...tags].sort();
+}
+
+const TAG_RULE = 'may only hold letters, digits, spaces and _ . : / + -, starting with a letter or digit';
+
+/** One tag, given as `field` (a tag's new name), trimmed: as each of parseTags'. */
+export function parseTag(field: string, value: unknown): string {
+  if (typeof value !== 'string') throw invalid(field, 'must be a string');
+  const tag = value.trim();
+  if (tag.length === 0 || tag.length > LIMITS.tag) throw invalid(field, `must be 1 to ${LIMITS.tag} characters`);
+  if (!TAG.test(tag)) throw invalid(field, TAG_RULE);
+  return tag;
 }
 
 /** An RFC 3339 time with an offset, e.g. 2026-12-31T23:59:59Z. */

@@ -21,7 +21,7 @@ import {
   type LinkQuery,
   type TagCount,
 } from './link.ts';
-import { parseOptions } from './link-options.ts';
+import { parseOptions, parseTag } from './link-options.ts';
 import { encodeCursor } from './list-query.ts';
 import { reviewOf } from './review-rules.ts';
 import type { BlocklistSource } from '../blocklist/blocklist.ts';
@@ -54,6 +54,15 @@ export type LinkManagement = ReturnType<typeof linkManagement>;
 /** Whether the actor may see (and so change) a link: their own, or any for an admin. */
 export function maySee(actor: Actor, link: Link): boolean {
   return link.ownerId === actor.userId || isAdmin(actor);
+}
+
+/** Whose links a tag change reaches: the actor's own, or every link (null) for an admin. */
+function ownerScope(actor: Actor): number | null {
+  return isAdmin(actor) ? null : actor.userId;
+}
+
+function tagNotFound(tag: string): AppError {
+  return new AppError('not_found', `no link of yours has the tag ${JSON.stringify(tag)}`);
 }
 
 /** The error for a code no link has. */
@@ -150,6 +159,28 @@ export function linkManagement({
 
     /** The tags of the links the actor sees (an admin: every live link's). */
     tagCounts: (actor: Actor): Promise<TagCount[]> => links.tagCounts(isAdmin(actor) ? undefined : actor.userId),
+
+    /**
+     * Renames the tag `from` to the name `to` on the actor's links (an admin: everyone's), deleted ones too; a
+     * name another tag has merges the two. Returns the names and how many links changed. Throws AppError:
+     * 'invalid' (field `name`) for a bad or the same name, 'not_found' for a tag none of those links has.
+     */
+    async renameTag(actor: Actor, from: string, to: unknown): Promise<{ from: string; to: string; links: number }> {
+      const name = parseTag('name', to);
+      if (name === from) throw new AppError('invalid', `name must be a new one: the tag is ${JSON.stringify(from)} already`, 'name');
+      const changed = await links.write((tx) => tx.renameTag(from, name, ownerScope(actor)));
+      if (changed === 0) throw tagNotFound(from);
+      await audit.record(actor, 'tag.rename', { kind: 'tag', id: 0, label: from }, { to: name, links: changed });
+      return { from, to: name, links: changed };
+    },
+
+    /** Takes the tag off the actor's links (an admin: everyone's); returns how many had it. Throws AppError('not_found'). */
+    async deleteTag(actor: Actor, tag: string): Promise<{ tag: string; links: number }> {
+      const changed = await links.write((tx) => tx.deleteTag(tag, ownerScope(actor)));
+      if (changed === 0) throw tagNotFound(tag);
+      await audit.record(actor, 'tag.delete', { kind: 'tag', id: 0, label: tag }, { links: changed });
+      return { tag, links: changed };
+    },
 
     /** Live links the blocklist disabled, in every process on the database. */
     blockedCount: (): Promise<number> => links.blockedCount(),

@@ -29,4 +29,5 @@ export const RESERVED_PATHS: ReadonlySet<string> = new Set([
   'welcome',
   'activity',
   'review',
+  'tags',
 ]);

@@ -134,6 +134,13 @@ export interface LinkWriter {
   /** Gives every link of the user `from` to the user `to`, deleted ones too (their figures go along); returns how many. */
   handOverLinks(from: number, to: number): Promise<number>;
   /**
+   * Renames tag `from` to `to` on every link (of one owner's, given their id), deleted ones too; a link that has
+   * both keeps one `to` (a merge). Returns how many links had `from`.
+   */
+  renameTag(from: string, to: string, owner: number | null): Promise<number>;
+  /** Takes tag `tag` off every link (of one owner's, given their id), deleted ones too; returns how many had it. */
+  deleteTag(tag: string, owner: number | null): Promise<number>;
+  /**
    * Sets a live link's block (null clears it), unless its target is no longer `url` (edited since it was
    * read): false then, or when the link is deleted.
    */

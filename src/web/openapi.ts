@@ -23,7 +23,7 @@ import { TAG as TAG_FIELD } from '../links/link-fields.ts';
 import { LINK_JSON } from '../links/link-json.ts';
 import { REDIRECT_STATUSES } from '../links/link-options.ts';
 import { DOMAIN_PARAM, LIST_QUERY } from '../links/list-query.ts';
-import { BATCH_CREATE, BATCH_MAX, LINK_CREATE, LINK_EDIT, RULES_BODY } from './handlers/links-api.ts';
+import { BATCH_CREATE, BATCH_MAX, LINK_CREATE, LINK_EDIT, RULES_BODY, TAG_RENAME } from './handlers/links-api.ts';
 import { CONDITION_TYPES, PAGES, RULE_LIMITS } from '../rules/rule.ts';
 import { LINK_FIELDS } from './forms.ts';
 import { PAGE_FIELDS } from './page-settings-form.ts';
@@ -355,6 +355,18 @@ const SCHEMAS: Record<string, Schema> = {
       },
     },
   },
+  TagRenamed: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['from', 'to', 'links'],
+    properties: { from: TAG, to: TAG, links: { type: 'integer', minimum: 1, description: 'Links that had the old name' } },
+  },
+  TagDeleted: {
+    type: 'object',
+    additionalProperties: false,
+    required: ['tag', 'links'],
+    properties: { tag: TAG, links: { type: 'integer', minimum: 1, description: 'Links that had it' } },
+  },
   TagList: {
     type: 'object',
     additionalProperties: false,
@@ -464,6 +476,13 @@ const PARAMETERS: Record<string, Parameter> = {
     schema: { type: 'string' },
   },
   name: { name: 'name', in: 'path', required: true, description: "A user's name, in any case", schema: { type: 'string' } },
+  tag: {
+    name: 'tag',
+    in: 'path',
+    required: true,
+    description: 'A tag, exactly as the links carry it (percent-encoded)',
+    schema: { type: 'string' },
+  },
   token: { name: 'token', in: 'path', required: true, description: 'The token of a one-time link', schema: { type: 'string' } },
 };
 
@@ -1065,6 +1084,34 @@ export const OPENAPI: OpenApiDocument = openApiDocument({
         responses: { '200': { description: 'The tags', content: json(schema('TagList')) }, '401': response('Unauthorized') },
       }),
     },
+    '/api/v1/tags/{tag}': {
+      patch: linksApi({
+        operationId: 'renameTag',
+        summary: "Rename a tag on your links (an admin: everyone's), deleted ones too; an existing tag's name merges the two",
+        parameters: [parameter('tag')],
+        body: TAG_RENAME,
+        responses: {
+          '200': { description: 'The old and new names and how many links changed', content: json(schema('TagRenamed')) },
+          '400': response('Invalid'),
+          '401': response('Unauthorized'),
+          '403': response('Forbidden'),
+          '404': response('NotFound'),
+          '413': response('TooLarge'),
+          '415': response('UnsupportedType'),
+        },
+      }),
+      delete: linksApi({
+        operationId: 'deleteTag',
+        summary: "Take a tag off your links (an admin: everyone's), deleted ones too; the links stay",
+        parameters: [parameter('tag')],
+        responses: {
+          '200': { description: 'The tag and how many links had it', content: json(schema('TagDeleted')) },
+          '401': response('Unauthorized'),
+          '403': response('Forbidden'),
+          '404': response('NotFound'),
+        },
+      }),
+    },
     '/api/v1/openapi.json': {
       get: linksApi({
         operationId: 'showOpenApi',
@@ -1236,13 +1283,17 @@ export const OPENAPI: OpenApiDocument = openApiDocument({
         summary: "The form that sets the logged-in user's password; where a session made with the generated first password is sent",
         responses: { '200': page('The form') },
       }),
-      post: adminForm(['password', 'repeat'], {
+      post: adminForm(['current', 'password', 'repeat'], {
         operationId: 'changePassword',
         summary:
           "Set the logged-in user's password: every session of theirs ends; for the first admin, the generated password's file is deleted",
+        description:
+          '`current` (the password now) is required, but not from a session made with the generated first password, nor from someone without a password. ' +
+          'A wrong one counts against the account’s login limit.',
         responses: {
           '303': seeOther('To the login page'),
-          '400': page('The form again: the two differ, or the password is too short or too long'),
+          '400': page('The form again: the current password is missing or wrong, the two differ, or the new one is too short or too long'),
+          '429': page('The form again: too many wrong passwords for this account; wait'),
         },
       }),
     },
@@ -1595,7 +1646,7 @@ export const OPENAPI: OpenApiDocument = openApiDocument({
           'Each ticked `scope:SCOPE` checkbox (value `true`) grants that scope; none ticked: links:read, links:write and stats:read. ' +
           '`expires` is never, 7d, 30d, 90d or 365d.',
         responses: {
-          '200': page('The keys, with the new key shown this once'),
+          '303': seeOther('To the keys, which show the new key this once (it rides a signed cookie for a minute)'),
           '400': page('The form again: the name or the lifetime is invalid'),
           '409': page('The form again: the name is taken'),
         },
@@ -1612,6 +1663,50 @@ export const OPENAPI: OpenApiDocument = openApiDocument({
         operationId: 'revokeKey',
         summary: 'Revoke an API key: it is refused from then on',
         responses: { '303': seeOther('To the keys, ?revoked=NAME'), '404': pageOrProblem('No live key has this name') },
+      }),
+    },
+    '/tags': {
+      get: adminPage({
+        operationId: 'listTagsPage',
+        summary: "The tags of your links (an admin: everyone's) with their counts, each with a rename and a delete",
+        parameters: [
+          {
+            name: 'renamed',
+            in: 'query',
+            description: 'A tag just renamed (with `to` and `links`), to say so',
+            schema: { type: 'string' },
+          },
+          { name: 'to', in: 'query', description: 'Its new name', schema: { type: 'string' } },
+          { name: 'deleted', in: 'query', description: 'A tag just deleted (with `links`), to say so', schema: { type: 'string' } },
+          { name: 'links', in: 'query', description: 'How many links the change reached', schema: { type: 'string' } },
+        ],
+        responses: { '200': page('The tags') },
+      }),
+    },
+    '/tags/{tag}': {
+      post: adminForm(['name'], {
+        operationId: 'renameTagByForm',
+        summary: 'Rename a tag (as PATCH /api/v1/tags/{tag}); an existing tag’s name merges the two',
+        parameters: [parameter('tag')],
+        responses: {
+          '303': seeOther('To the tags, saying what changed'),
+          '400': page('The tags again, the error beside the row: the name is invalid or the same'),
+          '404': pageOrProblem('None of your links has this tag'),
+        },
+      }),
+    },
+    '/tags/{tag}/delete': {
+      get: adminPage({
+        operationId: 'confirmTagDelete',
+        summary: 'The page that asks before taking a tag off the links',
+        parameters: [parameter('tag')],
+        responses: { '200': page('The question'), '404': pageOrProblem('None of your live links has this tag') },
+      }),
+      post: adminForm([], {
+        operationId: 'deleteTagByForm',
+        summary: 'Take a tag off your links (as DELETE /api/v1/tags/{tag})',
+        parameters: [parameter('tag')],
+        responses: { '303': seeOther('To the tags, saying what changed'), '404': pageOrProblem('None of your links has this tag') },
       }),
     },
     '/settings': {
@@ -1673,6 +1768,7 @@ export const OPENAPI: OpenApiDocument = openApiDocument({
       LinkCreate: LINK_CREATE,
       LinkEdit: LINK_EDIT,
       Rules: RULES_BODY,
+      TagRename: TAG_RENAME,
       BatchCreate: BATCH_CREATE,
       Domain: DOMAIN_JSON,
       DomainCreate: DOMAIN_CREATE,

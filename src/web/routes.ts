@@ -9,6 +9,7 @@ import { dashboardHandlers } from './handlers/dashboard.ts';
 import { domainsUiHandlers } from './handlers/domains-ui.ts';
 import { importUiHandlers } from './handlers/import-ui.ts';
 import { keysUiHandlers } from './handlers/keys-ui.ts';
+import { tagsUiHandlers } from './handlers/tags-ui.ts';
 import { domainsApiHandlers } from './handlers/domains-api.ts';
 import { linksApiHandlers } from './handlers/links-api.ts';
 import { linksUiHandlers } from './handlers/links-ui.ts';
@@ -47,6 +48,8 @@ export const API_SCOPES = {
   'PUT /api/v1/links/:code/rules': 'links:write',
   'GET /api/v1/links/:code/form-answers': 'links:read',
   'GET /api/v1/tags': 'links:read',
+  'PATCH /api/v1/tags/:tag': 'links:write',
+  'DELETE /api/v1/tags/:tag': 'links:write',
   'GET /api/v1/stats': 'stats:read',
   'GET /api/v1/export': 'export',
   'GET /api/v1/domains': 'links:read',
@@ -76,6 +79,7 @@ export function createRouter(web: WebServices): Router {
   const links = linksUiHandlers(web);
   const bulk = importUiHandlers(web);
   const keys = keysUiHandlers(web);
+  const tags = tagsUiHandlers(web);
   const domainsUi = domainsUiHandlers(web);
   const settings = settingsUiHandlers(web);
   const audit = auditApiHandlers(web);
@@ -129,6 +133,10 @@ export function createRouter(web: WebServices): Router {
   router.get('/links/:code/form-answers', loginRequired, answers.showFormAnswers);
   router.get('/links/:code/form-answers.csv', loginRequired, answers.exportFormAnswers);
   router.post('/links/:code/form-answers/delete', loginRequired, answers.deleteFormAnswers);
+  router.get('/tags', loginRequired, tags.listTags);
+  router.post('/tags/:tag', loginRequired, tags.renameTag);
+  router.get('/tags/:tag/delete', loginRequired, tags.confirmDelete);
+  router.post('/tags/:tag/delete', loginRequired, tags.deleteTag);
   router.get('/import', loginRequired, bulk.showImport);
   router.post('/import', loginRequired, bulk.importLinks);
   router.get('/domains', adminRequired, domainsUi.listDomains);
@@ -167,6 +175,8 @@ export function createRouter(web: WebServices): Router {
   apiRoute('PUT /api/v1/links/:code/rules', api.setRules);
   apiRoute('GET /api/v1/links/:code/form-answers', answers.exportFormAnswers);
   apiRoute('GET /api/v1/tags', api.listTags);
+  apiRoute('PATCH /api/v1/tags/:tag', api.renameTag);
+  apiRoute('DELETE /api/v1/tags/:tag', api.deleteTag);
   apiRoute('GET /api/v1/stats', stats.showStats);
   apiRoute('GET /api/v1/export', stats.exportData);
   apiRoute('GET /api/v1/domains', domainsApi.listDomains);

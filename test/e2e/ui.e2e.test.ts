@@ -294,6 +294,8 @@ const SCREENS: Array<{ name: string; open: (page: Page, k: TestKurz, code: strin
   { name: 'activity-filtered', open: (page) => page.goto('/activity?user=ana&action=link') },
   { name: 'settings', open: (page) => page.goto('/settings') },
   { name: 'account-password', open: (page) => page.goto('/account/password') },
+  { name: 'tags', open: (page) => page.goto('/tags') },
+  { name: 'tag-delete', open: (page) => page.goto('/tags/docs/delete') },
 ];
 
 test('screenshots of every page, light and dark, desktop and phone', async (t) => {

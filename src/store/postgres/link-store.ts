@@ -132,6 +132,11 @@ export function createPostgresLinkStore(db: Database, idBlockSize: number, log: 
       },
       deleteLink: async (id, at) => (await tx.query(q.DELETE_LINK, [id, at.getTime()])).rowCount === 1,
       handOverLinks: async (from, to) => (await tx.query(q.HAND_OVER_LINKS, [to, from])).rowCount ?? 0,
+      renameTag: async (from, to, owner) => {
+        await tx.query(q.ADD_RENAMED_TAG, [from, to, owner]);
+        return (await tx.query(q.DELETE_TAG, [from, owner])).rowCount ?? 0;
+      },
+      deleteTag: async (tag, owner) => (await tx.query(q.DELETE_TAG, [tag, owner])).rowCount ?? 0,
       setBlock: async (id, url, block) =>
         (await tx.query(q.SET_BLOCK, [id, url, block?.rule ?? null, block?.list ?? null, block?.at.getTime() ?? null])).rowCount === 1,
       unvisitedSince: async (cutoff) => (await tx.query<LinkRow>(q.UNVISITED_LINKS, [cutoff.getTime()])).rows.map((row) => toLink(row)!),

@@ -150,6 +150,12 @@ export const UNVISITED_LINKS = `SELECT ${LINK_COLUMNS} FROM ${LINKS}
 /** Every link of one owner ($2) to another ($1) (index links_by_owner); the trigger moves their figures. */
 export const HAND_OVER_LINKS = `UPDATE links SET owner_id = $1 WHERE owner_id = $2`;
 
+/** A tag renamed: first given to the links with the old one (a link with both keeps one), then the old one taken off (DELETE_TAG). */
+export const ADD_RENAMED_TAG = `INSERT INTO link_tags (link_id, tag) SELECT t.link_id, $2 FROM link_tags t JOIN links l ON l.id = t.link_id
+  WHERE t.tag = $1 AND ($3::bigint IS NULL OR l.owner_id = $3) ON CONFLICT DO NOTHING`;
+
+export const DELETE_TAG = `DELETE FROM link_tags t USING links l WHERE l.id = t.link_id AND t.tag = $1 AND ($2::bigint IS NULL OR l.owner_id = $2)`;
+
 export const DELETE_LINK = `UPDATE links SET deleted_at = $2, updated_at = $2 WHERE id = $1 AND deleted_at IS NULL`;
 
 // The blocklist (links/screening.ts): a scan reads live links' targets in pages and sets or clears their block.

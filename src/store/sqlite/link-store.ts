@@ -77,6 +77,8 @@ export function createSqliteLinkStore(
   const unvisitedLinks = statement<[number], LinkRow>(q.UNVISITED_LINKS);
   const deleteLink = db.prepare(q.DELETE_LINK);
   const handOverLinks = db.prepare<[{ from: number; to: number }]>(q.HAND_OVER_LINKS);
+  const addRenamedTag = db.prepare<[{ from: string; to: string; owner: number | null }]>(q.ADD_RENAMED_TAG);
+  const deleteTag = db.prepare<[{ tag: string; owner: number | null }]>(q.DELETE_TAG);
   const liveLinkUrls = statement<[number, number], LinkUrlRow>(q.LIVE_LINK_URLS_PAGE);
   const setBlock = db.prepare(q.SET_BLOCK);
   const blockedCount = statement<[], number>(q.BLOCKED_COUNT).pluck();
@@ -185,6 +187,11 @@ export function createSqliteLinkStore(
     },
     deleteLink: async (id, at) => deleteLink.run({ id, now: at.getTime() }).changes === 1,
     handOverLinks: async (from, to) => handOverLinks.run({ from, to }).changes,
+    renameTag: async (from, to, owner) => {
+      addRenamedTag.run({ from, to, owner });
+      return deleteTag.run({ tag: from, owner }).changes;
+    },
+    deleteTag: async (tag, owner) => deleteTag.run({ tag, owner }).changes,
     setBlock: async (id, url, block) =>
       setBlock.run({ id, url, rule: block?.rule ?? null, list: block?.list ?? null, at: block?.at.getTime() ?? null }).changes === 1,
     unvisitedSince: async (cutoff) => unvisitedLinks.all(cutoff.getTime()).map((row) => toLink(row)!),

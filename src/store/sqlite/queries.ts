@@ -89,6 +89,12 @@ export const UNVISITED_LINKS = `SELECT ${LINK_COLUMNS} FROM ${LINKS}
 /** Every link of one owner to another (index links_by_owner); the triggers move their figures. */
 export const HAND_OVER_LINKS = `UPDATE links SET owner_id = @to WHERE owner_id = @from`;
 
+/** A tag renamed: first given to the links with the old one (a link with both keeps one), then the old one taken off (DELETE_TAG). */
+export const ADD_RENAMED_TAG = `INSERT INTO link_tags (link_id, tag) SELECT link_id, @to FROM link_tags JOIN links ON links.id = link_tags.link_id
+  WHERE tag = @from AND (@owner IS NULL OR owner_id = @owner) ON CONFLICT DO NOTHING`;
+
+export const DELETE_TAG = `DELETE FROM link_tags WHERE tag = @tag AND link_id IN (SELECT id FROM links WHERE @owner IS NULL OR owner_id = @owner)`;
+
 export const DELETE_LINK = `UPDATE links SET deleted_at = @now, updated_at = @now WHERE id = @id AND deleted_at IS NULL`;
 
 // The blocklist (links/screening.ts): a scan reads live links' targets in pages and sets or clears their block.

@@ -8,7 +8,7 @@ import { AppError } from '../../core/errors.ts';
 import { parseBody, ruled } from '../../core/request-schema.ts';
 import { BULK_BODY_LIMIT, readBody } from '../../http/body.ts';
 import { sendJson, sendNoContent } from '../../http/respond.ts';
-import { ALIAS_FIELD, DOMAIN_FIELD, OPTION_SCHEMAS, SPLIT_FIELD, URL_FIELD } from '../../links/link-fields.ts';
+import { ALIAS_FIELD, DOMAIN_FIELD, OPTION_SCHEMAS, SPLIT_FIELD, TAG, URL_FIELD } from '../../links/link-fields.ts';
 import { linkJson } from '../../links/link-json.ts';
 import { LIST_QUERY } from '../../links/list-query.ts';
 import { RULE_LIMITS } from '../../rules/rule.ts';
@@ -72,6 +72,13 @@ export const RULES_BODY = z.strictObject({
     }),
 });
 
+/** PATCH /api/v1/tags/TAG: the tag's new name (links/link-options.ts parseTag checks it); another tag's name merges the two. */
+export const TAG_RENAME = z.strictObject({
+  name: ruled(TAG, (value) => value)
+    .nonoptional({ error: 'name is required: the new name (an existing tag merges the two)' })
+    .describe('The new name; an existing tag of yours merges the two'),
+});
+
 /** POST /api/v1/links/batch: each entry is a LINK_CREATE, checked on its own so that it fails alone. */
 export const BATCH_CREATE = z.strictObject({
   links: z
@@ -87,6 +94,7 @@ export const BATCH_CREATE = z.strictObject({
 /** /api/v1/links and /api/v1/tags */
 export function linksApiHandlers(web: WebServices) {
   const codeOf = (ctx: Context): string => ctx.params['code'] ?? '';
+  const tagOf = (ctx: Context): string => ctx.params['tag'] ?? '';
   /** The API path of a link: `?domain=HOST` off the default domain. */
   const pathOf = (link: LinkAddress): string =>
     `${LINKS_PATH}/${link.code}${link.domain === DEFAULT_DOMAIN ? '' : `?domain=${encodeURIComponent(web.registry.hostOf(link.domain))}`}`;
@@ -166,6 +174,17 @@ export function linksApiHandlers(web: WebServices) {
 
     async listTags(ctx: Context): Promise<void> {
       sendJson(ctx.res, 200, { tags: await web.links.tagCounts(actorOf(ctx)) });
+    },
+
+    /** Renames (or merges) a tag on the caller's links (an admin: everyone's). */
+    async renameTag(ctx: Context): Promise<void> {
+      const { name } = parseBody(TAG_RENAME, await readBody(ctx.req, ['json']));
+      sendJson(ctx.res, 200, await web.links.renameTag(actorOf(ctx), tagOf(ctx), name));
+    },
+
+    /** Takes a tag off the caller's links (an admin: everyone's); the links stay. */
+    async deleteTag(ctx: Context): Promise<void> {
+      sendJson(ctx.res, 200, await web.links.deleteTag(actorOf(ctx), tagOf(ctx)));
     },
   };
 }
