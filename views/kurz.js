@@ -1,6 +1,7 @@
 // kurz's only script, and optional: every page works without it. It turns on the copy buttons, which
-// are hidden until then (a button that cannot work is not shown), and the UTM builder's preview.
-/* global navigator, window, document, setTimeout, clearTimeout, URL */
+// are hidden until then (a button that cannot work is not shown), the UTM builder's preview and the link
+// list's filters on change.
+/* global navigator, window, document, setTimeout, clearTimeout, URL, URLSearchParams, FormData, location */
 'use strict';
 
 async function copyText(text) {
@@ -88,4 +89,34 @@ for (const builder of document.querySelectorAll('details[data-utm]')) {
   };
   form.addEventListener('input', update);
   update();
+}
+
+// The link list's filters apply as soon as one changes (the Show button does it without JavaScript); a
+// multiple select and the search wait for the button (or Enter). Either way the URL keeps only what differs
+// from the defaults, so that it reads well as a bookmark.
+const ownOrder = (sort) => (sort === 'created' || sort === 'visits' ? 'desc' : 'asc');
+
+function filterUrl(form) {
+  const data = new FormData(form);
+  const defaults = { tagMode: 'any', sort: 'created', order: ownOrder(data.get('sort') || 'created') };
+  const params = new URLSearchParams();
+  for (const [name, value] of data) if (value !== '' && defaults[name] !== value) params.append(name, value);
+  // "All the tags" means something with several only.
+  if (data.getAll('tag').length < 2) params.delete('tagMode');
+  const action = form.getAttribute('action');
+  return params.size === 0 ? action : `${action}?${params}`;
+}
+
+for (const form of document.querySelectorAll('form[data-autosubmit]')) {
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    location.assign(filterUrl(form));
+  });
+  form.addEventListener('change', (event) => {
+    const field = event.target;
+    if ((field.tagName === 'SELECT' && field.multiple) || field.type === 'search') return;
+    // Another sort starts in its own order: the newest and the most visited first, text from A.
+    if (field.name === 'sort' && form.elements.order) form.elements.order.value = ownOrder(field.value);
+    location.assign(filterUrl(form));
+  });
 }

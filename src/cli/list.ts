@@ -42,7 +42,7 @@ export const list: Command = {
       async (services) => {
         const links = await services.links.listLinks(await actorFor(services, values['as']), {
           search: values['search'] as string | undefined,
-          tag: (values['tag'] as string | undefined)?.trim() || undefined,
+          tags: (values['tag'] as string | undefined)?.trim() ? [(values['tag'] as string).trim()] : undefined,
           sort,
           limit,
           includeDeleted: values['deleted'] === true,

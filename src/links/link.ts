@@ -164,10 +164,20 @@ export interface LinkQuery {
   /** Substring of the code or URL. */
   search?: string | undefined;
   limit: number;
-  /** Only links tagged with this. */
-  tag?: string | undefined;
-  /** Newest first (default), or most visited first. */
-  sort?: 'created' | 'visits';
+  /** Only links tagged with these: any of them (the default) or, with `tagMode` all, every one. */
+  tags?: readonly string[] | undefined;
+  tagMode?: TagMode | undefined;
+  /** The order: by creation (the default), visits, code, target or title. */
+  sort?: ListSort;
+  /** Each sort's own when absent (defaultOrder): the newest and the most visited first, text from A. */
+  order?: ListOrder | undefined;
+  /** Only links in this state at `now` (a deleted one only with `deleted`). */
+  state?: ListState | undefined;
+  /** With `state`: the time the state is judged at, in milliseconds (the use case sets it). */
+  now?: number | undefined;
+  /** Only links created at or after this time, and before that one (milliseconds). */
+  createdFrom?: number | undefined;
+  createdBefore?: number | undefined;
   /** Where the previous page ended (its last link's sort key), from `listCursor`. */
   after?: ListCursor | undefined;
   includeDeleted?: boolean;
@@ -181,10 +191,25 @@ export interface LinkQuery {
   owner?: number | undefined;
 }
 
-/** A page's end: the id, and for `visits` order the visit count, of its last link. */
+/** A page's end: the id, and for `visits` order the visit count, of its last link (a text order reads its key by the id). */
 export interface ListCursor {
   id: number;
   visits?: number;
+}
+
+export const LIST_SORTS = ['created', 'visits', 'code', 'url', 'title'] as const;
+export type ListSort = (typeof LIST_SORTS)[number];
+export const LIST_ORDERS = ['asc', 'desc'] as const;
+export type ListOrder = (typeof LIST_ORDERS)[number];
+export const TAG_MODES = ['any', 'all'] as const;
+export type TagMode = (typeof TAG_MODES)[number];
+/** A link's state as the list filters it (presenters.ts linkState words it the same way). */
+export const LIST_STATES = ['active', 'disabled', 'expired', 'used-up', 'blocked', 'in-review', 'deleted'] as const;
+export type ListState = (typeof LIST_STATES)[number];
+
+/** A sort's order when none is given: the newest and the most visited first, code, target and title from A. */
+export function defaultOrder(sort: ListSort): ListOrder {
+  return sort === 'created' || sort === 'visits' ? 'desc' : 'asc';
 }
 
 /** A tag and how many live links carry it. */

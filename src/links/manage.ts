@@ -143,17 +143,17 @@ export function linkManagement({
 
     linkByCode,
 
-    listLinks: (actor: Actor, query: LinkQuery): Promise<Link[]> => links.listLinks(seenBy(actor, query)),
+    listLinks: (actor: Actor, query: LinkQuery): Promise<Link[]> => links.listLinks(seenBy(actor, { ...query, now: now() })),
 
     /**
      * One page of the link list for the API and the pages (`query` as list-query.ts reads it); `next` is
      * the cursor of the following page, or null.
      */
     async listPage(actor: Actor, query: LinkQuery): Promise<{ links: Link[]; next: string | null; query: LinkQuery }> {
-      const found = await links.listLinks(seenBy(actor, { ...query, limit: query.limit + 1 }));
+      const found = await links.listLinks(seenBy(actor, { ...query, limit: query.limit + 1, now: now() }));
       const page = found.slice(0, query.limit);
       const last = page.at(-1);
-      const next = found.length > query.limit && last ? encodeCursor(last, query.sort ?? 'created') : null;
+      const next = found.length > query.limit && last ? encodeCursor(last, query.sort ?? 'created', query.order) : null;
       return { links: page, next, query };
     },
 

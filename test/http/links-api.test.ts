@@ -300,7 +300,12 @@ test('a code, search or tag no link can hold is a 404 or 400 without asking the 
     ['DELETE', '/api/v1/links/kept%00', 404, 'no link with code "kept\\u0000"'],
     ['GET', '/api/v1/links?q=a%00', 400, 'q must not contain control characters (found U+0000)'],
     ['GET', '/api/v1/links?tag=%00', 400, 'tag must not contain control characters (found U+0000)'],
-    ['GET', '/api/v1/links?cursor=MTIz%00', 400, 'cursor is not one this list gave out (the sort must stay the same while paging)'],
+    [
+      'GET',
+      '/api/v1/links?cursor=MTIz%00',
+      400,
+      'cursor is not one this list gave out (the sort and order must stay the same while paging)',
+    ],
   ];
   for (const [method, path, status, detail] of answers) {
     const res = await k.request(method, path, method === 'PATCH' ? { title: 'x' } : undefined);

@@ -209,8 +209,8 @@ async function script(storage: Omit<Storage, 'close' | 'databaseBytes'>): Promis
     links.listLinks({ limit: 10, search: '100%' }),
     links.listLinks({ limit: 10, search: '_' }),
     links.listLinks({ limit: 10, search: 'a_b' }),
-    links.listLinks({ limit: 10, tag: 'beta' }),
-    links.listLinks({ limit: 10, tag: 'beta', includeDeleted: true }),
+    links.listLinks({ limit: 10, tags: ['beta'] }),
+    links.listLinks({ limit: 10, tags: ['beta'], includeDeleted: true }),
     links.listLinks({ limit: 2, sort: 'visits' }),
     links.listLinks({ limit: 10, sort: 'visits', after: { id: ids[1]!, visits: 2 } }),
   ]);

@@ -1,7 +1,7 @@
 import { AppError } from '../../core/errors.ts';
 import type { Logger } from '../../core/log.ts';
 import { unknownDomain } from '../../domains/domain.ts';
-import type { Link, LinkChange, LinkOptions, LinkQuery, NewLink } from '../../links/link.ts';
+import { defaultOrder, type Link, type LinkChange, type LinkOptions, type LinkQuery, type NewLink } from '../../links/link.ts';
 import { createGroupCommit } from '../group-commit.ts';
 import { storedPreview } from '../../links/preview.ts';
 import { storedPages } from '../../rules/page-settings.ts';
@@ -190,20 +190,27 @@ export function createPostgresLinkStore(db: Database, idBlockSize: number, log: 
 
     async listLinks(query: LinkQuery) {
       const search = query.search ? `%${query.search.replace(/[\\%_]/g, (c) => '\\' + c)}%` : null;
-      const params: unknown[] = [
+      const tags = query.tags === undefined || query.tags.length === 0 ? null : query.tags;
+      const sort = query.sort ?? 'created';
+      const { text, values } = q.listLinks({
         search,
-        query.tag ?? null,
-        query.includeDeleted ?? false,
-        query.blocked ?? false,
-        query.domain ?? null,
-        query.after?.id ?? Number.MAX_SAFE_INTEGER,
-        query.limit,
-        query.owner ?? null,
-        query.review ?? null,
-      ];
-      const sql = query.sort === 'visits' ? q.LIST_LINKS_BY_VISITS : q.LIST_LINKS_BY_CREATED;
-      if (query.sort === 'visits') params.push(query.after?.visits ?? Number.MAX_SAFE_INTEGER);
-      return (await db.query<LinkRow>(sql, params)).rows.map((row) => toLink(row)!);
+        tags,
+        tagsNeeded: tags !== null && query.tagMode === 'all' ? tags.length : 1,
+        includeDeleted: query.includeDeleted ?? false,
+        blocked: query.blocked ?? false,
+        review: query.review ?? null,
+        domain: query.domain ?? null,
+        owner: query.owner ?? null,
+        createdFrom: query.createdFrom ?? null,
+        createdBefore: query.createdBefore ?? null,
+        state: query.state ?? null,
+        now: query.now ?? Date.now(),
+        sort,
+        order: query.order ?? defaultOrder(sort),
+        after: query.after === undefined ? null : { id: query.after.id, visits: query.after.visits ?? 0 },
+        limit: query.limit,
+      });
+      return (await db.query<LinkRow>(text, values)).rows.map((row) => toLink(row)!);
     },
 
     tagCounts: async (owner) => (await db.query<{ tag: string; count: number }>(q.TAG_COUNTS, [owner ?? null])).rows,

@@ -90,29 +90,97 @@ export const LOCK_URL_HASH = `SELECT pg_advisory_xact_lock(${KURZ_LOCK}, $1)`;
 export const LINK_ID_BY_URL_HASH = `SELECT max(id) AS id FROM links
   WHERE url_hash = $1 AND created_at >= $2 AND deleted_at IS NULL AND domain_id = $3 AND owner_id = $4 AND (review IS NULL OR $5::boolean)`;
 
+/** What the list is asked for, as the PostgreSQL store passes it: LinkQuery with its defaults filled in. */
+export interface ListAsk {
+  search: string | null;
+  tags: readonly string[] | null;
+  tagsNeeded: number;
+  includeDeleted: boolean;
+  blocked: boolean;
+  review: string | null;
+  domain: number | null;
+  owner: number | null;
+  createdFrom: number | null;
+  createdBefore: number | null;
+  state: string | null;
+  now: number;
+  sort: 'created' | 'visits' | 'code' | 'url' | 'title';
+  order: 'asc' | 'desc';
+  /** The cursor's link and (visits order) its visit count; null for the first page. */
+  after: { id: number; visits: number } | null;
+  limit: number;
+}
+
+/** What each order sorts by, of the row `links` (or `c`, the cursor's link): text in code point order, as SQLite's. */
+const ORDER_KEYS = {
+  created: (t: string) => `${t}.id`,
+  visits: () => 'coalesce(v.count, 0)',
+  code: (t: string) => `${t}.code COLLATE "C"`,
+  url: (t: string) => `${t}.url COLLATE "C"`,
+  title: (t: string) => `coalesce(${t}.title, '') COLLATE "C"`,
+} as const;
+
 /**
- * The filter of both list orders: $1 is a LIKE pattern matched, ignoring case as SQLite's LIKE does,
- * against code, URL, title and note; $2 a tag; $3 whether deleted links are included; $4 only blocked ones;
- * $5 only those on this domain; $8 only those of this owner; $9 only those in this state of review.
+ * The list's query and its values: `search` an ILIKE pattern on code, URL, title and note; `tags`, of which a
+ * link needs `tagsNeeded`; `state` as LIST_STATES names it, at `now`; in `sort` and `order` (the key, then the
+ * id), after the cursor's link (a text order reads its key by id).
  */
-const LIST_FILTER = `($1::text IS NULL OR code ILIKE $1 ESCAPE '\\' OR url ILIKE $1 ESCAPE '\\'
-      OR title ILIKE $1 ESCAPE '\\' OR note ILIKE $1 ESCAPE '\\')
-    AND ($2::text IS NULL OR links.id IN (SELECT link_id FROM link_tags WHERE tag = $2))
-    AND ($3::boolean OR deleted_at IS NULL)
-    AND (NOT $4::boolean OR blocked_rule IS NOT NULL)
-    AND ($5::bigint IS NULL OR domain_id = $5)
-    AND ($8::bigint IS NULL OR owner_id = $8)
-    AND ($9::text IS NULL OR review = $9)`;
+export function listLinks(ask: ListAsk): { text: string; values: unknown[] } {
+  const values: unknown[] = [];
+  const $ = (value: unknown, type: string): string => `$${values.push(value)}::${type}`;
+  const filters = [
+    ask.search === null
+      ? null
+      : (() => {
+          const p = $(ask.search, 'text');
+          return `(code ILIKE ${p} ESCAPE '\\' OR url ILIKE ${p} ESCAPE '\\' OR title ILIKE ${p} ESCAPE '\\' OR note ILIKE ${p} ESCAPE '\\')`;
+        })(),
+    ask.tags === null
+      ? null
+      : `links.id IN (SELECT link_id FROM link_tags WHERE tag = ANY(${$(ask.tags, 'text[]')}) GROUP BY link_id HAVING count(*) >= ${$(ask.tagsNeeded, 'int')})`,
+    ask.includeDeleted ? null : 'deleted_at IS NULL',
+    ask.blocked ? 'blocked_rule IS NOT NULL' : null,
+    ask.review === null ? null : `review = ${$(ask.review, 'text')}`,
+    ask.domain === null ? null : `domain_id = ${$(ask.domain, 'bigint')}`,
+    ask.owner === null ? null : `owner_id = ${$(ask.owner, 'bigint')}`,
+    ask.createdFrom === null ? null : `created_at >= ${$(ask.createdFrom, 'bigint')}`,
+    ask.createdBefore === null ? null : `created_at < ${$(ask.createdBefore, 'bigint')}`,
+    ask.state === null ? null : stateFilter(ask.state, () => $(ask.now, 'bigint')),
+  ];
+  const key = ORDER_KEYS[ask.sort]('links');
+  const [beyond, direction] = ask.order === 'desc' ? ['<', 'DESC'] : ['>', 'ASC'];
+  if (ask.after !== null) {
+    const id = $(ask.after.id, 'bigint');
+    const cursorKey =
+      ask.sort === 'visits' ? $(ask.after.visits, 'bigint') : `(SELECT ${ORDER_KEYS[ask.sort]('c')} FROM links AS c WHERE c.id = ${id})`;
+    filters.push(
+      ask.sort === 'created'
+        ? `links.id ${beyond} ${id}`
+        : `(${key} ${beyond} ${cursorKey} OR (${key} = ${cursorKey} AND links.id ${beyond} ${id}))`,
+    );
+  }
+  const where = filters.filter((f) => f !== null);
+  const order = ask.sort === 'created' ? `links.id ${direction}` : `${key} ${direction}, links.id ${direction}`;
+  return {
+    text: `SELECT ${LINK_COLUMNS} FROM ${LINKS} ${where.length === 0 ? '' : `WHERE ${where.join(' AND ')}`} ORDER BY ${order} LIMIT ${$(ask.limit, 'int')}`,
+    values,
+  };
+}
 
-/** Newest first, paged by id ($6), $7 at a time. */
-export const LIST_LINKS_BY_CREATED = `SELECT ${LINK_COLUMNS} FROM ${LINKS}
-  WHERE links.id < $6 AND ${LIST_FILTER}
-  ORDER BY links.id DESC LIMIT $7`;
-
-/** Most visited first, then newest; paged by (visits $10, id $6), $7 at a time. */
-export const LIST_LINKS_BY_VISITS = `SELECT ${LINK_COLUMNS} FROM ${LINKS}
-  WHERE (coalesce(v.count, 0) < $10 OR (coalesce(v.count, 0) = $10 AND links.id < $6)) AND ${LIST_FILTER}
-  ORDER BY coalesce(v.count, 0) DESC, links.id DESC LIMIT $7`;
+/** A link's state as the list filters it (LIST_STATES), `now()` naming the time it is judged at. */
+function stateFilter(state: string, now: () => string): string {
+  if (state === 'deleted') return 'deleted_at IS NOT NULL';
+  const live = 'deleted_at IS NULL AND ';
+  if (state === 'active') {
+    const at = now();
+    return `${live}enabled = 1 AND blocked_rule IS NULL AND review IS NULL AND (expires_at IS NULL OR expires_at > ${at}) AND (max_visits IS NULL OR claimed_visits < max_visits)`;
+  }
+  if (state === 'disabled') return `${live}enabled = 0`;
+  if (state === 'expired') return `${live}expires_at <= ${now()}`;
+  if (state === 'used-up') return `${live}max_visits IS NOT NULL AND claimed_visits >= max_visits`;
+  if (state === 'blocked') return `${live}blocked_rule IS NOT NULL`;
+  return `${live}review = 'pending'`;
+}
 
 /** Tags of live links (of owner $1, unless null), most used first. */
 export const TAG_COUNTS = `SELECT tag, count(*) AS count FROM link_tags JOIN links ON links.id = link_tags.link_id

@@ -1,11 +1,23 @@
 import { closeSync, fdatasync, openSync } from 'node:fs';
 import { promisify } from 'node:util';
-import type { Database } from 'better-sqlite3';
+import type { Database, Statement } from 'better-sqlite3';
 import type { Durability } from '../../config.ts';
 import { unknownDomain } from '../../domains/domain.ts';
 import { AppError } from '../../core/errors.ts';
 import { createLogger, type Logger } from '../../core/log.ts';
-import type { Link, LinkChange, LinkEdit, LinkOptions, LinkQuery, LinkRecord, NewLink, Target } from '../../links/link.ts';
+import {
+  defaultOrder,
+  type Link,
+  type LinkChange,
+  type LinkEdit,
+  type LinkOptions,
+  type LinkQuery,
+  type LinkRecord,
+  type ListOrder,
+  type ListSort,
+  type NewLink,
+  type Target,
+} from '../../links/link.ts';
 import { storedPages } from '../../rules/page-settings.ts';
 import { toLink, toLinkUrl, toTarget, type DomainRow, type LinkRow, type LinkUrlRow, type TargetRow } from '../rows.ts';
 import { storedPreview } from '../../links/preview.ts';
@@ -19,7 +31,8 @@ import { faultOf, type WriteHealth } from './write-health.ts';
 
 type ListParams = {
   search: string | null;
-  tag: string | null;
+  tags: string | null;
+  tagsNeeded: number;
   limit: number;
   before: number;
   visits: number;
@@ -28,6 +41,10 @@ type ListParams = {
   review: string | null;
   domain: number | null;
   owner: number | null;
+  createdFrom: number | null;
+  createdBefore: number | null;
+  state: string | null;
+  now: number;
 };
 
 /** Links read per query when all of them are exported. */
@@ -65,8 +82,14 @@ export function createSqliteLinkStore(
   const lastLinkId = statement<[], { seq: number }>(q.LAST_LINK_ID);
   const insertLink = db.prepare(q.INSERT_LINK);
   const addVisit = db.prepare(q.ADD_VISITS);
-  const listByCreated = statement<[ListParams], LinkRow>(q.LIST_LINKS_BY_CREATED);
-  const listByVisits = statement<[ListParams], LinkRow>(q.LIST_LINKS_BY_VISITS);
+  /** The list's statements, one per order and first or later page, prepared when first asked for. */
+  const lists = new Map<string, Statement<[ListParams], LinkRow>>();
+  const listIn = (sort: ListSort, order: ListOrder, paged: boolean): Statement<[ListParams], LinkRow> => {
+    const key = `${sort} ${order} ${paged}`;
+    let found = lists.get(key);
+    if (found === undefined) lists.set(key, (found = statement<[ListParams], LinkRow>(q.listLinks(sort, order, paged))));
+    return found;
+  };
   const tagCounts = statement<[{ owner: number | null }], { tag: string; count: number }>(q.TAG_COUNTS);
   const deleteTags = db.prepare<[number]>(q.DELETE_TAGS);
   const insertTag = db.prepare<[number, string]>(q.INSERT_TAG);
@@ -282,19 +305,26 @@ export function createSqliteLinkStore(
 
     async listLinks(query: LinkQuery) {
       const search = query.search ? `%${query.search.replace(/[\\%_]/g, (c) => '\\' + c)}%` : null;
+      const tags = query.tags === undefined || query.tags.length === 0 ? null : query.tags;
       const params: ListParams = {
         search,
-        tag: query.tag ?? null,
+        tags: tags === null ? null : JSON.stringify(tags),
+        tagsNeeded: tags !== null && query.tagMode === 'all' ? tags.length : 1,
         limit: query.limit,
-        before: query.after?.id ?? Number.MAX_SAFE_INTEGER,
-        visits: query.after?.visits ?? Number.MAX_SAFE_INTEGER,
+        before: query.after?.id ?? 0,
+        visits: query.after?.visits ?? 0,
         includeDeleted: query.includeDeleted ? 1 : 0,
         blocked: query.blocked ? 1 : 0,
         review: query.review ?? null,
         domain: query.domain ?? null,
         owner: query.owner ?? null,
+        createdFrom: query.createdFrom ?? null,
+        createdBefore: query.createdBefore ?? null,
+        state: query.state ?? null,
+        now: query.now ?? Date.now(),
       };
-      const rows = (query.sort === 'visits' ? listByVisits : listByCreated).all(params);
+      const sort = query.sort ?? 'created';
+      const rows = listIn(sort, query.order ?? defaultOrder(sort), query.after !== undefined).all(params);
       return rows.map((row) => toLink(row)!);
     },
 

@@ -35,25 +35,58 @@ export const LINK_BY_ID = `SELECT ${LINK_COLUMNS} FROM ${LINKS} WHERE id = ?`;
 export const LINK_IDS_BY_URL_HASH = `SELECT id FROM links
   WHERE url_hash = ? AND created_at >= ? AND deleted_at IS NULL AND domain_id = ? AND +owner_id = ? AND (review IS NULL OR ?)`;
 
-/** The filter of both list orders: `search` is a LIKE pattern matched against code, URL, title and note. */
+/**
+ * The list's filter: `search` is a LIKE pattern matched against code, URL, title and note; `tags` a JSON list
+ * of which a link needs `tagsNeeded` (1: any; all of them: every one); `state` as LIST_STATES names it, at `now`.
+ */
 const LIST_FILTER = `(@search IS NULL OR code LIKE @search ESCAPE '\\' OR url LIKE @search ESCAPE '\\'
       OR title LIKE @search ESCAPE '\\' OR note LIKE @search ESCAPE '\\')
-    AND (@tag IS NULL OR links.id IN (SELECT link_id FROM link_tags WHERE tag = @tag))
+    AND (@tags IS NULL OR links.id IN (SELECT link_id FROM link_tags WHERE tag IN (SELECT value FROM json_each(@tags))
+      GROUP BY link_id HAVING count(*) >= @tagsNeeded))
     AND (@includeDeleted OR deleted_at IS NULL)
     AND (@blocked = 0 OR blocked_rule IS NOT NULL)
     AND (@review IS NULL OR review = @review)
     AND (@domain IS NULL OR domain_id = @domain)
-    AND (@owner IS NULL OR owner_id = @owner)`;
+    AND (@owner IS NULL OR owner_id = @owner)
+    AND (@createdFrom IS NULL OR created_at >= @createdFrom)
+    AND (@createdBefore IS NULL OR created_at < @createdBefore)
+    AND (@state IS NULL
+      OR (@state = 'deleted' AND deleted_at IS NOT NULL)
+      OR (deleted_at IS NULL AND (
+        (@state = 'active' AND enabled = 1 AND blocked_rule IS NULL AND review IS NULL
+          AND (expires_at IS NULL OR expires_at > @now) AND (max_visits IS NULL OR claimed_visits < max_visits))
+        OR (@state = 'disabled' AND enabled = 0)
+        OR (@state = 'expired' AND expires_at <= @now)
+        OR (@state = 'used-up' AND max_visits IS NOT NULL AND claimed_visits >= max_visits)
+        OR (@state = 'blocked' AND blocked_rule IS NOT NULL)
+        OR (@state = 'in-review' AND review = 'pending'))))`;
 
-/** Newest first, paged by id. */
-export const LIST_LINKS_BY_CREATED = `SELECT ${LINK_COLUMNS} FROM ${LINKS}
-  WHERE id < @before AND ${LIST_FILTER}
-  ORDER BY id DESC LIMIT @limit`;
+/** What each order sorts by, of the row `links` (or of `c`, the cursor's link: a text order reads its key by id). */
+const ORDER_KEYS = {
+  created: () => 'id',
+  visits: () => 'coalesce(v.count, 0)',
+  code: (t: string) => `${t}.code`,
+  url: (t: string) => `${t}.url`,
+  title: (t: string) => `coalesce(${t}.title, '')`,
+} as const;
 
-/** Most visited first, then newest; paged by (visits, id). */
-export const LIST_LINKS_BY_VISITS = `SELECT ${LINK_COLUMNS} FROM ${LINKS}
-  WHERE (coalesce(v.count, 0) < @visits OR (coalesce(v.count, 0) = @visits AND id < @before)) AND ${LIST_FILTER}
-  ORDER BY coalesce(v.count, 0) DESC, id DESC LIMIT @limit`;
+/**
+ * The list in one order, a page after the cursor's link (`@before`: its id; `@visits`: its visit count) when
+ * `paged`, `@limit` at a time: the key, then the id, both ascending or both descending.
+ */
+export function listLinks(sort: keyof typeof ORDER_KEYS, order: 'asc' | 'desc', paged: boolean): string {
+  const key = sort === 'created' ? 'links.id' : ORDER_KEYS[sort]('links');
+  const [beyond, direction] = order === 'desc' ? ['<', 'DESC'] : ['>', 'ASC'];
+  const cursorKey = sort === 'visits' ? '@visits' : `(SELECT ${ORDER_KEYS[sort]('c')} FROM links AS c WHERE c.id = @before)`;
+  const after = !paged
+    ? ''
+    : sort === 'created'
+      ? `links.id ${beyond} @before AND`
+      : `(${key} ${beyond} ${cursorKey} OR (${key} = ${cursorKey} AND links.id ${beyond} @before)) AND`;
+  return `SELECT ${LINK_COLUMNS} FROM ${LINKS}
+  WHERE ${after} ${LIST_FILTER}
+  ORDER BY ${sort === 'created' ? '' : `${key} ${direction}, `}links.id ${direction} LIMIT @limit`;
+}
 
 /** Tags of live links, most used first. */
 export const TAG_COUNTS = `SELECT tag, count(*) AS count FROM link_tags JOIN links ON links.id = link_tags.link_id

@@ -3,7 +3,7 @@ import { activityRow, HISTORY_SIZE } from './activity-ui.ts';
 import type { WebServices } from '../../context.ts';
 import { AppError, STATUS } from '../../core/errors.ts';
 import { sendSeeOther } from '../../http/respond.ts';
-import { goneMessage, type Link, type LinkAddress } from '../../links/link.ts';
+import { defaultOrder, goneMessage, LIST_STATES, type Link, type LinkAddress, type ListSort } from '../../links/link.ts';
 import { domainOf, domainQuery } from '../domain-param.ts';
 import { LIST_QUERY, PAGE_SIZE } from '../../links/list-query.ts';
 import { isAdmin } from '../../auth/actor.ts';
@@ -153,31 +153,68 @@ export function linksUiHandlers(web: WebServices) {
         isAdmin(actor) ? web.users.listUsers(actor) : Promise.resolve([]),
         isAdmin(actor) ? web.review.pendingCount() : Promise.resolve(null),
       ]);
+      const sort = query.sort ?? 'created';
+      const order = query.order ?? defaultOrder(sort);
       const filters = {
         q: query.search ?? '',
-        tag: query.tag ?? '',
+        tags: query.tags ?? [],
+        tagMode: query.tagMode ?? 'any',
         domain: domain === undefined ? '' : web.registry.hostOf(domain),
         owner: owner === undefined ? '' : (web.ownerName(owner) ?? ''),
+        state: query.state ?? '',
+        from: typeof ctx.query['from'] === 'string' ? ctx.query['from'] : '',
+        to: typeof ctx.query['to'] === 'string' ? ctx.query['to'] : '',
         blocked: query.blocked ? 'true' : '',
         review: query.review ?? '',
-        sort: query.sort ?? 'created',
+        sort,
+        order,
       };
-      const kept = {
-        ...filters,
-        sort: filters.sort === 'created' ? '' : filters.sort,
-        limit: query.limit === PAGE_SIZE.default ? '' : String(query.limit),
-      };
-      const href = (extra: Record<string, string>): string => {
-        const params = new URLSearchParams(Object.entries({ ...kept, ...extra }).filter(([, v]) => v !== ''));
+      // The filters as the URL keeps them (defaults left out), so that a page, a sort or a bookmark keeps them all.
+      const kept: Array<[string, string]> = [
+        ['q', filters.q],
+        ...filters.tags.map((tag): [string, string] => ['tag', tag]),
+        ['tagMode', filters.tags.length > 1 && filters.tagMode === 'all' ? 'all' : ''],
+        ['domain', filters.domain],
+        ['owner', filters.owner],
+        ['state', filters.state],
+        ['from', filters.from],
+        ['to', filters.to],
+        ['blocked', filters.blocked],
+        ['review', filters.review],
+        ['limit', query.limit === PAGE_SIZE.default ? '' : String(query.limit)],
+      ];
+      const href = (extra: Record<string, string>, ordered = { sort, order }): string => {
+        const params = new URLSearchParams(
+          [
+            ...kept,
+            ['sort', ordered.sort === 'created' ? '' : ordered.sort] as [string, string],
+            ['order', ordered.order === defaultOrder(ordered.sort) ? '' : ordered.order] as [string, string],
+            ...Object.entries(extra),
+          ].filter(([, v]) => v !== ''),
+        );
         return params.size === 0 ? '/links' : `/links?${params}`;
       };
-      if (filters.tag !== '' && !tags.some((t) => t.tag === filters.tag)) tags.push({ tag: filters.tag, count: 0 });
+      // Each sortable column's link: its own order first, the other way round when it is the order already.
+      const sortHref = (column: ListSort): string => {
+        const next = column === sort ? (order === 'asc' ? 'desc' : 'asc') : defaultOrder(column);
+        return href({}, { sort: column, order: next });
+      };
+      const sorting = Object.fromEntries(
+        (['code', 'url', 'title', 'visits', 'created'] as const).map((column) => [
+          column,
+          { href: sortHref(column), current: column === sort ? (order === 'asc' ? 'ascending' : 'descending') : null },
+        ]),
+      );
+      for (const tag of filters.tags) if (!tags.some((t) => t.tag === tag)) tags.push({ tag, count: 0 });
       showPage(ctx, web, 200, 'links', {
         title: 'Links',
         section: 'links',
         links: links.map((link) => linkRow(link, web)),
         filters,
         tags,
+        sorting,
+        states: LIST_STATES,
+        filtered: kept.some(([name, value]) => value !== '' && name !== 'limit'),
         domains: web.registry.several() ? domainOptions(web) : null,
         owners: users.length > 1 ? users.map((u) => ({ value: u.name, label: `${u.name} (${u.links})` })) : null,
         nextHref: next ? href({ cursor: next }) : null,
