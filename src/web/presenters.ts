@@ -92,6 +92,8 @@ export function linkDetails(link: Link, web: WebServices) {
     deleted: link.deletedAt ? formatTime(link.deletedAt) : null,
     qrSvg: `/api/v1/links/${encodeURIComponent(link.code)}/qr?format=svg${domainParam(link, web)}`,
     qrPng: `/api/v1/links/${encodeURIComponent(link.code)}/qr?format=png&size=512${domainParam(link, web)}`,
+    /** The QR code large, for a click on the small one: a screen's height, to scan from across a room. */
+    qrLarge: `/api/v1/links/${encodeURIComponent(link.code)}/qr?format=svg&size=800${domainParam(link, web)}`,
   };
 }
 

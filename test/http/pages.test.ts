@@ -154,6 +154,13 @@ test('submitting the form creates the link with every option and lands on its pa
   t.true(page.html.includes('Your short link is ready.'));
   t.regex(page.html, /data-copy="https:\/\/kurz\.test\/[A-Za-z0-9]{6}"/);
   t.true(page.html.includes(`<img src="/api/v1/links/${code}/qr?format=svg"`));
+  t.true(page.html.includes(`<a href="/api/v1/links/${code}/qr?format=svg&amp;size=800" class="qr-enlarge"`), 'a click shows it large');
+  t.regex(
+    page.html,
+    new RegExp(
+      `Download the QR code: <a href="/api/v1/links/${code}/qr\\?format=svg" download="kurz-${code}\\.svg">SVG</a> · <a href="/api/v1/links/${code}/qr\\?format=png&amp;size=512" download="kurz-${code}\\.png">PNG</a>`,
+    ),
+  );
   t.true(page.html.includes(`href="/api/v1/links/${code}/qr?format=png&amp;size=512"`));
   const json = await (await k.get(`/api/v1/links/${code}`)).json();
   t.like(json, {
@@ -423,6 +430,12 @@ test('deleting asks first, then the link answers 410, shows as deleted and canno
   const page = (await b.page('/links/doomed')).html;
   t.regex(page, /This link was deleted on/);
   t.notRegex(page, /Save changes|Disable link|Delete link…/);
+  t.notRegex(page, /data-copy=|Download the QR code/, 'nothing to copy or print: the code leads nowhere');
+  t.regex(
+    (await b.page('/links?state=deleted')).html,
+    /<a href="\/links\/doomed" class="mono">doomed<\/a>/,
+    'the deleted links have their filter',
+  );
   t.is((await b.get('/links/doomed/delete')).status, 410);
   t.is((await b.submit('/links/doomed/delete', {})).status, 410);
   t.is((await b.submit('/links/doomed', { url: 'https://example.com/again', enabled: 'true' })).status, 410);

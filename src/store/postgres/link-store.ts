@@ -1,7 +1,8 @@
 import { AppError } from '../../core/errors.ts';
 import type { Logger } from '../../core/log.ts';
 import { unknownDomain } from '../../domains/domain.ts';
-import { defaultOrder, type Link, type LinkChange, type LinkOptions, type LinkQuery, type NewLink } from '../../links/link.ts';
+import type { Link, LinkChange, LinkOptions, LinkQuery, NewLink } from '../../links/link.ts';
+import { listAsk } from '../list-ask.ts';
 import { createGroupCommit } from '../group-commit.ts';
 import { storedPreview } from '../../links/preview.ts';
 import { storedPages } from '../../rules/page-settings.ts';
@@ -189,27 +190,7 @@ export function createPostgresLinkStore(db: Database, idBlockSize: number, log: 
     },
 
     async listLinks(query: LinkQuery) {
-      const search = query.search ? `%${query.search.replace(/[\\%_]/g, (c) => '\\' + c)}%` : null;
-      const tags = query.tags === undefined || query.tags.length === 0 ? null : query.tags;
-      const sort = query.sort ?? 'created';
-      const { text, values } = q.listLinks({
-        search,
-        tags,
-        tagsNeeded: tags !== null && query.tagMode === 'all' ? tags.length : 1,
-        includeDeleted: query.includeDeleted ?? false,
-        blocked: query.blocked ?? false,
-        review: query.review ?? null,
-        domain: query.domain ?? null,
-        owner: query.owner ?? null,
-        createdFrom: query.createdFrom ?? null,
-        createdBefore: query.createdBefore ?? null,
-        state: query.state ?? null,
-        now: query.now ?? Date.now(),
-        sort,
-        order: query.order ?? defaultOrder(sort),
-        after: query.after === undefined ? null : { id: query.after.id, visits: query.after.visits ?? 0 },
-        limit: query.limit,
-      });
+      const { text, values } = q.listLinks(listAsk(query));
       return (await db.query<LinkRow>(text, values)).rows.map((row) => toLink(row)!);
     },
 

@@ -1,4 +1,5 @@
 import type { AuditFilterName } from '../audit-rows.ts';
+import type { ListAsk } from '../list-ask.ts';
 
 /** Every SQL statement the PostgreSQL backend runs, by name. Parameters are positional ($1, $2, …). */
 
@@ -89,27 +90,6 @@ export const LOCK_URL_HASH = `SELECT pg_advisory_xact_lock(${KURZ_LOCK}, $1)`;
  */
 export const LINK_ID_BY_URL_HASH = `SELECT max(id) AS id FROM links
   WHERE url_hash = $1 AND created_at >= $2 AND deleted_at IS NULL AND domain_id = $3 AND owner_id = $4 AND (review IS NULL OR $5::boolean)`;
-
-/** What the list is asked for, as the PostgreSQL store passes it: LinkQuery with its defaults filled in. */
-export interface ListAsk {
-  search: string | null;
-  tags: readonly string[] | null;
-  tagsNeeded: number;
-  includeDeleted: boolean;
-  blocked: boolean;
-  review: string | null;
-  domain: number | null;
-  owner: number | null;
-  createdFrom: number | null;
-  createdBefore: number | null;
-  state: string | null;
-  now: number;
-  sort: 'created' | 'visits' | 'code' | 'url' | 'title';
-  order: 'asc' | 'desc';
-  /** The cursor's link and (visits order) its visit count; null for the first page. */
-  after: { id: number; visits: number } | null;
-  limit: number;
-}
 
 /** What each order sorts by, of the row `links` (or `c`, the cursor's link): text in code point order, as SQLite's. */
 const ORDER_KEYS = {

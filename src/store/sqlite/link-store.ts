@@ -6,7 +6,6 @@ import { unknownDomain } from '../../domains/domain.ts';
 import { AppError } from '../../core/errors.ts';
 import { createLogger, type Logger } from '../../core/log.ts';
 import {
-  defaultOrder,
   type Link,
   type LinkChange,
   type LinkEdit,
@@ -19,6 +18,7 @@ import {
   type Target,
 } from '../../links/link.ts';
 import { storedPages } from '../../rules/page-settings.ts';
+import { listAsk, type ListAsk } from '../list-ask.ts';
 import { toLink, toLinkUrl, toTarget, type DomainRow, type LinkRow, type LinkUrlRow, type TargetRow } from '../rows.ts';
 import { storedPreview } from '../../links/preview.ts';
 import type { LinkStore, LinkWriter, StoredFormAnswer } from '../ports.ts';
@@ -29,22 +29,15 @@ import { outsideTransaction, waitingForLock } from './outside-transaction.ts';
 import * as q from './queries.ts';
 import { faultOf, type WriteHealth } from './write-health.ts';
 
-type ListParams = {
-  search: string | null;
+/** The list's named parameters (sqlite/queries.ts listLinks): a ListAsk as SQLite binds it. */
+type ListParams = Omit<ListAsk, 'tags' | 'includeDeleted' | 'blocked' | 'after'> & {
+  /** JSON. */
   tags: string | null;
-  tagsNeeded: number;
-  limit: number;
-  before: number;
-  visits: number;
   includeDeleted: number;
   blocked: number;
-  review: string | null;
-  domain: number | null;
-  owner: number | null;
-  createdFrom: number | null;
-  createdBefore: number | null;
-  state: string | null;
-  now: number;
+  /** The cursor's link id (0 for none). */
+  before: number;
+  visits: number;
 };
 
 /** Links read per query when all of them are exported. */
@@ -304,28 +297,18 @@ export function createSqliteLinkStore(
     targetByAddressAtOnce: targetAtOnce,
 
     async listLinks(query: LinkQuery) {
-      const search = query.search ? `%${query.search.replace(/[\\%_]/g, (c) => '\\' + c)}%` : null;
-      const tags = query.tags === undefined || query.tags.length === 0 ? null : query.tags;
+      const { after, tags, includeDeleted, blocked, ...rest } = listAsk(query);
       const params: ListParams = {
-        search,
+        ...rest,
         tags: tags === null ? null : JSON.stringify(tags),
-        tagsNeeded: tags !== null && query.tagMode === 'all' ? tags.length : 1,
-        limit: query.limit,
-        before: query.after?.id ?? 0,
-        visits: query.after?.visits ?? 0,
-        includeDeleted: query.includeDeleted ? 1 : 0,
-        blocked: query.blocked ? 1 : 0,
-        review: query.review ?? null,
-        domain: query.domain ?? null,
-        owner: query.owner ?? null,
-        createdFrom: query.createdFrom ?? null,
-        createdBefore: query.createdBefore ?? null,
-        state: query.state ?? null,
-        now: query.now ?? Date.now(),
+        includeDeleted: includeDeleted ? 1 : 0,
+        blocked: blocked ? 1 : 0,
+        before: after?.id ?? 0,
+        visits: after?.visits ?? 0,
       };
-      const sort = query.sort ?? 'created';
-      const rows = listIn(sort, query.order ?? defaultOrder(sort), query.after !== undefined).all(params);
-      return rows.map((row) => toLink(row)!);
+      return listIn(rest.sort, rest.order, after !== null)
+        .all(params)
+        .map((row) => toLink(row)!);
     },
 
     tagCounts: async (owner) => tagCounts.all({ owner: owner ?? null }),
