@@ -1,6 +1,6 @@
 // kurz's only script, and optional: every page works without it. It turns on the copy buttons, which
-// are hidden until then (a button that cannot work is not shown), the UTM builder's preview and the link
-// list's filters on change.
+// are hidden until then (a button that cannot work is not shown), the UTM builder's preview, times in the
+// viewer's time zone and the link list's filters on change.
 /* global navigator, window, document, setTimeout, clearTimeout, URL, URLSearchParams, FormData, location */
 'use strict';
 
@@ -119,4 +119,32 @@ for (const form of document.querySelectorAll('form[data-autosubmit]')) {
     if (field.name === 'sort' && form.elements.order) form.elements.order.value = ownOrder(field.value);
     location.assign(filterUrl(form));
   });
+}
+
+// Times in the viewer's own time zone with how far away they are ("3 hours ago", "in 66 days"); the UTC time
+// the page was sent with stays on hover. Without JavaScript the pages show UTC, and say so. A day alone (a
+// datetime without a time) is a UTC day and stays as it is.
+// [unit, from how far away it is used, its length in seconds]: days up to 100 ("in 66 days"), then months.
+const RELATIVE_UNITS = [
+  ['year', 2 * 365 * 86400, 365 * 86400],
+  ['month', 100 * 86400, 30 * 86400],
+  ['day', 86400, 86400],
+  ['hour', 3600, 3600],
+  ['minute', 60, 60],
+  ['second', 0, 1],
+];
+
+function howFar(at, now) {
+  const seconds = (at - now) / 1000;
+  const [unit, , size] = RELATIVE_UNITS.find(([, from]) => Math.abs(seconds) >= from);
+  return new Intl.RelativeTimeFormat(undefined, { numeric: 'auto' }).format(Math.round(seconds / size), unit);
+}
+
+const localTime = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+for (const time of document.querySelectorAll('time[datetime]')) {
+  const iso = time.getAttribute('datetime');
+  const at = new Date(iso);
+  if (!iso.includes('T') || Number.isNaN(at.getTime())) continue;
+  time.title = time.textContent;
+  time.textContent = `${localTime.format(at)} (${howFar(at, Date.now())})`;
 }

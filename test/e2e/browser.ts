@@ -30,13 +30,14 @@ export async function openPage(
   browser: Browser,
   k: TestKurz,
   viewport: Viewport = DESKTOP,
-  { javaScript = true, userAgent }: { javaScript?: boolean; userAgent?: string } = {},
+  { javaScript = true, userAgent, timezoneId }: { javaScript?: boolean; userAgent?: string; timezoneId?: string } = {},
 ): Promise<{ page: Page; problems: string[] }> {
   const context = await browser.newContext({
     viewport,
     baseURL: k.base,
     javaScriptEnabled: javaScript,
     ...(userAgent ? { userAgent } : {}),
+    ...(timezoneId ? { timezoneId, locale: 'en-US' } : {}),
   });
   const page = await context.newPage();
   const problems: string[] = [];

@@ -69,3 +69,26 @@ async function hub(t: ExecutionContext, viewport: Viewport, name: string): Promi
 test('the link list filters on change, sorts by its headings, and its tags are managed on their page (desktop)', (t) =>
   hub(t, DESKTOP, 'link-list'));
 test('the same on a phone', (t) => hub(t, PHONE, 'link-list'));
+
+test("times show in the viewer's time zone with how far away they are, UTC on hover; without JavaScript, UTC", async (t) => {
+  const k = await startKurz(t);
+  await k.login();
+  // The test's clock stands at 2026-01-15 12:00 UTC; the browser's is the machine's, later.
+  const expiresAt = new Date(Date.now() + 66 * 86_400_000 + 3_600_000).toISOString();
+  await k.postJson('/api/v1/links', { url: 'https://example.com/when', alias: 'when', expiresAt });
+  const browser = await browserFor(t);
+  const { page, problems } = await openPage(browser, k, DESKTOP, { timezoneId: 'America/New_York' });
+  await logIn(page, 'admin', ADMIN_PASSWORD);
+  await page.goto('/links/when');
+  const created = page.locator('dt:text-is("Created") + dd time');
+  t.is(await created.getAttribute('title'), '2026-01-15 12:00 UTC');
+  t.regex((await created.textContent()) ?? '', /^Jan 15, 2026, 7:00\sAM \(\d+ months? ago\)$/, 'New York is five hours behind');
+  const expires = page.locator('dt:text-is("Expires") + dd time');
+  t.regex((await expires.textContent()) ?? '', /\(in 66 days\)$/);
+  t.deepEqual(problems, []);
+
+  const plain = await openPage(browser, k, DESKTOP, { javaScript: false, timezoneId: 'America/New_York' });
+  await logIn(plain.page, 'admin', ADMIN_PASSWORD);
+  await plain.page.goto('/links/when');
+  t.is(await plain.page.locator('dt:text-is("Created") + dd time').textContent(), '2026-01-15 12:00 UTC');
+});
