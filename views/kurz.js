@@ -1,7 +1,7 @@
 // kurz's only script, and optional: every page works without it. It turns on the copy buttons, which
 // are hidden until then (a button that cannot work is not shown), the UTM builder's preview, times in the
 // viewer's time zone and the link list's filters on change.
-/* global navigator, window, document, setTimeout, clearTimeout, URL, URLSearchParams, FormData, location */
+/* global navigator, window, document, setTimeout, clearTimeout, URL, URLSearchParams, FormData, location, Event */
 'use strict';
 
 async function copyText(text) {
@@ -146,5 +146,44 @@ for (const time of document.querySelectorAll('time[datetime]')) {
   const at = new Date(iso);
   if (!iso.includes('T') || Number.isNaN(at.getTime())) continue;
   time.title = time.textContent;
-  time.textContent = `${localTime.format(at)} (${howFar(at, Date.now())})`;
+  // The time and its hint each unbroken; a narrow cell puts the hint on a line of its own.
+  const when = document.createElement('span');
+  when.textContent = localTime.format(at);
+  const far = document.createElement('span');
+  far.textContent = `(${howFar(at, Date.now())})`;
+  time.classList.add('local');
+  time.replaceChildren(when, ' ', far);
+}
+
+// A datetime field marked data-local-time holds UTC as the server sends and reads it; with this script the
+// person sees and types their own time (the label says which zone), converted back to UTC as the form is
+// sent. Its presets (1, 7, 30 days) fill it from now.
+const pad = (n) => String(n).padStart(2, '0');
+const localValue = (date) =>
+  `${date.getFullYear()}-${pad(date.getMonth() + 1)}-${pad(date.getDate())}T${pad(date.getHours())}:${pad(date.getMinutes())}`;
+
+for (const field of document.querySelectorAll('input[data-local-time]')) {
+  const zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
+  const label = document.querySelector(`label[for="${field.id}"]`);
+  if (label && label.firstChild) label.firstChild.textContent = `Expires (your time, ${zone})`;
+  const hint = document.getElementById(`${field.id}-hint`);
+  if (hint) hint.textContent = 'Date and time where you are. From then on the link answers “410 Gone”. Empty: never.';
+  if (field.value !== '') {
+    const at = new Date(`${field.value}Z`);
+    if (!Number.isNaN(at.getTime())) field.value = localValue(at);
+  }
+  field.form.addEventListener('submit', () => {
+    if (field.value === '') return;
+    const at = new Date(field.value);
+    if (!Number.isNaN(at.getTime())) field.value = at.toISOString().slice(0, 16);
+  });
+  const presets = document.querySelector(`[data-presets-for="${field.id}"]`);
+  if (!presets) continue;
+  presets.hidden = false;
+  for (const button of presets.querySelectorAll('button[data-days]')) {
+    button.addEventListener('click', () => {
+      field.value = localValue(new Date(Date.now() + Number(button.dataset.days) * 86400000));
+      field.dispatchEvent(new Event('input', { bubbles: true }));
+    });
+  }
 }

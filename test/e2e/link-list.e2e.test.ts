@@ -92,3 +92,31 @@ test("times show in the viewer's time zone with how far away they are, UTC on ho
   await plain.page.goto('/links/when');
   t.is(await plain.page.locator('dt:text-is("Created") + dd time').textContent(), '2026-01-15 12:00 UTC');
 });
+
+test("the expiry is typed in the viewer's own time, or set by a preset, and stored in UTC; the edit form shows it back in local time", async (t) => {
+  const k = await startKurz(t);
+  await k.login();
+  const browser = await browserFor(t);
+  const { page, problems } = await openPage(browser, k, DESKTOP, { timezoneId: 'America/New_York' });
+  await logIn(page, 'admin', ADMIN_PASSWORD);
+  await page.locator('summary', { hasText: 'More options' }).click();
+  const expiry = page.getByLabel('Expires (your time, America/New_York)');
+  await expiry.fill('2027-03-01T10:00');
+  await page.getByLabel('Long URL').fill('https://example.com/local');
+  await page.getByRole('button', { name: 'Shorten' }).click();
+  await page.waitForURL(/\/links\/\w+\?created/);
+  const code = new URL(page.url()).pathname.split('/').at(-1) ?? '';
+  const stored = (await (await k.get(`/api/v1/links/${code}`)).json()) as { expiresAt: string };
+  t.is(stored.expiresAt, '2027-03-01T15:00:00.000Z', 'ten in the morning in New York is three in the afternoon in UTC');
+  t.is(await page.getByLabel('Expires (your time, America/New_York)').inputValue(), '2027-03-01T10:00', 'the edit form, in local time');
+
+  await page.goto('/');
+  await page.locator('summary', { hasText: 'More options' }).click();
+  const before = Date.now();
+  await page.getByRole('button', { name: '7 days' }).click();
+  const value = await page.getByLabel(/^Expires \(your time/).inputValue();
+  // Read as the page reads it, in New York's time.
+  const preset = await page.evaluate((local) => new Date(local).getTime(), value);
+  t.true(Math.abs(preset - (before + 7 * 86_400_000)) < 120_000, 'seven days from now, to the minute');
+  t.deepEqual(problems, []);
+});
