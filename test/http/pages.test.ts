@@ -508,10 +508,31 @@ test('the settings page shows the effective configuration and how to change the 
   const k = await startKurz(t, { dedupeWindow: '7d', anonymousShortening: true });
   const b = await browser(k);
   const { html } = await b.page('/settings');
-  t.regex(html, /<code>dedupeWindow<\/code><\/td>\s*<td data-label="Value"><code>7d<\/code>/);
-  t.regex(html, /<code>anonymousShortening<\/code><\/td>\s*<td data-label="Value"><code>true<\/code>/);
-  t.regex(html, /<code>publicUrl<\/code><\/td>\s*<td data-label="Value"><code>https:\/\/kurz\.test<\/code>/);
-  t.regex(html, /<code>KURZ_DEDUPE_WINDOW<\/code><br><code>--dedupe-window<\/code>/);
+  const row = (name: string, value: string, changed: boolean) =>
+    new RegExp(
+      `<code class="option-name">${name}</code>${changed ? ' <span class="state state-active">changed</span>' : ''}</span></td>\\s*<td data-label="Value"><code>${value}</code>`,
+    );
+  t.regex(html, row('dedupeWindow', '7d', true));
+  t.regex(html, row('anonymousShortening', 'true', true));
+  t.regex(html, row('publicUrl', 'https://kurz\\.test', true));
+  t.regex(html, row('codeLength', '6', false));
+  // By topic, the changed options first in theirs.
+  const links = /<h2 id="links">Links and redirects<\/h2>([\s\S]*?)<\/table>/.exec(html)?.[1] ?? '';
+  const names = [...links.matchAll(/<tr( class="changed")?>\s*<td data-label="Option"><span><code class="option-name">(\w+)</g)].map(
+    (m) => `${m[2]}${m[1] ? '*' : ''}`,
+  );
+  t.deepEqual(names.slice(0, 3), ['dedupeWindow*', 'codeLength', 'codeMode'], 'the changed ones first, then the rest in order');
+  t.is(names.length, 13);
+  t.regex(html, /<p>\d+ options differ from the default, first in their topics\. Topics: <a href="#server">Server and proxy<\/a>/);
+  t.regex(
+    html,
+    /<code class="setting-name">KURZ_<wbr>DEDUPE_<wbr>WINDOW<wbr><\/code><br><code class="setting-name">--dedupe-<wbr>window<wbr><\/code>/,
+  );
+  t.regex(
+    html,
+    /<code class="setting-name">KURZ_<wbr>DATABASE_<wbr>URL<wbr><\/code> or <code class="setting-name">KURZ_<wbr>DATABASE_<wbr>URL_<wbr>FILE<wbr><\/code><br><code class="setting-name">--database-<wbr>url<wbr><\/code> \(without a password\)/,
+  );
+  t.regex(html, row('headersTimeout', '10s', false), 'a default given as a duration is the default');
   t.regex(html, /kurz admin password/);
   t.notRegex(html, /session_secret|admin_password|scrypt\$/);
 });

@@ -1,5 +1,5 @@
 import type { Context } from 'koa';
-import { describeConfig, envName, fileEnvName, flagName, OPTIONS } from '../../config.ts';
+import { defaultPublicUrl, describeConfig, envName, fileEnvName, flagName, OPTIONS, type Config } from '../../config.ts';
 import type { WebServices } from '../../context.ts';
 import { showPage } from './pages.ts';
 import { formatTime } from '../presenters.ts';
@@ -21,18 +21,122 @@ function shownValues(line: string): Map<string, string> {
   return values;
 }
 
-/** /settings: the effective configuration, read-only, and how to change it; the blocklist files in force. */
+/** The settings page's topics, in its order, each with its options in theirs: every option is in one. */
+export const SETTING_TOPICS: ReadonlyArray<{ title: string; id: string; options: readonly (keyof Config)[] }> = [
+  {
+    title: 'Server and proxy',
+    id: 'server',
+    options: [
+      'config',
+      'host',
+      'port',
+      'workers',
+      'publicUrl',
+      'unknownHosts',
+      'trustedProxies',
+      'clientAddressHeader',
+      'maxHeaderSize',
+      'headersTimeout',
+      'requestTimeout',
+      'keepAliveTimeout',
+    ],
+  },
+  {
+    title: 'Storage and backups',
+    id: 'storage',
+    options: ['db', 'durability', 'databaseUrl', 'idBlockSize', 'cacheDir', 'backupInterval', 'backupKeep', 'backupDir'],
+  },
+  {
+    title: 'Links and redirects',
+    id: 'links',
+    options: [
+      'codeLength',
+      'codeMode',
+      'codeOffset',
+      'redirectStatus',
+      'forwardQuery',
+      'cacheSize',
+      'negativeCacheTtl',
+      'dedupeWindow',
+      'maxUrlLength',
+      'reviewNewLinks',
+      'allowDomains',
+      'denyDomains',
+      'blocklist',
+    ],
+  },
+  {
+    title: 'Visits and analytics',
+    id: 'visits',
+    options: ['visitFlushInterval', 'visitFlushSize', 'visitRetentionDays', 'geoipDatabase', 'auditRetentionDays'],
+  },
+  {
+    title: 'Accounts and sign-in',
+    id: 'accounts',
+    options: [
+      'adminUser',
+      'passwordLogin',
+      'sessionIdle',
+      'sessionMaxAge',
+      'anonymousShortening',
+      'oidcIssuer',
+      'oidcClientId',
+      'oidcClientSecret',
+      'oidcScopes',
+      'oidcUserClaim',
+      'oidcAdminClaim',
+      'oidcAdminValue',
+      'oidcCreateUsers',
+    ],
+  },
+  {
+    title: 'Rate limits',
+    id: 'limits',
+    options: [
+      'creationRateLimit',
+      'anonymousRateLimit',
+      'apiKeyRateLimit',
+      'loginRateLimit',
+      'unlockRateLimit',
+      'notFoundRateLimit',
+      'hashConcurrency',
+    ],
+  },
+  { title: 'Logs and monitoring', id: 'logs', options: ['logLevel', 'logFormat', 'accessLog', 'metricsKey', 'metricsAllow'] },
+];
+
+/** Options whose default is worked out at start (from other options or the machine): no fixed default to differ from. */
+const WORKED_OUT: ReadonlySet<string> = new Set(['cacheDir', 'backupDir']);
+
+/** Whether `config` sets the option to something other than its default. */
+function changed(config: Config, name: keyof Config, fallback: unknown): boolean {
+  if (name === 'publicUrl') return config.publicUrl !== defaultPublicUrl(config.host, config.port);
+  return !WORKED_OUT.has(name) && config[name] !== fallback;
+}
+
+/** /settings: the effective configuration, read-only, by topic (changed options first), and how to change it; the blocklist files in force. */
 export function settingsUiHandlers(web: WebServices) {
   return {
     showSettings(ctx: Context): void {
       const values = shownValues(describeConfig(web.config));
-      const options = OPTIONS.filter((o) => o.secret !== 'value').map((o) => ({
-        name: o.name,
-        value: values.get(o.name) ?? '',
-        doc: o.doc,
-        env: o.secret ? `${envName(o.name)} or ${fileEnvName(o.name)}` : envName(o.name),
-        flag: o.secret ? `--${flagName(o.name)} (without a password)` : `--${flagName(o.name)}`,
-      }));
+      const shown = new Map(
+        OPTIONS.filter((o) => o.secret !== 'value').map((o) => [
+          o.name,
+          {
+            name: o.name,
+            value: values.get(o.name) ?? '',
+            doc: o.doc,
+            envs: o.secret ? [envName(o.name), fileEnvName(o.name)] : [envName(o.name)],
+            flag: `--${flagName(o.name)}`,
+            flagNote: o.secret ? ' (without a password)' : '',
+            changed: changed(web.config, o.name, o.parse(o.default)),
+          },
+        ]),
+      );
+      const topics = SETTING_TOPICS.map(({ title, id, options }) => {
+        const listed = options.flatMap((name) => shown.get(name) ?? []);
+        return { title, id, options: [...listed.filter((o) => o.changed), ...listed.filter((o) => !o.changed)] };
+      });
       const { files, loadedAt, failure, screened } = web.screening.status();
       const blocklist = {
         files,
@@ -40,7 +144,15 @@ export function settingsUiHandlers(web: WebServices) {
         failure,
         screened: screened && { ...screened, at: formatTime(screened.at) },
       };
-      showPage(ctx, web, 200, 'settings', { title: 'Settings', section: 'settings', options, adminUser: web.config.adminUser, blocklist });
+      const changedCount = [...shown.values()].filter((o) => o.changed).length;
+      showPage(ctx, web, 200, 'settings', {
+        title: 'Settings',
+        section: 'settings',
+        topics,
+        changedCount,
+        adminUser: web.config.adminUser,
+        blocklist,
+      });
     },
   };
 }
