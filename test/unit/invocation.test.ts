@@ -1,5 +1,5 @@
 import test from 'ava';
-import { invocation, type Started } from '../../src/cli/invocation.ts';
+import { invocation, type Started } from '../../src/core/invocation.ts';
 
 const NODE: Started = { argv0: 'node', script: '/srv/kurz/build/kurz.cjs', cwd: '/srv/kurz', executable: false, container: false };
 

@@ -5,7 +5,7 @@ import type { WebServices } from '../../context.ts';
 import { AppError, STATUS } from '../../core/errors.ts';
 import { asClientError, sendRetryAfter } from '../../http/problems.ts';
 import { sendPage, sendSeeOther, UNCACHED } from '../../http/respond.ts';
-import { cliCommand } from '../../cli/invocation.ts';
+import { cliCommand } from '../../core/invocation.ts';
 import { capitalised } from '../presenters.ts';
 import { showPage } from './pages.ts';
 import { actorOf, csrfToken, DEVICE_MAX_AGE, readCookie, readForm, safeReturnPath, sessionOf, writeCookie } from '../session.ts';

@@ -2,7 +2,7 @@ import type { Context } from 'koa';
 import type { WebServices } from '../../context.ts';
 import { sendPage, type View } from '../../http/respond.ts';
 import { isAdmin } from '../../auth/actor.ts';
-import { cliCommand } from '../../cli/invocation.ts';
+import { cliCommand } from '../../core/invocation.ts';
 import { reviewsOf } from '../middleware/review-count.ts';
 import { csrfToken, sessionOf, type WebState } from '../session.ts';
 
