@@ -63,7 +63,7 @@ const LIST_FILTER = `(@search IS NULL OR code LIKE @search ESCAPE '\\' OR url LI
 
 /** What each order sorts by, of the row `links` (or of `c`, the cursor's link: a text order reads its key by id). */
 const ORDER_KEYS = {
-  created: () => 'id',
+  created: (t: string) => `${t}.id`,
   visits: () => 'coalesce(v.count, 0)',
   code: (t: string) => `${t}.code`,
   url: (t: string) => `${t}.url`,
@@ -75,7 +75,7 @@ const ORDER_KEYS = {
  * `paged`, `@limit` at a time: the key, then the id, both ascending or both descending.
  */
 export function listLinks(sort: keyof typeof ORDER_KEYS, order: 'asc' | 'desc', paged: boolean): string {
-  const key = sort === 'created' ? 'links.id' : ORDER_KEYS[sort]('links');
+  const key = ORDER_KEYS[sort]('links');
   const [beyond, direction] = order === 'desc' ? ['<', 'DESC'] : ['>', 'ASC'];
   const cursorKey = sort === 'visits' ? '@visits' : `(SELECT ${ORDER_KEYS[sort]('c')} FROM links AS c WHERE c.id = @before)`;
   const after = !paged
