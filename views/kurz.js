@@ -187,3 +187,15 @@ for (const field of document.querySelectorAll('input[data-local-time]')) {
     });
   }
 }
+
+// A link to a part of the page that sits in a folded <details> (the link page's edit form) opens it.
+// Chromium does this by itself on navigation; a click on a same-page link and other browsers need it.
+function openFoldedTarget() {
+  const target = location.hash.length > 1 ? document.getElementById(decodeURIComponent(location.hash.slice(1))) : null;
+  const fold = target && target.closest('details');
+  if (!fold || fold.open) return;
+  fold.open = true;
+  target.scrollIntoView();
+}
+window.addEventListener('hashchange', openFoldedTarget);
+openFoldedTarget();

@@ -48,6 +48,12 @@ export async function openPage(
   return { page, problems };
 }
 
+/** Opens the folded part `<details id="ID">` of the page (the link page's edit form, rule and pages editors) unless it is open. */
+export async function unfold(page: Page, id: string): Promise<void> {
+  const fold = page.locator(`details#${id}`);
+  if ((await fold.getAttribute('open')) === null) await fold.locator('> summary').click();
+}
+
 /** Logs in through the form and waits for the dashboard. */
 export async function logIn(page: Page, user: string, password: string): Promise<void> {
   await page.goto('/login');

@@ -3,7 +3,7 @@ import { UA } from '../fixtures/user-agents.ts';
 import { ADMIN_PASSWORD, startKurz, type TestKurz } from '../helpers.ts';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { browserFor, DESKTOP, logIn, openPage, shoot, SHOTS, type Viewport } from './browser.ts';
+import { browserFor, DESKTOP, logIn, openPage, shoot, SHOTS, unfold, type Viewport } from './browser.ts';
 
 /**
  * The pages before the redirect in a real browser (Chromium): the notice and its button, the form (a refused
@@ -125,6 +125,7 @@ async function pages(t: ExecutionContext, viewport: Viewport): Promise<void> {
     await owner.page.locator('section.pages').screenshot({ path: join(SHOTS, `pages-latest-answers-${size}-${colorScheme}.png`) });
   }
   t.true((await owner.page.evaluate('document.documentElement.scrollWidth <= window.innerWidth')) === true, 'the link page fits');
+  await unfold(owner.page, 'edit-fold');
   for (const colorScheme of ['light', 'dark'] as const) {
     await owner.page.emulateMedia({ colorScheme });
     await owner.page.locator('#preview-fields').screenshot({ path: join(SHOTS, `preview-fields-${size}-${colorScheme}.png`) });
@@ -186,11 +187,13 @@ test('the link page sets a notice and the rule editor shows it to everyone, with
     await logIn(page, 'admin', ADMIN_PASSWORD);
     await page.goto('/links/edited');
     if (viewport === DESKTOP) {
+      await unfold(page, 'pages-editor');
       await page.locator('#noticeMessage').fill('Mind the step.');
       await page.locator('#noticeButton').fill('Onwards');
       await page.locator('#formName').selectOption('required');
       await page.getByRole('button', { name: 'Save pages' }).click();
       await page.waitForURL(/#pages$/);
+      await unfold(page, 'rule-editor');
       await page.locator('#type1').selectOption('');
       await page.locator('#action').selectOption('page-notice');
       await page.getByRole('button', { name: 'Add rule' }).click();

@@ -1,7 +1,7 @@
 import test, { type ExecutionContext } from 'ava';
 import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { browserFor, DESKTOP, logIn, openPage, SHOTS, type Viewport } from './browser.ts';
+import { browserFor, DESKTOP, logIn, openPage, SHOTS, unfold, type Viewport } from './browser.ts';
 import { ADMIN_PASSWORD, startKurz } from '../helpers.ts';
 
 /**
@@ -14,6 +14,7 @@ import { ADMIN_PASSWORD, startKurz } from '../helpers.ts';
 const PHONE = { width: 390, height: 844 };
 
 async function addRule(page: Page, type: string, value: string, action: string, target = ''): Promise<void> {
+  await unfold(page, 'rule-editor');
   await page.locator('#type1').selectOption(type);
   await page.locator('#value1').fill(value);
   await page.locator('#action').selectOption(action);

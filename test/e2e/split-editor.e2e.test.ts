@@ -1,7 +1,7 @@
 import test, { type ExecutionContext } from 'ava';
 import { join } from 'node:path';
 import type { Locator, Page } from 'playwright-core';
-import { browserFor, DESKTOP, logIn, openPage, SHOTS, type Viewport } from './browser.ts';
+import { browserFor, DESKTOP, logIn, openPage, SHOTS, unfold, type Viewport } from './browser.ts';
 import { ADMIN_PASSWORD, BROWSER_UA, startKurz } from '../helpers.ts';
 
 /**
@@ -48,6 +48,7 @@ async function editSplit(t: ExecutionContext, viewport: Viewport, javaScript: bo
   await logIn(page, 'admin', ADMIN_PASSWORD);
   await page.goto('/links/ab');
   const save = page.getByRole('button', { name: 'Save changes' });
+  await unfold(page, 'edit-fold');
 
   // Two variants, 3:1; then the split is shown again in the rows, with an empty one to add another.
   await page.locator('#variant_url1').fill(A);
@@ -66,7 +67,8 @@ async function editSplit(t: ExecutionContext, viewport: Viewport, javaScript: bo
   for (let who = 0; who < 30; who++) seen.add(await where(k.base, 'ab', who));
   t.deepEqual([...seen].sort(), [A, B]);
 
-  // A refused weight: the page again, the message beside its row, what was typed kept.
+  // A refused weight: the page again (the edit form open), the message beside its row, what was typed kept.
+  await unfold(page, 'edit-fold');
   await page.locator('#variant_weight2').fill('0');
   await save.click();
   await page.locator('#variant_weight2-error').waitFor();
@@ -76,6 +78,7 @@ async function editSplit(t: ExecutionContext, viewport: Viewport, javaScript: bo
   if (javaScript) await shootPart(t, page, page.locator('#split'), page.locator('#split'), 'split-edit-form', viewport);
 
   // Pause the first: everybody goes to the second.
+  t.not(await page.locator('details#edit-fold').getAttribute('open'), null, 'a refused edit shows its form open');
   await page.locator('#variant_paused1').check();
   await save.click();
   await page.waitForURL(/\/links\/ab\?saved/);
@@ -83,6 +86,7 @@ async function editSplit(t: ExecutionContext, viewport: Viewport, javaScript: bo
   for (let who = 0; who < 10; who++) t.is(await where(k.base, 'ab', who), B);
 
   // A split rule through the rule editor.
+  await unfold(page, 'rule-editor');
   await page.locator('#type1').selectOption('language');
   await page.locator('#value1').fill('de');
   await page.locator('#action').selectOption('split');
@@ -99,6 +103,7 @@ async function editSplit(t: ExecutionContext, viewport: Viewport, javaScript: bo
   for (let who = 0; who < 30; who++) german.add(await where(k.base, 'ab', who, { 'accept-language': 'de' }));
   t.deepEqual([...german].sort(), ['https://example.de/a', 'https://example.de/b']);
   if (javaScript) {
+    await unfold(page, 'rule-editor');
     await page.locator('#action').selectOption('split');
     await shootPart(t, page, page.locator('h2#rules'), page.locator('section.rules'), 'split-rule-editor', viewport);
   }
@@ -112,6 +117,7 @@ async function editSplit(t: ExecutionContext, viewport: Viewport, javaScript: bo
 
   // Every row emptied: the split is removed.
   await page.goto('/links/ab');
+  await unfold(page, 'edit-fold');
   for (const n of [1, 2]) await page.locator(`#variant_url${n}`).fill('');
   await save.click();
   await page.waitForURL(/\/links\/ab\?saved/);

@@ -4,6 +4,7 @@ import anyTest, { type ExecutionContext, type TestFn } from 'ava';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { listen, startKurz, ADMIN_PASSWORD, type TestKurz } from '../helpers.ts';
 import { SERVER_ADMIN } from '../../src/auth/actor.ts';
+import { unfold } from './browser.ts';
 
 /**
  * The web UI in a real browser (Chromium): the admin's work from login to revoking a key, paging at phone
@@ -107,6 +108,7 @@ test('the admin logs in, shortens, copies, follows, edits, protects, bulk-create
 
   // Edit the target: the redirect follows at once.
   await page.goto(`/links/${code}`);
+  await unfold(page, 'edit-fold');
   await page.getByLabel('Long URL').fill(`${target}/second`);
   await page.getByRole('button', { name: 'Save changes' }).click();
   await page.waitForURL(`/links/${code}?saved`);

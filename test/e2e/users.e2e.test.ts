@@ -1,6 +1,6 @@
 import test from 'ava';
 import type { Page } from 'playwright-core';
-import { browserFor, DESKTOP, logIn, openPage, shoot } from './browser.ts';
+import { browserFor, DESKTOP, logIn, openPage, shoot, unfold } from './browser.ts';
 import { ADMIN_PASSWORD, startKurz } from '../helpers.ts';
 
 /**
@@ -66,6 +66,7 @@ test('the admin invites a member, who sets a password, shortens and sees only th
   t.is(await admin.getByRole('link', { name: adminCode, exact: true }).count(), 0);
   await shoot(t, admin, 'links-by-owner', DESKTOP);
   await admin.getByRole('link', { name: miaCode, exact: true }).click();
+  await unfold(admin, 'edit-fold');
   await admin.getByLabel('Owner').selectOption('admin');
   await admin.getByRole('button', { name: 'Save changes' }).click();
   await admin.waitForURL(/saved/);

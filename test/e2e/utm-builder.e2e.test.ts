@@ -1,6 +1,6 @@
 import test, { type ExecutionContext } from 'ava';
 import type { Page } from 'playwright-core';
-import { browserFor, DESKTOP, logIn, openPage, shoot, type Viewport } from './browser.ts';
+import { browserFor, DESKTOP, logIn, openPage, shoot, unfold, type Viewport } from './browser.ts';
 import { ADMIN_PASSWORD, startKurz } from '../helpers.ts';
 
 /**
@@ -48,7 +48,10 @@ async function shortenWithUtm(t: ExecutionContext, viewport: Viewport, name: str
   const code = decodeURIComponent(/\/links\/([^/?]+)/.exec(new URL(page.url()).pathname)![1]!);
   t.is((await k.get(`/${code}`)).headers.get('location'), target);
 
-  // The edit form starts from the whole target; a new value replaces the one of the same name.
+  // The edit form (folded until asked for) starts from the whole target; a new value replaces the one of the same name.
+  t.is(await page.locator('details#edit-fold').getAttribute('open'), null);
+  await page.getByRole('link', { name: 'Edit link' }).click();
+  await page.locator('#edit-form').waitFor();
   t.is(await page.locator('details[data-utm]').getAttribute('open'), null);
   await fillBuilder(page, { 'Source (utm_source)': 'flyer', 'Content (utm_content)': 'back page' });
   const edited =
