@@ -23,8 +23,21 @@ export type CreateLinkInput = Record<string, unknown> & { url: unknown; alias?: 
 
 export interface CreatedLink {
   link: Link;
-  /** False when an identical earlier submission was returned instead (dedupe). */
+  /** False when an identical earlier submission was returned instead (dedupe), or `withheld`. */
   created: boolean;
+  /**
+   * True when nothing was stored because the actor's earlier link of the same URL, `link`, was found for a
+   * submission with options (only when asked, `CreateHow.ask`): the form offers to create a separate one anyway.
+   */
+  withheld?: boolean;
+}
+
+/** How a submission meets the actor's earlier link of the same URL (within the dedupe window, on its domain). */
+export interface CreateHow {
+  /** Create a new link whatever exists (the form's "create a separate link anyway"). */
+  separate?: boolean;
+  /** Look for an earlier link even when the submission has options (a title, tags…), and withhold it if found. */
+  ask?: boolean;
 }
 
 /** What creation has done so far, for /metrics. */
@@ -95,11 +108,11 @@ export function linkCreation({ config, listening, blocklist, now, random, links,
    * within the dedupe window (never someone else's).
    * Resolves once the link is durably stored. Throws AppError for invalid input or a taken alias.
    */
-  async function createLink(actor: Actor, input: CreateLinkInput): Promise<CreatedLink> {
+  async function createLink(actor: Actor, input: CreateLinkInput, how: CreateHow = {}): Promise<CreatedLink> {
     try {
-      const result = await create(actor, input);
+      const result = await create(actor, input, how);
       if (result.created) stats.created++;
-      else stats.deduplicated++;
+      else if (!result.withheld) stats.deduplicated++;
       return result;
     } catch (err) {
       if (err instanceof AppError && err.code !== 'internal') {
@@ -110,7 +123,7 @@ export function linkCreation({ config, listening, blocklist, now, random, links,
     }
   }
 
-  async function create(actor: Actor, input: CreateLinkInput): Promise<CreatedLink> {
+  async function create(actor: Actor, input: CreateLinkInput, how: CreateHow): Promise<CreatedLink> {
     const url = normaliseUrl(input.url, rules);
     const domain = domains.idOf(input.domain);
     domains.refuseClosed(actor, domain);
@@ -120,6 +133,8 @@ export function linkCreation({ config, listening, blocklist, now, random, links,
     const pages = input['pages'] === undefined || input['pages'] === null ? null : parsePages(input['pages']);
     // Only a bare URL is deduplicated: a link with options, a split, pages or an alias is what its author asked for.
     const plain = alias === undefined && split === null && pages === null && isPlain(given);
+    // A chosen alias is never answered with another link; a separate link is asked for by name.
+    const lookUp = alias === undefined && !how.separate && config.dedupeWindow > 0 && (plain || how.ask === true);
     const passwordHash = given.password ? await hashing.hash(given.password, random) : null;
     const review = reviewOf(actor, config.reviewNewLinks);
     const result = await links.write(async (tx): Promise<CreatedLink> => {
@@ -141,10 +156,10 @@ export function linkCreation({ config, listening, blocklist, now, random, links,
         // The row records who created it: the audit trail's link.create entry, stored with the link itself.
         createdBy: actor,
       };
-      if (alias === undefined && urlHash && config.dedupeWindow > 0) {
+      if (lookUp) {
         const since = new Date(config.dedupeWindow === Number.POSITIVE_INFINITY ? 0 : at.getTime() - config.dedupeWindow);
-        const existing = await tx.linkByUrlHash(urlHash, since, domain, actor.userId, review !== null);
-        if (existing) return { link: existing, created: false };
+        const existing = await tx.linkByUrlHash(urlHash ?? hashUrl(url), since, domain, actor.userId, review !== null);
+        if (existing) return plain ? { link: existing, created: false } : { link: existing, created: false, withheld: true };
       }
       const created = alias === undefined ? await insertWithGeneratedCode(tx, link) : await insertWithAlias(tx, { ...link, code: alias });
       if (split !== null) {

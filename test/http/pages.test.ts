@@ -205,6 +205,53 @@ test('the form takes an alias, and the same URL again points to the existing lin
   t.regex((await b.page(again.headers.get('location') ?? '')).html, /This URL was shortened before/);
 });
 
+test('the same URL again offers a separate link anyway, with or without a title, and makes one when asked', async (t) => {
+  const k = await startKurz(t);
+  const b = await browser(k);
+  const first = (await b.submit('/', { url: 'https://example.com/twice', enabled: 'true' })).headers.get('location') ?? '';
+  const code = /\/links\/([^?]+)\?created/.exec(first)?.[1] ?? '';
+  t.truthy(code);
+  const count = async () => ((await (await k.get('/api/v1/links?limit=100')).json()) as { links: unknown[] }).links.length;
+
+  // Without a title: the earlier link's page, saying so, with a form that asks for another.
+  const again = await b.submit('/', { url: 'https://example.com/twice', enabled: 'true' });
+  t.is(again.headers.get('location'), `/links/${code}?existing`);
+  const { html: linkPage } = await b.page(`/links/${code}?existing`);
+  t.regex(linkPage, /<form method="post" action="\/" class="notice" role="status" id="same-url">/);
+  t.regex(
+    linkPage,
+    /name="url" value="https:\/\/example\.com\/twice"[\s\S]*name="separate" value="1"[\s\S]*Create a separate link anyway<\/button>/,
+  );
+
+  // With a title: nothing stored yet, the form again as typed, naming the earlier link and offering another.
+  const titled = await b.submit('/', {
+    url: 'https://example.com/twice',
+    title: 'Second try',
+    tags: 'b, a',
+    enabled: 'true',
+    password: 'hidden pw',
+  });
+  t.is(titled.status, 200);
+  const html = await titled.text();
+  t.regex(html, new RegExp(`You already have a link for this URL: <a href="/links/${code}" class="mono">https://kurz\\.test/${code}</a>`));
+  t.regex(html, /\(type the password again\)/);
+  t.true(html.includes('value="Second try"'), 'the title is kept');
+  t.false(html.includes('hidden pw'), 'a password is never echoed');
+  t.regex(html, /<button type="submit" name="separate" value="1" aria-describedby="same-url">Create a separate link anyway<\/button>/);
+  t.is(await count(), 1, 'nothing stored while asking');
+
+  // Asked for: a second link, with the title; the earlier one untouched.
+  const separate = await b.submit('/', { url: 'https://example.com/twice', title: 'Second try', enabled: 'true', separate: '1' });
+  const second = /\/links\/([^?]+)\?created/.exec(separate.headers.get('location') ?? '')?.[1];
+  t.truthy(second);
+  t.not(second, code);
+  t.like(await (await k.get(`/api/v1/links/${second}`)).json(), { url: 'https://example.com/twice', title: 'Second try' });
+  // And from the earlier link's page, without options: a plain separate link too.
+  const plainSeparate = await b.submit('/', { url: 'https://example.com/twice', domain: 'kurz.test', separate: '1', enabled: 'true' });
+  t.regex(plainSeparate.headers.get('location') ?? '', /\?created$/);
+  t.is(await count(), 3);
+});
+
 test('an invalid submission shows the form again with the error beside the field and what was typed, storing nothing', async (t) => {
   const k = await startKurz(t);
   const b = await browser(k);

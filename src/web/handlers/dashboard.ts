@@ -3,6 +3,7 @@ import { defaultPublicUrl } from '../../config.ts';
 import type { Context } from 'koa';
 import type { WebServices } from '../../context.ts';
 import { AppError, STATUS } from '../../core/errors.ts';
+import type { Link } from '../../links/link.ts';
 import { sendRetryAfter } from '../../http/problems.ts';
 import { sendRedirect, sendSeeOther, UNCACHED } from '../../http/respond.ts';
 import { DEFAULT_DOMAIN } from '../../domains/domain.ts';
@@ -17,6 +18,7 @@ import {
   LINK_FIELDS,
   linkInput,
   shownFields,
+  textOf,
   utmOpen,
   type FormError,
   type FormValues,
@@ -78,7 +80,25 @@ async function firstSteps(web: WebServices, actor: Actor) {
 
 export function dashboardHandlers(web: WebServices) {
   /** `ownerName`: an admin's choice of whose figures to see (everyone's when undefined); a member sees their own. */
-  async function showDashboard(ctx: Context, status: number, form: FormValues, error: FormError | null, ownerName?: string): Promise<void> {
+  /** What the form says when the URL already has the actor's link: which link, and whether a password must be typed again. */
+  function sameUrl(link: Link, form: FormValues) {
+    const domain = domainQuery(link.domain, web.registry);
+    return {
+      code: link.code,
+      shortUrl: web.shortUrl(link),
+      href: `/links/${encodeURIComponent(link.code)}${domain === '' ? '' : `?${domain}`}`,
+      passwordAgain: (form['password'] ?? '') !== '',
+    };
+  }
+
+  async function showDashboard(
+    ctx: Context,
+    status: number,
+    form: FormValues,
+    error: FormError | null,
+    ownerName?: string,
+    existing: ReturnType<typeof sameUrl> | null = null,
+  ): Promise<void> {
     const actor = actorOf(ctx);
     const admin = isAdmin(actor);
     const owner = admin && ownerName !== undefined ? await web.owners.idOf(ownerName) : undefined;
@@ -112,6 +132,7 @@ export function dashboardHandlers(web: WebServices) {
       domainFigures: admin && owner === undefined && web.registry.several() ? domainFigures(web, figures.domains) : null,
       blocklist: admin ? blocklistSummary(web, blockedCount) : null,
       firstRun: empty ? await firstSteps(web, actor) : null,
+      existing,
     });
   }
 
@@ -166,10 +187,14 @@ export function dashboardHandlers(web: WebServices) {
     /** Creates the link and shows its page (Post/Redirect/Get); a refused one shows the form again as it was typed. */
     async createLink(ctx: Context): Promise<void> {
       if (!sessionOf(ctx)) return createAnonymously(ctx);
-      const form = formValues(await readForm(ctx, web), LINK_FIELDS);
+      const raw = await readForm(ctx, web);
+      const form = formValues(raw, LINK_FIELDS);
       try {
         takeCreations(ctx, web, 1);
-        const { link, created } = await web.creation.createLink(actorOf(ctx), linkInput(form, false));
+        const how = { ask: true, separate: textOf(raw, 'separate') === '1' };
+        const { link, created, withheld } = await web.creation.createLink(actorOf(ctx), linkInput(form, false), how);
+        // With a title, tags or other options, the earlier link is offered beside the form, kept as typed.
+        if (withheld) return await showDashboard(ctx, 200, { ...form, password: '' }, null, undefined, sameUrl(link, form));
         const domain = domainQuery(link.domain, web.registry);
         const flag = created ? 'created' : 'existing';
         sendSeeOther(ctx.res, `/links/${encodeURIComponent(link.code)}?${domain === '' ? flag : `${domain}&${flag}`}`);
