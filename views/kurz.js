@@ -165,7 +165,7 @@ const localValue = (date) =>
 for (const field of document.querySelectorAll('input[data-local-time]')) {
   const zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
   const label = document.querySelector(`label[for="${field.id}"]`);
-  if (label && label.firstChild) label.firstChild.textContent = `Expires (your time, ${zone})`;
+  if (label && label.firstChild) label.firstChild.textContent = `Expires (your time, ${zone}) `;
   const hint = document.getElementById(`${field.id}-hint`);
   if (hint) hint.textContent = 'Date and time where you are. From then on the link answers “410 Gone”. Empty: never.';
   if (field.value !== '') {

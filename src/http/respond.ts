@@ -10,6 +10,7 @@ const VIEWS = [
   'layout',
   'field',
   'link-options',
+  'expiry-field',
   'utm-fields',
   'link-table',
   'copy',

@@ -121,6 +121,15 @@ export function formError(error: AppError, fields: readonly string[]): FormError
   return { field: name && fields.includes(name) ? name : undefined, message };
 }
 
+/** The fields a bulk submission gives every one of its links. */
+export const BATCH_FIELDS = ['tags', 'domain', 'expiresAt'] as const;
+
+/** The options of a bulk submission for each of its lines (tags, domain, expiry), read as the single form reads them. */
+export function batchInput(values: FormValues): Record<string, unknown> {
+  const { tags, domain, expiresAt } = linkInput({ ...values, url: '' }, false);
+  return { tags, domain, expiresAt };
+}
+
 const DATETIME_LOCAL = /^\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d(\.\d{1,3})?)?$/;
 
 /**

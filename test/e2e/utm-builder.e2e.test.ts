@@ -1,6 +1,6 @@
 import test, { type ExecutionContext } from 'ava';
 import type { Page } from 'playwright-core';
-import { browserFor, DESKTOP, logIn, openPage, shoot, unfold, type Viewport } from './browser.ts';
+import { browserFor, DESKTOP, logIn, openPage, shoot, type Viewport } from './browser.ts';
 import { ADMIN_PASSWORD, startKurz } from '../helpers.ts';
 
 /**
