@@ -1,9 +1,10 @@
 import { join } from 'node:path';
 import test from 'ava';
 import Sqlite from 'better-sqlite3';
-import { AppError } from '../../src/core/errors.ts';
+import { AppError, isUnavailable } from '../../src/core/errors.ts';
 import { memoryLogger } from '../../src/core/log.ts';
 import { openDatabase } from '../../src/store/sqlite/database.ts';
+import { outsideTransaction } from '../../src/store/sqlite/outside-transaction.ts';
 import { faultOf, watchWrites, type WriteFault } from '../../src/store/sqlite/write-health.ts';
 import { tempDir, waitFor } from '../helpers.ts';
 
@@ -63,4 +64,17 @@ test('a lock held past the wait is a 503 logged once; the probe finds it release
   t.is(log.lines.filter((l) => l.includes('the database recovered: writes succeed again')).length, 1);
   t.deepEqual(changes, ['locked by another program', undefined]);
   t.false(db.inTransaction);
+});
+
+test('a write that waits for the lock while kurz closes the database ends as unavailable, not as a failure to log', async (t) => {
+  const db = openDatabase(join(tempDir(t), 'kurz.db'));
+  const health = watchWrites(db, memoryLogger());
+  t.teardown(() => health.close());
+  db.exec('BEGIN');
+  // The write waits for the transaction on the connection to end; the database closes meanwhile.
+  const write = outsideTransaction(db, health, () => db.exec('CREATE TABLE never (id INTEGER)'));
+  db.exec('ROLLBACK');
+  db.close();
+  const err = await t.throwsAsync(write);
+  t.true(isUnavailable(err), String(err));
 });

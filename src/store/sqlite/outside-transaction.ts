@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import type { Database } from 'better-sqlite3';
+import { AppError } from '../../core/errors.ts';
 import { BUSY_TIMEOUT_MS } from './database.ts';
 import type { WriteHealth } from './write-health.ts';
 
@@ -12,12 +13,15 @@ export const WRITE_LOCK_WAIT_MS = 5000;
  * background writer, a CLI command, another program) holds the lock: SQLite's own wait would stop this
  * process's event loop, and its redirects, for as long. Before each attempt it waits until no group commit
  * holds its transaction on the connection (one spans turns of the event loop while its jobs run).
- * Throws SQLITE_BUSY once the lock has been held for WRITE_LOCK_WAIT_MS.
+ * Throws SQLITE_BUSY once the lock has been held for WRITE_LOCK_WAIT_MS, and AppError('unavailable') once
+ * the connection is closed.
  */
 export async function waitingForLock<T>(db: Database, attempt: () => T): Promise<T> {
   const deadline = Date.now() + WRITE_LOCK_WAIT_MS;
   for (let wait = 1; ; wait = Math.min(2 * wait, 20)) {
     while (db.inTransaction) await new Promise((resolve) => setImmediate(resolve));
+    // Closed while this write waited (kurz stopping, e.g. during the first prune): nothing to write any more.
+    if (!db.open) throw new AppError('unavailable', 'the database is closed: kurz is stopping');
     db.pragma('busy_timeout = 0');
     try {
       return attempt();
