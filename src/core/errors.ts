@@ -56,3 +56,8 @@ export function rateLimited(message: string, ms: number): AppError {
 export function isUnavailable(err: unknown): boolean {
   return err instanceof AppError && err.code === 'unavailable';
 }
+
+/** A message as a page shows it: a sentence, its first letter upper-case (the API keeps its messages as they are). */
+export function asSentence(message: string): string {
+  return message.charAt(0).toUpperCase() + message.slice(1);
+}

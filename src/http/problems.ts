@@ -1,5 +1,5 @@
 import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
-import { AppError, STATUS, type ErrorCode } from '../core/errors.ts';
+import { AppError, asSentence, STATUS, type ErrorCode } from '../core/errors.ts';
 import type { Logger } from '../core/log.ts';
 import type { Pipeline } from './pipeline.ts';
 import { sendPage, sendProblem, wantsHtml, type Renderer } from './respond.ts';
@@ -79,7 +79,8 @@ export function sendClientError(req: IncomingMessage, res: ServerResponse, probl
   }
   const { status, code, message, field } = problem;
   sendRetryAfter(res, problem);
-  if (wantsHtml(req)) sendPage(res, status, render('error', { title: STATUS_CODES[status] ?? 'Error', status, message }));
+  if (wantsHtml(req))
+    sendPage(res, status, render('error', { title: STATUS_CODES[status] ?? 'Error', status, message: asSentence(message) }));
   else sendProblem(res, status, code, message, field);
 }
 

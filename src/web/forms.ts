@@ -1,4 +1,4 @@
-import { AppError } from '../core/errors.ts';
+import { AppError, asSentence } from '../core/errors.ts';
 import type { Link } from '../links/link.ts';
 import { OPTION_FIELDS } from '../links/link-options.ts';
 import { UTM_FIELDS, withUtm } from '../links/utm.ts';
@@ -39,6 +39,12 @@ const LABELS: Record<string, string> = {
   previewTitle: 'Preview title',
   previewDescription: 'Preview description',
   previewImage: 'Preview image URL',
+  utm_source: 'Source (utm_source)',
+  utm_medium: 'Medium (utm_medium)',
+  utm_campaign: 'Campaign (utm_campaign)',
+  utm_term: 'Term (utm_term)',
+  utm_content: 'Content (utm_content)',
+  expires: 'Expires',
 };
 
 /** The form field of each part of the social preview, by the API's field that an error names (links/preview.ts). */
@@ -117,8 +123,9 @@ export function formError(error: AppError, fields: readonly string[]): FormError
   if (name !== given && given !== undefined && error.message.startsWith(`${given} `))
     return { field: fields.includes(name!) ? name : undefined, message: LABELS[name!] + error.message.slice(given.length) };
   const label = name ? LABELS[name] : undefined;
-  const message = name && label && error.message.startsWith(`${name} `) ? label + error.message.slice(name.length) : error.message;
-  return { field: name && fields.includes(name) ? name : undefined, message };
+  const named = name && label && (error.message.startsWith(`${name} `) || error.message.startsWith(`${name}'s `));
+  const message = named ? label + error.message.slice(name.length) : error.message;
+  return { field: name && fields.includes(name) ? name : undefined, message: asSentence(message) };
 }
 
 /** The fields a bulk submission gives every one of its links. */

@@ -85,7 +85,7 @@ test('a creation to a listed target is refused through the API, a batch, the for
   const b = await browser(k);
   const form = await b.submit('/', { url: 'https://evil.example/form' });
   t.is(form.status, 400);
-  t.regex(await form.text(), /url&#39;s host &quot;evil\.example&quot; is on a blocklist \(in hosts\.txt\)/);
+  t.regex(await form.text(), /Long URL&#39;s host &quot;evil\.example&quot; is on a blocklist \(in hosts\.txt\)/);
   const bulk = await b.submit('/import', { urls: 'https://ok.example/bulk\nhttps://sub.phish.example/bulk' });
   const html = await bulk.text();
   t.regex(html, /1 created, 0 already shortened, 1 failed/);

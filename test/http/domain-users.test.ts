@@ -235,7 +235,7 @@ test('the domain page sets who may use it with a picker that needs no JavaScript
     'user:zed': 'true',
   });
   t.is(unknown.status, 400);
-  t.regex(await unknown.text(), /id="access-error" role="alert">users: no user named &quot;zed&quot;/);
+  t.regex(await unknown.text(), /id="access-error" role="alert">Users: no user named &quot;zed&quot;/);
   t.is(
     (
       await admin.submit('/domains/club.kurz.test', {

@@ -68,7 +68,7 @@ test('forms over their limit are a 413 page: 64 KiB for a form, 2 MiB for the bu
   const form = await b.submit('/', { url: 'https://example.com/', note: 'n'.repeat(65 * 1024) });
   t.is(form.status, 413);
   t.regex(form.headers.get('content-type') ?? '', /^text\/html/);
-  t.regex(await form.text(), /request body is larger than 64 KiB/);
+  t.regex(await form.text(), /Request body is larger than 64 KiB/);
 
   const login = await fetch(`${k.base}/login`, {
     method: 'POST',
@@ -91,7 +91,7 @@ test('forms over their limit are a 413 page: 64 KiB for a form, 2 MiB for the bu
   t.regex(await bulk.text(), /1000 created/);
   const tooLarge = await b.submit('/import', { urls: `${lines}\n${'x'.repeat(2 * 1024 * 1024)}` });
   t.is(tooLarge.status, 413);
-  t.regex(await tooLarge.text(), /request body is larger than 2 MiB/);
+  t.regex(await tooLarge.text(), /Request body is larger than 2 MiB/);
   t.is(await k.linkCount(), 1000);
 });
 
@@ -105,7 +105,7 @@ test('a request URL over 8 KiB is a 414, for a redirect and the API alike', asyn
   t.is(api.status, 414);
   const page = await fetch(k.base + long, { headers: { accept: BROWSER_ACCEPT } });
   t.is(page.status, 414);
-  t.regex(await page.text(), /the request URL is longer than 8192 characters/);
+  t.regex(await page.text(), /The request URL is longer than 8192 characters/);
   t.is((await fetch(k.base + long.slice(0, 8192), { redirect: 'manual' })).status, 404, 'at the limit it is served');
 });
 

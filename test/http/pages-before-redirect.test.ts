@@ -209,7 +209,7 @@ test('a form rule: checked with precise messages, stored, listed, exported as fo
   t.is(oversized.status, 413, 'a post over 16 KiB is refused before it is read');
   const huge = await post(k, 'survey', { pass, query: '', name: 'a'.repeat(201), email: 'a@b.co', consent: 'yes' });
   t.is(huge.status, 400);
-  t.regex(await huge.text(), /name is longer than 200 characters/);
+  t.regex(await huge.text(), /Name is longer than 200 characters/);
 
   const sent = await post(k, 'survey', {
     pass,

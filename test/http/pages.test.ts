@@ -217,7 +217,7 @@ test('the same URL again offers a separate link anyway, with or without a title,
   const again = await b.submit('/', { url: 'https://example.com/twice', enabled: 'true' });
   t.is(again.headers.get('location'), `/links/${code}?existing`);
   const { html: linkPage } = await b.page(`/links/${code}?existing`);
-  t.regex(linkPage, /<form method="post" action="\/" class="notice" role="status" id="same-url">/);
+  t.regex(linkPage, /<div class="notice" role="status" id="same-url"><form method="post" action="\/" class="inline-form">/);
   t.regex(
     linkPage,
     /name="url" value="https:\/\/example\.com\/twice"[\s\S]*name="separate" value="1"[\s\S]*Create a separate link anyway<\/button>/,
@@ -281,17 +281,17 @@ test('a form that gives a field twice, or whose text is not UTF-8, is refused ra
   const bodies: Array<[string | Buffer, string]> = [
     [
       `_csrf=${csrf}&url=https%3A%2F%2Fexample.com%2F1&title=one&title=two`,
-      'request body gives the form field &quot;title&quot; more than once',
+      'Request body gives the form field &quot;title&quot; more than once',
     ],
     [
       `_csrf=${csrf}&url=https%3A%2F%2Fexample.com%2F2&title=%FF%FE`,
-      'request body is not a valid form: &quot;%FF%FE&quot; is not percent-encoded UTF-8',
+      'Request body is not a valid form: &quot;%FF%FE&quot; is not percent-encoded UTF-8',
     ],
     [
       `_csrf=${csrf}&url=https%3A%2F%2Fexample.com%2F3&title=100%`,
-      'request body is not a valid form: &quot;100%&quot; is not percent-encoded UTF-8',
+      'Request body is not a valid form: &quot;100%&quot; is not percent-encoded UTF-8',
     ],
-    [Buffer.from(`_csrf=${csrf}&url=https%3A%2F%2Fexample.com%2F4&title=caf\u00e9`, 'latin1'), 'request body is not valid UTF-8'],
+    [Buffer.from(`_csrf=${csrf}&url=https%3A%2F%2Fexample.com%2F4&title=caf\u00e9`, 'latin1'), 'Request body is not valid UTF-8'],
   ];
   for (const [body, message] of bodies) {
     const res = await send(body);
@@ -388,7 +388,7 @@ test('the page of an unknown link is a 404 page', async (t) => {
   const b = await browser(k);
   const { res, html } = await b.page('/links/nope');
   t.is(res.status, 404);
-  t.regex(html, /no link with code &quot;nope&quot;/);
+  t.regex(html, /No link with code &quot;nope&quot;/);
   t.regex(html, /<h1>404 · Not Found<\/h1>/);
 });
 

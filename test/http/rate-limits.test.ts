@@ -76,14 +76,14 @@ test('the admin form and the bulk page count against the creation limit, and ans
   t.is(form.status, 429);
   t.is(form.headers.get('retry-after'), '60');
   const html = await form.text();
-  t.regex(html, /role="alert">too many links created from this address in the last minute; try again in 60 s</);
+  t.regex(html, /role="alert">Too many links created from this address in the last minute; try again in 60 s</);
   t.regex(html, /value="https:\/\/example\.com\/4"/, 'the form keeps what was typed');
   const again = await b.submit('/import', { urls: 'https://example.com/5' });
   t.is(again.status, 429);
   t.is(again.headers.get('retry-after'), '60');
   t.regex(
     await again.text(),
-    /https:\/\/example\.com\/5<\/textarea>[\s\S]*role="alert">too many links created from this address in the last minute; try again in 60 s</,
+    /role="alert">Too many links created from this address in the last minute; try again in 60 s<[\s\S]*https:\/\/example\.com\/5<\/textarea>/,
   );
   t.is(await k.linkCount(), 3);
 });
@@ -220,7 +220,7 @@ test('code scanning: after notFoundRateLimit unknown codes a client gets 429 for
   const page = await get(`/scan-page`, scanner, { accept: BROWSER_ACCEPT });
   t.is(page.status, 429);
   t.regex(page.headers.get('content-type') ?? '', /^text\/html/);
-  t.regex(await page.text(), /too many requests for unknown links from this address; try again in 60 s/);
+  t.regex(await page.text(), /Too many requests for unknown links from this address; try again in 60 s/);
   t.is((await from(k, scanner, 'GET', '/api/v1/links')).status, 429, 'everything the client asks for waits, not only redirects');
 
   t.is((await get(`/${code}`, '203.0.113.67')).status, 302, 'another client is not affected');

@@ -69,7 +69,7 @@ test('an unknown code is a problem+json 404 for API clients and an HTML page for
   t.is(page.headers.get('content-type'), 'text/html; charset=utf-8');
   const html = await page.text();
   t.regex(html, /<h1>404 · Not Found<\/h1>/);
-  t.regex(html, /no link with code &quot;unknown1&quot;/);
+  t.regex(html, /No link with code &quot;unknown1&quot;/);
 });
 
 test('a path that cannot be a code is a 404 without a lookup, and its text is escaped in the page', async (t) => {

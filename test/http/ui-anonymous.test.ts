@@ -63,7 +63,7 @@ test('anonymous shortening is limited per client and minute: then 429 with Retry
   t.is(limited.status, 429);
   t.is(limited.headers.get('retry-after'), '60');
   const html = await limited.text();
-  t.regex(html, /<p class="alert" role="alert">you have shortened many links in the last minute; try again in 60 s<\/p>/);
+  t.regex(html, /<p class="alert" role="alert">You have shortened many links in the last minute; try again in 60 s<\/p>/);
   t.regex(html, /value="https:\/\/example\.com\/late"/);
   t.is(await k.linkCount(), 3);
   k.clock.advance(60_000);

@@ -33,7 +33,7 @@ test('a bad or taken name is shown beside the field', async (t) => {
   const taken = await b.submit('/keys', { name: 'tests' });
   t.is(taken.status, 409);
   const html = await taken.text();
-  t.regex(html, /id="name-error" role="alert">an API key named &quot;tests&quot; exists already/);
+  t.regex(html, /id="name-error" role="alert">An API key named &quot;tests&quot; exists already/);
   t.regex(html, /id="name" name="name" value="tests"/);
   const bad = await b.submit('/keys', { name: '<b>' });
   t.is(bad.status, 400);
@@ -107,5 +107,5 @@ test('the create form ticks the default scopes; a key gets the scopes ticked and
 
   const bad = await later.submit('/keys', { name: 'odd', expires: '1000y' });
   t.is(bad.status, 400);
-  t.regex(await bad.text(), /id="expires-error" role="alert">expires must be one of never, 7d, 30d, 90d, 365d/);
+  t.regex(await bad.text(), /id="expires-error" role="alert">Expires must be one of never, 7d, 30d, 90d, 365d/);
 });

@@ -73,7 +73,7 @@ test('a bad UTM value shows the form again, open, with the error beside the fiel
   t.is(long.status, 400);
   const html = await long.text();
   t.regex(html, /<details class="options utm" data-utm open>/);
-  t.regex(html, /<p class="field-error" id="utm_content-error" role="alert">utm_content must be at most 200 characters<\/p>/);
+  t.regex(html, /<p class="field-error" id="utm_content-error" role="alert">Content \(utm_content\) must be at most 200 characters<\/p>/);
   t.regex(html, /id="utm_source" name="utm_source" value="kept"/);
   t.true(html.includes('value="&quot;&gt;&lt;script&gt;alert(1)&lt;/script&gt;"'), 'shown back as text');
   t.false(html.includes('<script>alert(1)'));
@@ -81,7 +81,10 @@ test('a bad UTM value shows the form again, open, with the error beside the fiel
   t.notRegex(html, /<details class="options" open>/, 'the other options stay closed');
   const control = await b.submit('/', { url: 'https://example.com/x', utm_medium: 'e\u0007mail', enabled: 'true' });
   t.is(control.status, 400);
-  t.regex(await control.text(), /id="utm_medium-error" role="alert">utm_medium must not contain control characters \(found U\+0007\)/);
+  t.regex(
+    await control.text(),
+    /id="utm_medium-error" role="alert">Medium \(utm_medium\) must not contain control characters \(found U\+0007\)/,
+  );
   t.is(await k.linkCount(), 0);
 });
 

@@ -1,0 +1,180 @@
+import test, { type ExecutionContext } from 'ava';
+import { AxeBuilder } from '@axe-core/playwright';
+import type { Page } from 'playwright-core';
+import { browserFor, DESKTOP, logIn, openPage, type Viewport } from './browser.ts';
+import { ADMIN_PASSWORD, startKurz, type TestKurz } from '../helpers.ts';
+import { UA } from '../fixtures/user-agents.ts';
+import type { Actor } from '../../src/auth/actor.ts';
+
+/**
+ * axe-core (WCAG 2.0/2.1/2.2 A and AA rules and axe's best practices) over every page kurz serves, as the
+ * admin, as a member, and as a visitor (login, the pages before a redirect, the error pages), in light and
+ * dark at 1280 px and at 390 px: no serious or critical violation anywhere. A form shown again with its error
+ * is checked too. The report of a failure names the rule, the page and the elements.
+ */
+
+const PHONE = { width: 390, height: 844 };
+const SERIOUS = new Set(['serious', 'critical']);
+
+/** The serious and critical violations on the page now: every rule in light, the colour contrast again in dark. */
+async function violations(page: Page, name: string): Promise<string[]> {
+  const found: string[] = [];
+  for (const colorScheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme });
+    const axe = new AxeBuilder({ page }).withTags(['wcag2a', 'wcag2aa', 'wcag21a', 'wcag21aa', 'wcag22aa', 'best-practice']);
+    const { violations } = await (colorScheme === 'dark' ? axe.withRules(['color-contrast']) : axe).analyze();
+    for (const v of violations.filter((v) => SERIOUS.has(v.impact ?? '')))
+      found.push(`${name} (${colorScheme}): ${v.id} [${v.impact}] ${v.help}: ${v.nodes.map((n) => n.target.join(' ')).join(', ')}`);
+  }
+  await page.emulateMedia({ colorScheme: 'light' });
+  return found;
+}
+
+/** Links, rules, pages, a split, tags, a second domain and a member: something on every page. */
+async function furnish(k: TestKurz): Promise<void> {
+  await k.postJson('/api/v1/domains', { host: 's2.kurz.test' });
+  ok(await k.postJson('/api/v1/users', { name: 'mia' }));
+  await k.postJson('/api/v1/links', {
+    url: 'https://example.com/alpha/a/long/path',
+    alias: 'alpha',
+    tags: ['news', 'press'],
+    title: 'Alpha',
+  });
+  await k.postJson('/api/v1/links', { url: 'https://example.com/plain' });
+  await k.postJson('/api/v1/links', { url: 'https://example.com/guarded', alias: 'guarded', password: 'open sesame' });
+  await k.postJson('/api/v1/links', { url: 'https://example.com/gone', alias: 'gone' });
+  await k.request('DELETE', '/api/v1/links/gone');
+  await k.postJson('/api/v1/links', {
+    url: 'https://example.com/ab',
+    alias: 'ab',
+    split: [
+      { url: 'https://example.com/a', weight: 2 },
+      { url: 'https://example.com/b', weight: 1 },
+    ],
+  });
+  await k.postJson('/api/v1/links', { url: 'https://example.com/warn', alias: 'warn' });
+  await k.request('PATCH', '/api/v1/links/warn', { pages: { notice: { title: 'You are leaving', message: 'Go on?', button: 'Go on' } } });
+  await k.request('PUT', '/api/v1/links/warn/rules', { rules: [{ conditions: [], page: 'notice' }] });
+  await k.postJson('/api/v1/links', { url: 'https://example.com/survey', alias: 'survey' });
+  await k.request('PATCH', '/api/v1/links/survey', {
+    pages: { form: { fields: [{ type: 'name', required: true }, { type: 'email' }], consent: 'I agree.' } },
+  });
+  await k.request('PUT', '/api/v1/links/survey/rules', { rules: [{ conditions: [], page: 'form' }] });
+  await k.postJson('/api/v1/links', { url: 'https://example.com/region', alias: 'region' });
+  await k.request('PUT', '/api/v1/links/region/rules', { rules: [{ conditions: [], refuse: 451 }] });
+  await k.postJson('/api/v1/links', { url: 'https://apps.apple.com/app/id1234567890', alias: 'app' });
+  for (const code of ['alpha', 'ab', 'alpha'])
+    await fetch(`${k.base}/${code}`, { headers: { 'user-agent': UA.desktopChromeWindows }, redirect: 'manual' });
+  await k.flushVisits();
+}
+
+function ok(res: Response): void {
+  if (res.status >= 400) throw new Error(`setting up: ${res.status}`);
+}
+
+async function everyPage(t: ExecutionContext, viewport: Viewport): Promise<void> {
+  t.timeout(600_000, 'about 45 pages, each checked twice');
+  const k = await startKurz(t, { reviewNewLinks: 'members' });
+  await k.login();
+  const browser = await browserFor(t);
+  const found: string[] = [];
+  const check = async (page: Page, path: string | null, name = path ?? page.url()) => {
+    if (path !== null) await page.goto(path);
+    found.push(...(await violations(page, name)));
+  };
+
+  const { page } = await openPage(browser, k, viewport);
+  await logIn(page, 'admin', ADMIN_PASSWORD);
+  await check(page, '/', 'the first-run dashboard');
+  await furnish(k);
+  const mia: Actor = {
+    userId: (await k.kurz.services.access.userByName('mia'))!.id,
+    name: 'mia',
+    role: 'member',
+    via: { kind: 'session' },
+  };
+  await k.kurz.services.creation.createLink(mia, { url: 'https://example.org/waiting', alias: 'waiting' });
+
+  for (const path of [
+    '/',
+    '/links',
+    '/links?state=deleted',
+    '/links/alpha',
+    '/links/alpha?existing',
+    '/links/gone',
+    '/links/ab',
+    '/links/ab/stats',
+    '/links/alpha/stats',
+    '/links/alpha/delete',
+    '/links/survey',
+    '/links/survey/form-answers',
+    '/links/waiting',
+    '/tags',
+    '/tags/news/delete',
+    '/import',
+    '/domains',
+    '/domains/s2.kurz.test',
+    '/domains/s2.kurz.test/remove',
+    '/users',
+    '/activity',
+    '/review',
+    '/keys',
+    '/settings',
+    '/account/password',
+    '/no-such-page-here',
+  ])
+    await check(page, path);
+
+  // Folded parts opened, and forms shown again with their errors.
+  await page.goto('/links/alpha');
+  await page.getByRole('link', { name: 'Edit link' }).click();
+  await page.locator('#edit-form').waitFor();
+  await page.locator('details#rule-editor > summary').click();
+  await page.locator('details#pages-editor > summary').click();
+  await check(page, null, 'the link page, every part open');
+  await page.goto('/');
+  await page.getByLabel('Long URL').fill('javascript:alert(1)');
+  await page.getByRole('button', { name: 'Shorten' }).click();
+  await page.locator('#url-error').waitFor();
+  await check(page, null, 'the dashboard form with an error');
+  await page.goto('/');
+  await page.getByLabel('Long URL').fill('https://example.com/plain');
+  await page.getByText('More options').click();
+  await page.getByLabel('Title').fill('Again');
+  await page.getByRole('button', { name: 'Shorten' }).click();
+  await page.locator('#same-url').waitFor();
+  await check(page, null, 'the dashboard offering a separate link');
+  await page.goto('/import');
+  await page.getByLabel('URLs, one per line').fill('https://example.com/x\nnot a url');
+  await page.getByRole('button', { name: 'Shorten all' }).click();
+  await page.locator('#bulk-summary').waitFor();
+  await check(page, null, 'the bulk results');
+  await page.goto('/keys');
+  await page.getByLabel('Name').fill('axe');
+  await page.getByRole('button', { name: /create/i }).click();
+  await page.waitForURL(/\/keys/);
+  await check(page, null, 'the keys page with a new key');
+
+  // A visitor: the login, the pages before a redirect, a password, a refusal, gone and unknown links.
+  const visitor = (await openPage(browser, k, viewport, { userAgent: UA.desktopChromeWindows })).page;
+  for (const path of ['/login', '/warn', '/survey', '/guarded', '/region', '/gone', '/waiting', '/nothing-here', '/welcome/not-a-token'])
+    await check(visitor, path, `${path} (visitor)`);
+  const inApp = (await openPage(browser, k, viewport, { userAgent: UA.instagramIos })).page;
+  await check(inApp, '/app', '/app in an in-app browser');
+  await visitor.goto('/login');
+  await visitor.getByLabel('User name').fill('admin');
+  await visitor.getByLabel('Password').fill('wrong password');
+  await visitor.getByRole('button', { name: 'Log in' }).click();
+  await visitor.locator('.alert').first().waitFor();
+  await check(visitor, null, 'the login refused');
+
+  t.deepEqual(found, [], found.join('\n'));
+}
+
+test('every page at 1280 px, light and dark: no serious or critical axe-core violation', async (t) => {
+  await everyPage(t, DESKTOP);
+});
+
+test('every page at 390 px, light and dark: no serious or critical axe-core violation', async (t) => {
+  await everyPage(t, PHONE);
+});
