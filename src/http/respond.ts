@@ -19,6 +19,8 @@ const VIEWS = [
   'link',
   'stats',
   'top-table',
+  'period-picker',
+  'compare',
   'delete',
   'import',
   'keys',
