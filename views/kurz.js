@@ -121,6 +121,35 @@ for (const form of document.querySelectorAll('form[data-autosubmit]')) {
   });
 }
 
+// A stats page's period applies as soon as a preset is chosen, and custom days once both are set (the Show
+// button does it without JavaScript). Dates typed mean a custom period; a preset drops them from the URL.
+for (const form of document.querySelectorAll('form[data-period]')) {
+  const { period, from, to } = form.elements;
+  const apply = () => {
+    const params = new URLSearchParams();
+    for (const [name, value] of new FormData(form)) {
+      if (value === '') continue;
+      if ((name === 'from' || name === 'to') && period.value !== 'custom') continue;
+      params.append(name, value);
+    }
+    location.assign(`${form.getAttribute('action')}?${params}`);
+  };
+  form.addEventListener('submit', (event) => {
+    event.preventDefault();
+    apply();
+  });
+  period.addEventListener('change', () => {
+    if (period.value !== 'custom') apply();
+    else from.focus();
+  });
+  for (const field of [from, to])
+    field.addEventListener('change', () => {
+      if (from.value === '' || to.value === '') return;
+      period.value = 'custom';
+      apply();
+    });
+}
+
 // Times in the viewer's own time zone with how far away they are ("3 hours ago", "in 66 days"); the UTC time
 // the page was sent with stays on hover. Without JavaScript the pages show UTC, and say so. A day alone (a
 // datetime without a time) is a UTC day and stays as it is.

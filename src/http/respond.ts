@@ -20,6 +20,8 @@ const VIEWS = [
   'link',
   'stats',
   'top-table',
+  'period-picker',
+  'compare',
   'delete',
   'import',
   'keys',

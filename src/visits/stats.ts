@@ -36,6 +36,8 @@ export interface LinkStats {
   os: Entry[];
   devices: Entry[];
   countries: Entry[];
+  /** Every country with a visit, by count (`countries` folds past TOP into "other"): what the map colours. */
+  everyCountry: Entry[];
   languages: Entry[];
   /** Bot hits by bot name (counted apart from every human figure). */
   bots: Entry[];
@@ -80,16 +82,20 @@ export interface StatsPeriod {
   granularity: Granularity;
 }
 
+/** Days the instance's figures cover: the last N, today included, or whole UTC days in [from, to). */
+export type DaySpan = number | { from: Date; to: Date };
+
 export interface VisitStats {
   /** `link`'s figures for the period, aligned to whole hours or days (UTC). Throws `invalid` for a bad period. */
   forLink(link: Link, period: StatsPeriod): Promise<LinkStats>;
   /**
-   * The instance's figures for the last `days` days, today included; with `owner`, that user's links'
-   * alone (from the same rollups, kept per owner), without the per-domain figures.
+   * The instance's figures for the last `span` days, today included, or for whole UTC days from `span.from` to
+   * `span.to` (exclusive, both the start of a day); with `owner`, that user's links' alone (from the same
+   * rollups, kept per owner), without the per-domain figures.
    */
-  forInstance(days: number, owner?: number): Promise<InstanceStats>;
+  forInstance(span: DaySpan, owner?: number): Promise<InstanceStats>;
   /** The figures `actor` may see: a member's own links'; an admin's, the instance's or the `owner`'s they name. */
-  figuresFor(actor: Actor, days: number, owner?: number): Promise<InstanceStats>;
+  figuresFor(actor: Actor, span: DaySpan, owner?: number): Promise<InstanceStats>;
   /** The raw visits kept, in [from, to), oldest first. */
   visits(from: Date, to: Date): AsyncIterable<StoredVisit>;
 }
@@ -126,6 +132,10 @@ export function visitStats(deps: { visits: VisitStore; now: () => number; severa
         uniqueVisitors += h.uniques;
       }
       const lists = topLists(dimensions);
+      const everyCountry = dimensions
+        .filter((c) => c.dimension === 'countries' && c.value !== '')
+        .map((c) => ({ name: c.value, count: c.count }))
+        .sort((a, b) => b.count - a.count || a.name.localeCompare(b.name));
       const variants = variantFigures(dimensions);
       return {
         from: new Date(from),
@@ -135,13 +145,14 @@ export function visitStats(deps: { visits: VisitStore; now: () => number; severa
         lastVisitAt: link.lastVisitAt,
         series: [...buckets].map(([t, b]) => ({ t: new Date(t), humans: b.humans, bots: b.bots })),
         ...lists,
+        everyCountry,
         variants,
       };
     },
 
-    async forInstance(days, owner) {
-      const to = dayOf(now()) + DAY;
-      const from = to - days * DAY;
+    async forInstance(span, owner) {
+      const to = typeof span === 'number' ? dayOf(now()) + DAY : dayOf(span.to.getTime() - 1) + DAY;
+      const from = typeof span === 'number' ? to - span * DAY : dayOf(span.from.getTime());
       const [tallies, created, topLinks, totals, domains] = await Promise.all([
         visits.dayTotals(new Date(from), new Date(to), owner),
         visits.linksCreatedPerDay(new Date(from), new Date(to), owner),
@@ -178,8 +189,8 @@ export function visitStats(deps: { visits: VisitStore; now: () => number; severa
       };
     },
 
-    figuresFor(actor, days, owner) {
-      return stats.forInstance(days, isAdmin(actor) ? owner : actor.userId);
+    figuresFor(actor, span, owner) {
+      return stats.forInstance(span, isAdmin(actor) ? owner : actor.userId);
     },
 
     visits: (from, to) => visits.allVisits(from, to),

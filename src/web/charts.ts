@@ -1,3 +1,5 @@
+import { COUNTRY_PATHS, MAP_HEIGHT, MAP_WIDTH } from './world-map-paths.ts';
+
 /** One bar: the start of its hour or day (ms since epoch, UTC) and its counts. */
 export interface ChartPoint {
   t: number;
@@ -88,6 +90,138 @@ export function barChart(options: BarChartOptions): string {
     parts.push(
       `<text class="chart-empty" text-anchor="middle" x="${num((left + right) / 2)}" y="${num(TOP + plotHeight / 2)}" dy="0.35em">No human visits in this period</text>`,
     );
+  }
+  parts.push('</svg>');
+  return parts.join('\n');
+}
+
+/**
+ * A bar as wide as `count`'s share of `total` (0 to 100 units), beside a breakdown's figures. Hidden from
+ * screen readers: the count and share stay text in the table. Attributes, not styles (the CSP allows no inline style).
+ */
+export function shareBar(count: number, total: number): string {
+  const share = total > 0 && count > 0 ? Math.max(0.5, Math.min(100, (100 * count) / total)) : 0;
+  return (
+    `<svg class="share-bar" viewBox="0 0 100 10" preserveAspectRatio="none" aria-hidden="true" focusable="false">` +
+    `<rect class="share-track" width="100" height="10"/><rect class="share-fill" width="${num(share)}" height="10"/></svg>`
+  );
+}
+
+/** One link's line in a comparison: its name (the legend's) and its counts, oldest first, on the same buckets as the others'. */
+export interface LineSeries {
+  name: string;
+  points: readonly ChartPoint[];
+}
+
+/** Lines a comparison can tell apart by colour and dash (views/kurz.css: .series-0 to .series-4). */
+export const MAX_SERIES = 5;
+const DASHES = ['', '10 5', '3 4', '14 4 3 4', '1 6'];
+
+/**
+ * An accessible SVG line chart of human visits, one line per series (at most MAX_SERIES), each in its own
+ * colour and dash so that they stay apart without colour; the legend is the page's (same classes).
+ */
+export function lineChart(options: { id: string; title: string; granularity: 'hour' | 'day'; series: readonly LineSeries[] }): string {
+  const { id, granularity, series } = options;
+  const first = series[0]?.points ?? [];
+  const peak = Math.max(0, ...series.flatMap((s) => s.points.map((p) => p.humans)));
+  const scaleMax = peak === 0 ? 0 : niceCeil(peak);
+  const ticks = scaleMax === 0 ? [0] : [0, scaleMax / 2, scaleMax].filter(Number.isInteger);
+  const left = Math.max(RIGHT + 6, Math.ceil(16 + DIGIT_WIDTH * Math.max(...ticks.map((v) => thousands(v).length))));
+  const right = WIDTH - RIGHT;
+  const baseline = HEIGHT - BOTTOM;
+  const plotHeight = baseline - TOP;
+  const band = (right - left) / Math.max(1, first.length);
+  const y = (value: number) => (scaleMax === 0 ? baseline : baseline - (value / scaleMax) * plotHeight);
+  const centre = (i: number) => left + band * (i + 0.5);
+  const totals = series.map((s) => `${s.name}: ${thousands(s.points.reduce((sum, p) => sum + Math.max(0, p.humans), 0))}`);
+  const parts = [
+    `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${WIDTH} ${HEIGHT}" preserveAspectRatio="xMidYMid meet" class="chart line-chart" role="img" aria-labelledby="${escapeXml(id)}-title ${escapeXml(id)}-desc">`,
+    `<title id="${escapeXml(id)}-title">${escapeXml(options.title)}</title>`,
+    `<desc id="${escapeXml(id)}-desc">${escapeXml(`Human visits in ${thousands(first.length)} ${granularity}s. ${totals.join('; ')}.`)}</desc>`,
+  ];
+  for (const value of ticks) {
+    if (value > 0) parts.push(`<line class="chart-grid" x1="${left}" y1="${num(y(value))}" x2="${right}" y2="${num(y(value))}"/>`);
+    parts.push(
+      `<text class="axis-label" text-anchor="end" x="${left - 8}" y="${num(value === 0 ? baseline : y(value))}" dy="0.35em">${thousands(value)}</text>`,
+    );
+  }
+  parts.push(`<line class="axis" x1="${left}" y1="${baseline}" x2="${right}" y2="${baseline}"/>`);
+  series.slice(0, MAX_SERIES).forEach((s, n) => {
+    const path = s.points.map((p, i) => `${i === 0 ? 'M' : 'L'}${num(centre(i))} ${num(y(Math.max(0, p.humans)))}`).join('');
+    const dash = DASHES[n] ? ` stroke-dasharray="${DASHES[n]}"` : '';
+    parts.push(
+      `<g class="series series-${n}"><title>${escapeXml(`${s.name}: ${totals[n]!.slice(s.name.length + 2)} human visits`)}</title>`,
+    );
+    parts.push(`<path class="series-line" d="${path}" fill="none"${dash}/>`);
+    // A point marks each bucket when there are few, so a single day is seen.
+    if (s.points.length <= 40)
+      s.points.forEach((p, i) =>
+        parts.push(
+          `<circle class="series-point" cx="${num(centre(i))}" cy="${num(y(Math.max(0, p.humans)))}" r="3"><title>${escapeXml(`${s.name}, ${tooltip(p, granularity)}`)}</title></circle>`,
+        ),
+      );
+    parts.push('</g>');
+  });
+  const step = labelStep(granularity, band);
+  first.forEach((p, i) => {
+    if (!isLabelled(p.t, granularity, step)) return;
+    const x = num(centre(i));
+    const date = dayLabel(p.t);
+    parts.push(
+      `<text class="axis-label" text-anchor="middle" x="${x}" y="${baseline + 6}" dy="0.9em">${granularity === 'day' ? date : hourLabel(p.t)}</text>`,
+    );
+    if (granularity === 'hour' && new Date(p.t).getUTCHours() === 0)
+      parts.push(`<text class="axis-label" text-anchor="middle" x="${x}" y="${baseline + 6}" dy="2.1em">${date}</text>`);
+  });
+  if (peak === 0)
+    parts.push(
+      `<text class="chart-empty" text-anchor="middle" x="${num((left + right) / 2)}" y="${num(TOP + plotHeight / 2)}" dy="0.35em">No human visits in this period</text>`,
+    );
+  parts.push('</svg>');
+  return parts.join('\n');
+}
+
+/** A small trend line of `values` (oldest first) to sit beside a figure; decorative, the figure says the count. */
+export function trendLine(values: readonly number[]): string {
+  const w = 120;
+  const h = 28;
+  const clean = values.map((v) => (Number.isFinite(v) && v > 0 ? v : 0));
+  const max = Math.max(1, ...clean);
+  const x = (i: number) => (clean.length < 2 ? w / 2 : 1 + ((w - 2) * i) / (clean.length - 1));
+  const y = (v: number) => h - 2 - ((h - 4) * v) / max;
+  const path = clean.map((v, i) => `${i === 0 ? 'M' : 'L'}${num(x(i))} ${num(y(v))}`).join('');
+  return (
+    `<svg class="trend" viewBox="0 0 ${w} ${h}" width="${w}" height="${h}" aria-hidden="true" focusable="false">` +
+    `<line class="trend-base" x1="0" y1="${h - 1}" x2="${w}" y2="${h - 1}"/><path class="trend-line" d="${path}" fill="none"/></svg>`
+  );
+}
+
+/**
+ * A choropleth of visits by country (ISO 3166-1 alpha-2 codes, as the GeoIP database gives them): each
+ * country shaded in one of five steps of its share of the busiest one's, with a <title> naming it and its
+ * count. Codes the map has no outline for (small islands, "unknown") stay in the table beside it.
+ */
+export function worldMap(options: { id: string; title: string; entries: ReadonlyArray<{ name: string; count: number }> }): string {
+  const { id, entries } = options;
+  const counts = new Map(entries.filter((e) => e.count > 0).map((e) => [e.name.toUpperCase(), e.count]));
+  const peak = Math.max(0, ...counts.values());
+  const shown = [...counts].filter(([code]) => COUNTRY_PATHS[code] !== undefined);
+  const described = shown
+    .slice(0, 10)
+    .map(([code, count]) => `${COUNTRY_PATHS[code]!.name} ${thousands(count)}`)
+    .join(', ');
+  const parts = [
+    `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${MAP_WIDTH} ${MAP_HEIGHT}" class="world-map" role="img" aria-labelledby="${escapeXml(id)}-title ${escapeXml(id)}-desc">`,
+    `<title id="${escapeXml(id)}-title">${escapeXml(options.title)}</title>`,
+    `<desc id="${escapeXml(id)}-desc">${escapeXml(shown.length === 0 ? 'No visits from a known country.' : `Human visits by country: ${described}${shown.length > 10 ? ', and more' : ''}.`)}</desc>`,
+  ];
+  for (const [code, country] of Object.entries(COUNTRY_PATHS)) {
+    const count = counts.get(code) ?? 0;
+    // Five steps by the share of the busiest country's count, on a square-root scale so one busy country leaves the rest visible.
+    const step = count === 0 ? 0 : Math.max(1, Math.ceil(5 * Math.sqrt(count / peak)));
+    const label = `${country.name}: ${thousands(count)} visit${count === 1 ? '' : 's'}`;
+    parts.push(`<path class="country map-${step}" d="${country.d}" data-country="${code}"><title>${escapeXml(label)}</title></path>`);
   }
   parts.push('</svg>');
   return parts.join('\n');

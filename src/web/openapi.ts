@@ -34,7 +34,7 @@ import { DOMAIN_QUERY, withDomain } from './domain-param.ts';
 import { CSRF_FIELD, SESSION_COOKIE } from './session.ts';
 import { SCOPE_DOCS, SCOPES, type Scope } from '../auth/scopes.ts';
 import { TOP } from '../visits/stats.ts';
-import { DAYS_QUERY, EXPORT_QUERY, STATS_QUERY } from '../visits/stats-query.ts';
+import { DAYS_QUERY, EXPORT_QUERY, PAGE_PERIOD_QUERY, STATS_QUERY } from '../visits/stats-query.ts';
 import { BREAKDOWNS } from '../visits/visit.ts';
 
 export type { OpenApiDocument } from '../http/openapi-document.ts';
@@ -519,6 +519,16 @@ const NOT_LOGGED_IN = pageOrProblem('No session');
 const FORM_REFUSED = page('The form expired or came from elsewhere (CSRF)');
 
 /** A page for the logged-in admin; a browser without a session is sent to the login page, and back after. */
+/** The comparison's links: `code=CODE` on `domain`, or `code=HOST/CODE`, two to five times. */
+const COMPARE_CODES = {
+  name: 'code',
+  in: 'query',
+  description: 'A link to compare: its code (on `domain`, default the default domain) or HOST/CODE; two to five',
+  schema: { type: 'array', items: { type: 'string' }, minItems: 2, maxItems: 5 },
+  style: 'form',
+  explode: true,
+} as const;
+
 const adminPage = (operation: Omit<OperationDef, 'tags' | 'security'>): OperationDef =>
   pages({ ...operation, responses: { '303': seeOther('No session: to /login'), ...operation.responses, '401': NOT_LOGGED_IN } }, SESSION);
 
@@ -1309,9 +1319,12 @@ export const OPENAPI: OpenApiDocument = openApiDocument({
       get: pages(
         {
           operationId: 'showHome',
-          summary: 'The dashboard (the shorten form with every option, the latest links); the public form for anyone else',
+          summary:
+            'The dashboard (the shorten form with every option, the latest links, the figures of a period: 7, 14, 30, 90 or custom days); the public form for anyone else',
+          query: PAGE_PERIOD_QUERY,
           responses: {
             '200': page('The dashboard, or the public form when anonymous shortening is on'),
+            '400': page('The period is malformed, backwards or longer than 366 days'),
             '303': seeOther('No session and anonymous shortening is off: to /login'),
           },
         },
@@ -1417,11 +1430,65 @@ export const OPENAPI: OpenApiDocument = openApiDocument({
     '/links/{code}/stats': {
       get: adminPage({
         operationId: 'showLinkStatsPage',
-        summary: "A link's visits: totals, SVG charts of the last 48 hours and 90 days, the top lists and the bots",
+        summary:
+          "A link's visits in a period (default the last 30 days): totals, an SVG chart by the hour (up to 3 days) or the day, the top lists with bars, the bots",
         parameters: [parameter('code'), parameter('domain')],
+        query: PAGE_PERIOD_QUERY,
         responses: {
           '200': page('The page'),
+          '400': pageOrProblem('The period is malformed, backwards or longer than 366 days'),
           '404': pageOrProblem('No link has this code'),
+        },
+      }),
+    },
+    '/links/{code}/stats.csv': {
+      get: adminPage({
+        operationId: 'exportLinkStatsCsv',
+        summary: "What a link's stats page shows for the period, as CSV: section, item, metric, value (formula-safe)",
+        parameters: [parameter('code'), parameter('domain')],
+        query: PAGE_PERIOD_QUERY,
+        responses: {
+          '200': { description: 'The figures', content: { 'text/csv': { schema: { type: 'string' } } } },
+          '400': pageOrProblem('The period is malformed, backwards or longer than 366 days'),
+          '404': pageOrProblem('No link has this code'),
+        },
+      }),
+    },
+    '/stats/compare': {
+      get: adminPage({
+        operationId: 'showComparisonPage',
+        summary: 'Two to five links on one line chart, with a legend and their totals; without codes, the form alone',
+        parameters: [COMPARE_CODES, parameter('domain')],
+        query: PAGE_PERIOD_QUERY,
+        responses: {
+          '200': page('The page'),
+          '400': pageOrProblem('Fewer than two links, more than five, one twice, or a bad period'),
+          '404': pageOrProblem("No link has one of the codes (or it is not the user's)"),
+        },
+      }),
+    },
+    '/stats/compare.csv': {
+      get: adminPage({
+        operationId: 'exportComparisonCsv',
+        summary: "The compared links' figures as CSV, each section prefixed with the link's code (formula-safe)",
+        parameters: [COMPARE_CODES, parameter('domain')],
+        query: PAGE_PERIOD_QUERY,
+        responses: {
+          '200': { description: 'The figures', content: { 'text/csv': { schema: { type: 'string' } } } },
+          '400': pageOrProblem('Fewer than two links, more than five, one twice, or a bad period'),
+          '404': pageOrProblem('No link has one of the codes'),
+        },
+      }),
+    },
+    '/stats/dashboard.csv': {
+      get: adminPage({
+        operationId: 'exportDashboardCsv',
+        summary: "The dashboard's figures for the period (and `owner`) as CSV: totals, per day, top links, domains",
+        parameters: [{ name: 'owner', in: 'query', description: "Only this user's links (admins)", schema: { type: 'string' } }],
+        query: PAGE_PERIOD_QUERY,
+        responses: {
+          '200': { description: 'The figures', content: { 'text/csv': { schema: { type: 'string' } } } },
+          '400': pageOrProblem('The period is malformed, backwards or longer than 366 days'),
         },
       }),
     },

@@ -119,12 +119,16 @@ export function createRouter(web: WebServices): Router {
   router.get('/', dashboard.showHome);
   router.post('/', dashboard.createLink);
   router.get('/links', loginRequired, links.listLinks);
+  router.get('/stats/compare', loginRequired, statsPages.showComparison);
+  router.get('/stats/compare.csv', loginRequired, statsPages.exportComparison);
+  router.get('/stats/dashboard.csv', loginRequired, dashboard.exportDashboard);
   router.get('/links/:code', loginRequired, links.showLink);
   router.post('/links/:code', loginRequired, links.editLink);
   router.post('/links/:code/state', loginRequired, links.setLinkState);
   router.post('/links/:code/rules', loginRequired, links.changeRules);
   router.post('/links/:code/pages', loginRequired, links.changePages);
   router.get('/links/:code/stats', loginRequired, statsPages.showLinkStats);
+  router.get('/links/:code/stats.csv', loginRequired, statsPages.exportLinkStats);
   router.get('/links/:code/delete', loginRequired, links.confirmDelete);
   router.post('/links/:code/delete', loginRequired, links.deleteLink);
   router.post('/links/:code/unlock', unlock.unlockLink);

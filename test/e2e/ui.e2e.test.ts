@@ -422,16 +422,19 @@ test('the stats page and the dashboard show their charts and tables, light and d
     await page.goto(`/links/${code}/stats`);
     t.is(await page.locator('#figure-humans').textContent(), String(humans));
     t.is(await page.locator('#figure-bots').textContent(), String(perHour.length));
-    // The day chart's bars add up to every human visit; the hour chart holds the last 48 hours' ones.
+    // The last 30 days' chart (by the day) adds up to every human visit; the last 24 hours' is by the hour.
     const values = async (chart: string) =>
       (await page
         .locator(`${chart} rect.chart-bar`)
         .evaluateAll((bars) => bars.map((b) => Number(b.getAttribute('data-value'))))) as number[];
     t.is(
-      (await values('#days-heading + figure')).reduce((a, b) => a + b, 0),
+      (await values('#chart-heading + figure')).reduce((a, b) => a + b, 0),
       humans,
     );
-    t.true((await values('#hours-heading + figure')).length > 0);
+    await page.goto(`/links/${code}/stats?period=24h`);
+    t.true((await values('#chart-heading + figure')).length > 0);
+    t.regex((await page.locator('#chart-heading + figure svg title').first().textContent()) ?? '', /per hour/);
+    await page.goto(`/links/${code}/stats`);
     t.regex((await page.locator('#top-referrers').textContent()) ?? '', /example\.net[\s\S]*news\.example\.org/);
     t.regex((await page.locator('#top-bots').textContent()) ?? '', /Slack[\s\S]*X/);
     t.regex((await page.locator('#top-languages').textContent()) ?? '', /de\s*\d+/);

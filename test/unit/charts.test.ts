@@ -1,6 +1,15 @@
 import { execFileSync } from 'node:child_process';
 import test from 'ava';
-import { barChart, sparkline, type BarChartOptions, type ChartPoint } from '../../src/web/charts.ts';
+import {
+  barChart,
+  lineChart,
+  shareBar,
+  sparkline,
+  trendLine,
+  worldMap,
+  type BarChartOptions,
+  type ChartPoint,
+} from '../../src/web/charts.ts';
 
 const HOUR = 3_600_000;
 const DAY = 24 * HOUR;
@@ -254,3 +263,71 @@ for (const [values, expected] of SPARKLINES) {
     t.is(sparkline(values), expected);
   });
 }
+
+const SHARES: Array<[number, number, string]> = [
+  [0, 10, '0'],
+  [1, 4, '25'],
+  [2, 3, '66.67'],
+  [5, 5, '100'],
+  [1, 100_000, '0.5'],
+  [3, 0, '0'],
+];
+
+for (const [count, total, width] of SHARES) {
+  test(`a share bar of ${count} in ${total} fills ${width} of 100 units, hidden from screen readers`, (t) => {
+    const svg = shareBar(count, total);
+    t.regex(svg, new RegExp(`<rect class="share-fill" width="${width}" height="10"/>`));
+    t.regex(svg, /aria-hidden="true"/);
+    t.notRegex(svg, /style=/, 'no inline style: the CSP allows none');
+  });
+}
+
+test('a line chart draws one line per series, in its own class, with each total in its title; names are escaped', (t) => {
+  const svg = lineChart({
+    id: 'cmp',
+    title: 'Human visits per day',
+    granularity: 'day',
+    series: [
+      { name: 'a<b>', points: series('2026-01-01T00:00:00Z', 3, DAY, { 0: 2, 2: 4 }) },
+      { name: 'c"d', points: series('2026-01-01T00:00:00Z', 3, DAY, { 1: 1 }) },
+    ],
+  });
+  t.is([...svg.matchAll(/<g class="series series-(\d)">/g)].map((m) => m[1]).join(), '0,1');
+  t.regex(svg, /<title>a&lt;b&gt;: 6 human visits<\/title>/);
+  t.regex(svg, /<title>c&quot;d: 1 human visits<\/title>/);
+  t.is(svg.match(/<path class="series-line"/g)?.length, 2);
+  t.notRegex(svg, /<b>/);
+});
+
+test('a trend line has a point a day and stays within its box', (t) => {
+  const svg = trendLine([0, 3, 1, 0, 6]);
+  const d = /class="trend-line" d="([^"]*)"/.exec(svg)?.[1] ?? '';
+  t.is(d.match(/[ML]/g)?.length, 5);
+  const ys = [...d.matchAll(/[ML][\d.]+ ([\d.]+)/g)].map((m) => Number(m[1]));
+  t.true(ys.every((y) => y >= 0 && y <= 28));
+  t.is(Math.min(...ys), 2, 'the busiest day at the top');
+});
+
+test('the map shades countries by their share of the busiest, names each with its count, and leaves out what it cannot draw', (t) => {
+  const svg = worldMap({
+    id: 'map',
+    title: 'Visits <by> country',
+    entries: [
+      { name: 'DE', count: 100 },
+      { name: 'JP', count: 25 },
+      { name: 'BR', count: 1 },
+      { name: 'unknown', count: 50 },
+      { name: 'SG', count: 7 },
+    ],
+  });
+  const country = (code: string) =>
+    new RegExp(`<path class="country (map-\\d)" d="[^"]+" data-country="${code}"><title>([^<]*)</title>`).exec(svg);
+  t.deepEqual(country('DE')?.slice(1), ['map-5', 'Germany: 100 visits']);
+  t.deepEqual(country('JP')?.slice(1), ['map-3', 'Japan: 25 visits']);
+  t.deepEqual(country('BR')?.slice(1), ['map-1', 'Brazil: 1 visit']);
+  t.deepEqual(country('FR')?.slice(1), ['map-0', 'France: 0 visits']);
+  t.is(country('SG'), null, 'Singapore is too small for a 1:110m map: the table has it');
+  t.regex(svg, /<title id="map-title">Visits &lt;by&gt; country<\/title>/);
+  t.regex(svg, /<desc id="map-desc">Human visits by country: Germany 100, Japan 25, Brazil 1\.<\/desc>/);
+  t.true(svg.match(/<path /g)!.length > 150, 'every country drawn');
+});

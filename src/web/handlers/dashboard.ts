@@ -10,6 +10,7 @@ import { DEFAULT_DOMAIN } from '../../domains/domain.ts';
 import { takeCreations } from '../creation-limit.ts';
 import { actorOf, readForm, sessionOf } from '../session.ts';
 import { showPage } from './pages.ts';
+import { shareBar } from '../charts.ts';
 import {
   formError,
   formFailure,
@@ -26,13 +27,13 @@ import {
 import { domainOptions, formatTime, linkRow, redirectDefaults } from '../presenters.ts';
 import { domainQuery } from '../domain-param.ts';
 import type { DomainTally } from '../../visits/visit.ts';
-import { dashboardFigures } from './stats-pages.ts';
+import { dashboardCsv, dashboardFigures, DASHBOARD_PERIODS, periodQuery, pickerOf } from './stats-pages.ts';
 import { single } from '../../links/list-query.ts';
-import { DASHBOARD_DAYS } from '../../visits/stats.ts';
+import { parsePagePeriod, type PagePeriod } from '../../visits/stats-query.ts';
 import { UTM_FIELDS } from '../../links/utm.ts';
 
-/** Links the dashboard lists under its form. */
-const LATEST = 10;
+/** Links the dashboard lists under its form: a few, so that it fits a few phone screens (the list has them all). */
+const LATEST = 5;
 const PUBLIC_FIELDS = ['url', ...UTM_FIELDS, 'alias'] as const;
 /** The option fields: an error in one opens the "more options" part of the form (the UTM part has its own). */
 const NOT_OPTIONS: ReadonlySet<string> = new Set(['url', 'alias', 'domain', ...UTM_FIELDS]);
@@ -97,6 +98,7 @@ export function dashboardHandlers(web: WebServices) {
     form: FormValues,
     error: FormError | null,
     ownerName?: string,
+    period: PagePeriod = parsePagePeriod({}, web.now(), DASHBOARD_PERIODS),
     existing: ReturnType<typeof sameUrl> | null = null,
   ): Promise<void> {
     const actor = actorOf(ctx);
@@ -104,7 +106,7 @@ export function dashboardHandlers(web: WebServices) {
     const owner = admin && ownerName !== undefined ? await web.owners.idOf(ownerName) : undefined;
     const [{ links }, figures, blockedCount, users] = await Promise.all([
       web.links.listPage(actor, { limit: LATEST }),
-      web.stats.figuresFor(actor, DASHBOARD_DAYS, owner),
+      web.stats.figuresFor(actor, { from: period.from, to: period.to }, owner),
       admin ? web.links.blockedCount() : 0,
       admin ? web.users.listUsers(actor) : [],
     ]);
@@ -119,13 +121,18 @@ export function dashboardHandlers(web: WebServices) {
       utmOpen: utmOpen(form, error),
       defaults: redirectDefaults(web),
       latest: links.map((link) => linkRow(link, web)),
-      figures: dashboardFigures(figures),
+      figures: dashboardFigures(figures, period),
       // Whose figures: a member's own, or the admin's pick among several users.
       figuresOf: admin ? (owner === undefined ? null : (web.ownerName(owner) ?? null)) : 'yours',
+      picker: pickerOf(period, DASHBOARD_PERIODS, '/', owner === undefined ? [] : [['owner', ownerName ?? '']]),
+      csv: `/stats/dashboard.csv?${periodQuery(period, owner === undefined ? [] : [['owner', ownerName ?? '']])}`,
+      compare: '/stats/compare',
       owners: users.length > 1 ? users.map((u) => ({ value: u.name, label: u.name })) : null,
       topLinks: figures.topLinks.map((l) => ({
         ...l,
-        href: `/links/${encodeURIComponent(l.code)}/stats${l.domain === DEFAULT_DOMAIN ? '' : `?${domainQuery(l.domain, web.registry)}`}`,
+        bar: shareBar(l.humans, figures.period.humans),
+        // The link's stats for the same days.
+        href: `/links/${encodeURIComponent(l.code)}/stats?${periodQuery(period, l.domain === DEFAULT_DOMAIN ? [] : [['domain', web.registry.hostOf(l.domain)]])}`,
       })),
       // Only the domains the actor may create links on.
       domains: web.registry.several() ? domainOptions(web, actor) : null,
@@ -165,6 +172,16 @@ export function dashboardHandlers(web: WebServices) {
   }
 
   return {
+    /** GET /stats/dashboard.csv: the dashboard's figures for its period (and owner), as CSV. */
+    async exportDashboard(ctx: Context): Promise<void> {
+      const actor = actorOf(ctx);
+      const period = parsePagePeriod(ctx.query, web.now(), DASHBOARD_PERIODS);
+      const ownerName = single(ctx.query, 'owner')?.trim() || undefined;
+      const owner = isAdmin(actor) && ownerName !== undefined ? await web.owners.idOf(ownerName) : undefined;
+      const figures = await web.stats.figuresFor(actor, { from: period.from, to: period.to }, owner);
+      dashboardCsv(ctx, figures, period, (domain) => web.registry.hostOf(domain));
+    },
+
     /**
      * The dashboard for the logged-in admin, whatever the Host. Anyone else is sent (302, uncached: it may be
      * edited) to the root redirect of the domain the Host names, if it has one; a Host that is none of kurz's
@@ -173,7 +190,8 @@ export function dashboardHandlers(web: WebServices) {
     async showHome(ctx: Context): Promise<void> {
       if (sessionOf(ctx)) {
         const form = { ...formValues({}, LINK_FIELDS), domain: web.registry.defaultHost, enabled: 'true' };
-        return showDashboard(ctx, 200, form, null, single(ctx.query, 'owner')?.trim() || undefined);
+        const period = parsePagePeriod(ctx.query, web.now(), DASHBOARD_PERIODS);
+        return showDashboard(ctx, 200, form, null, single(ctx.query, 'owner')?.trim() || undefined, period);
       }
       const domain = web.registry.domainOfRequest(ctx.req.rawHeaders);
       if (domain === undefined && web.config.unknownHosts === 'refuse')
@@ -194,7 +212,7 @@ export function dashboardHandlers(web: WebServices) {
         const how = { ask: true, separate: textOf(raw, 'separate') === '1' };
         const { link, created, withheld } = await web.creation.createLink(actorOf(ctx), linkInput(form, false), how);
         // With a title, tags or other options, the earlier link is offered beside the form, kept as typed.
-        if (withheld) return await showDashboard(ctx, 200, { ...form, password: '' }, null, undefined, sameUrl(link, form));
+        if (withheld) return await showDashboard(ctx, 200, { ...form, password: '' }, null, undefined, undefined, sameUrl(link, form));
         const domain = domainQuery(link.domain, web.registry);
         const flag = created ? 'created' : 'existing';
         sendSeeOther(ctx.res, `/links/${encodeURIComponent(link.code)}?${domain === '' ? flag : `${domain}&${flag}`}`);

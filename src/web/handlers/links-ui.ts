@@ -9,6 +9,7 @@ import { LIST_QUERY, PAGE_SIZE } from '../../links/list-query.ts';
 import { isAdmin } from '../../auth/actor.ts';
 import { actorOf, readForm } from '../session.ts';
 import { showPage } from './pages.ts';
+import { visitTrend } from './stats-pages.ts';
 import { answerText, FORM_ANSWER_FIELDS } from '../../transfer/form-answer-format.ts';
 import {
   formError,
@@ -89,6 +90,7 @@ export function linksUiHandlers(web: WebServices) {
         ? null
         : await web.links.formAnswersOf(actor, link.code, link.domain, undefined, LATEST_ANSWERS);
     showPage(ctx, web, status, 'link', {
+      trend: link.deletedAt ? null : await visitTrend(web, link),
       history: history.entries.map((entry) => activityRow(entry, web.registry)),
       title: `Link ${link.code}`,
       section: 'links',
