@@ -225,8 +225,22 @@ export interface VisitStore {
   totals(owner?: number): Promise<{ links: number; humans: number }>;
   /** Links created per day in [from, to); days without any are left out. */
   linksCreatedPerDay(from: Date, to: Date, owner?: number): Promise<Array<{ t: number; count: number }>>;
+  /**
+   * The same figures over whole hours in [from, to) (the dashboard's last 24 hours), read from the hourly
+   * rollup across links: visits and links created per hour (hours without any left out), the `limit` top
+   * links, and, with `byDomain`, each domain's (instance-wide, as domainTotals).
+   */
+  hourFigures(from: Date, to: Date, limit: number, owner: number | undefined, byDomain: boolean): Promise<HourFigures>;
   /** The raw visits in [from, to), oldest first, read in pages. */
   allVisits(from: Date, to: Date): AsyncIterable<StoredVisit>;
+}
+
+/** What VisitStore.hourFigures reads. */
+export interface HourFigures {
+  totals: VisitTally[];
+  created: Array<{ t: number; count: number }>;
+  topLinks: LinkTally[];
+  domains: DomainTally[];
 }
 
 export interface SettingsStore {

@@ -57,9 +57,12 @@ export interface VariantFigures {
 export interface InstanceStats {
   from: Date;
   to: Date;
+  /** The step of `days`: a day, or an hour for a period of whole hours (the dashboard's last 24 hours). */
+  granularity: Granularity;
   links: number;
   humansAllTime: number;
   period: { linksCreated: number; humans: number; bots: number; uniqueVisitors: number };
+  /** The period's series, one entry per `granularity`, oldest first. */
   days: Array<{ t: Date; linksCreated: number; humans: number; bots: number; uniqueVisitors: number }>;
   topLinks: LinkTally[];
   /** Per domain: its live links and the period's human visits (a domain without either is left out). */
@@ -82,8 +85,11 @@ export interface StatsPeriod {
   granularity: Granularity;
 }
 
-/** Days the instance's figures cover: the last N, today included, or whole UTC days in [from, to). */
-export type DaySpan = number | { from: Date; to: Date };
+/**
+ * What the instance's figures cover: the last N days, today included, or whole UTC days in [from, to), or,
+ * with `granularity: 'hour'`, whole hours in [from, to) (the dashboard's last 24 hours).
+ */
+export type DaySpan = number | { from: Date; to: Date; granularity?: Granularity };
 
 export interface VisitStats {
   /** `link`'s figures for the period, aligned to whole hours or days (UTC). Throws `invalid` for a bad period. */
@@ -107,6 +113,22 @@ export interface VisitStats {
  */
 export function visitStats(deps: { visits: VisitStore; now: () => number; severalDomains: () => boolean }): VisitStats {
   const { visits, now, severalDomains } = deps;
+  /** The rollups of whole days in [from, to): the visits, creations, top links and domains. */
+  async function dayFigures(from: number, to: number, owner: number | undefined, byDomain: boolean) {
+    const [f, t] = [new Date(from), new Date(to)];
+    const [tallies, created, topLinks, domains] = await Promise.all([
+      visits.dayTotals(f, t, owner),
+      visits.linksCreatedPerDay(f, t, owner),
+      visits.topLinks(f, t, TOP, owner),
+      byDomain ? visits.domainTotals(f, t) : [],
+    ]);
+    return { tallies, created, topLinks, domains };
+  }
+  /** The same of whole hours, from the hourly rollup. */
+  async function hourFigures(from: number, to: number, owner: number | undefined, byDomain: boolean) {
+    const figures = await visits.hourFigures(new Date(from), new Date(to), TOP, owner, byDomain);
+    return { tallies: figures.totals, created: figures.created, topLinks: figures.topLinks, domains: figures.domains };
+  }
   const stats: VisitStats = {
     async forLink(link, period) {
       const { from, to } = alignedPeriod(period, now());
@@ -151,17 +173,17 @@ export function visitStats(deps: { visits: VisitStore; now: () => number; severa
     },
 
     async forInstance(span, owner) {
-      const to = typeof span === 'number' ? dayOf(now()) + DAY : dayOf(span.to.getTime() - 1) + DAY;
-      const from = typeof span === 'number' ? to - span * DAY : dayOf(span.from.getTime());
-      const [tallies, created, topLinks, totals, domains] = await Promise.all([
-        visits.dayTotals(new Date(from), new Date(to), owner),
-        visits.linksCreatedPerDay(new Date(from), new Date(to), owner),
-        visits.topLinks(new Date(from), new Date(to), TOP, owner),
+      const hourly = typeof span !== 'number' && span.granularity === 'hour';
+      const [of, step] = hourly ? [hourOf, HOUR] : [dayOf, DAY];
+      const to = typeof span === 'number' ? dayOf(now()) + DAY : of(span.to.getTime() - 1) + step;
+      const from = typeof span === 'number' ? to - span * DAY : of(span.from.getTime());
+      const byDomain = owner === undefined && severalDomains();
+      const [{ tallies, created, topLinks, domains }, totals] = await Promise.all([
+        hourly ? hourFigures(from, to, owner, byDomain) : dayFigures(from, to, owner, byDomain),
         visits.totals(owner),
-        owner === undefined && severalDomains() ? visits.domainTotals(new Date(from), new Date(to)) : [],
       ]);
       const byDay = new Map<number, InstanceStats['days'][number]>();
-      for (let t = from; t < to; t += DAY) byDay.set(t, { t: new Date(t), linksCreated: 0, humans: 0, bots: 0, uniqueVisitors: 0 });
+      for (let t = from; t < to; t += step) byDay.set(t, { t: new Date(t), linksCreated: 0, humans: 0, bots: 0, uniqueVisitors: 0 });
       for (const d of tallies) {
         const day = byDay.get(d.t);
         if (day) Object.assign(day, { humans: d.humans, bots: d.bots, uniqueVisitors: d.uniques });
@@ -180,6 +202,7 @@ export function visitStats(deps: { visits: VisitStore; now: () => number; severa
       return {
         from: new Date(from),
         to: new Date(to),
+        granularity: hourly ? 'hour' : 'day',
         links: totals.links,
         humansAllTime: totals.humans,
         period,

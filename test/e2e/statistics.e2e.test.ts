@@ -133,8 +133,8 @@ test.serial('with JavaScript a preset applies as soon as it is chosen, and custo
   t.is(await page.locator('#figure-period-humans').textContent(), '8');
   t.deepEqual(
     await page.getByRole('combobox', { name: 'Period' }).locator('option').allTextContents(),
-    ['Last 7 days', 'Last 14 days', 'Last 30 days', 'Last 90 days', 'Custom days'],
-    'the dashboard counts whole days: no 24 hours',
+    ['Last 24 hours', 'Last 7 days', 'Last 14 days', 'Last 30 days', 'Last 90 days', 'Custom days'],
+    'the dashboard offers the last 24 hours too',
   );
   await page.getByRole('combobox', { name: 'Period' }).selectOption('7d');
   await page.waitForURL(/\/\?period=7d$/);

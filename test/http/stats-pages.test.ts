@@ -60,10 +60,60 @@ test('a bad period is a 400 page naming what is wrong, on the stats page, the da
     }
   }
   t.true(says((await b.page('/links/alpha/stats?period=5y')).html, 'period must be one of 24h, 7d, 14d, 30d, 90d or custom'));
-  // The dashboard keeps days alone: no 24 hours there.
+  t.true(says((await b.page('/?period=5y')).html, 'period must be one of 24h, 7d, 14d, 30d, 90d or custom'));
+});
+
+test("the dashboard's last 24 hours: by the hour from the hourly rollup, its top links and creations, a member's own alone", async (t) => {
+  const k = await startKurz(t, { visitFlushInterval: '60s' });
+  const mia = await member(k, 'mia');
+  await create(k, { url: 'https://example.com/a', alias: 'alpha' });
+  t.is((await mia.api('POST', '/api/v1/links', { url: 'https://example.com/mia', alias: 'mias' })).status, 201);
+  // Two visits to alpha three hours ago and one to mia's now; one to alpha two days ago, outside the 24 hours.
+  k.clock.advance(-50 * 3_600_000);
+  await follow(k, 'alpha');
+  k.clock.advance(47 * 3_600_000);
+  await follow(k, 'alpha');
+  await follow(k, 'alpha');
+  k.clock.advance(3 * 3_600_000);
+  await follow(k, 'mias');
+  await k.flushVisits();
+  const b = await browser(k);
   const { res, html } = await b.page('/?period=24h');
-  t.is(res.status, 400);
-  t.true(says(html, 'period must be one of 7d, 14d, 30d, 90d or custom'));
+  t.is(res.status, 200);
+  t.true(html.includes('Human visits per hour, last 24 hours (UTC)'));
+  const hours = [
+    ...html.matchAll(
+      /<tr><th scope="row"><time datetime="([^"]+)">[^<]*<\/time><\/th><td class="num">(\d+)<\/td><td class="num">(\d+)<\/td><\/tr>/g,
+    ),
+  ];
+  t.is(hours.length, 24, 'one row an hour');
+  const visited = hours.filter((h) => h[3] !== '0').map((h) => [h[1], h[3]]);
+  const hourOf = (ms: number) => new Date(ms - (ms % 3_600_000)).toISOString();
+  const now = k.clock.now();
+  t.deepEqual(visited, [
+    [hourOf(now), '1'],
+    [hourOf(now - 3 * 3_600_000), '2'],
+  ]);
+  t.true(
+    hours.some((h) => h[2] === '2'),
+    'the two links created within the hour',
+  );
+  t.regex(html, />Links created and visits per hour \(24 hours\)</);
+  const csv = await (await b.get('/stats/dashboard.csv?period=24h')).text();
+  t.regex(csv, new RegExp(`series_hour,${hourOf(now - 3 * 3_600_000)},humans,2`));
+  t.regex(csv, /top_links,alpha,humans,2/);
+  // Mia's dashboard: her link's visit alone.
+  const minePage = await (await mia.page('/?period=24h')).text();
+  const mineHours = [
+    ...minePage.matchAll(
+      /<tr><th scope="row"><time datetime="[^"]+">[^<]*<\/time><\/th><td class="num">\d+<\/td><td class="num">(\d+)<\/td><\/tr>/g,
+    ),
+  ].map((m) => Number(m[1]));
+  t.is(
+    mineHours.reduce((a, n) => a + n, 0),
+    1,
+    'only her own visit',
+  );
 });
 
 test('the period decides the chart: 24 hours and up to 3 custom days by the hour, longer by the day', async (t) => {

@@ -363,4 +363,8 @@ export const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX form_answers_by_link ON form_answers (link_id, id);
   `,
+  // The dashboard's last 24 hours, as SQLite's migration 21.
+  `
+  CREATE INDEX visit_hours_by_hour ON visit_hours (hour);
+  `,
 ];

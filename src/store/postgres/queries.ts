@@ -422,6 +422,30 @@ export const TOP_LINKS = topLinks('');
 /** One owner's top links (index visit_days_by_owner): their own rows alone are read. */
 export const OWNER_TOP_LINKS = topLinks('owner_id = $5 AND');
 
+/** The instance's visits per hour in [$1, $2), across links (index visit_hours_by_hour); an owner's with $3. */
+export const HOUR_TOTALS = `SELECT hour AS t, sum(humans) AS humans, sum(bots) AS bots, sum(uniques) AS uniques
+  FROM visit_hours JOIN links ON links.id = visit_hours.link_id
+  WHERE hour >= $1 AND hour < $2 AND ($3::bigint IS NULL OR links.owner_id = $3) GROUP BY hour ORDER BY hour`;
+
+/** The $4 links with the most human visits in [$1, $2), whole hours (a short period: every row is summed); an owner's with $3. */
+export const HOUR_TOP_LINKS = `SELECT domain_id AS domain, code, url, title, top.humans, top.bots, top.uniques FROM
+  (SELECT link_id, sum(humans) AS humans, sum(bots) AS bots, sum(uniques) AS uniques
+    FROM visit_hours JOIN links ON links.id = visit_hours.link_id
+    WHERE hour >= $1 AND hour < $2 AND ($3::bigint IS NULL OR links.owner_id = $3)
+    GROUP BY link_id HAVING sum(humans) > 0 ORDER BY humans DESC, link_id LIMIT $4) AS top
+  JOIN links ON links.id = top.link_id ORDER BY top.humans DESC, links.id`;
+
+/** Links created per hour in [$1, $2) (index links_by_created); an owner's with $3. */
+export const LINKS_CREATED_PER_HOUR = `SELECT created_at - created_at % 3600000 AS t, count(*) AS count FROM links
+  WHERE created_at >= $1 AND created_at < $2 AND ($3::bigint IS NULL OR owner_id = $3) GROUP BY t ORDER BY t`;
+
+/** DOMAIN_TOTALS over whole hours. */
+export const HOUR_DOMAIN_TOTALS = `SELECT domains.id AS domain,
+  (SELECT count(*) FROM links WHERE domain_id = domains.id AND deleted_at IS NULL) AS links,
+  coalesce((SELECT sum(visit_hours.humans) FROM visit_hours JOIN links ON links.id = visit_hours.link_id
+    WHERE links.domain_id = domains.id AND visit_hours.hour >= $1 AND visit_hours.hour < $2), 0) AS humans
+  FROM domains WHERE removed_at IS NULL ORDER BY domains.id`;
+
 /** Links created per day in [$1, $2) (index links_by_created). */
 export const LINKS_CREATED_PER_DAY = `SELECT created_at - created_at % 86400000 AS t, count(*) AS count FROM links
   WHERE created_at >= $1 AND created_at < $2 GROUP BY t ORDER BY t`;

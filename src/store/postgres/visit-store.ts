@@ -133,6 +133,18 @@ export function createPostgresVisitStore(db: Database): PostgresVisitStore {
         humans: 0,
       },
 
+    async hourFigures(from, to, limit, owner, byDomain) {
+      const period = [from.getTime(), to.getTime()];
+      const scoped = [...period, owner ?? null];
+      const [totals, created, topLinks, domains] = await Promise.all([
+        db.query<VisitTally>(q.HOUR_TOTALS, scoped),
+        db.query<{ t: number; count: number }>(q.LINKS_CREATED_PER_HOUR, scoped),
+        db.query<LinkTally>(q.HOUR_TOP_LINKS, [...scoped, limit]),
+        byDomain ? db.query<DomainTally>(q.HOUR_DOMAIN_TOTALS, period) : { rows: [] },
+      ]);
+      return { totals: totals.rows, created: created.rows, topLinks: topLinks.rows, domains: domains.rows };
+    },
+
     linksCreatedPerDay: async (from, to, owner) =>
       (
         await db.query<{ t: number; count: number }>(

@@ -567,6 +567,11 @@ export const MIGRATIONS: readonly string[] = [
   );
   CREATE INDEX form_answers_by_link ON form_answers (link_id, id);
   `,
+  // The dashboard's last 24 hours (migration 21): the instance's hours are read across links, by hour. A
+  // row's hour never changes, so the index grows with new rows alone, not with each count added.
+  `
+  CREATE INDEX visit_hours_by_hour ON visit_hours (hour);
+  `,
 ];
 
 /**

@@ -72,7 +72,9 @@ const ORDER_KEYS = {
 
 /**
  * The list in one order, a page after the cursor's link (`@before`: its id; `@visits`: its visit count) when
- * `paged`, `@limit` at a time: the key, then the id, both ascending or both descending.
+ * `paged`, `@limit` at a time: the key, then the id, both ascending or both descending. The page's ids are
+ * chosen first and only their rows read whole: SQLite's sorter would otherwise build every matching row,
+ * tags and all, before keeping `@limit` of them (an order without an index, at 100k links).
  */
 export function listLinks(sort: keyof typeof ORDER_KEYS, order: 'asc' | 'desc', paged: boolean): string {
   const key = ORDER_KEYS[sort]('links');
@@ -83,9 +85,10 @@ export function listLinks(sort: keyof typeof ORDER_KEYS, order: 'asc' | 'desc', 
     : sort === 'created'
       ? `links.id ${beyond} @before AND`
       : `(${key} ${beyond} ${cursorKey} OR (${key} = ${cursorKey} AND links.id ${beyond} @before)) AND`;
-  return `SELECT ${LINK_COLUMNS} FROM ${LINKS}
+  const orderBy = `ORDER BY ${sort === 'created' ? '' : `${key} ${direction}, `}links.id ${direction}`;
+  return `SELECT ${LINK_COLUMNS} FROM ${LINKS} WHERE links.id IN (SELECT links.id FROM ${LINKS}
   WHERE ${after} ${LIST_FILTER}
-  ORDER BY ${sort === 'created' ? '' : `${key} ${direction}, `}links.id ${direction} LIMIT @limit`;
+  ${orderBy} LIMIT @limit) ${orderBy}`;
 }
 
 /** Tags of live links, most used first. */
@@ -313,6 +316,30 @@ export const TOP_LINKS = topLinks('');
 
 /** One owner's top links (index visit_days_by_owner): their own rows alone are read. */
 export const OWNER_TOP_LINKS = topLinks('owner_id = @owner AND');
+
+/** The instance's visits per hour in [from, to), across links (index visit_hours_by_hour); an owner's with @owner. */
+export const HOUR_TOTALS = `SELECT hour AS t, sum(humans) AS humans, sum(bots) AS bots, sum(uniques) AS uniques
+  FROM visit_hours JOIN links ON links.id = visit_hours.link_id
+  WHERE hour >= @from AND hour < @to AND (@owner IS NULL OR links.owner_id = @owner) GROUP BY hour ORDER BY hour`;
+
+/** The `limit` links with the most human visits in [from, to), whole hours (a short period: every row is summed). */
+export const HOUR_TOP_LINKS = `SELECT domain_id AS domain, code, url, title, top.humans, top.bots, top.uniques FROM
+  (SELECT link_id, sum(humans) AS humans, sum(bots) AS bots, sum(uniques) AS uniques
+    FROM visit_hours JOIN links ON links.id = visit_hours.link_id
+    WHERE hour >= @from AND hour < @to AND (@owner IS NULL OR links.owner_id = @owner)
+    GROUP BY link_id HAVING sum(humans) > 0 ORDER BY humans DESC, link_id LIMIT @limit) AS top
+  JOIN links ON links.id = top.link_id ORDER BY top.humans DESC, links.id`;
+
+/** Links created per hour in [from, to) (index links_by_created), deleted ones too, as link_days counts them. */
+export const LINKS_CREATED_PER_HOUR = `SELECT created_at - created_at % 3600000 AS t, count(*) AS count FROM links
+  WHERE created_at >= @from AND created_at < @to AND (@owner IS NULL OR owner_id = @owner) GROUP BY t ORDER BY t`;
+
+/** DOMAIN_TOTALS over whole hours. */
+export const HOUR_DOMAIN_TOTALS = `SELECT domains.id AS domain,
+  (SELECT count(*) FROM links WHERE domain_id = domains.id AND deleted_at IS NULL) AS links,
+  coalesce((SELECT sum(visit_hours.humans) FROM visit_hours JOIN links ON links.id = visit_hours.link_id
+    WHERE links.domain_id = domains.id AND visit_hours.hour >= @from AND visit_hours.hour < @to), 0) AS humans
+  FROM domains WHERE removed_at IS NULL ORDER BY domains.id`;
 
 /** Links created per day in [from, to), whole UTC days (link_days, kept by triggers on links). */
 export const LINKS_CREATED_PER_DAY = `SELECT day AS t, sum(created) AS count FROM link_days

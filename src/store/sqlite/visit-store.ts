@@ -70,6 +70,11 @@ export function createSqliteVisitStore(db: Database, health: WriteHealth, option
   const totals = db.prepare<[], { links: number; humans: number }>(q.INSTANCE_TOTALS);
   const ownerTotals = db.prepare<[{ owner: number }], { links: number; humans: number }>(q.OWNER_TOTALS);
   const domainTotals = db.prepare<[{ from: number; to: number }], DomainTally>(q.DOMAIN_TOTALS);
+  type HourParams = { from: number; to: number; owner: number | null };
+  const hourTotals = db.prepare<[HourParams], VisitTally>(q.HOUR_TOTALS);
+  const hourTopLinks = db.prepare<[HourParams & { limit: number }], LinkTally>(q.HOUR_TOP_LINKS);
+  const createdPerHour = db.prepare<[HourParams], { t: number; count: number }>(q.LINKS_CREATED_PER_HOUR);
+  const hourDomainTotals = db.prepare<[{ from: number; to: number }], DomainTally>(q.HOUR_DOMAIN_TOTALS);
   const createdPerDay = db.prepare<[number, number], { t: number; count: number }>(q.LINKS_CREATED_PER_DAY);
   const ownerCreatedPerDay = db.prepare<[number, number, number], { t: number; count: number }>(q.OWNER_LINKS_CREATED_PER_DAY);
   const visitsPage = db.prepare<[{ at: number; id: number; from: number; to: number; limit: number }], VisitRow>(q.VISITS_PAGE);
@@ -171,6 +176,17 @@ export function createSqliteVisitStore(db: Database, health: WriteHealth, option
     domainTotals: async (from, to) => domainTotals.all({ from: from.getTime(), to: to.getTime() }),
 
     totals: async (owner) => (owner === undefined ? totals.get() : ownerTotals.get({ owner })) ?? { links: 0, humans: 0 },
+
+    async hourFigures(from, to, limit, owner, byDomain) {
+      const period = { from: from.getTime(), to: to.getTime() };
+      const scoped = { ...period, owner: owner ?? null };
+      return {
+        totals: hourTotals.all(scoped),
+        created: createdPerHour.all(scoped),
+        topLinks: hourTopLinks.all({ ...scoped, limit }),
+        domains: byDomain ? hourDomainTotals.all(period) : [],
+      };
+    },
 
     linksCreatedPerDay: async (from, to, owner) =>
       owner === undefined ? createdPerDay.all(from.getTime(), to.getTime()) : ownerCreatedPerDay.all(from.getTime(), to.getTime(), owner),

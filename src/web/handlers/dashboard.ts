@@ -106,7 +106,7 @@ export function dashboardHandlers(web: WebServices) {
     const owner = admin && ownerName !== undefined ? await web.owners.idOf(ownerName) : undefined;
     const [{ links }, figures, blockedCount, users] = await Promise.all([
       web.links.listPage(actor, { limit: LATEST }),
-      web.stats.figuresFor(actor, { from: period.from, to: period.to }, owner),
+      web.stats.figuresFor(actor, { from: period.from, to: period.to, granularity: period.granularity }, owner),
       admin ? web.links.blockedCount() : 0,
       admin ? web.users.listUsers(actor) : [],
     ]);
@@ -178,7 +178,7 @@ export function dashboardHandlers(web: WebServices) {
       const period = parsePagePeriod(ctx.query, web.now(), DASHBOARD_PERIODS);
       const ownerName = single(ctx.query, 'owner')?.trim() || undefined;
       const owner = isAdmin(actor) && ownerName !== undefined ? await web.owners.idOf(ownerName) : undefined;
-      const figures = await web.stats.figuresFor(actor, { from: period.from, to: period.to }, owner);
+      const figures = await web.stats.figuresFor(actor, { from: period.from, to: period.to, granularity: period.granularity }, owner);
       dashboardCsv(ctx, figures, period, (domain) => web.registry.hostOf(domain));
     },
 

@@ -26,8 +26,8 @@ const TABLES: ReadonlyArray<[keyof LinkStats & string, string]> = [
 
 /** The link page's and a link's stats page's period, and the comparison's. */
 export const LINK_PERIODS: PeriodChoices = { fallback: '30d', hourly: true };
-/** The dashboard's figures come from daily rollups: no hours. */
-export const DASHBOARD_PERIODS: PeriodChoices = { fallback: '14d', hourly: false };
+/** The dashboard's: 14 days unless told otherwise; the last 24 hours and up to 3 custom days by the hour. */
+export const DASHBOARD_PERIODS: PeriodChoices = { fallback: '14d', hourly: true };
 /** Days the link page's trend line covers. */
 const TREND_DAYS = 30;
 
@@ -321,11 +321,17 @@ export function dashboardFigures(stats: InstanceStats, period: PagePeriod) {
     label: period.label,
     chart: barChart({
       id: 'dashboard-days',
-      title: `Human visits per day, ${period.label} (UTC)`,
-      granularity: 'day',
+      title: `Human visits per ${stats.granularity}, ${period.label} (UTC)`,
+      granularity: stats.granularity,
       points: points(stats.days),
     }),
-    rows: stats.days.map((d) => ({ ...d, day: d.t.toISOString().slice(0, 10), today: d === stats.days.at(-1) })).reverse(),
+    rows: stats.days
+      .map((d) => ({
+        ...d,
+        day: stats.granularity === 'hour' ? `${d.t.toISOString().slice(0, 13).replace('T', ' ')}:00 UTC` : d.t.toISOString().slice(0, 10),
+        today: d === stats.days.at(-1),
+      }))
+      .reverse(),
   };
 }
 
@@ -342,7 +348,7 @@ export function dashboardCsv(ctx: Context, stats: InstanceStats, period: PagePer
       ],
     },
     {
-      name: 'series_day',
+      name: `series_${stats.granularity}`,
       rows: stats.days.flatMap((d) => {
         const t = d.t.toISOString();
         return [[t, 'humans', d.humans] as const, [t, 'bots', d.bots] as const, [t, 'links_created', d.linksCreated] as const];
