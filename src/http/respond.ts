@@ -16,6 +16,7 @@ const VIEWS = [
   'home',
   'dashboard',
   'links',
+  'links-delete',
   'link',
   'stats',
   'top-table',

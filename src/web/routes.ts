@@ -12,6 +12,7 @@ import { keysUiHandlers } from './handlers/keys-ui.ts';
 import { tagsUiHandlers } from './handlers/tags-ui.ts';
 import { domainsApiHandlers } from './handlers/domains-api.ts';
 import { linksApiHandlers } from './handlers/links-api.ts';
+import { linksBulkHandlers } from './handlers/links-bulk.ts';
 import { linksUiHandlers } from './handlers/links-ui.ts';
 import { metricsHandlers } from './handlers/metrics.ts';
 import { settingsUiHandlers } from './handlers/settings-ui.ts';
@@ -77,6 +78,7 @@ export type ApiRoute = keyof typeof API_SCOPES;
 export function createRouter(web: WebServices): Router {
   const dashboard = dashboardHandlers(web);
   const links = linksUiHandlers(web);
+  const linksBulk = linksBulkHandlers(web);
   const bulk = importUiHandlers(web);
   const keys = keysUiHandlers(web);
   const tags = tagsUiHandlers(web);
@@ -119,6 +121,7 @@ export function createRouter(web: WebServices): Router {
   router.get('/', dashboard.showHome);
   router.post('/', dashboard.createLink);
   router.get('/links', loginRequired, links.listLinks);
+  router.post('/links/bulk', loginRequired, linksBulk.changeLinks);
   router.get('/links/:code', loginRequired, links.showLink);
   router.post('/links/:code', loginRequired, links.editLink);
   router.post('/links/:code/state', loginRequired, links.setLinkState);
