@@ -44,7 +44,7 @@ async function fixture(t: ExecutionContext): Promise<TestKurz> {
 }
 
 const row = (page: Page, code: string) => page.locator(`tr[data-href="/links/${code}"]`);
-const codes = (page: Page) => page.locator('td.short-cell a.code').allTextContents();
+const codes = (page: Page) => page.locator('.code-line > a').allTextContents();
 
 async function rowActions(t: ExecutionContext, viewport: Viewport, name: string): Promise<void> {
   const k = await fixture(t);
