@@ -191,7 +191,7 @@ for (const field of document.querySelectorAll('input[data-local-time]')) {
 
 // The link list: a click anywhere in a row that is not one of its controls opens the link's page (the code
 // stays the real link, for the keyboard and for a new tab); a click that ends a text selection does not.
-const CONTROLS = 'a, button, input, select, textarea, label, summary, details, td.pick';
+const CONTROLS = 'a, button, input, select, textarea, label, summary, details, .pick';
 for (const row of document.querySelectorAll('tr[data-href]')) {
   row.classList.add('clickable');
   row.addEventListener('click', (event) => {

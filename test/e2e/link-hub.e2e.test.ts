@@ -177,7 +177,7 @@ test('with JavaScript: select all, disable, enable, tag, move, export the select
   t.deepEqual(await row(page, 'delta').locator('.tag').allTextContents(), ['campaign']);
 
   await page.getByRole('checkbox', { name: 'Select delta' }).check();
-  await page.getByLabel('Move to domain').selectOption('go.kurz.test');
+  await page.getByLabel('Move to').selectOption('go.kurz.test');
   await page.getByRole('button', { name: 'Move', exact: true }).click();
   await page.getByText('1 link moved to go.kurz.test.').waitFor();
   t.is(await page.locator('tr[data-href="/links/delta?domain=go.kurz.test"] .short-host').textContent(), 'https://go.kurz.test/delta');
@@ -239,7 +239,7 @@ test('without JavaScript: tick rows or "select all on this page", act with a but
   await page.getByRole('button', { name: 'Add tag' }).click();
   await page.getByText('Tag “kept” added to 2 links.').waitFor();
   await page.getByRole('checkbox', { name: 'Select bravo' }).check();
-  await page.getByLabel('Move to domain').selectOption('go.kurz.test');
+  await page.getByLabel('Move to').selectOption('go.kurz.test');
   await page.getByRole('button', { name: 'Move', exact: true }).click();
   await page.getByText('1 link moved to go.kurz.test.').waitFor();
 
