@@ -89,6 +89,16 @@ test('disable, enable, tag, untag and delete several links; each goes back to th
   const partly = await (await fetch(k.base + again.headers.get('location'), { headers: { cookie, accept: BROWSER_ACCEPT } })).text();
   t.regex(partly, /1 link disabled[^<]*Left as it was: <span class="mono">two<\/span>/);
 
+  // A crafted notice link says nothing: a tag added must be one of the links', the domain kurz's, each code a code.
+  for (const crafted of [
+    'done=tagged&links=3&named=call%20%2B1%20555%3A',
+    'done=moved&links=3&named=evil.test',
+    'done=disabled&links=1&failed=%3Cb%3E',
+  ]) {
+    const html = await (await fetch(`${k.base}/links?${crafted}`, { headers: { cookie, accept: BROWSER_ACCEPT } })).text();
+    t.notRegex(html, /<p class="notice" role="status">/, crafted);
+  }
+
   // Each change is recorded as the link's own page records it.
   const audit = (await (await k.get('/api/v1/audit?limit=100')).json()) as {
     entries: Array<{ action: string; subject: { label: string } }>;

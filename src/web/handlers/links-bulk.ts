@@ -6,6 +6,7 @@ import { BULK_MOST, changeLinks, chosenLinks, type BulkChange } from '../../link
 import { DEFAULT_DOMAIN } from '../../domains/domain.ts';
 import type { LinkAddress } from '../../links/link.ts';
 import { parseTag } from '../../links/link-options.ts';
+import { CODE } from '../../links/alias-rules.ts';
 import { csvHeader, formatRecord } from '../../transfer/format.ts';
 import { actorOf, readForm, safeReturnPath } from '../session.ts';
 import { textOf } from '../forms.ts';
@@ -104,12 +105,22 @@ export function linksBulkHandlers(web: WebServices) {
  * What the list says after a bulk change, from the query its redirect gave (`done`, `links`, `named`,
  * `failed`; the sentences are the page's, the query only names): null without one.
  */
-export function bulkNotice(query: Record<string, unknown>): { text: string; failed: string[] } | null {
+export function bulkNotice(
+  query: Record<string, unknown>,
+  known: { isHost: (host: string) => boolean; hasTag: (tag: string) => boolean },
+): { text: string; failed: string[] } | null {
   const value = (name: string): string => (typeof query[name] === 'string' ? query[name] : '');
   const links = Number(value('links'));
   const done = value('done');
   const named = value('named');
   if (!Number.isSafeInteger(links) || links < 0 || value('links') === '') return null;
+  // A crafted link makes the page say little else: a tag added must be one of the actor's, one taken off at least
+  // spelt as a tag, a domain one of kurz's, each code a code.
+  if (done === 'tagged' && !known.hasTag(named)) return null;
+  if (done === 'untagged' && !isTag(named)) return null;
+  if (done === 'moved' && !known.isHost(named)) return null;
+  const failed = value('failed').split(' ').filter(Boolean);
+  if (failed.length > BULK_MOST || !failed.every((code) => CODE.test(code))) return null;
   const texts: Record<string, string> = {
     enabled: `${count(links)} enabled.`,
     disabled: `${count(links)} disabled: their short URLs answer “410 Gone” until enabled again.`,
@@ -120,7 +131,15 @@ export function bulkNotice(query: Record<string, unknown>): { text: string; fail
   };
   const text = texts[done];
   if (text === undefined) return null;
-  return { text: capitalised(text), failed: value('failed').split(' ').filter(Boolean).slice(0, BULK_MOST) };
+  return { text: capitalised(text), failed };
+}
+
+function isTag(text: string): boolean {
+  try {
+    return parseTag('tag', text) === text;
+  } catch {
+    return false;
+  }
 }
 
 /** The list (with its filters) the form was sent from: `/links` or `/links?…`, anything else `/links`; without a previous outcome. */

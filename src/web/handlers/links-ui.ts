@@ -225,7 +225,10 @@ export function linksUiHandlers(web: WebServices) {
         // The bulk form: back to this very list after a change, saying what was done.
         bulk: {
           back: listPath(ctx.url),
-          notice: bulkNotice(ctx.query),
+          notice: bulkNotice(ctx.query, {
+            isHost: (host) => web.registry.idOfHost(host) !== undefined,
+            hasTag: (tag) => tags.some((t) => t.tag === tag && t.count > 0),
+          }),
           // "Select all on this page" without JavaScript: the page again, every row ticked.
           selectAll: ctx.query['select'] === 'all',
           selectAllHref: href({ ...(typeof ctx.query['cursor'] === 'string' ? { cursor: ctx.query['cursor'] } : {}), select: 'all' }),
