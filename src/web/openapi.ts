@@ -1376,8 +1376,6 @@ export const OPENAPI: OpenApiDocument = openApiDocument({
         query: LIST_QUERY,
         responses: { '200': page('The list'), '400': pageOrProblem('A parameter is invalid') },
       }),
-    },
-    '/links/bulk': {
       post: adminForm(['link', 'action', 'tag', 'domain', 'confirmed', 'back'], {
         operationId: 'changeLinksFromList',
         summary: `The list's bulk form: enable, disable, tag, untag, move, delete or export up to ${BULK_MOST} links at once`,

@@ -121,7 +121,8 @@ export function createRouter(web: WebServices): Router {
   router.get('/', dashboard.showHome);
   router.post('/', dashboard.createLink);
   router.get('/links', loginRequired, links.listLinks);
-  router.post('/links/bulk', loginRequired, linksBulk.changeLinks);
+  // The list's bulk form posts to the list itself: any path below /links/ could be a link's code.
+  router.post('/links', loginRequired, linksBulk.changeLinks);
   router.get('/links/:code', loginRequired, links.showLink);
   router.post('/links/:code', loginRequired, links.editLink);
   router.post('/links/:code/state', loginRequired, links.setLinkState);

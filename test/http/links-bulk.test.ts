@@ -3,14 +3,14 @@ import { parse as parseCsv } from 'csv-parse/sync';
 import { BROWSER_ACCEPT, csrfOf, startKurz, type TestKurz } from '../helpers.ts';
 import { member } from './members.ts';
 
-// POST /links/bulk, the list's bulk form, over HTTP as a browser without JavaScript sends it: permissions
+// POST /links, the list's bulk form, over HTTP as a browser without JavaScript sends it: permissions
 // (only links one could change one by one), limits, empty and unknown selections, CSRF, the question before
 // a deletion, the CSV of a selection, and the audit entries each change leaves.
 
 /** A session's form post of `pairs` (repeated names kept), with the session's CSRF token unless `csrf` is given. */
 async function post(k: TestKurz, cookie: string, pairs: Array<[string, string]>, csrf?: string): Promise<Response> {
   const token = csrf ?? csrfOf(await (await fetch(`${k.base}/links`, { headers: { cookie, accept: BROWSER_ACCEPT } })).text());
-  return fetch(`${k.base}/links/bulk`, {
+  return fetch(`${k.base}/links`, {
     method: 'POST',
     headers: { cookie, accept: BROWSER_ACCEPT, 'content-type': 'application/x-www-form-urlencoded' },
     body: new URLSearchParams([['_csrf', token], ...pairs]),
@@ -210,7 +210,7 @@ test('the form needs its CSRF token and a session; `back` never leads off the li
   const forged = await post(k, cookie, [['action', 'disable'], ...picks('guarded')], 'forged-token');
   t.is(forged.status, 403);
   t.regex(await forged.text(), /the form has expired or did not come from this site/);
-  const stranger = await fetch(`${k.base}/links/bulk`, {
+  const stranger = await fetch(`${k.base}/links`, {
     method: 'POST',
     headers: { accept: BROWSER_ACCEPT, 'content-type': 'application/x-www-form-urlencoded' },
     body: new URLSearchParams([

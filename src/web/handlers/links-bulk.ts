@@ -21,7 +21,7 @@ const DONE = { enable: 'enabled', disable: 'disabled', tag: 'tagged', untag: 'un
 const ADDRESS_MOST = 400;
 
 /**
- * POST /links/bulk: the list's form, its checked rows (`link`: each row's address) and one button
+ * POST /links: the list's form, its checked rows (`link`: each row's address) and one button
  * (`action`). A change goes through each link's own use case and back to the same list (post-redirect-get),
  * which says what was done; a deletion asks first (a page without JavaScript, a dialog with it); an export
  * answers with the CSV of the selection. Nothing is done to a selection with a link the actor cannot see.
