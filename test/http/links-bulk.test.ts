@@ -302,3 +302,23 @@ test('the list offers each row its actions: copy, QR, statistics, edit, its tags
   t.is((all.match(/name="link" value="\w+">/g) ?? []).length, 0, 'none left unticked');
   t.is((all.match(/name="link" value="\w+" checked>/g) ?? []).length, 2, '"select all" without JavaScript');
 });
+
+test("the form posts to the list itself, so a link called 'bulk' keeps its page and its edit form", async (t) => {
+  const k = await startKurz(t);
+  const cookie = await k.login();
+  await seed(k, 'bulk');
+  t.regex(
+    await (await fetch(`${k.base}/links/bulk`, { headers: { cookie, accept: BROWSER_ACCEPT } })).text(),
+    /<h1>Link <span class="mono">bulk<\/span>/,
+  );
+  const token = csrfOf(await (await fetch(`${k.base}/links/bulk`, { headers: { cookie, accept: BROWSER_ACCEPT } })).text());
+  const edited = await fetch(`${k.base}/links/bulk`, {
+    method: 'POST',
+    headers: { cookie, accept: BROWSER_ACCEPT, 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ _csrf: token, url: 'https://example.com/edited', tags: 'base' }),
+    redirect: 'manual',
+  });
+  t.is(edited.status, 303);
+  t.is(edited.headers.get('location'), '/links/bulk?saved');
+  t.is(((await (await k.get('/api/v1/links/bulk')).json()) as { url: string }).url, 'https://example.com/edited');
+});
