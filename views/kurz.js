@@ -201,6 +201,20 @@ for (const row of document.querySelectorAll('tr[data-href]')) {
   });
 }
 
+// A row's QR popover (a <details>, which needs no script) closes on Escape, or on a click elsewhere; one at a time.
+const popovers = [...document.querySelectorAll('details.qr-pop')];
+const closePopovers = (except) => {
+  for (const pop of popovers) if (pop !== except && pop.open) pop.open = false;
+};
+document.addEventListener('click', (event) => closePopovers(event.target.closest('details.qr-pop')));
+document.addEventListener('keydown', (event) => {
+  if (event.key !== 'Escape') return;
+  const open = popovers.find((pop) => pop.open);
+  if (!open) return;
+  open.open = false;
+  open.querySelector('summary').focus();
+});
+
 // The bulk form: a box in the heading ticks every row of the page (without JavaScript, a link renders the page
 // ticked), the hint counts the selection, and Delete asks in a dialog (without JavaScript, on a page).
 for (const form of document.querySelectorAll('form[data-bulk]')) {

@@ -103,6 +103,16 @@ async function rowActions(t: ExecutionContext, viewport: Viewport, name: string)
   await shoot(t, page, `${name}-qr`, viewport);
   await row(page, 'bravo').locator('summary').click();
   t.false(await qr.isVisible(), 'a second click closes it');
+  await row(page, 'bravo').locator('summary').click();
+  await qr.waitFor();
+  await page.keyboard.press('Escape');
+  await qr.waitFor({ state: 'hidden' });
+  t.true(
+    await row(page, 'bravo')
+      .locator('summary')
+      .evaluate((summary) => summary.ownerDocument.activeElement === summary),
+    'Escape closes it, focus back on its button',
+  );
 
   // Statistics and edit lead to their pages.
   await row(page, 'alpha').getByRole('link', { name: 'Stats of alpha' }).click();
