@@ -1,7 +1,8 @@
 // Times the link list page (GET /links) on a seeded database, as the server measures it (the access log's
 // durationMs): the newest page, sorted by visits, filtered by a tag, searched, and a later page.
 // Usage: node bench/list-page.ts DB_FILE [ROUNDS]   (seed first: node bench/seed.ts DB_FILE CODES N --options)
-// Prints one JSON line per page: { path, medianMs, p90Ms, bytes }.
+// Prints one JSON line per page: { path, medianMs, p90Ms, bytes }; then the bulk form disabling and enabling a
+// page of 100 links, one request each: { path, ms } (this changes the database: time a copy).
 import { randomBytes } from 'node:crypto';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -70,6 +71,21 @@ try {
     const sorted = durations.slice(3).sort((a, b) => a - b);
     const at = (q: number) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))] ?? NaN;
     console.log(JSON.stringify({ path, medianMs: at(0.5), p90Ms: at(0.9), bytes }));
+  }
+  // The bulk form on a full page: 100 links disabled, then enabled again, one request each (it changes the database).
+  const full = await (await fetch(`${base}/links?limit=100`, { headers: { cookie, accept } })).text();
+  const token = /name="_csrf" value="([^"]+)"/.exec(full)?.[1] ?? '';
+  const picked = [...full.matchAll(/name="link" value="([^"]+)"/g)].map((m) => ['link', m[1] ?? ''] as [string, string]);
+  for (const action of ['disable', 'enable']) {
+    durations.length = 0;
+    const res = await fetch(`${base}/links`, {
+      method: 'POST',
+      headers: { cookie, accept, 'content-type': 'application/x-www-form-urlencoded' },
+      body: new URLSearchParams([['_csrf', token], ['action', action], ...picked]),
+      redirect: 'manual',
+    });
+    if (res.status !== 303) throw new Error(`bulk ${action}: ${res.status}`);
+    console.log(JSON.stringify({ path: `POST /links ${action} ${picked.length}`, ms: durations[0] }));
   }
 } finally {
   server.close();
