@@ -40,9 +40,10 @@ export async function chosenLinks(links: LinkManagement, actor: Actor, addresses
 
 /**
  * Makes `change` to each link through the same use case its own page uses (editLink, deleteLink), so the
- * same checks, cache invalidation and audit entries follow, one link after another. A link the change
- * cannot be made to (deleted already, a code taken on the domain it would move to, a tag too many) is left
- * as it was and returned among `failed`; the others are changed.
+ * same checks, cache invalidation and audit entries follow. The changes run together: the store's group
+ * commit writes them in a transaction or two, each link in its own savepoint, instead of one synced
+ * transaction a link. A link the change cannot be made to (deleted already, a code taken on the domain it
+ * would move to, a tag too many) is left as it was and returned among `failed`; the others are changed.
  */
 export async function changeLinks(
   links: LinkManagement,
@@ -50,21 +51,27 @@ export async function changeLinks(
   chosen: readonly Link[],
   change: BulkChange,
 ): Promise<{ changed: Link[]; failed: BulkFailure[] }> {
-  const changed: Link[] = [];
-  const failed: BulkFailure[] = [];
-  for (const link of chosen) {
-    try {
-      if (change.kind === 'delete') {
-        const { deleted } = await links.deleteLink(actor, link.code, link.domain);
-        if (!deleted) throw new AppError('gone', `the link "${link.code}" was deleted already`);
-      } else await links.editLink(actor, link.code, editOf(link, change), link.domain);
-      changed.push(link);
-    } catch (err) {
-      if (!(err instanceof AppError) || err.code === 'internal') throw err;
-      failed.push({ link, error: err });
-    }
-  }
-  return { changed, failed };
+  const outcomes = await Promise.all(
+    chosen.map(async (link): Promise<AppError | null> => {
+      try {
+        if (change.kind === 'delete') {
+          const { deleted } = await links.deleteLink(actor, link.code, link.domain);
+          if (!deleted) throw new AppError('gone', `the link "${link.code}" was deleted already`);
+        } else await links.editLink(actor, link.code, editOf(link, change), link.domain);
+        return null;
+      } catch (err) {
+        if (!(err instanceof AppError) || err.code === 'internal') throw err;
+        return err;
+      }
+    }),
+  );
+  return {
+    changed: chosen.filter((_, i) => outcomes[i] === null),
+    failed: chosen.flatMap((link, i) => {
+      const error = outcomes[i];
+      return error ? [{ link, error }] : [];
+    }),
+  };
 }
 
 /** The edit (editLink's input) that makes `change` to `link`. */
