@@ -1,6 +1,6 @@
 // kurz's only script, and optional: every page works without it. It turns on the copy buttons, which
 // are hidden until then (a button that cannot work is not shown), the UTM builder's preview, times in the
-// viewer's time zone and the link list's filters on change.
+// viewer's time zone, the link list's filters on change, its rows as links and its bulk form's selection.
 /* global navigator, window, document, setTimeout, clearTimeout, URL, URLSearchParams, FormData, location, Event */
 'use strict';
 
@@ -20,7 +20,8 @@ async function copyText(text) {
 
 for (const button of document.querySelectorAll('button[data-copy]')) {
   const status = document.getElementById(button.getAttribute('aria-describedby') || '');
-  const label = button.textContent;
+  // Its label may end in words for screen readers alone ("Copy short URL of abc"): kept as they are.
+  const label = [...button.childNodes];
   let timer;
   button.hidden = false;
   button.addEventListener('click', async () => {
@@ -28,14 +29,14 @@ for (const button of document.querySelectorAll('button[data-copy]')) {
     try {
       await copyText(button.dataset.copy);
       button.dataset.state = 'copied';
-      button.textContent = 'Copied';
+      button.replaceChildren('Copied');
       if (status) status.textContent = 'Copied to the clipboard.';
     } catch {
       button.dataset.state = 'failed';
       if (status) status.textContent = 'Could not copy; select the text and copy it yourself.';
     }
     timer = setTimeout(() => {
-      button.textContent = label;
+      button.replaceChildren(...label);
       delete button.dataset.state;
       if (status) status.textContent = '';
     }, 4000);
@@ -228,3 +229,81 @@ function openFoldedTarget() {
 }
 window.addEventListener('hashchange', openFoldedTarget);
 openFoldedTarget();
+
+// The link list: a click anywhere in a row that is not one of its controls opens the link's page (the code
+// stays the real link, for the keyboard and for a new tab); a click that ends a text selection does not.
+const CONTROLS = 'a, button, input, select, textarea, label, summary, details, .pick';
+for (const row of document.querySelectorAll('tr[data-href]')) {
+  row.classList.add('clickable');
+  row.addEventListener('click', (event) => {
+    if (event.target.closest(CONTROLS) || String(window.getSelection()) !== '') return;
+    if (event.ctrlKey || event.metaKey) window.open(row.dataset.href, '_blank', 'noopener');
+    else location.assign(row.dataset.href);
+  });
+}
+
+// A row's QR popover (a <details>, which needs no script) closes on Escape, or on a click elsewhere; one at a time.
+const popovers = [...document.querySelectorAll('details.qr-pop')];
+const closePopovers = (except) => {
+  for (const pop of popovers) if (pop !== except && pop.open) pop.open = false;
+};
+document.addEventListener('click', (event) => closePopovers(event.target.closest('details.qr-pop')));
+document.addEventListener('keydown', (event) => {
+  if (event.key !== 'Escape') return;
+  const open = popovers.find((pop) => pop.open);
+  if (!open) return;
+  open.open = false;
+  open.querySelector('summary').focus();
+});
+
+// The bulk form: a box in the heading ticks every row of the page (without JavaScript, a link renders the page
+// ticked), the hint counts the selection, and Delete asks in a dialog (without JavaScript, on a page).
+for (const form of document.querySelectorAll('form[data-bulk]')) {
+  const boxes = [...form.querySelectorAll('input[name="link"]')];
+  const all = form.querySelector('input[data-select-all]');
+  const hint = form.querySelector('[data-bulk-count]');
+  const update = () => {
+    const picked = boxes.filter((box) => box.checked).length;
+    for (const box of boxes) box.closest('tr').classList.toggle('picked', box.checked);
+    if (all) {
+      all.checked = picked > 0 && picked === boxes.length;
+      all.indeterminate = picked > 0 && picked < boxes.length;
+    }
+    if (hint) hint.textContent = picked === 0 ? 'Tick the links below, then:' : `${picked} ${picked === 1 ? 'link' : 'links'} selected:`;
+  };
+  for (const part of form.querySelectorAll('[data-no-script]')) part.hidden = true;
+  if (all) {
+    all.hidden = false;
+    all.addEventListener('change', () => {
+      for (const box of boxes) box.checked = all.checked;
+      update();
+    });
+  }
+  for (const box of boxes) box.addEventListener('change', update);
+  update();
+
+  const dialog = document.querySelector('dialog[data-bulk-confirm]');
+  form.addEventListener('submit', (event) => {
+    const button = event.submitter;
+    const picked = boxes.filter((box) => box.checked).length;
+    // No selection: the server's answer says so.
+    if (!dialog || !button || button.value !== 'delete' || form.elements.confirmed || picked === 0) return;
+    event.preventDefault();
+    dialog.querySelector('[data-count]').textContent = `${picked} ${picked === 1 ? 'link' : 'links'}`;
+    dialog.returnValue = '';
+    dialog.addEventListener(
+      'close',
+      () => {
+        if (dialog.returnValue !== 'delete') return;
+        const confirmed = document.createElement('input');
+        confirmed.type = 'hidden';
+        confirmed.name = 'confirmed';
+        confirmed.value = 'yes';
+        form.append(confirmed);
+        form.requestSubmit(button);
+      },
+      { once: true },
+    );
+    dialog.showModal();
+  });
+}

@@ -31,9 +31,14 @@ export function sizeText(bytes: number): string {
  * BULK_BODY_LIMIT), UTF-8, of one of the `accepted` types. Every failure is a precise 4xx: 400 for an
  * empty, malformed or not UTF-8 body, or one that gives a key or field twice; 413 over the limit (a
  * Content-Length over it is refused before anything is read); 415 for another media type or a compressed
- * body.
+ * body. A form's fields named in `repeated` (the checkboxes of a list) may come several times: a list of their values.
  */
-export async function readBody(req: IncomingMessage, accepted: readonly BodyType[], limit = BODY_LIMIT): Promise<unknown> {
+export async function readBody(
+  req: IncomingMessage,
+  accepted: readonly BodyType[],
+  limit = BODY_LIMIT,
+  repeated: readonly string[] = [],
+): Promise<unknown> {
   if (!typeis.hasBody(req) || req.headers['content-length'] === '0') throw new AppError('invalid', 'the request body is empty');
   const type = accepted.find((t) => typeis(req, [TYPEIS_NAMES[t]]) !== false);
   if (!type) {
@@ -45,7 +50,7 @@ export async function readBody(req: IncomingMessage, accepted: readonly BodyType
     throw httpError(415, `send the request body uncompressed (Content-Encoding: ${encoding} is not accepted)`);
   }
   try {
-    return type === 'json' ? await readJson(req, limit) : await readFormBody(req, limit);
+    return type === 'json' ? await readJson(req, limit) : await readFormBody(req, limit, repeated);
   } catch (err) {
     if (err instanceof AppError) throw err;
     const e = err as Error & { status?: number };
@@ -69,18 +74,22 @@ async function readText(req: IncomingMessage, limit: number): Promise<string> {
  * A form body (application/x-www-form-urlencoded) as its fields. Strict where parsers are lenient, so that
  * what is stored is what was sent: a field given twice is refused (not one of them kept), and so is
  * percent-encoding that is not UTF-8 (not kept as the literal "%FF", nor turned into U+FFFD). Names are
- * taken as they are: `a[b]` is a field of that name.
+ * taken as they are: `a[b]` is a field of that name. A name in `repeated` is a list of every value it was given.
  */
-async function readFormBody(req: IncomingMessage, limit: number): Promise<Record<string, string>> {
+async function readFormBody(req: IncomingMessage, limit: number, repeated: readonly string[]): Promise<Record<string, string | string[]>> {
   const fields = new Map<string, string>();
+  const lists = new Map<string, string[]>(repeated.map((name) => [name, []]));
   for (const pair of (await readText(req, limit)).split('&')) {
     if (pair === '') continue;
     const at = pair.indexOf('=');
     const name = decodeFormPart(at === -1 ? pair : pair.slice(0, at));
-    if (fields.has(name)) throw new AppError('invalid', `request body gives the form field "${name}" more than once`, name);
-    fields.set(name, at === -1 ? '' : decodeFormPart(pair.slice(at + 1)));
+    const value = at === -1 ? '' : decodeFormPart(pair.slice(at + 1));
+    const list = lists.get(name);
+    if (list) list.push(value);
+    else if (fields.has(name)) throw new AppError('invalid', `request body gives the form field "${name}" more than once`, name);
+    else fields.set(name, value);
   }
-  return Object.fromEntries(fields);
+  return { ...Object.fromEntries(fields), ...Object.fromEntries(lists) };
 }
 
 function decodeFormPart(part: string): string {

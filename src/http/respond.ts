@@ -17,6 +17,7 @@ const VIEWS = [
   'home',
   'dashboard',
   'links',
+  'links-delete',
   'link',
   'stats',
   'top-table',

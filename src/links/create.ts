@@ -226,6 +226,7 @@ function newLink(id: number, { urlHash: _urlHash, createdBy: _createdBy, ...link
     claimedVisits: 0,
     blocked: null,
     split: null,
+    hasRules: false,
     pages: NO_PAGES,
   };
 }

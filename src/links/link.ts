@@ -58,6 +58,8 @@ export interface Link extends LinkOptions, LinkAddress {
   review: Review | null;
   /** Its own A/B split: the variants redirects are drawn from instead of `url`, which stays as the fallback; null for none. */
   split: readonly Variant[] | null;
+  /** Whether it has redirect rules (read with rulesOf): what the list shows as a badge, without reading them. */
+  hasRules: boolean;
   /** Its pages before the redirect (src/rules/page-settings.ts). */
   pages: PageSettings;
 }
@@ -222,7 +224,7 @@ export interface TagCount {
  * A link as exported and imported: everything but the id, which is local to one database, and the
  * blocklist's verdict, which is the receiving instance's to make.
  */
-export type LinkRecord = Omit<Link, 'id' | 'blocked' | 'ownerId' | 'review' | 'pages'> & {
+export type LinkRecord = Omit<Link, 'id' | 'blocked' | 'ownerId' | 'review' | 'pages' | 'hasRules'> & {
   /** Its pages before the redirect; absent: none (a file from before them). */
   pages?: PageSettings;
 };

@@ -45,6 +45,8 @@ export interface LinkRow {
   review: string | null;
   /** The split's JSON (rules/stored.ts), null for none. */
   split: string | null;
+  /** 1 when the link has redirect rules (their JSON is read on its own, by LINK_RULES). */
+  hasRules: number;
   /** The social preview's JSON (links/preview.ts), null for none. */
   preview: string | null;
   /** The page settings' JSON (src/rules/page-settings.ts), null for the defaults. */
@@ -102,6 +104,7 @@ export function toLink(row: LinkRow | undefined): Link | undefined {
     blocked: row.blockedRule === null ? null : { rule: row.blockedRule, list: row.blockedList ?? '', at: new Date(row.blockedAt ?? 0) },
     review: row.review as Review | null,
     split: row.split === null ? null : splitFromStored(row.split, () => undefined),
+    hasRules: row.hasRules === 1,
     preview: previewFromStored(row.preview),
     pages: pagesFromStored(row.pages, () => undefined),
   };

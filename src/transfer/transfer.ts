@@ -8,7 +8,7 @@ import { closedDomain } from '../domains/domain.ts';
 import type { DomainRegistry } from '../domains/registry.ts';
 import type { LinkStore } from '../store/ports.ts';
 import { hashUrl } from '../links/create.ts';
-import type { LinkRecord } from '../links/link.ts';
+import type { Link, LinkRecord } from '../links/link.ts';
 import { isPlain } from '../links/link-options.ts';
 import { reviewOf } from '../links/review-rules.ts';
 import type { BlocklistSource } from '../blocklist/blocklist.ts';
@@ -52,6 +52,19 @@ export function linkTransfer({ config, listening, blocklist, links, cache, regis
     }
   }
 
+  /** A link as an export carries it: without what is the instance's own (id, owner, verdicts), with its rules. */
+  async function exported(link: Link): Promise<ExportedLink> {
+    const { id, ownerId: _owner, blocked: _blocked, review: _review, hasRules: _hasRules, ...record } = link;
+    const stored = await links.linkRules(id);
+    const rules =
+      stored === null
+        ? null
+        : rulesFromStored(stored, (problem) => {
+            throw new AppError('internal', `the stored rules of "${link.code}" cannot be read (${problem})`);
+          }).map(ruleJson);
+    return { ...record, rules };
+  }
+
   return {
     /** A link's domain as a file names it: its host, null on the default domain (the importing instance's own). */
     fileDomain: (domain: number): string | null => (domain === 0 ? null : registry.hostOf(domain)),
@@ -63,16 +76,13 @@ export function linkTransfer({ config, listening, blocklist, links, cache, regis
     async *exportLinks(actor: Actor, domain?: number): AsyncGenerator<ExportedLink> {
       for await (const link of links.allLinks()) {
         if ((domain !== undefined && link.domain !== domain) || !maySee(actor, link)) continue;
-        const { id, ownerId: _owner, blocked: _blocked, review: _review, ...record } = link;
-        const stored = await links.linkRules(id);
-        const rules =
-          stored === null
-            ? null
-            : rulesFromStored(stored, (problem) => {
-                throw new AppError('internal', `the stored rules of "${link.code}" cannot be read (${problem})`);
-              }).map(ruleJson);
-        yield { ...record, rules };
+        yield await exported(link);
       }
+    },
+
+    /** The links chosen on the list (bulk.ts's chosenLinks, so the actor's), in their order, as exported. */
+    async *exportChosen(chosen: readonly Link[]): AsyncGenerator<ExportedLink> {
+      for (const link of chosen) yield await exported(link);
     },
 
     /**

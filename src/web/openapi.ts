@@ -23,6 +23,7 @@ import { TAG as TAG_FIELD } from '../links/link-fields.ts';
 import { LINK_JSON } from '../links/link-json.ts';
 import { REDIRECT_STATUSES } from '../links/link-options.ts';
 import { DOMAIN_PARAM, LIST_QUERY } from '../links/list-query.ts';
+import { BULK_MOST } from '../links/bulk.ts';
 import { BATCH_CREATE, BATCH_MAX, LINK_CREATE, LINK_EDIT, RULES_BODY, TAG_RENAME } from './handlers/links-api.ts';
 import { CONDITION_TYPES, PAGES, RULE_LIMITS } from '../rules/rule.ts';
 import { LINK_FIELDS } from './forms.ts';
@@ -1359,9 +1360,52 @@ export const OPENAPI: OpenApiDocument = openApiDocument({
         summary: 'The list of links: search, tag filter, sort and paging',
         parameters: [
           { name: 'deleted', in: 'query', description: 'The code of a link just deleted, to say so', schema: { type: 'string' } },
+          {
+            name: 'done',
+            in: 'query',
+            description: 'What the bulk form just did (enabled, disabled, tagged, untagged, moved, deleted), to say so',
+            schema: { type: 'string' },
+          },
+          { name: 'links', in: 'query', description: 'With done: how many links it changed', schema: { type: 'integer' } },
+          {
+            name: 'named',
+            in: 'query',
+            description: 'With done: the tag added or removed, or the domain moved to',
+            schema: { type: 'string' },
+          },
+          {
+            name: 'failed',
+            in: 'query',
+            description: 'With done: the codes it left as they were, space-separated',
+            schema: { type: 'string' },
+          },
+          {
+            name: 'select',
+            in: 'query',
+            description: 'all: every row of the page ticked in the bulk form (its no-JavaScript "select all")',
+            schema: { type: 'string' },
+          },
         ],
         query: LIST_QUERY,
         responses: { '200': page('The list'), '400': pageOrProblem('A parameter is invalid') },
+      }),
+      post: adminForm(['link', 'action', 'tag', 'domain', 'confirmed', 'back'], {
+        operationId: 'changeLinksFromList',
+        summary: `The list's bulk form: enable, disable, tag, untag, move, delete or export up to ${BULK_MOST} links at once`,
+        description:
+          '`link` is repeated, one a selected row (its code, or HOST/CODE off the default domain); `action` is the button. ' +
+          'Each link changes through its own use case (the same checks and audit entries as one by one). `delete` without ' +
+          '`confirmed=yes` answers with a page that asks first; `export` answers with the CSV of the selection, in the columns ' +
+          'of GET /api/v1/export (formula-safe). `back` is the list to return to (a /links path, filters kept).',
+        responses: {
+          '200': {
+            description: 'The question before a deletion, or the CSV of the selection',
+            content: { ...HTML, 'text/csv': { schema: { type: 'string' } } },
+          },
+          '303': seeOther('Back to the list (`back`), ?done=…&links=N saying what was done, &failed=CODES for those left as they were'),
+          '400': pageOrProblem(`No link selected, more than ${BULK_MOST}, an unknown action, a bad tag or domain`),
+          '404': pageOrProblem('A selected code is none of your links: nothing was changed'),
+        },
       }),
     },
     '/links/{code}': {

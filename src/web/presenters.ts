@@ -43,10 +43,20 @@ export function linkRow(link: Link, web: WebServices) {
     url: link.url,
     title: link.title,
     tags: link.tags,
+    /** Each tag with the list filtered by it. */
+    tagLinks: link.tags.map((tag) => ({ tag, href: `/links?${new URLSearchParams({ tag })}` })),
     visitCount: link.visitCount,
     created: formatTime(link.createdAt),
     createdIso: link.createdAt.toISOString(),
     state: linkState(link, web.now()),
+    deleted: link.deletedAt !== null,
+    /** The bulk form's value for the link (bulk-form.ts reads it back): its code, after its host off the default domain. */
+    address: link.domain === DEFAULT_DOMAIN ? link.code : `${web.registry.hostOf(link.domain)}/${link.code}`,
+    statsHref: `${path}/stats${query}`,
+    qrSvg: `/api/v1/links/${encodeURIComponent(link.code)}/qr?format=svg${domainParam(link, web)}`,
+    /** What the list's badges say besides the state: it has redirect rules, an A/B split of how many variants. */
+    rules: link.hasRules,
+    split: link.split === null ? 0 : link.split.length,
   };
 }
 

@@ -12,6 +12,7 @@ import { keysUiHandlers } from './handlers/keys-ui.ts';
 import { tagsUiHandlers } from './handlers/tags-ui.ts';
 import { domainsApiHandlers } from './handlers/domains-api.ts';
 import { linksApiHandlers } from './handlers/links-api.ts';
+import { linksBulkHandlers } from './handlers/links-bulk.ts';
 import { linksUiHandlers } from './handlers/links-ui.ts';
 import { metricsHandlers } from './handlers/metrics.ts';
 import { settingsUiHandlers } from './handlers/settings-ui.ts';
@@ -77,6 +78,7 @@ export type ApiRoute = keyof typeof API_SCOPES;
 export function createRouter(web: WebServices): Router {
   const dashboard = dashboardHandlers(web);
   const links = linksUiHandlers(web);
+  const linksBulk = linksBulkHandlers(web);
   const bulk = importUiHandlers(web);
   const keys = keysUiHandlers(web);
   const tags = tagsUiHandlers(web);
@@ -122,6 +124,8 @@ export function createRouter(web: WebServices): Router {
   router.get('/stats/compare', loginRequired, statsPages.showComparison);
   router.get('/stats/compare.csv', loginRequired, statsPages.exportComparison);
   router.get('/stats/dashboard.csv', loginRequired, dashboard.exportDashboard);
+  // The list's bulk form posts to the list itself: any path below /links/ could be a link's code.
+  router.post('/links', loginRequired, linksBulk.changeLinks);
   router.get('/links/:code', loginRequired, links.showLink);
   router.post('/links/:code', loginRequired, links.editLink);
   router.post('/links/:code/state', loginRequired, links.setLinkState);

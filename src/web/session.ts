@@ -128,13 +128,18 @@ export function csrfToken(ctx: Context, web: WebServices): string {
 
 /**
  * The one reader of a submitted form: the body (form-encoded, at most `limit` bytes: 64 KiB but for the
- * bulk form) once its `_csrf` field matches the token of the session or pre-login cookie. Throws 403
+ * bulk form; `repeated`: fields that may come several times, as lists) once its `_csrf` field matches the token of the session or pre-login cookie. Throws 403
  * otherwise, before anything is done; 413 for a larger body.
  */
-export async function readForm(ctx: Context, web: WebServices, limit = BODY_LIMIT): Promise<Record<string, unknown>> {
+export async function readForm(
+  ctx: Context,
+  web: WebServices,
+  limit = BODY_LIMIT,
+  repeated: readonly string[] = [],
+): Promise<Record<string, unknown>> {
   // An empty form has no token: refused like a wrong one, not as an empty body.
   const empty = !typeis.hasBody(ctx.req) || ctx.req.headers['content-length'] === '0';
-  const body = empty ? {} : ((await readBody(ctx.req, ['form'], limit)) as Record<string, unknown>);
+  const body = empty ? {} : ((await readBody(ctx.req, ['form'], limit, repeated)) as Record<string, unknown>);
   const session = sessionOf(ctx);
   const bound = session ? session.token : (readCookie(ctx, web, 'form') ?? '');
   if (!web.access.checkCsrf(bound, body[CSRF_FIELD]))

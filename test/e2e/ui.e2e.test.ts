@@ -185,7 +185,7 @@ test('the link list pages through at phone width without scrolling sideways', as
   t.is(seen.size, 45);
   // Filters survive paging.
   await page.goto('/links');
-  await page.getByLabel('Tag').selectOption('odd');
+  await page.getByLabel('Tags', { exact: true }).selectOption('odd');
   await page.getByRole('button', { name: 'Show' }).click();
   await page.getByRole('link', { name: 'Next page' }).click();
   t.is(new URL(page.url()).searchParams.get('tag'), 'odd');
@@ -223,7 +223,7 @@ test('the admin adds a domain, shortens on it with the select, and filters the l
   await page.getByRole('button', { name: 'Show' }).click();
   await page.waitForURL(/domain=s2\.kurz\.test/);
   t.deepEqual(await page.locator('table.cards tbody tr .short-host').allTextContents(), ['https://s2.kurz.test/same']);
-  await page.locator('table.cards tbody tr a', { hasText: 'same' }).click();
+  await page.getByRole('link', { name: 'same', exact: true }).click();
   await page.waitForURL(/\/links\/same\?domain=s2\.kurz\.test/);
   t.is(await page.locator('#target-url').textContent(), 'https://example.com/on-the-second');
 

@@ -28,6 +28,7 @@ function created(url: string): CreatedLink {
       claimedVisits: 0,
       blocked: null,
       split: null,
+      hasRules: false,
     },
     created: true,
   };

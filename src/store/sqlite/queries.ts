@@ -8,7 +8,7 @@ const LINK_COLUMNS = `id, domain_id AS domain, owner_id AS ownerId, code, url, i
   (SELECT json_group_array(tag) FROM (SELECT tag FROM link_tags WHERE link_id = links.id ORDER BY tag)) AS tags,
   expires_at AS expiresAt, max_visits AS maxVisits, claimed_visits AS claimedVisits, password_hash AS passwordHash,
   redirect_status AS redirectStatus, forward_query AS forwardQuery, enabled, blocked_rule AS blockedRule,
-  blocked_list AS blockedList, blocked_at AS blockedAt, review, split, preview, pages`;
+  blocked_list AS blockedList, blocked_at AS blockedAt, review, split, rules IS NOT NULL AS hasRules, preview, pages`;
 
 const LINKS = `links LEFT JOIN link_visits AS v ON v.link_id = links.id`;
 

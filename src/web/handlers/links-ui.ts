@@ -10,6 +10,8 @@ import { isAdmin } from '../../auth/actor.ts';
 import { actorOf, readForm } from '../session.ts';
 import { showPage } from './pages.ts';
 import { visitTrend } from './stats-pages.ts';
+import { bulkNotice, listPath } from './links-bulk.ts';
+import { BULK_MOST } from '../../links/bulk.ts';
 import { answerText, FORM_ANSWER_FIELDS } from '../../transfer/form-answer-format.ts';
 import {
   formError,
@@ -222,6 +224,19 @@ export function linksUiHandlers(web: WebServices) {
         nextHref: next ? href({ cursor: next }) : null,
         firstHref: typeof ctx.query['cursor'] === 'string' ? href({}) : null,
         deleted: typeof ctx.query['deleted'] === 'string' ? ctx.query['deleted'] : null,
+        // The bulk form: back to this very list after a change, saying what was done.
+        bulk: {
+          back: listPath(ctx.url),
+          notice: bulkNotice(ctx.query, {
+            isHost: (host) => web.registry.idOfHost(host) !== undefined,
+            hasTag: (tag) => tags.some((t) => t.tag === tag && t.count > 0),
+          }),
+          // "Select all on this page" without JavaScript: the page again, every row ticked.
+          selectAll: ctx.query['select'] === 'all',
+          selectAllHref: href({ ...(typeof ctx.query['cursor'] === 'string' ? { cursor: ctx.query['cursor'] } : {}), select: 'all' }),
+          domains: web.registry.several() ? domainOptions(web, actor) : null,
+          most: BULK_MOST,
+        },
         // The blocked filter shows where there is a blocklist, or links it disabled before it was taken away.
         blocklist: web.config.blocklist !== '' || blockedCount > 0,
         blockedCount,
