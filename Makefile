@@ -144,7 +144,7 @@ clean:
 # core 1, scenarios interleaved with the baseline. Results in bench/results/ (latest.md). Not part of `make test`.
 WRK := command -v wrk >/dev/null || (apt-get update && apt-get install -y wrk)
 
-.PHONY: bench bench-smoke bench-large bench-micro bench-stats bench-writer bench-blocklist soak
+.PHONY: bench bench-smoke bench-large bench-micro bench-stats bench-pages bench-writer bench-blocklist soak
 
 # The PostgreSQL scenarios run against a throwaway server (test/support/with-postgres.ts, fsync on) on kurz's
 # core 0; the bench itself may use both cores (it pins kurz and wrk).
@@ -180,6 +180,15 @@ bench-blocklist: $(DEPS)
 # bench/results/stats-latest.md. `STATS_VISITS=1000000 make bench-stats` for a quick run.
 bench-stats: $(DEPS)
 	node bench/stats.ts
+
+# Page render times (the list in every order and with filters, the dashboard, a link's page and its stats) on
+# 100k links and 1M visits, seeded once into PAGES_DB by bench/stats.ts (about 5 minutes), then a minute of
+# requests. Results in bench/results/pages-latest.md; the target is 50 ms (p95) for each page.
+PAGES_DB ?= /tmp/kurz-bench-pages/kurz.db
+bench-pages: $(DEPS)
+	mkdir -p $(dir $(PAGES_DB))
+	test -f $(PAGES_DB) || node bench/stats.ts --visits 1000000 --links 100000 --runs 3 --db $(PAGES_DB)
+	node bench/pages.ts --db $(PAGES_DB)
 
 # Visits/s the background writer's path sustains (recorder and SQLite, one core, the writer's Node options), for
 # a hot set of links and for visits spread over 100k: about a minute. Results in bench/results/writer-latest.md.

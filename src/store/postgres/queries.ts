@@ -422,18 +422,24 @@ export const TOP_LINKS = topLinks('');
 /** One owner's top links (index visit_days_by_owner): their own rows alone are read. */
 export const OWNER_TOP_LINKS = topLinks('owner_id = $5 AND');
 
-/** The instance's visits per hour in [$1, $2), across links (index visit_hours_by_hour); an owner's with $3. */
-export const HOUR_TOTALS = `SELECT hour AS t, sum(humans) AS humans, sum(bots) AS bots, sum(uniques) AS uniques
-  FROM visit_hours JOIN links ON links.id = visit_hours.link_id
-  WHERE hour >= $1 AND hour < $2 AND ($3::bigint IS NULL OR links.owner_id = $3) GROUP BY hour ORDER BY hour`;
+/** The instance's visits per hour in [$1, $2), across links (index visit_hours_by_hour). */
+export const HOUR_TOTALS = `SELECT hour AS t, sum(humans) AS humans, sum(bots) AS bots, sum(uniques) AS uniques FROM visit_hours
+  WHERE hour >= $1 AND hour < $2 GROUP BY hour ORDER BY hour`;
 
-/** The $4 links with the most human visits in [$1, $2), whole hours (a short period: every row is summed); an owner's with $3. */
-export const HOUR_TOP_LINKS = `SELECT domain_id AS domain, code, url, title, top.humans, top.bots, top.uniques FROM
-  (SELECT link_id, sum(humans) AS humans, sum(bots) AS bots, sum(uniques) AS uniques
-    FROM visit_hours JOIN links ON links.id = visit_hours.link_id
-    WHERE hour >= $1 AND hour < $2 AND ($3::bigint IS NULL OR links.owner_id = $3)
-    GROUP BY link_id HAVING sum(humans) > 0 ORDER BY humans DESC, link_id LIMIT $4) AS top
+/** One owner's ($3) links' visits per hour in [$1, $2). */
+export const OWNER_HOUR_TOTALS = `SELECT hour AS t, sum(humans) AS humans, sum(bots) AS bots, sum(uniques) AS uniques
+  FROM visit_hours JOIN links ON links.id = visit_hours.link_id
+  WHERE hour >= $1 AND hour < $2 AND links.owner_id = $3 GROUP BY hour ORDER BY hour`;
+
+/** The $3 links with the most human visits in [$1, $2), whole hours (a short period: every row is summed); `rows` narrows them to an owner's ($4). */
+const hourTopLinks = (rows: string): string => `SELECT domain_id AS domain, code, url, title, top.humans, top.bots, top.uniques FROM
+  (SELECT link_id, sum(humans) AS humans, sum(bots) AS bots, sum(uniques) AS uniques FROM visit_hours
+    WHERE hour >= $1 AND hour < $2 ${rows} GROUP BY link_id HAVING sum(humans) > 0 ORDER BY humans DESC, link_id LIMIT $3) AS top
   JOIN links ON links.id = top.link_id ORDER BY top.humans DESC, links.id`;
+
+export const HOUR_TOP_LINKS = hourTopLinks('');
+
+export const OWNER_HOUR_TOP_LINKS = hourTopLinks('AND link_id IN (SELECT id FROM links WHERE owner_id = $4)');
 
 /** Links created per hour in [$1, $2) (index links_by_created); an owner's with $3. */
 export const LINKS_CREATED_PER_HOUR = `SELECT created_at - created_at % 3600000 AS t, count(*) AS count FROM links

@@ -135,11 +135,10 @@ export function createPostgresVisitStore(db: Database): PostgresVisitStore {
 
     async hourFigures(from, to, limit, owner, byDomain) {
       const period = [from.getTime(), to.getTime()];
-      const scoped = [...period, owner ?? null];
       const [totals, created, topLinks, domains] = await Promise.all([
-        db.query<VisitTally>(q.HOUR_TOTALS, scoped),
-        db.query<{ t: number; count: number }>(q.LINKS_CREATED_PER_HOUR, scoped),
-        db.query<LinkTally>(q.HOUR_TOP_LINKS, [...scoped, limit]),
+        db.query<VisitTally>(...scoped(q.HOUR_TOTALS, q.OWNER_HOUR_TOTALS, period, owner)),
+        db.query<{ t: number; count: number }>(q.LINKS_CREATED_PER_HOUR, [...period, owner ?? null]),
+        db.query<LinkTally>(...scoped(q.HOUR_TOP_LINKS, q.OWNER_HOUR_TOP_LINKS, [...period, limit], owner)),
         byDomain ? db.query<DomainTally>(q.HOUR_DOMAIN_TOTALS, period) : { rows: [] },
       ]);
       return { totals: totals.rows, created: created.rows, topLinks: topLinks.rows, domains: domains.rows };

@@ -72,9 +72,7 @@ const ORDER_KEYS = {
 
 /**
  * The list in one order, a page after the cursor's link (`@before`: its id; `@visits`: its visit count) when
- * `paged`, `@limit` at a time: the key, then the id, both ascending or both descending. The page's ids are
- * chosen first and only their rows read whole: SQLite's sorter would otherwise build every matching row,
- * tags and all, before keeping `@limit` of them (an order without an index, at 100k links).
+ * `paged`, `@limit` at a time: the key, then the id, both ascending or both descending.
  */
 export function listLinks(sort: keyof typeof ORDER_KEYS, order: 'asc' | 'desc', paged: boolean): string {
   const key = ORDER_KEYS[sort]('links');
@@ -86,9 +84,9 @@ export function listLinks(sort: keyof typeof ORDER_KEYS, order: 'asc' | 'desc', 
       ? `links.id ${beyond} @before AND`
       : `(${key} ${beyond} ${cursorKey} OR (${key} = ${cursorKey} AND links.id ${beyond} @before)) AND`;
   const orderBy = `ORDER BY ${sort === 'created' ? '' : `${key} ${direction}, `}links.id ${direction}`;
-  return `SELECT ${LINK_COLUMNS} FROM ${LINKS} WHERE links.id IN (SELECT links.id FROM ${LINKS}
+  return `SELECT ${LINK_COLUMNS} FROM ${LINKS}
   WHERE ${after} ${LIST_FILTER}
-  ${orderBy} LIMIT @limit) ${orderBy}`;
+  ${orderBy} LIMIT @limit`;
 }
 
 /** Tags of live links, most used first. */
@@ -317,18 +315,24 @@ export const TOP_LINKS = topLinks('');
 /** One owner's top links (index visit_days_by_owner): their own rows alone are read. */
 export const OWNER_TOP_LINKS = topLinks('owner_id = @owner AND');
 
-/** The instance's visits per hour in [from, to), across links (index visit_hours_by_hour); an owner's with @owner. */
-export const HOUR_TOTALS = `SELECT hour AS t, sum(humans) AS humans, sum(bots) AS bots, sum(uniques) AS uniques
-  FROM visit_hours JOIN links ON links.id = visit_hours.link_id
-  WHERE hour >= @from AND hour < @to AND (@owner IS NULL OR links.owner_id = @owner) GROUP BY hour ORDER BY hour`;
+/** The instance's visits per hour in [from, to), across links (index visit_hours_by_hour). */
+export const HOUR_TOTALS = `SELECT hour AS t, sum(humans) AS humans, sum(bots) AS bots, sum(uniques) AS uniques FROM visit_hours
+  WHERE hour >= @from AND hour < @to GROUP BY hour ORDER BY hour`;
 
-/** The `limit` links with the most human visits in [from, to), whole hours (a short period: every row is summed). */
-export const HOUR_TOP_LINKS = `SELECT domain_id AS domain, code, url, title, top.humans, top.bots, top.uniques FROM
-  (SELECT link_id, sum(humans) AS humans, sum(bots) AS bots, sum(uniques) AS uniques
-    FROM visit_hours JOIN links ON links.id = visit_hours.link_id
-    WHERE hour >= @from AND hour < @to AND (@owner IS NULL OR links.owner_id = @owner)
-    GROUP BY link_id HAVING sum(humans) > 0 ORDER BY humans DESC, link_id LIMIT @limit) AS top
+/** One owner's links' visits per hour in [from, to). */
+export const OWNER_HOUR_TOTALS = `SELECT hour AS t, sum(humans) AS humans, sum(bots) AS bots, sum(uniques) AS uniques
+  FROM visit_hours JOIN links ON links.id = visit_hours.link_id
+  WHERE hour >= @from AND hour < @to AND links.owner_id = @owner GROUP BY hour ORDER BY hour`;
+
+/** The `limit` links with the most human visits in [from, to), whole hours (a short period: every row is summed); `rows` narrows them to an owner's. */
+const hourTopLinks = (rows: string): string => `SELECT domain_id AS domain, code, url, title, top.humans, top.bots, top.uniques FROM
+  (SELECT link_id, sum(humans) AS humans, sum(bots) AS bots, sum(uniques) AS uniques FROM visit_hours
+    WHERE hour >= @from AND hour < @to ${rows} GROUP BY link_id HAVING sum(humans) > 0 ORDER BY humans DESC, link_id LIMIT @limit) AS top
   JOIN links ON links.id = top.link_id ORDER BY top.humans DESC, links.id`;
+
+export const HOUR_TOP_LINKS = hourTopLinks('');
+
+export const OWNER_HOUR_TOP_LINKS = hourTopLinks('AND link_id IN (SELECT id FROM links WHERE owner_id = @owner)');
 
 /** Links created per hour in [from, to) (index links_by_created), deleted ones too, as link_days counts them. */
 export const LINKS_CREATED_PER_HOUR = `SELECT created_at - created_at % 3600000 AS t, count(*) AS count FROM links

@@ -71,8 +71,10 @@ export function createSqliteVisitStore(db: Database, health: WriteHealth, option
   const ownerTotals = db.prepare<[{ owner: number }], { links: number; humans: number }>(q.OWNER_TOTALS);
   const domainTotals = db.prepare<[{ from: number; to: number }], DomainTally>(q.DOMAIN_TOTALS);
   type HourParams = { from: number; to: number; owner: number | null };
-  const hourTotals = db.prepare<[HourParams], VisitTally>(q.HOUR_TOTALS);
-  const hourTopLinks = db.prepare<[HourParams & { limit: number }], LinkTally>(q.HOUR_TOP_LINKS);
+  const hourTotals = db.prepare<[{ from: number; to: number }], VisitTally>(q.HOUR_TOTALS);
+  const ownerHourTotals = db.prepare<[HourParams], VisitTally>(q.OWNER_HOUR_TOTALS);
+  const hourTopLinks = db.prepare<[{ from: number; to: number; limit: number }], LinkTally>(q.HOUR_TOP_LINKS);
+  const ownerHourTopLinks = db.prepare<[HourParams & { limit: number }], LinkTally>(q.OWNER_HOUR_TOP_LINKS);
   const createdPerHour = db.prepare<[HourParams], { t: number; count: number }>(q.LINKS_CREATED_PER_HOUR);
   const hourDomainTotals = db.prepare<[{ from: number; to: number }], DomainTally>(q.HOUR_DOMAIN_TOTALS);
   const createdPerDay = db.prepare<[number, number], { t: number; count: number }>(q.LINKS_CREATED_PER_DAY);
@@ -181,9 +183,9 @@ export function createSqliteVisitStore(db: Database, health: WriteHealth, option
       const period = { from: from.getTime(), to: to.getTime() };
       const scoped = { ...period, owner: owner ?? null };
       return {
-        totals: hourTotals.all(scoped),
+        totals: owner === undefined ? hourTotals.all(period) : ownerHourTotals.all(scoped),
         created: createdPerHour.all(scoped),
-        topLinks: hourTopLinks.all({ ...scoped, limit }),
+        topLinks: owner === undefined ? hourTopLinks.all({ ...period, limit }) : ownerHourTopLinks.all({ ...scoped, limit }),
         domains: byDomain ? hourDomainTotals.all(period) : [],
       };
     },

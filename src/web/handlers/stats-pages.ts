@@ -1,5 +1,6 @@
 import type { Context } from 'koa';
 import { actorOf } from '../session.ts';
+import { isAdmin } from '../../auth/actor.ts';
 import type { WebServices } from '../../context.ts';
 import { AppError, STATUS } from '../../core/errors.ts';
 import { send } from '../../http/respond.ts';
@@ -223,7 +224,14 @@ export function statsPageHandlers(web: WebServices) {
           ? worldMap({ id: 'countries-map', title: `Human visits by country, ${period.label}`, entries: stats.everyCountry })
           : null,
         // Without a GeoIP database every country is "unknown": say how to get them instead.
-        geoHint: geoip ? null : { setting: 'geoipDatabase', env: envName('geoipDatabase'), flag: `--${flagName('geoipDatabase')}` },
+        geoHint: geoip
+          ? null
+          : {
+              setting: 'geoipDatabase',
+              env: envName('geoipDatabase'),
+              flag: `--${flagName('geoipDatabase')}`,
+              settings: isAdmin(actorOf(ctx)),
+            },
         bots: shares(stats.bots, stats.visits.bots),
         variants: stats.variants.map((v) => ({
           ...v,
