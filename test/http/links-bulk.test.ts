@@ -150,7 +150,7 @@ test("a member acts on their own links only: another's code in the selection is 
   for (const action of ['disable', 'delete', 'export']) {
     const res = await post(k, ann.cookie, [['action', action], ['confirmed', 'yes'], ...picks('anns', 'admins')]);
     t.is(res.status, 404, action);
-    t.regex(await res.text(), /no link of yours has the code &quot;admins&quot;; nothing was changed/);
+    t.regex(await res.text(), /No link of yours has the code &quot;admins&quot;; nothing was changed/);
   }
   t.true((await linkOf(k, 'admins')).enabled);
   t.true((await linkOf(k, 'anns')).enabled, 'her own link neither: all or nothing');
@@ -169,17 +169,17 @@ test('an empty selection, too many links, an unknown action, a bad tag or addres
   const cookie = await k.login();
   await seed(k, 'real');
   const cases: Array<[Array<[string, string]>, number, RegExp]> = [
-    [[['action', 'disable']], 400, /no link is selected/],
+    [[['action', 'disable']], 400, /No link is selected/],
     [
       [['action', 'disable'], ...picks(...Array.from({ length: 101 }, (_, i) => `c${i}`))],
       400,
-      /at most 100 links at once \(101 are selected\)/,
+      /At most 100 links at once \(101 are selected\)/,
     ],
-    [[['action', 'explode'], ...picks('real')], 400, /action must be one of enable, disable, tag, untag, move, delete, export/],
-    [[...picks('real')], 400, /action must be one of/],
-    [[['action', 'tag'], ...picks('real')], 400, /tag must be a string/],
-    [[['action', 'tag'], ['tag', 'a,b'], ...picks('real')], 400, /tag may only hold/],
-    [[['action', 'tag'], ['tag', 'x'.repeat(51)], ...picks('real')], 400, /tag must be 1 to 50 characters/],
+    [[['action', 'explode'], ...picks('real')], 400, /Action must be one of enable, disable, tag, untag, move, delete, export/],
+    [[...picks('real')], 400, /Action must be one of/],
+    [[['action', 'tag'], ...picks('real')], 400, /Tag must be a string/],
+    [[['action', 'tag'], ['tag', 'a,b'], ...picks('real')], 400, /Tag may only hold/],
+    [[['action', 'tag'], ['tag', 'x'.repeat(51)], ...picks('real')], 400, /Tag must be 1 to 50 characters/],
     [[['action', 'disable'], ...picks('nope.test/real')], 400, /nope\.test/],
     [
       [
@@ -187,12 +187,12 @@ test('an empty selection, too many links, an unknown action, a bad tag or addres
         ['link', ''],
       ],
       400,
-      /link must name a link of the list/,
+      /Link must name a link of the list/,
     ],
     [
       [['action', 'disable'], ...picks('real', 'ghost', 'phantom')],
       404,
-      /no link of yours has the code &quot;ghost&quot;, &quot;phantom&quot;; nothing was changed/,
+      /No link of yours has the code &quot;ghost&quot;, &quot;phantom&quot;; nothing was changed/,
     ],
   ];
   for (const [pairs, status, message] of cases) {
@@ -209,7 +209,7 @@ test('the form needs its CSRF token and a session; `back` never leads off the li
   await seed(k, 'guarded');
   const forged = await post(k, cookie, [['action', 'disable'], ...picks('guarded')], 'forged-token');
   t.is(forged.status, 403);
-  t.regex(await forged.text(), /the form has expired or did not come from this site/);
+  t.regex(await forged.text(), /The form has expired or did not come from this site/);
   const stranger = await fetch(`${k.base}/links`, {
     method: 'POST',
     headers: { accept: BROWSER_ACCEPT, 'content-type': 'application/x-www-form-urlencoded' },
@@ -289,7 +289,7 @@ test('the list offers each row its actions: copy, QR, statistics, edit, its tags
   t.regex(row('ab'), /<summary class="button secondary small">QR<span class="visually-hidden"> code of ab<\/span><\/summary>/);
   t.regex(row('ab'), /<img src="\/api\/v1\/links\/ab\/qr\?format=svg"/);
   t.regex(row('ab'), /href="\/links\/ab\/stats">Stats/);
-  t.regex(row('ab'), /href="\/links\/ab#edit">Edit/);
+  t.regex(row('ab'), /href="\/links\/ab#edit-form">Edit/);
   t.regex(row('ab'), /<a class="tag" href="\/links\?tag=two\+words"/);
   t.regex(row('ab'), />rules<\/span>/);
   t.regex(row('ab'), />A\/B ×2<\/span>/);
