@@ -1391,18 +1391,21 @@ export const OPENAPI: OpenApiDocument = openApiDocument({
       }),
       post: adminForm(['link', 'action', 'tag', 'domain', 'confirmed', 'back'], {
         operationId: 'changeLinksFromList',
-        summary: `The list's bulk form: enable, disable, tag, untag, move, delete or export up to ${BULK_MOST} links at once`,
+        summary: `The list's bulk form: enable, disable, tag, untag, move, delete, export or compare up to ${BULK_MOST} links at once`,
         description:
           '`link` is repeated, one a selected row (its code, or HOST/CODE off the default domain); `action` is the button. ' +
           'Each link changes through its own use case (the same checks and audit entries as one by one). `delete` without ' +
           '`confirmed=yes` answers with a page that asks first; `export` answers with the CSV of the selection, in the columns ' +
-          'of GET /api/v1/export (formula-safe). `back` is the list to return to (a /links path, filters kept).',
+          'of GET /api/v1/export (formula-safe); `compare` (two to five links) sends to /stats/compare with their codes. ' +
+          '`back` is the list to return to (a /links path, filters kept).',
         responses: {
           '200': {
             description: 'The question before a deletion, or the CSV of the selection',
             content: { ...HTML, 'text/csv': { schema: { type: 'string' } } },
           },
-          '303': seeOther('Back to the list (`back`), ?done=…&links=N saying what was done, &failed=CODES for those left as they were'),
+          '303': seeOther(
+            'Back to the list (`back`), ?done=…&links=N saying what was done, &failed=CODES for those left as they were; or, to compare, /stats/compare?code=…',
+          ),
           '400': pageOrProblem(`No link selected, more than ${BULK_MOST}, an unknown action, a bad tag or domain`),
           '404': pageOrProblem('A selected code is none of your links: nothing was changed'),
         },

@@ -6,11 +6,6 @@ import { DEFAULT_DOMAIN } from '../domains/domain.ts';
 
 // Links as pages show them: times, states, rows of a list and the details of one link.
 
-/** A message as a page shows it: a sentence, with a capital (the API's messages begin in lower case). */
-export function capitalised(message: string): string {
-  return message.charAt(0).toUpperCase() + message.slice(1);
-}
-
 /** A time as the pages show it: `2026-01-15 12:00 UTC`. */
 export function formatTime(date: Date): string {
   return `${date.toISOString().replace('T', ' ').slice(0, 16)} UTC`;

@@ -322,3 +322,25 @@ test("the form posts to the list itself, so a link called 'bulk' keeps its page 
   t.is(edited.headers.get('location'), '/links/bulk?saved');
   t.is(((await (await k.get('/api/v1/links/bulk')).json()) as { url: string }).url, 'https://example.com/edited');
 });
+
+test('Compare visits sends two to five selected links to the comparison, HOST/CODE off the default domain', async (t) => {
+  const k = await startKurz(t);
+  const cookie = await k.login();
+  await k.postJson('/api/v1/domains', { host: 's2.kurz.test' });
+  for (const alias of ['one', 'two', 'three', 'four', 'five', 'six'])
+    await k.postJson('/api/v1/links', { url: `https://example.com/${alias}`, alias });
+  await k.postJson('/api/v1/links', { url: 'https://example.com/away', alias: 'away', domain: 's2.kurz.test' });
+  const res = await post(k, cookie, [['action', 'compare'], ...picks('one', 's2.kurz.test/away')]);
+  t.is(res.status, 303);
+  t.is(res.headers.get('location'), '/stats/compare?code=one&code=s2.kurz.test%2Faway');
+  const page = await fetch(`${k.base}${res.headers.get('location')}`, { headers: { cookie, accept: 'text/html' } });
+  t.is(page.status, 200);
+  for (const [codes, given] of [
+    [['one'], 1],
+    [['one', 'two', 'three', 'four', 'five', 'six'], 6],
+  ] as const) {
+    const refused = await post(k, cookie, [['action', 'compare'], ...picks(...codes)]);
+    t.is(refused.status, 400);
+    t.regex(await refused.text(), new RegExp(`Compare takes two to 5 links; ${given} links? selected`));
+  }
+});

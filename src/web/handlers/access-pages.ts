@@ -2,11 +2,10 @@ import { STATUS_CODES } from 'node:http';
 import type { Context } from 'koa';
 import { FLOW_MAX_AGE } from '../../auth/sso.ts';
 import type { WebServices } from '../../context.ts';
-import { AppError, STATUS } from '../../core/errors.ts';
+import { AppError, asSentence, STATUS } from '../../core/errors.ts';
 import { asClientError, sendRetryAfter } from '../../http/problems.ts';
 import { sendPage, sendSeeOther, UNCACHED } from '../../http/respond.ts';
 import { cliCommand } from '../../core/invocation.ts';
-import { capitalised } from '../presenters.ts';
 import { showPage } from './pages.ts';
 import { actorOf, csrfToken, DEVICE_MAX_AGE, readCookie, readForm, safeReturnPath, sessionOf, writeCookie } from '../session.ts';
 
@@ -160,7 +159,7 @@ export function accessPageHandlers(web: WebServices) {
         await web.access.setPassword(password, userId);
       } catch (err) {
         if (!(err instanceof AppError) || err.code !== 'invalid') throw err;
-        return showPasswordForm(ctx, 400, { field: 'password', message: capitalised(err.message) });
+        return showPasswordForm(ctx, 400, { field: 'password', message: asSentence(err.message) });
       }
       writeCookie(ctx, web, 'session', null);
       sendSeeOther(ctx.res, '/login');

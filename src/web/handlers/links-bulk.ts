@@ -1,6 +1,6 @@
 import type { Context } from 'koa';
 import type { WebServices } from '../../context.ts';
-import { AppError } from '../../core/errors.ts';
+import { AppError, asSentence } from '../../core/errors.ts';
 import { send, sendSeeOther } from '../../http/respond.ts';
 import { BULK_MOST, changeLinks, chosenLinks, type BulkChange } from '../../links/bulk.ts';
 import { DEFAULT_DOMAIN } from '../../domains/domain.ts';
@@ -10,11 +10,12 @@ import { CODE } from '../../links/alias-rules.ts';
 import { csvHeader, formatRecord } from '../../transfer/format.ts';
 import { actorOf, readForm, safeReturnPath } from '../session.ts';
 import { textOf } from '../forms.ts';
-import { capitalised, linkRow } from '../presenters.ts';
+import { linkRow } from '../presenters.ts';
 import { showPage } from './pages.ts';
+import { MAX_SERIES } from '../charts.ts';
 
 /** The bulk form's buttons (`action`), and what the list says after each (`done`). */
-const ACTIONS = ['enable', 'disable', 'tag', 'untag', 'move', 'delete', 'export'] as const;
+const ACTIONS = ['enable', 'disable', 'tag', 'untag', 'move', 'delete', 'export', 'compare'] as const;
 type Action = (typeof ACTIONS)[number];
 const DONE = { enable: 'enabled', disable: 'disabled', tag: 'tagged', untag: 'untagged', move: 'moved', delete: 'deleted' } as const;
 /** The longest `link` value read: a host (253) and a code with room to spare. */
@@ -43,7 +44,7 @@ export function linksBulkHandlers(web: WebServices) {
   }
 
   /** What the chosen button asks for, its field checked. Throws AppError('invalid') naming the field. */
-  function changeOf(ctx: Context, action: Exclude<Action, 'export'>, body: Record<string, unknown>): BulkChange {
+  function changeOf(ctx: Context, action: Exclude<Action, 'export' | 'compare'>, body: Record<string, unknown>): BulkChange {
     if (action === 'tag' || action === 'untag') return { kind: action, tag: parseTag('tag', body['tag']) };
     if (action === 'move') {
       const id = web.registry.idOf(textOf(body, 'domain'));
@@ -61,8 +62,19 @@ export function linksBulkHandlers(web: WebServices) {
         throw new AppError('invalid', `action must be one of ${ACTIONS.join(', ')}; pick one of the buttons`, 'action');
       const back = listPath(body['back']);
       const actor = actorOf(ctx);
-      const change = action === 'export' ? null : changeOf(ctx, action, body);
+      const change = action === 'export' || action === 'compare' ? null : changeOf(ctx, action, body);
       const chosen = await chosenLinks(web.links, actor, addressesOf(body['link']));
+      if (action === 'compare') {
+        // The comparison page takes the links as codes, HOST/CODE off the default domain.
+        if (chosen.length < 2 || chosen.length > MAX_SERIES)
+          throw new AppError('invalid', `compare takes two to ${MAX_SERIES} links; ${count(chosen.length)} selected`, 'link');
+        const codes = chosen.map((link): [string, string] => [
+          'code',
+          link.domain === DEFAULT_DOMAIN ? link.code : `${web.registry.hostOf(link.domain)}/${link.code}`,
+        ]);
+        sendSeeOther(ctx.res, `/stats/compare?${new URLSearchParams(codes)}`);
+        return;
+      }
       if (change === null) {
         const lines = [csvHeader('without-hashes')];
         for await (const link of web.transfer.exportChosen(chosen))
@@ -131,7 +143,7 @@ export function bulkNotice(
   };
   const text = texts[done];
   if (text === undefined) return null;
-  return { text: capitalised(text), failed };
+  return { text: asSentence(text), failed };
 }
 
 function isTag(text: string): boolean {
