@@ -41,30 +41,10 @@ const BLOCKS = '▁▂▃▄▅▆▇█';
 export function barChart(options: BarChartOptions): string {
   const { id, granularity, points } = options;
   const humans = points.map((p) => Math.max(0, p.humans));
-  const peak = Math.max(0, ...humans);
-  const scaleMax = peak === 0 ? 0 : niceCeil(peak);
-  const ticks = scaleMax === 0 ? [0] : [0, scaleMax / 2, scaleMax].filter(Number.isInteger);
-  // Wide enough for the longest y label, and for half of an x label centred under the first bar.
-  const left = Math.max(RIGHT + 6, Math.ceil(16 + DIGIT_WIDTH * Math.max(...ticks.map((v) => thousands(v).length))));
-  const right = WIDTH - RIGHT;
-  const baseline = HEIGHT - BOTTOM;
-  const plotHeight = baseline - TOP;
-  const band = (right - left) / Math.max(1, points.length);
-  const barWidth = Math.min(band * 0.8, 40);
-  const y = (value: number) => baseline - (value / scaleMax) * plotHeight;
-  const centre = (i: number) => left + band * (i + 0.5);
-
-  const parts = [
-    `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${WIDTH} ${HEIGHT}" preserveAspectRatio="xMidYMid meet" class="chart" role="img" aria-labelledby="${escapeXml(id)}-title ${escapeXml(id)}-desc">`,
-    `<title id="${escapeXml(id)}-title">${escapeXml(options.title)}</title>`,
-    `<desc id="${escapeXml(id)}-desc">${escapeXml(summary(options))}</desc>`,
-  ];
-  for (const value of ticks) {
-    if (value > 0) parts.push(`<line class="chart-grid" x1="${left}" y1="${num(y(value))}" x2="${right}" y2="${num(y(value))}"/>`);
-    parts.push(
-      `<text class="axis-label" text-anchor="end" x="${left - 8}" y="${num(value === 0 ? baseline : y(value))}" dy="0.35em">${thousands(value)}</text>`,
-    );
-  }
+  const frame = frameOf(Math.max(0, ...humans), points.length);
+  const { baseline, y, centre } = frame;
+  const barWidth = Math.min(frame.band * 0.8, 40);
+  const parts = [svgOpen(id, 'chart', options.title, summary(options)), ...yAxis(frame)];
   points.forEach((p, i) => {
     if (humans[i] === 0) return;
     // A bar stays at least a unit high, so one visit next to thousands is still seen.
@@ -74,25 +54,75 @@ export function barChart(options: BarChartOptions): string {
         `<title>${escapeXml(tooltip(p, granularity))}</title></rect>`,
     );
   });
-  parts.push(`<line class="axis" x1="${left}" y1="${baseline}" x2="${right}" y2="${baseline}"/>`);
+  parts.push(`<line class="axis" x1="${frame.left}" y1="${baseline}" x2="${frame.right}" y2="${baseline}"/>`);
+  parts.push(...xLabels(frame, points, granularity), ...emptyNote(frame), '</svg>');
+  return parts.join('\n');
+}
+
+/** The plot of a chart of `buckets` buckets up to `peak`: its scale, its bounds and where a value or a bucket goes. */
+function frameOf(peak: number, buckets: number) {
+  const scaleMax = peak === 0 ? 0 : niceCeil(peak);
+  const ticks = scaleMax === 0 ? [0] : [0, scaleMax / 2, scaleMax].filter(Number.isInteger);
+  // Wide enough for the longest y label, and for half of an x label centred under the first bar.
+  const left = Math.max(RIGHT + 6, Math.ceil(16 + DIGIT_WIDTH * Math.max(...ticks.map((v) => thousands(v).length))));
+  const right = WIDTH - RIGHT;
+  const baseline = HEIGHT - BOTTOM;
+  const plotHeight = baseline - TOP;
+  const band = (right - left) / Math.max(1, buckets);
+  return {
+    peak,
+    ticks,
+    left,
+    right,
+    baseline,
+    plotHeight,
+    band,
+    y: (value: number) => (scaleMax === 0 ? baseline : baseline - (value / scaleMax) * plotHeight),
+    centre: (i: number) => left + band * (i + 0.5),
+  };
+}
+type Frame = ReturnType<typeof frameOf>;
+
+/** The opening of a chart's SVG, named by its <title> and described by its <desc> (aria-labelledby). */
+function svgOpen(id: string, classes: string, title: string, desc: string): string {
+  const at = escapeXml(id);
+  return (
+    `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${WIDTH} ${HEIGHT}" preserveAspectRatio="xMidYMid meet" class="${classes}" role="img" aria-labelledby="${at}-title ${at}-desc">\n` +
+    `<title id="${at}-title">${escapeXml(title)}</title>\n<desc id="${at}-desc">${escapeXml(desc)}</desc>`
+  );
+}
+
+/** The grid lines and the y labels. */
+function yAxis({ ticks, left, right, baseline, y }: Frame): string[] {
+  return ticks.flatMap((value) => [
+    ...(value > 0 ? [`<line class="chart-grid" x1="${left}" y1="${num(y(value))}" x2="${right}" y2="${num(y(value))}"/>`] : []),
+    `<text class="axis-label" text-anchor="end" x="${left - 8}" y="${num(value === 0 ? baseline : y(value))}" dy="0.35em">${thousands(value)}</text>`,
+  ]);
+}
+
+/** The x labels, spaced so that none touches its neighbour; by the hour, the date under each midnight. */
+function xLabels({ band, baseline, centre }: Frame, points: readonly ChartPoint[], granularity: 'hour' | 'day'): string[] {
   const step = labelStep(granularity, band);
-  points.forEach((p, i) => {
-    if (!isLabelled(p.t, granularity, step)) return;
+  return points.flatMap((p, i) => {
+    if (!isLabelled(p.t, granularity, step)) return [];
     const x = num(centre(i));
     const date = dayLabel(p.t);
-    const first = granularity === 'day' ? date : hourLabel(p.t);
-    parts.push(`<text class="axis-label" text-anchor="middle" x="${x}" y="${baseline + 6}" dy="0.9em">${first}</text>`);
-    if (granularity === 'hour' && new Date(p.t).getUTCHours() === 0) {
-      parts.push(`<text class="axis-label" text-anchor="middle" x="${x}" y="${baseline + 6}" dy="2.1em">${date}</text>`);
-    }
+    const labels = [
+      `<text class="axis-label" text-anchor="middle" x="${x}" y="${baseline + 6}" dy="0.9em">${granularity === 'day' ? date : hourLabel(p.t)}</text>`,
+    ];
+    if (granularity === 'hour' && new Date(p.t).getUTCHours() === 0)
+      labels.push(`<text class="axis-label" text-anchor="middle" x="${x}" y="${baseline + 6}" dy="2.1em">${date}</text>`);
+    return labels;
   });
-  if (peak === 0) {
-    parts.push(
-      `<text class="chart-empty" text-anchor="middle" x="${num((left + right) / 2)}" y="${num(TOP + plotHeight / 2)}" dy="0.35em">No human visits in this period</text>`,
-    );
-  }
-  parts.push('</svg>');
-  return parts.join('\n');
+}
+
+/** "No human visits in this period" across an empty plot. */
+function emptyNote({ peak, left, right, plotHeight }: Frame): string[] {
+  return peak > 0
+    ? []
+    : [
+        `<text class="chart-empty" text-anchor="middle" x="${num((left + right) / 2)}" y="${num(TOP + plotHeight / 2)}" dy="0.35em">No human visits in this period</text>`,
+      ];
 }
 
 /**
@@ -124,29 +154,12 @@ const DASHES = ['', '10 5', '3 4', '14 4 3 4', '1 6'];
 export function lineChart(options: { id: string; title: string; granularity: 'hour' | 'day'; series: readonly LineSeries[] }): string {
   const { id, granularity, series } = options;
   const first = series[0]?.points ?? [];
-  const peak = Math.max(0, ...series.flatMap((s) => s.points.map((p) => p.humans)));
-  const scaleMax = peak === 0 ? 0 : niceCeil(peak);
-  const ticks = scaleMax === 0 ? [0] : [0, scaleMax / 2, scaleMax].filter(Number.isInteger);
-  const left = Math.max(RIGHT + 6, Math.ceil(16 + DIGIT_WIDTH * Math.max(...ticks.map((v) => thousands(v).length))));
-  const right = WIDTH - RIGHT;
-  const baseline = HEIGHT - BOTTOM;
-  const plotHeight = baseline - TOP;
-  const band = (right - left) / Math.max(1, first.length);
-  const y = (value: number) => (scaleMax === 0 ? baseline : baseline - (value / scaleMax) * plotHeight);
-  const centre = (i: number) => left + band * (i + 0.5);
+  const frame = frameOf(Math.max(0, ...series.flatMap((s) => s.points.map((p) => p.humans))), first.length);
+  const { y, centre } = frame;
   const totals = series.map((s) => `${s.name}: ${thousands(s.points.reduce((sum, p) => sum + Math.max(0, p.humans), 0))}`);
-  const parts = [
-    `<svg xmlns="http://www.w3.org/2000/svg" viewBox="0 0 ${WIDTH} ${HEIGHT}" preserveAspectRatio="xMidYMid meet" class="chart line-chart" role="img" aria-labelledby="${escapeXml(id)}-title ${escapeXml(id)}-desc">`,
-    `<title id="${escapeXml(id)}-title">${escapeXml(options.title)}</title>`,
-    `<desc id="${escapeXml(id)}-desc">${escapeXml(`Human visits in ${thousands(first.length)} ${granularity}s. ${totals.join('; ')}.`)}</desc>`,
-  ];
-  for (const value of ticks) {
-    if (value > 0) parts.push(`<line class="chart-grid" x1="${left}" y1="${num(y(value))}" x2="${right}" y2="${num(y(value))}"/>`);
-    parts.push(
-      `<text class="axis-label" text-anchor="end" x="${left - 8}" y="${num(value === 0 ? baseline : y(value))}" dy="0.35em">${thousands(value)}</text>`,
-    );
-  }
-  parts.push(`<line class="axis" x1="${left}" y1="${baseline}" x2="${right}" y2="${baseline}"/>`);
+  const desc = `Human visits in ${thousands(first.length)} ${granularity}s. ${totals.join('; ')}.`;
+  const parts = [svgOpen(id, 'chart line-chart', options.title, desc), ...yAxis(frame)];
+  parts.push(`<line class="axis" x1="${frame.left}" y1="${frame.baseline}" x2="${frame.right}" y2="${frame.baseline}"/>`);
   series.slice(0, MAX_SERIES).forEach((s, n) => {
     const path = s.points.map((p, i) => `${i === 0 ? 'M' : 'L'}${num(centre(i))} ${num(y(Math.max(0, p.humans)))}`).join('');
     const dash = DASHES[n] ? ` stroke-dasharray="${DASHES[n]}"` : '';
@@ -163,22 +176,7 @@ export function lineChart(options: { id: string; title: string; granularity: 'ho
       );
     parts.push('</g>');
   });
-  const step = labelStep(granularity, band);
-  first.forEach((p, i) => {
-    if (!isLabelled(p.t, granularity, step)) return;
-    const x = num(centre(i));
-    const date = dayLabel(p.t);
-    parts.push(
-      `<text class="axis-label" text-anchor="middle" x="${x}" y="${baseline + 6}" dy="0.9em">${granularity === 'day' ? date : hourLabel(p.t)}</text>`,
-    );
-    if (granularity === 'hour' && new Date(p.t).getUTCHours() === 0)
-      parts.push(`<text class="axis-label" text-anchor="middle" x="${x}" y="${baseline + 6}" dy="2.1em">${date}</text>`);
-  });
-  if (peak === 0)
-    parts.push(
-      `<text class="chart-empty" text-anchor="middle" x="${num((left + right) / 2)}" y="${num(TOP + plotHeight / 2)}" dy="0.35em">No human visits in this period</text>`,
-    );
-  parts.push('</svg>');
+  parts.push(...xLabels(frame, first, granularity), ...emptyNote(frame), '</svg>');
   return parts.join('\n');
 }
 
