@@ -10,7 +10,8 @@ import type { Actor } from '../../src/auth/actor.ts';
  * axe-core (WCAG 2.0/2.1/2.2 A and AA rules and axe's best practices) over every page kurz serves, as the
  * admin, as a member, and as a visitor (login, the pages before a redirect, the error pages), in light and
  * dark at 1280 px and at 390 px: no serious or critical violation anywhere. A form shown again with its error
- * is checked too. The report of a failure names the rule, the page and the elements.
+ * is checked too. The report of a failure names the rule, the page and the elements. Every page also fits its
+ * width, at 1280, 390 and 360 px.
  */
 
 const PHONE = { width: 390, height: 844 };
@@ -72,7 +73,7 @@ function ok(res: Response): void {
   if (res.status >= 400) throw new Error(`setting up: ${res.status}`);
 }
 
-async function everyPage(t: ExecutionContext, viewport: Viewport): Promise<void> {
+async function everyPage(t: ExecutionContext, viewport: Viewport, axe = true): Promise<void> {
   t.timeout(600_000, 'about 45 pages, each checked twice');
   const k = await startKurz(t, { reviewNewLinks: 'members' });
   await k.login();
@@ -80,7 +81,10 @@ async function everyPage(t: ExecutionContext, viewport: Viewport): Promise<void>
   const found: string[] = [];
   const check = async (page: Page, path: string | null, name = path ?? page.url()) => {
     if (path !== null) await page.goto(path);
-    found.push(...(await violations(page, name)));
+    // Every page fits its width: nothing scrolls sideways, down to a 360 px phone.
+    const fits = (await page.evaluate('document.documentElement.scrollWidth <= window.innerWidth')) === true;
+    if (!fits) found.push(`${name}: wider than ${viewport.width} px`);
+    if (axe) found.push(...(await violations(page, name)));
   };
 
   const { page } = await openPage(browser, k, viewport);
@@ -181,4 +185,8 @@ test('every page at 1280 px, light and dark: no serious or critical axe-core vio
 
 test('every page at 390 px, light and dark: no serious or critical axe-core violation', async (t) => {
   await everyPage(t, PHONE);
+});
+
+test('every page at 360 px fits its width', async (t) => {
+  await everyPage(t, { width: 360, height: 740 }, false);
 });
