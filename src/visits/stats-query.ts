@@ -123,10 +123,9 @@ export interface PagePeriod {
   label: string;
 }
 
-/** What a page accepts: its default preset, and whether it can show hours (the dashboard keeps days alone). */
+/** What a page accepts: its default preset. */
 export interface PeriodChoices {
   fallback: Preset;
-  hourly: boolean;
 }
 
 /**
@@ -138,7 +137,7 @@ export function parsePagePeriod(params: Record<string, unknown>, now: number, ch
   const fromText = single(params, 'from')?.trim() || undefined;
   const toText = single(params, 'to')?.trim() || undefined;
   const choice = single(params, 'period')?.trim() || (fromText || toText ? 'custom' : choices.fallback);
-  const presets = Object.keys(PRESETS).filter((p) => choices.hourly || p !== '24h');
+  const presets = Object.keys(PRESETS);
   if (choice !== 'custom' && !presets.includes(choice))
     throw new AppError('invalid', `period must be one of ${presets.join(', ')} or custom`, 'period');
   if (choice !== 'custom') {
@@ -159,7 +158,7 @@ export function parsePagePeriod(params: Record<string, unknown>, now: number, ch
   const days = (to - from) / DAY;
   if (days > MAX_PAGE_DAYS)
     throw new AppError('invalid', `the period is too long: ${days.toLocaleString('en-US')} days, at most ${MAX_PAGE_DAYS}`, 'to');
-  const granularity = choices.hourly && days <= HOURLY_DAYS ? 'hour' : 'day';
+  const granularity = days <= HOURLY_DAYS ? 'hour' : 'day';
   return period('custom', from, to, granularity, `${fromText} to ${toText}`);
 }
 

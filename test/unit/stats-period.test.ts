@@ -6,15 +6,15 @@ import { parsePagePeriod, type PeriodChoices } from '../../src/visits/stats-quer
 // included; the step is the hour up to 3 days on the pages that can show hours.
 
 const NOW = Date.UTC(2026, 10, 27, 19, 30);
-const LINK: PeriodChoices = { fallback: '30d', hourly: true };
-const DAYS_ONLY: PeriodChoices = { fallback: '14d', hourly: false };
+const LINK: PeriodChoices = { fallback: '30d' };
+const DASHBOARD: PeriodChoices = { fallback: '14d' };
 
 const GOOD: Array<[string, Record<string, string>, PeriodChoices, string, string, 'hour' | 'day', string]> = [
   ['nothing: the default', {}, LINK, '2026-10-29T00:00:00.000Z', '2026-11-28T00:00:00.000Z', 'day', 'last 30 days'],
-  ['a default of 14 days', {}, DAYS_ONLY, '2026-11-14T00:00:00.000Z', '2026-11-28T00:00:00.000Z', 'day', 'last 14 days'],
+  ['the dashboard default', {}, DASHBOARD, '2026-11-14T00:00:00.000Z', '2026-11-28T00:00:00.000Z', 'day', 'last 14 days'],
   ['24h ends with this hour', { period: '24h' }, LINK, '2026-11-26T20:00:00.000Z', '2026-11-27T20:00:00.000Z', 'hour', 'last 24 hours'],
   ['7d', { period: '7d' }, LINK, '2026-11-21T00:00:00.000Z', '2026-11-28T00:00:00.000Z', 'day', 'last 7 days'],
-  ['90d', { period: '90d' }, DAYS_ONLY, '2026-08-30T00:00:00.000Z', '2026-11-28T00:00:00.000Z', 'day', 'last 90 days'],
+  ['90d', { period: '90d' }, DASHBOARD, '2026-08-30T00:00:00.000Z', '2026-11-28T00:00:00.000Z', 'day', 'last 90 days'],
   [
     'a preset ignores dates',
     { period: '7d', from: '2026-01-01', to: '2026-01-02' },
@@ -43,12 +43,12 @@ const GOOD: Array<[string, Record<string, string>, PeriodChoices, string, string
     '2026-11-01 to 2026-11-04',
   ],
   [
-    'one day on the dashboard: by the day',
+    'one day on the dashboard: by the hour, as on a link',
     { from: '2026-11-27', to: '2026-11-27' },
-    DAYS_ONLY,
+    DASHBOARD,
     '2026-11-27T00:00:00.000Z',
     '2026-11-28T00:00:00.000Z',
-    'day',
+    'hour',
     '2026-11-27 to 2026-11-27',
   ],
   [
@@ -80,7 +80,7 @@ for (const [name, query, choices, from, to, granularity, label] of GOOD) {
 
 const BAD: Array<[Record<string, string>, PeriodChoices, string, string]> = [
   [{ period: 'week' }, LINK, 'period', 'period must be one of 24h, 7d, 14d, 30d, 90d or custom'],
-  [{ period: '24h' }, DAYS_ONLY, 'period', 'period must be one of 7d, 14d, 30d, 90d or custom'],
+  [{ period: 'hour' }, DASHBOARD, 'period', 'period must be one of 24h, 7d, 14d, 30d, 90d or custom'],
   [{ period: 'custom' }, LINK, 'from', 'a custom period needs its first day: from, as YYYY-MM-DD'],
   [{ period: 'custom', from: '2026-11-01' }, LINK, 'to', 'a custom period needs its last day: to, as YYYY-MM-DD'],
   [{ from: '2026-02-30', to: '2026-03-01' }, LINK, 'from', 'from must be a day as YYYY-MM-DD, such as 2026-11-23 (got "2026-02-30")'],
@@ -91,7 +91,7 @@ const BAD: Array<[Record<string, string>, PeriodChoices, string, string]> = [
 ];
 
 for (const [query, choices, field, message] of BAD) {
-  test(`period refused: ${JSON.stringify(query)}${choices === DAYS_ONLY ? ' on a page of days alone' : ''}`, (t) => {
+  test(`period refused: ${JSON.stringify(query)}${choices === DASHBOARD ? ' on the dashboard' : ''}`, (t) => {
     const error = t.throws(() => parsePagePeriod(query, NOW, choices), { instanceOf: AppError });
     t.is(error?.code, 'invalid');
     t.is(error?.field, field);

@@ -26,9 +26,9 @@ const TABLES: ReadonlyArray<[keyof LinkStats & string, string]> = [
 ];
 
 /** The link page's and a link's stats page's period, and the comparison's. */
-export const LINK_PERIODS: PeriodChoices = { fallback: '30d', hourly: true };
+export const LINK_PERIODS: PeriodChoices = { fallback: '30d' };
 /** The dashboard's: 14 days unless told otherwise; the last 24 hours and up to 3 custom days by the hour. */
-export const DASHBOARD_PERIODS: PeriodChoices = { fallback: '14d', hourly: true };
+export const DASHBOARD_PERIODS: PeriodChoices = { fallback: '14d' };
 /** Days the link page's trend line covers. */
 const TREND_DAYS = 30;
 
@@ -55,9 +55,7 @@ function shares(entries: readonly Entry[], total: number) {
 
 /** What the period picker shows: the choices (the page's own), the one made, the custom days and the fields to carry. */
 export function pickerOf(period: PagePeriod, choices: PeriodChoices, action: string, keep: Array<[string, string]>) {
-  const options = Object.entries(PRESET_LABELS)
-    .filter(([value]) => choices.hourly || value !== '24h')
-    .map(([value, label]) => ({ value, label }));
+  const options = Object.entries(PRESET_LABELS).map(([value, label]) => ({ value, label }));
   return {
     action,
     keep,
