@@ -210,6 +210,7 @@ function visitGenerator(links: number, total: number, now: number): { visits(fir
             language: null,
             visitor: null,
             variant: null,
+            rule: null,
           };
           visits[k] = { linkId, at, bot: bot(), ...none };
           continue;
@@ -229,6 +230,7 @@ function visitGenerator(links: number, total: number, now: number): { visits(fir
           language: language(),
           visitor,
           variant: null,
+          rule: null,
         };
       }
       made += size;

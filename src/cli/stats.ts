@@ -82,6 +82,7 @@ function lists(figures: LinkStats): Array<[string, string]> {
     ['Countries', figures.countries],
     ['Languages', figures.languages],
     ['Bots', figures.bots],
+    ['Rules', figures.rules],
   ];
   return named
     .filter(([, entries]) => entries.length > 0)

@@ -2,7 +2,7 @@ import type { RedirectStatus } from '../config.ts';
 import { CACHED_REDIRECT, UNCACHED } from '../http/respond.ts';
 import { guards, locationOf, queryOf, refusalOf } from '../links/gate.ts';
 import type { Refusal, Target } from '../links/link.ts';
-import { chooseRule, drawVariant, type RuleFacts } from '../rules/match.ts';
+import { chooseRule, drawVariant, NO_RULE, type RuleFacts } from '../rules/match.ts';
 import type { PageKind, RefusalStatus, Variant } from '../rules/rule.ts';
 import { classifyUserAgent, inAppBrowser, type ClientKind } from '../visits/classify.ts';
 
@@ -99,6 +99,11 @@ export interface Decision {
   record: boolean;
   /** `redirect` (and `claim_visit`): the URL of the A/B split's variant drawn, recorded with the visit; '' for none. */
   variant: string;
+  /**
+   * `redirect` (and `claim_visit`) of a link with rules: the rule that decided, by its name (RuleProgram's
+   * `names`), or NO_RULE, recorded with the visit; '' for a link without rules.
+   */
+  rule: string;
 }
 
 /** A decision to decide into. */
@@ -114,6 +119,7 @@ export function newDecision(): Decision {
     page: false,
     record: false,
     variant: '',
+    rule: '',
   };
 }
 
@@ -138,8 +144,9 @@ export function newDecision(): Decision {
  * match the facts (`chooseRule`, the user agent read through `classify`) decides: a `target` action is
  * redirected to with the link's own status and query forwarding, a `refuse` action answers `unavailable`;
  * a `split` action draws a variant (below), a `page` action shows its page (`page`; not once it is passed, and
- * not a notice or form the link lacks); no match is the link's own target (or its own split). The answer of a
- * link with rules depends on the visitor: it is never cached.
+ * not a notice or form the link lacks); no match is the link's own target (or its own split). The rule that
+ * decided (NO_RULE for none) is recorded with the visit. The answer of a link with rules depends on the visitor:
+ * it is never cached.
  *
  * A/B splits: a `split` action, or, when no rule decides, the link's own split (`gate.split`), draws a variant
  * with `drawVariant` from the visitor's daily hash (`facts.visitorDraw`, the hash that counts unique visitors,
@@ -162,6 +169,7 @@ export function decideRedirect(
 ): Decision {
   into.record = false;
   into.variant = '';
+  into.rule = '';
   if (target === undefined) {
     if (settings.notFoundRedirect === null) into.outcome = 'not_found';
     else {
@@ -216,7 +224,9 @@ export function decideRedirect(
   const ruled = rules !== null && rules.rules.length > 0;
   if (ruled) {
     // Past a page, the first rule that is no page decides: what the link would serve without it.
-    const action = chooseRule(rules, facts, classify, facts.pagePassed)?.action;
+    const chosen = chooseRule(rules, facts, classify, facts.pagePassed);
+    const action = rules.rules[chosen]?.action;
+    into.rule = chosen < 0 ? NO_RULE : rules.names[chosen]!;
     if (action?.kind === 'refuse') {
       into.outcome = 'unavailable';
       into.unavailable = action.status;

@@ -257,7 +257,7 @@ export function redirectHandler(web: WebServices): (req: IncomingMessage, res: S
         return decided satisfies never;
     }
     if (decided.outcome !== 'failed' && decided.record)
-      visits.record(target!.id, web.now(), pipeline.clientOf(req), req.rawHeaders, decided.variant);
+      visits.record(target!.id, web.now(), pipeline.clientOf(req), req.rawHeaders, decided.variant, decided.rule);
     pipeline.answered(REDIRECT_ROUTE, res.statusCode);
     return undefined;
   }

@@ -2,7 +2,7 @@ import { BlockList, isIP } from 'node:net';
 import { LRUCache } from 'lru-cache';
 import { timeOf } from '../links/times.ts';
 import { acceptedLanguages, classifyUserAgent, inAppBrowser, type ClientKind, type InAppBrowser } from '../visits/classify.ts';
-import type { ConditionType, Rule, Variant } from './rule.ts';
+import { conditionsInWords, type ConditionType, type Rule, type Variant } from './rule.ts';
 
 /**
  * What a rule is decided on: the request's facts. The edge reads each one only when a condition asks for it
@@ -38,8 +38,10 @@ export const MIN_LANGUAGE_QUALITY = 0.9;
  * rule and condition: on a busy server those are scattered in memory, and reading them cost more than the tests.
  */
 export interface RuleProgram {
-  /** The rules as set: what `chooseRule` answers one of. */
+  /** The rules as set: `chooseRule` answers an index into them. */
   readonly rules: readonly Rule[];
+  /** Per rule: its conditions in words, the name the link's stats count its visits under (the `rules` dimension). */
+  readonly names: readonly string[];
   readonly ops: Uint8Array;
   /** Per op: its value ('' for none); a `query-param` op's value is in the ARGUMENT slot after it. */
   readonly operands: readonly string[];
@@ -81,6 +83,9 @@ const OPS: Readonly<Record<ConditionType, number>> = {
   'after-date': AFTER,
 };
 
+/** The name a visit to a link with rules is counted under when none of them matched: the link's own target or split. */
+export const NO_RULE = 'no rule matched';
+
 /** `rules` (validated, or read back from the store) as a RuleProgram. */
 export function compileRules(rules: readonly Rule[]): RuleProgram {
   const ops: number[] = [];
@@ -108,7 +113,13 @@ export function compileRules(rules: readonly Rule[]): RuleProgram {
     }
     slot(END);
   }
-  return { rules, ops: Uint8Array.from(ops), operands, times: Float64Array.from(times) };
+  return {
+    rules,
+    names: rules.map((r) => conditionsInWords(r.conditions)),
+    ops: Uint8Array.from(ops),
+    operands,
+    times: Float64Array.from(times),
+  };
 }
 
 /**
@@ -125,8 +136,8 @@ function shared(value: string): string {
 }
 
 /**
- * The first of `program`'s rules whose conditions all match the request, or undefined (the link's own target
- * then); with `skipPages`, the first that shows no page. `classify` reads the user agent (the edge passes a
+ * The index of the first of `program`'s rules whose conditions all match the request, or -1 (the link's own
+ * target then); with `skipPages`, the first that shows no page. `classify` reads the user agent (the edge passes a
  * cached classifier); each fact is read at most once.
  */
 export function chooseRule(
@@ -134,7 +145,7 @@ export function chooseRule(
   facts: RuleFacts,
   classify: (userAgent: string) => ClientKind = classifyUserAgent,
   skipPages = false,
-): Rule | undefined {
+): number {
   // One AskedFacts for every decision: choosing is synchronous, and a redirect allocates nothing for it.
   const request = asked.ask(facts, classify);
   try {
@@ -144,12 +155,12 @@ export function chooseRule(
     for (let i = 0; i < ops.length; i++) {
       const op = ops[i]!;
       if (op === END) {
-        if (matched && !(skipPages && program.rules[rule]!.action.kind === 'page')) return program.rules[rule];
+        if (matched && !(skipPages && program.rules[rule]!.action.kind === 'page')) return rule;
         rule++;
         matched = true;
       } else if (matched && op !== ARGUMENT) matched = request.passes(op, i, program);
     }
-    return undefined;
+    return -1;
   } finally {
     request.forget();
   }

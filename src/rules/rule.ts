@@ -59,6 +59,24 @@ export const BROWSERS = ['chrome', 'firefox', 'edge', 'safari', 'opera', 'androi
 /** `in-app-browser` values: an app (classify.ts's IN_APP_BROWSERS), or `any` of them. */
 export const IN_APP_VALUES = [...IN_APP_BROWSERS, 'any'] as const;
 
+/** What each condition type is called in the rule editor's select and in a rule's words. */
+export const CONDITION_LABELS: Readonly<Record<ConditionType, string>> = {
+  device: 'device',
+  os: 'operating system',
+  browser: 'browser',
+  'in-app-browser': 'in-app browser',
+  language: 'language',
+  'query-param': 'query parameter equals',
+  'any-value-query-param': 'query parameter present',
+  'valueless-query-param': 'query parameter without a value',
+  'query-param-absent': 'query parameter absent',
+  'ip-address': 'IP address or CIDR range',
+  'geolocation-country-code': 'country',
+  'geolocation-city-name': 'city',
+  'before-date': 'before date',
+  'after-date': 'after date',
+};
+
 /** A condition as the API gives it, with the value checked; `matchKey` is null but for the query-* types. */
 export interface Condition {
   readonly type: ConditionType;
@@ -72,6 +90,35 @@ export interface Variant {
   readonly weight: number;
   /** A paused variant is never drawn (its visitors are spread over the others). */
   readonly paused: boolean;
+}
+
+/**
+ * A rule's conditions in words, "language is de and device is mobile" ("every visitor" for none): how the link
+ * page lists the rule, and the name its visits are counted under in the link's stats.
+ */
+export function conditionsInWords(conditions: ReadonlyArray<Pick<Condition, 'type' | 'matchKey' | 'matchValue'>>): string {
+  if (conditions.length === 0) return 'every visitor';
+  return conditions
+    .map(({ type, matchKey, matchValue }) => {
+      switch (type) {
+        case 'query-param':
+          return `query parameter ${matchKey ?? ''} is ${matchValue ?? ''}`;
+        case 'any-value-query-param':
+          return `query parameter ${matchKey ?? ''} is present`;
+        case 'valueless-query-param':
+          return `query parameter ${matchKey ?? ''} has no value`;
+        case 'query-param-absent':
+          return `query parameter ${matchKey ?? ''} is absent`;
+        case 'ip-address':
+          return `IP address is ${matchValue ?? ''}`;
+        case 'before-date':
+        case 'after-date':
+          return `${type === 'before-date' ? 'before' : 'after'} ${matchValue ?? ''}`;
+        default:
+          return `${CONDITION_LABELS[type]} is ${matchValue ?? ''}`;
+      }
+    })
+    .join(' and ');
 }
 
 export const REFUSALS = [451, 403] as const;

@@ -18,6 +18,7 @@ export function linkStatsJson(stats: LinkStats) {
     languages: stats.languages,
     bots: stats.bots,
     variants: stats.variants,
+    rules: stats.rules,
   };
 }
 

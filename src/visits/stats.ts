@@ -43,6 +43,8 @@ export interface LinkStats {
   bots: Entry[];
   /** An A/B split's variants (by URL, the link's own split's and its rules'), most visited first; [] for none. */
   variants: VariantFigures[];
+  /** Human visits by the redirect rule that decided them (its conditions in words, or "no rule matched"); [] for a link without rules. */
+  rules: Entry[];
 }
 
 /** One variant of an A/B split in a period: every visit to it (bots too), the unique visitors, the humans. */
@@ -236,13 +238,15 @@ export function alignedPeriod(period: StatsPeriod, at: number): { from: number; 
   return { from, to };
 }
 
-type Breakdown = (typeof BREAKDOWNS)[number];
+/** The top lists of a link's stats: every breakdown, and its redirect rules. */
+const LISTED = [...BREAKDOWNS, 'rules'] as const;
+type Listed = (typeof LISTED)[number];
 
-/** Each breakdown's values by count, then name; past TOP the rest is one "other" entry. */
-function topLists(counts: readonly DimensionCount[]): Record<Breakdown, Entry[]> {
-  const lists = Object.fromEntries(BREAKDOWNS.map((d) => [d, [] as Entry[]])) as Record<Breakdown, Entry[]>;
-  for (const c of counts) lists[c.dimension as Breakdown]?.push({ name: nameOf(c.dimension, c.value), count: c.count });
-  for (const dimension of BREAKDOWNS) {
+/** Each listed dimension's values by count, then name; past TOP the rest is one "other" entry. */
+function topLists(counts: readonly DimensionCount[]): Record<Listed, Entry[]> {
+  const lists = Object.fromEntries(LISTED.map((d) => [d, [] as Entry[]])) as Record<Listed, Entry[]>;
+  for (const c of counts) lists[c.dimension as Listed]?.push({ name: nameOf(c.dimension, c.value), count: c.count });
+  for (const dimension of LISTED) {
     const list = lists[dimension].sort((a, b) => b.count - a.count || a.name.localeCompare(b.name));
     if (list.length > TOP) {
       const rest = list.splice(TOP - 1);

@@ -63,10 +63,10 @@ export class VisitBuffer {
 
   /**
    * Records a followed redirect from the client at `client`, with the request's headers as Node received
-   * them (name, value, name, value…), and the URL of the A/B split's variant it went to ('' for none): only
-   * references are kept, nothing is parsed.
+   * them (name, value, name, value…), the URL of the A/B split's variant it went to ('' for none) and the name
+   * of the redirect rule that decided ('' for a link without rules): only references are kept, nothing is parsed.
    */
-  record(linkId: number, at: number, client: string, rawHeaders: readonly string[], variant = ''): void {
+  record(linkId: number, at: number, client: string, rawHeaders: readonly string[], variant = '', rule = ''): void {
     // The first of each, as Node's req.headers would give it (the redirect's bot check reads that).
     let userAgent: string | undefined;
     let referrer: string | undefined;
@@ -77,7 +77,7 @@ export class VisitBuffer {
       else if (name.length === 7 && referrer === undefined && isHeader(name, 'referer')) referrer = rawHeaders[i + 1]!;
       else if (name.length === 15 && language === undefined && isHeader(name, 'accept-language')) language = rawHeaders[i + 1]!;
     }
-    this.#events.record(linkId, at, client, userAgent ?? '', referrer ?? '', language ?? '', variant);
+    this.#events.record(linkId, at, client, userAgent ?? '', referrer ?? '', language ?? '', variant, rule);
     this.#links.add(linkId);
     if (this.#flushQueued) return;
     if (this.#links.size >= this.#options.flushSize || (this.#offload !== undefined && this.#events.length >= MAX_EVENTS)) {

@@ -1,8 +1,9 @@
 /**
  * Visits as the request path records them, one event per followed redirect, in columns: the link, the
  * time, four strings the request already holds (client address, user agent, referrer, accepted
- * languages) and the A/B split's variant the decision chose (its URL, '' for none). Recording one copies references and allocates nothing; nothing is parsed until the visit
- * is off the request path.
+ * languages), the A/B split's variant the decision chose (its URL, '' for none) and the redirect rule that
+ * decided (its name, '' for a link without rules). Recording one copies references and allocates nothing;
+ * nothing is parsed until the visit is off the request path.
  */
 export interface VisitEvents {
   readonly length: number;
@@ -11,12 +12,12 @@ export interface VisitEvents {
   readonly times: Float64Array;
   /** The distinct strings of the batch; the columns below index into it. */
   readonly strings: readonly string[];
-  /** Five indexes into `strings` per event, in the order of FIELDS. */
+  /** Six indexes into `strings` per event, in the order of FIELDS. */
   readonly fields: Uint32Array;
 }
 
 /** The per-visit strings, in their order in `VisitEvents.fields`. */
-export const FIELDS = ['client', 'userAgent', 'referrer', 'language', 'variant'] as const;
+export const FIELDS = ['client', 'userAgent', 'referrer', 'language', 'variant', 'rule'] as const;
 const WIDTH = FIELDS.length;
 
 /** The strings of one visit; an absent header, or no variant, is ''. */
@@ -27,6 +28,8 @@ export interface VisitStrings {
   language: string;
   /** The URL of the A/B split's variant the visit went to. */
   variant: string;
+  /** The name of the redirect rule that decided (rules/match.ts, NO_RULE when none matched). */
+  rule: string;
 }
 
 const INITIAL_CAPACITY = 1024;
@@ -42,7 +45,7 @@ export class VisitLog {
     return this.#length;
   }
 
-  record(linkId: number, at: number, client: string, userAgent: string, referrer: string, language: string, variant = ''): void {
+  record(linkId: number, at: number, client: string, userAgent: string, referrer: string, language: string, variant = '', rule = ''): void {
     if (this.#length === this.#linkIds.length) this.#grow();
     const i = this.#length++;
     this.#linkIds[i] = linkId;
@@ -53,13 +56,17 @@ export class VisitLog {
     this.#strings[s + 2] = referrer;
     this.#strings[s + 3] = language;
     this.#strings[s + 4] = variant;
+    this.#strings[s + 5] = rule;
   }
 
   append(events: VisitEvents): void {
-    for (let i = 0; i < events.length; i++) {
-      const { client, userAgent, referrer, language, variant } = stringsOf(events, i);
-      this.record(events.linkIds[i]!, events.times[i]!, client, userAgent, referrer, language, variant);
-    }
+    for (let i = 0; i < events.length; i++) this.copy(events, i);
+  }
+
+  /** Records event `i` of `events` again, every field as it was. */
+  copy(events: VisitEvents, i: number): void {
+    const { client, userAgent, referrer, language, variant, rule } = stringsOf(events, i);
+    this.record(events.linkIds[i]!, events.times[i]!, client, userAgent, referrer, language, variant, rule);
   }
 
   /**
@@ -108,6 +115,7 @@ export function stringsOf(events: VisitEvents, i: number): VisitStrings {
     referrer: strings[fields[f + 2]!]!,
     language: strings[fields[f + 3]!]!,
     variant: strings[fields[f + 4]!]!,
+    rule: strings[fields[f + 5]!]!,
   };
 }
 

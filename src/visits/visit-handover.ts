@@ -1,4 +1,4 @@
-import { NO_EVENTS, stringsOf, VisitLog, type VisitEvents } from './visit-events.ts';
+import { NO_EVENTS, VisitLog, type VisitEvents } from './visit-events.ts';
 
 /**
  * How far a written chunk takes a recorder through the stream of events handed to it (every event ever
@@ -74,7 +74,7 @@ export class VisitHandover {
     if (pass.length > 0) {
       const events = pass.take();
       const order = passOrder(events.linkIds);
-      for (let k = written; k < order.length; k++) copyEvent(events, order[k]!, left);
+      for (let k = written; k < order.length; k++) left.copy(events, order[k]!);
     }
     if (after.length > 0) left.append(after.take());
     this.#sent = [];
@@ -82,9 +82,4 @@ export class VisitHandover {
     this.#unconfirmed = 0;
     return left.length === 0 ? NO_EVENTS : left.take();
   }
-}
-
-function copyEvent(events: VisitEvents, i: number, to: VisitLog): void {
-  const { client, userAgent, referrer, language } = stringsOf(events, i);
-  to.record(events.linkIds[i]!, events.times[i]!, client, userAgent, referrer, language);
 }

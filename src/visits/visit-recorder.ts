@@ -96,7 +96,7 @@ export function createVisitRecorder(options: VisitRecorderOptions): VisitRecorde
     const visits: Visit[] = new Array<Visit>(to - from);
     for (let k = from; k < to; k++) {
       const i = order[k]!;
-      const { client, userAgent, referrer, language, variant } = stringsOf(events, i);
+      const { client, userAgent, referrer, language, variant, rule } = stringsOf(events, i);
       const linkId = events.linkIds[i]!;
       const time = events.times[i]!;
       let kind = kinds.get(userAgent);
@@ -114,6 +114,7 @@ export function createVisitRecorder(options: VisitRecorderOptions): VisitRecorde
           language: null,
           visitor: null,
           variant: variant === '' ? null : variant,
+          rule: rule === '' ? null : rule,
         };
         continue;
       }
@@ -132,6 +133,7 @@ export function createVisitRecorder(options: VisitRecorderOptions): VisitRecorde
         language: languages.get(language)!,
         visitor: visitorHash(salts.saltOf(dayOf(time))!, client, userAgent, linkId),
         variant: variant === '' ? null : variant,
+        rule: rule === '' ? null : rule,
       };
     }
     return visits;

@@ -18,6 +18,8 @@ export interface Visit extends VisitDetails {
   visitor: Buffer | null;
   /** The URL of the A/B split's variant the visit went to (bots too); null when the link had no split. */
   variant: string | null;
+  /** The name of the redirect rule that decided (rules/match.ts: NO_RULE when none matched); null when the link had no rules. */
+  rule: string | null;
 }
 
 /** What a visit says of its visitor once classified; every field null when unknown. */
@@ -47,6 +49,9 @@ export const DIMENSIONS = [
   'variant_visits',
   'variant_humans',
   'variant_visitors',
+  // The redirect rule that decided a person's visit, by its name (its conditions in words, so reordering the
+  // rules mixes nothing): only for links with rules, so not one of the breakdowns every visit is counted in.
+  'rules',
 ] as const;
 /** The dimensions the stats list as breakdowns (value → human visits); the variant ones make `variants`. */
 export const BREAKDOWNS = ['referrers', 'browsers', 'os', 'devices', 'countries', 'languages', 'bots'] as const;
@@ -74,6 +79,8 @@ export function valueIn(visit: Visit, dimension: Dimension): string | undefined 
       return visit.language ?? '';
     case 'variant_humans':
       return visit.variant ?? undefined;
+    case 'rules':
+      return visit.rule ?? undefined;
   }
 }
 

@@ -266,7 +266,7 @@ const SCHEMAS: Record<string, Schema> = {
     type: 'object',
     additionalProperties: false,
     description: "A link's visits in a period, aligned to whole UTC hours or days. Bots never count as visits; they are listed apart.",
-    required: ['from', 'to', 'granularity', 'visits', 'lastVisitAt', 'series', ...BREAKDOWNS, 'variants'],
+    required: ['from', 'to', 'granularity', 'visits', 'lastVisitAt', 'series', ...BREAKDOWNS, 'variants', 'rules'],
     properties: {
       from: { type: 'string', format: 'date-time' },
       to: { type: 'string', format: 'date-time', description: 'Exclusive' },
@@ -307,6 +307,10 @@ const SCHEMAS: Record<string, Schema> = {
           required: ['url', 'visits', 'uniqueVisitors', 'humans'],
           properties: { url: { type: 'string' }, visits: COUNT, uniqueVisitors: COUNT, humans: COUNT },
         },
+      },
+      rules: {
+        ...TOP_LIST,
+        description: `Human visits by the redirect rule that decided them, a rule named by its conditions in words ("language is de and device is mobile", "every visitor" for none), "no rule matched" for the link's own target; [] for a link without rules. By count, then name; past ${TOP - 1} entries the rest is one "other" entry`,
       },
     },
   },

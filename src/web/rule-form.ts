@@ -2,7 +2,9 @@ import { AppError } from '../core/errors.ts';
 import { COUNTRY_CODES } from '../rules/countries.ts';
 import {
   BROWSERS,
+  CONDITION_LABELS,
   CONDITION_TYPES,
+  conditionsInWords,
   DEVICES,
   IN_APP_VALUES,
   OPERATING_SYSTEMS,
@@ -29,24 +31,6 @@ export const RULE_FIELDS = [
   ...splitFieldNames('split', RULE_SPLIT_ROWS, false),
 ] as const;
 
-/** What each condition type is called in the form's select and in a rule's line. */
-const TYPE_LABELS: Readonly<Record<ConditionType, string>> = {
-  device: 'device',
-  os: 'operating system',
-  browser: 'browser',
-  'in-app-browser': 'in-app browser',
-  language: 'language',
-  'query-param': 'query parameter equals',
-  'any-value-query-param': 'query parameter present',
-  'valueless-query-param': 'query parameter without a value',
-  'query-param-absent': 'query parameter absent',
-  'ip-address': 'IP address or CIDR range',
-  'geolocation-country-code': 'country',
-  'geolocation-city-name': 'city',
-  'before-date': 'before date',
-  'after-date': 'after date',
-};
-
 const QUERY_TYPES: ReadonlySet<string> = new Set(['query-param', 'any-value-query-param', 'valueless-query-param', 'query-param-absent']);
 /** The types that take no value, only a key. */
 const KEY_ONLY: ReadonlySet<string> = new Set(['any-value-query-param', 'valueless-query-param', 'query-param-absent']);
@@ -62,7 +46,7 @@ const CLOSED_VALUES: ReadonlyArray<readonly [string, readonly string[]]> = [
 
 /** The form's options: condition types, the values of the closed lists, the actions offered. */
 export function ruleFormOptions() {
-  const types = CONDITION_TYPES.map((type) => ({ value: type, label: TYPE_LABELS[type] }));
+  const types = CONDITION_TYPES.map((type) => ({ value: type, label: CONDITION_LABELS[type] }));
   return {
     types: [...types, { value: '', label: '(every visitor)' }],
     secondTypes: [{ value: '', label: '(none)' }, ...types],
@@ -98,25 +82,6 @@ export function ruleSplitRows(form: FormValues) {
 
 /** A rule as the link page lists it: its conditions in words ("language is de and device is mobile"), its action. */
 export function ruleLine(rule: RuleJson): { conditions: string; target: string | null; action: string } {
-  const conditions = rule.conditions.map(({ type, matchKey, matchValue }) => {
-    switch (type) {
-      case 'query-param':
-        return `query parameter ${matchKey ?? ''} is ${matchValue ?? ''}`;
-      case 'any-value-query-param':
-        return `query parameter ${matchKey ?? ''} is present`;
-      case 'valueless-query-param':
-        return `query parameter ${matchKey ?? ''} has no value`;
-      case 'query-param-absent':
-        return `query parameter ${matchKey ?? ''} is absent`;
-      case 'ip-address':
-        return `IP address is ${matchValue ?? ''}`;
-      case 'before-date':
-      case 'after-date':
-        return `${type === 'before-date' ? 'before' : 'after'} ${matchValue ?? ''}`;
-      default:
-        return `${TYPE_LABELS[type]} is ${matchValue ?? ''}`;
-    }
-  });
   const action =
     rule.target !== undefined
       ? ''
@@ -126,7 +91,7 @@ export function ruleLine(rule: RuleJson): { conditions: string; target: string |
           ? `split: ${rule.split.map((v) => `${v.url} ×${v.weight}${v.paused ? ' (paused)' : ''}`).join(', ')}`
           : `page ${rule.page ?? ''}`;
   return {
-    conditions: conditions.length === 0 ? 'for every visitor' : `if ${conditions.join(' and ')}`,
+    conditions: rule.conditions.length === 0 ? 'for every visitor' : `if ${conditionsInWords(rule.conditions)}`,
     target: rule.target ?? null,
     action,
   };

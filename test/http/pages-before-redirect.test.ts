@@ -304,6 +304,13 @@ test('a page rule decides only when it matches: past the page, the next rule’s
   const html = await (await visit(k, 'chain', { 'accept-language': 'de' })).text();
   const on = await post(k, 'chain', { pass: hidden(html, 'pass'), query: '' }, { 'accept-language': 'de' });
   t.is(on.headers.get('location'), 'https://example.de/');
+  // The visit past the page counts under the rule that decided where it went (both go by the same words here).
+  await k.flushVisits();
+  const { rules } = await json<{ rules: unknown }>(await k.get('/api/v1/links/chain/stats'));
+  t.deepEqual(rules, [
+    { name: 'language is de', count: 1 },
+    { name: 'no rule matched', count: 1 },
+  ]);
 });
 
 test('the link page sets the pages and the rule editor a page rule, without JavaScript; a refused setting is shown beside its field', async (t) => {

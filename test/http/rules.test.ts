@@ -2,6 +2,7 @@ import test from 'ava';
 import { BROWSER_ACCEPT, startKurz, type TestKurz } from '../helpers.ts';
 import { UA } from '../fixtures/user-agents.ts';
 import { member } from './members.ts';
+import { browser } from './ui-session.ts';
 
 // A link's redirect rules (issue 26, part B): set and read through PUT/GET /api/v1/links/CODE/rules, stored
 // on the backend of the run, and applied by the redirect with the real headers a phone and a desktop send.
@@ -313,4 +314,66 @@ test('rules that cannot be read fail closed to the link’s own target, with an 
     k.log.lines.some((line) => line.includes('rules that cannot be read')),
     k.log.lines.join('\n'),
   );
+});
+
+test('the stats count each person’s visit under the rule that decided it, by its conditions in words, whatever the rules’ order', async (t) => {
+  const k = await startKurz(t);
+  const german = { conditions: [{ type: 'language', matchValue: 'de' }], target: 'https://example.de/' };
+  const iphone = {
+    conditions: [
+      { type: 'device', matchValue: 'mobile' },
+      { type: 'os', matchValue: 'ios' },
+    ],
+    target: 'https://apps.apple.com/app/kurz',
+  };
+  await linkWith(k, 'ruled', [german, iphone]);
+  for (let i = 0; i < 3; i++) await where(visit(k, 'ruled', { 'accept-language': 'de' }));
+  for (let i = 0; i < 2; i++) await where(visit(k, 'ruled', { 'user-agent': UA.iphoneSafari }));
+  await where(visit(k, 'ruled'));
+  // A bot follows the German rule, but the breakdown is of people, as every other one.
+  await where(visit(k, 'ruled', { 'accept-language': 'de', 'user-agent': UA.googlebot }));
+  await k.flushVisits();
+  type Stats = { visits: { humans: number }; rules: Array<{ name: string; count: number }> };
+  const stats = await json<Stats>(await k.get('/api/v1/links/ruled/stats'));
+  t.is(stats.visits.humans, 6);
+  t.deepEqual(stats.rules, [
+    { name: 'language is de', count: 3 },
+    { name: 'device is mobile and operating system is ios', count: 2 },
+    { name: 'no rule matched', count: 1 },
+  ]);
+
+  // Reordered, the rules keep their names: later visits add to the same entries.
+  t.is((await k.request('PUT', '/api/v1/links/ruled/rules', { rules: [iphone, german] })).status, 200);
+  await where(visit(k, 'ruled', { 'user-agent': UA.iphoneSafari, 'accept-language': 'de' }));
+  await k.flushVisits();
+  const after = await json<Stats>(await k.get('/api/v1/links/ruled/stats'));
+  t.deepEqual(after.rules, [
+    { name: 'device is mobile and operating system is ios', count: 3 },
+    { name: 'language is de', count: 3 },
+    { name: 'no rule matched', count: 1 },
+  ]);
+
+  const b = await browser(k);
+  const page = await (await b.get('/links/ruled/stats')).text();
+  t.regex(page, /<h2 id="rules-heading">Redirect rules<\/h2>/);
+  const table = /<div class="top-table" id="top-rules">[\s\S]*?<\/table>/.exec(page)?.[0] ?? '';
+  t.regex(table, /<caption>Visits by redirect rule<\/caption>/);
+  t.deepEqual(
+    [
+      ...table.matchAll(/<th scope="row">([^<]*)<svg class="share-bar"[\s\S]*?<td class="num">(\d+)<\/td><td class="num">(\d+%)<\/td>/g),
+    ].map((m) => [m[1], m[2], m[3]]),
+    [
+      ['device is mobile and operating system is ios', '3', '43%'],
+      ['language is de', '3', '43%'],
+      ['no rule matched', '1', '14%'],
+    ],
+  );
+  const csv = await (await b.get('/links/ruled/stats.csv')).text();
+  t.true(csv.includes('rules,language is de,visits,3'), csv);
+
+  await k.postJson('/api/v1/links', { url: PLAIN, alias: 'plain' });
+  await where(visit(k, 'plain'));
+  await k.flushVisits();
+  t.deepEqual((await json<Stats>(await k.get('/api/v1/links/plain/stats'))).rules, [], 'a link without rules: none');
+  t.false((await (await b.get('/links/plain/stats')).text()).includes('rules-heading'), 'and no rules table');
 });

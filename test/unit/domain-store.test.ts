@@ -57,6 +57,7 @@ function visit(linkId: number, at: number): Visit {
     language: null,
     visitor: null,
     variant: null,
+    rule: null,
   };
 }
 

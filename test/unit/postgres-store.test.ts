@@ -99,6 +99,7 @@ function visit(linkId: number, at: number, fields: Partial<Visit> = {}): Visit {
     language: null,
     visitor: null,
     variant: null,
+    rule: null,
     ...fields,
   };
 }

@@ -34,7 +34,8 @@ function facts(over: Partial<Omit<RuleFacts, 'country' | 'city'>> & { country?: 
 
 /** The rule `rules` choose for the request, compiled as the store's loading compiles them. */
 function chooseRule(rules: readonly Rule[], f: RuleFacts, skipPages = false): Rule | undefined {
-  return choose(compileRules(rules), f, undefined, skipPages);
+  const program = compileRules(rules);
+  return program.rules[choose(program, f, undefined, skipPages)];
 }
 
 /** A rule with one condition, to the target named after it. */

@@ -1,6 +1,6 @@
 import test, { type ExecutionContext } from 'ava';
 import { VisitBuffer } from '../../src/visits/visit-buffer.ts';
-import { stringsOf, VisitLog, type VisitEvents, type VisitStrings } from '../../src/visits/visit-events.ts';
+import { FIELDS, stringsOf, VisitLog, type VisitEvents, type VisitStrings } from '../../src/visits/visit-events.ts';
 import { waitFor } from '../helpers.ts';
 
 /** A buffer that keeps what it writes here; stopped when the test ends. */
@@ -213,7 +213,7 @@ test('without a writer to offload to, repeat visits wait for the timer however m
   );
 });
 
-const HEADER_CASES: Array<[string, string[], Omit<VisitStrings, 'client' | 'variant'>]> = [
+const HEADER_CASES: Array<[string, string[], Omit<VisitStrings, 'client' | 'variant' | 'rule'>]> = [
   ['canonical case', HEADERS, { userAgent: 'ua', referrer: 'https://example.com/', language: 'de' }],
   ['any case', ['USER-AGENT', 'a', 'REFERER', 'r', 'accept-language', 'fr'], { userAgent: 'a', referrer: 'r', language: 'fr' }],
   [
@@ -244,7 +244,7 @@ for (const [name, rawHeaders, expected] of HEADER_CASES) {
     const { visits, written } = buffer(t);
     visits.record(1, 1, '198.51.100.4', rawHeaders);
     visits.flush();
-    t.deepEqual(stringsOf(written[0]!, 0), { client: '198.51.100.4', ...expected, variant: '' });
+    t.deepEqual(stringsOf(written[0]!, 0), { client: '198.51.100.4', ...expected, variant: '', rule: '' });
   });
 }
 
@@ -269,10 +269,10 @@ test('take() keeps each distinct string once and empties the log', (t) => {
   t.is(log.length, 0);
   t.is(events.length, 100);
   t.deepEqual([...events.strings].sort(), ['', '192.0.2.0', '192.0.2.1', 'de', ua].sort());
-  t.is(events.fields.length, 500);
-  t.is(new Set(Array.from({ length: 100 }, (_, i) => events.fields[i * 5 + 1])).size, 1, 'one index for the user agent');
+  t.is(events.fields.length, 100 * FIELDS.length);
+  t.is(new Set(Array.from({ length: 100 }, (_, i) => events.fields[i * FIELDS.length + 1])).size, 1, 'one index for the user agent');
   for (let i = 0; i < 100; i++) {
-    t.deepEqual(stringsOf(events, i), { client: `192.0.2.${i % 2}`, userAgent: ua, referrer: '', language: 'de', variant: '' });
+    t.deepEqual(stringsOf(events, i), { client: `192.0.2.${i % 2}`, userAgent: ua, referrer: '', language: 'de', variant: '', rule: '' });
     t.is(events.linkIds[i], i % 3);
     t.is(events.times[i], i);
   }
@@ -284,11 +284,11 @@ test('the log grows past its first capacity and keeps every event in order', (t)
   for (let i = 0; i < 5000; i++) log.record(i, i * 2, `c${i}`, 'ua', 'r', 'l');
   const events = log.take();
   t.is(events.length, 5000);
-  t.deepEqual(stringsOf(events, 4999), { client: 'c4999', userAgent: 'ua', referrer: 'r', language: 'l', variant: '' });
+  t.deepEqual(stringsOf(events, 4999), { client: 'c4999', userAgent: 'ua', referrer: 'r', language: 'l', variant: '', rule: '' });
   t.is(events.linkIds[1024], 1024);
   t.is(events.times[4999], 9998);
   t.is(events.strings.length, 5004, "each client, the three headers' values and no variant's ''");
   // A log used again after take() starts empty.
   log.record(1, 1, 'x', '', '', '');
-  t.deepEqual(stringsOf(log.take(), 0), { client: 'x', userAgent: '', referrer: '', language: '', variant: '' });
+  t.deepEqual(stringsOf(log.take(), 0), { client: 'x', userAgent: '', referrer: '', language: '', variant: '', rule: '' });
 });

@@ -5,7 +5,7 @@ import { memoryLogger } from '../../src/core/log.ts';
 import type { VisitStore } from '../../src/store/ports.ts';
 import { classifyUserAgent } from '../../src/visits/classify.ts';
 import { noCountry } from '../../src/visits/geo.ts';
-import { VisitLog, type VisitEvents } from '../../src/visits/visit-events.ts';
+import { stringsOf, VisitLog, type VisitEvents } from '../../src/visits/visit-events.ts';
 import { passOrder, VisitHandover, writtenThrough, type VisitReceipt } from '../../src/visits/visit-handover.ts';
 import { createVisitRecorder } from '../../src/visits/visit-recorder.ts';
 import { BROWSER_UA } from '../helpers.ts';
@@ -50,6 +50,33 @@ test('of a pass written in part, the rest in pass order is handed on, with the f
   // The pass is the first two flushes: links 2, 1, 2 | 1; in pass order times 1, 3 (link 1), then 0, 2 (link 2).
   for (const links of [[2, 1, 2], [1], [7]]) handover.sent(flushOf(links, serial));
   t.deepEqual(timesOf(handover.unwritten({ from: 0, to: 4, written: 3 })), [2, 4]);
+});
+
+test('a visit handed on keeps every field: its headers, its variant and its rule', (t) => {
+  const handover = new VisitHandover();
+  const log = new VisitLog();
+  log.record(2, 0, '192.0.2.1', BROWSER_UA, 'https://news.example/', 'de', 'https://example.com/b', 'language is de');
+  log.record(1, 1, '192.0.2.2', 'curl/8', '', 'fr', '', '');
+  handover.sent(log.take());
+  // The pass was written up to its first visit in link order (link 1's): link 2's visit is handed on, then link 1's of the next flush.
+  const next = new VisitLog();
+  next.record(1, 2, '192.0.2.3', BROWSER_UA, '', '', 'https://example.com/a', 'no rule matched');
+  handover.sent(next.take());
+  const left = handover.unwritten({ from: 0, to: 2, written: 1 });
+  t.deepEqual(
+    [0, 1].map((i) => stringsOf(left, i)),
+    [
+      {
+        client: '192.0.2.1',
+        userAgent: BROWSER_UA,
+        referrer: 'https://news.example/',
+        language: 'de',
+        variant: 'https://example.com/b',
+        rule: 'language is de',
+      },
+      { client: '192.0.2.3', userAgent: BROWSER_UA, referrer: '', language: '', variant: 'https://example.com/a', rule: 'no rule matched' },
+    ],
+  );
 });
 
 test('a receipt that splits a flush is refused: the writer and the server disagree', (t) => {

@@ -25,6 +25,7 @@ function bareVisit(linkId: number, at: number, bot: string | null = null): Visit
     language: null,
     visitor: null,
     variant: null,
+    rule: null,
   };
 }
 

@@ -112,7 +112,7 @@ export function leadOnHandlers(web: WebServices): LeadOn {
       switch (decided.outcome) {
         case 'redirect':
           sendSeeOther(ctx.res, decided.location, UNCACHED);
-          web.visits.record(target.id, web.now(), web.pipeline.clientOf(ctx.req), ctx.req.rawHeaders, decided.variant);
+          web.visits.record(target.id, web.now(), web.pipeline.clientOf(ctx.req), ctx.req.rawHeaders, decided.variant, decided.rule);
           return;
         case 'page': {
           const page = {

@@ -102,7 +102,7 @@ function seriesSection(name: string, series: ReadonlyArray<{ t: Date; humans: nu
   };
 }
 
-/** A link's figures as the CSV has them: totals, the series, each breakdown, the bots and the variants. */
+/** A link's figures as the CSV has them: totals, the series, each breakdown, the bots, the rules and the variants. */
 function linkSections(stats: LinkStats, prefix = ''): CsvSection[] {
   return [
     {
@@ -114,7 +114,7 @@ function linkSections(stats: LinkStats, prefix = ''): CsvSection[] {
       ],
     },
     seriesSection(`${prefix}series_${stats.granularity}`, stats.series),
-    ...[...TABLES.map(([key]) => key), 'bots' as const].map((key) => ({
+    ...[...TABLES.map(([key]) => key), 'bots' as const, 'rules' as const].map((key) => ({
       name: `${prefix}${key}`,
       rows: (stats[key] as Entry[]).map((e) => [e.name, 'visits', e.count] as const),
     })),
@@ -231,6 +231,17 @@ export function statsPageHandlers(web: WebServices) {
               settings: isAdmin(actorOf(ctx)),
             },
         bots: shares(stats.bots, stats.visits.bots),
+        // A link with rules (or that had some in the period): which rule decided each person's visit.
+        rules:
+          link.hasRules || stats.rules.length > 0
+            ? {
+                entries: shares(
+                  stats.rules,
+                  stats.rules.reduce((sum, e) => sum + e.count, 0),
+                ),
+                editor: `${row.path}#rule-editor`,
+              }
+            : null,
         variants: stats.variants.map((v) => ({
           ...v,
           bar: shareBar(
