@@ -8,7 +8,7 @@ import { listenOn, workerStarted } from '../../src/cluster/start-channel.ts';
 import { handedVisits } from '../../src/cluster/visits-channel.ts';
 import { fromWriter, toWriter } from '../../src/cluster/writer-channel.ts';
 import { memoryLogger } from '../../src/core/log.ts';
-import { NO_EVENTS, VisitLog } from '../../src/visits/visit-events.ts';
+import { FIELDS, NO_EVENTS, VisitLog } from '../../src/visits/visit-events.ts';
 import { BROWSER_UA } from '../helpers.ts';
 
 const events = (() => {
@@ -147,7 +147,7 @@ test('over a real IPC pipe, the parent drops what a child sends malformed and ge
     process.send('garbage');
     process.send({ channel: 'visits', body: { visits: { length: 1, linkIds: [1], times: [1], strings: [], fields: [] } } });
     process.send({ channel: 'visits', body: { visits: {
-      length: 1, linkIds: Float64Array.of(7), times: Float64Array.of(1e12), strings: ['192.0.2.9', ''], fields: Uint32Array.of(0, 1, 1, 1, 1) } } },
+      length: 1, linkIds: Float64Array.of(7), times: Float64Array.of(1e12), strings: ['192.0.2.9', ''], fields: Uint32Array.of(0${', 1'.repeat(FIELDS.length - 1)}) } } },
       () => process.disconnect());
   `;
   const child = spawn(process.execPath, ['-e', script], { serialization: 'advanced', stdio: ['ignore', 'ignore', 'inherit', 'ipc'] });
