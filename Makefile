@@ -18,6 +18,9 @@ NODE_DIR := $(dir $(PINNED_NODE))
 NODE := $(PINNED_NODE)
 endif
 export PATH := $(NODE_DIR):$(CURDIR)/node_modules/.bin:$(PATH)
+# Node keeps the modules it compiled (kurz's TypeScript type-stripped, the bundle, the tools) in .cache/ and
+# reads them back in the next process: the tests start kurz's CLI and server hundreds of times, from source.
+export NODE_COMPILE_CACHE ?= $(CURDIR)/.cache/node
 
 DEPS := node_modules/.installed
 SOURCES := $(shell find src views -type f) package.json

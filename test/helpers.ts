@@ -217,6 +217,15 @@ export async function waitFor(condition: () => boolean | Promise<boolean>, ms = 
 
 const MAIN = join(import.meta.dirname, '..', 'src', 'main.ts');
 
+/**
+ * What a kurz process started by a test gets of the test's environment: PATH, and Node's compile cache when
+ * `make test` sets one (each process then reads kurz's modules compiled, type-stripped, instead of doing it again).
+ */
+export const BASE_ENV: Readonly<Record<string, string>> = {
+  PATH: process.env['PATH'] ?? '',
+  ...(process.env['NODE_COMPILE_CACHE'] ? { NODE_COMPILE_CACHE: process.env['NODE_COMPILE_CACHE'] } : {}),
+};
+
 export interface CliResult {
   code: number;
   stdout: string;
@@ -271,7 +280,7 @@ function runProcess(
     const child = execFile(
       file,
       argv,
-      { env: { PATH: process.env['PATH'] ?? '', ...env }, cwd: options.cwd, maxBuffer: 64 * 1024 * 1024 },
+      { env: { ...BASE_ENV, ...env }, cwd: options.cwd, maxBuffer: 64 * 1024 * 1024 },
       (err, stdout, stderr) => {
         resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr });
       },
@@ -303,7 +312,7 @@ export async function startServe(
     ? [options.binary, ['serve', ...(options.args ?? [])]]
     : [process.execPath, [MAIN, 'serve', ...(options.args ?? [])]];
   const child = spawn(file, argv, {
-    env: { PATH: process.env['PATH'] ?? '', KURZ_PORT: '0', KURZ_LOG_FORMAT: 'text', ...env },
+    env: { ...BASE_ENV, KURZ_PORT: '0', KURZ_LOG_FORMAT: 'text', ...env },
     cwd: options.cwd,
     stdio: ['ignore', 'pipe', 'pipe'],
   });

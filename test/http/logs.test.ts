@@ -2,7 +2,7 @@ import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { join } from 'node:path';
 import test from 'ava';
-import { createKeyIn, freshDatabase, runCli, sqliteOnly, startKurz, startServe, waitFor } from '../helpers.ts';
+import { BASE_ENV, createKeyIn, freshDatabase, runCli, sqliteOnly, startKurz, startServe, waitFor } from '../helpers.ts';
 
 const MAIN = join(import.meta.dirname, '..', '..', 'src', 'main.ts');
 
@@ -64,7 +64,7 @@ sqliteOnly(
     const db = await freshDatabase(t);
     // script(1) runs kurz on a pseudo-terminal: its standard error is a TTY, as in an interactive shell.
     const child = spawn('script', ['-qfec', `${process.execPath} ${MAIN} serve`, '/dev/null'], {
-      env: { PATH: process.env['PATH'] ?? '', KURZ_PORT: '0', KURZ_LOG_FORMAT: 'auto', ...db.env },
+      env: { ...BASE_ENV, KURZ_PORT: '0', KURZ_LOG_FORMAT: 'auto', ...db.env },
       stdio: ['pipe', 'pipe', 'pipe'],
     });
     let output = '';

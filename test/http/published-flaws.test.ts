@@ -9,6 +9,7 @@ import { envName, OPTIONS } from '../../src/config.ts';
 import {
   ADMIN_PASSWORD,
   BROWSER_ACCEPT,
+  BASE_ENV,
   BROWSER_UA,
   cookiesOf,
   csrfOf,
@@ -826,7 +827,7 @@ test("issue 23: a first start whose stderr is no terminal writes the password to
   const database = await freshDatabase(t);
   // A folder kurz makes itself, under umask 000: left alone it would be open to everyone.
   const db = join(tempDir(t), 'data', 'kurz.db');
-  const env = { PATH: process.env['PATH'] ?? '', KURZ_PORT: '0', KURZ_LOG_FORMAT: 'text', KURZ_DB: db, ...database.env };
+  const env = { ...BASE_ENV, KURZ_PORT: '0', KURZ_LOG_FORMAT: 'text', KURZ_DB: db, ...database.env };
   if (database.file !== '') env.KURZ_DB = db;
   const child = spawn('/bin/sh', ['-c', 'umask 000 && exec "$@"', 'sh', process.execPath, MAIN, 'serve'], {
     env,

@@ -6,7 +6,7 @@ import { setTimeout as delay } from 'node:timers/promises';
 import test, { type ExecutionContext } from 'ava';
 import Sqlite from 'better-sqlite3';
 import type { Durability } from '../../src/config.ts';
-import { backend, createKeyIn, freshDatabase, startServe, waitFor, type ServeProcess } from '../helpers.ts';
+import { backend, BASE_ENV, createKeyIn, freshDatabase, startServe, waitFor, type ServeProcess } from '../helpers.ts';
 import { seededRandom } from '../support/seeded-random.ts';
 
 // kill -9 at random moments, at least KILLS times a run: of kurz serve while a separate process creates and
@@ -46,7 +46,7 @@ interface Load {
 
 /** Starts test/support/crash-load.ts; it sends nothing until it is told a server. */
 function startLoad(t: ExecutionContext, env: Record<string, string>): Load {
-  const child = spawn(process.execPath, [LOAD], { env: { PATH: process.env['PATH'] ?? '', ...env }, stdio: ['pipe', 'pipe', 'inherit'] });
+  const child = spawn(process.execPath, [LOAD], { env: { ...BASE_ENV, ...env }, stdio: ['pipe', 'pipe', 'inherit'] });
   t.teardown(() => {
     if (child.exitCode === null) child.kill('SIGKILL');
   });
