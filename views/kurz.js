@@ -171,11 +171,19 @@ function howFar(at, now) {
 }
 
 const localTime = new Intl.DateTimeFormat(undefined, { dateStyle: 'medium', timeStyle: 'short' });
+// An hour of a table by the hour (data-time="hour"): its weekday and time, which say enough in a day's rows;
+// the current one ("this-hour") keeps its words.
+const localHour = new Intl.DateTimeFormat(undefined, { weekday: 'short', hour: 'numeric', minute: '2-digit' });
 for (const time of document.querySelectorAll('time[datetime]')) {
   const iso = time.getAttribute('datetime');
   const at = new Date(iso);
   if (!iso.includes('T') || Number.isNaN(at.getTime())) continue;
   time.title = time.textContent;
+  if (time.dataset.time === 'hour' || time.dataset.time === 'this-hour') {
+    time.classList.add('local');
+    if (time.dataset.time === 'hour') time.textContent = localHour.format(at);
+    continue;
+  }
   // The time and its hint each unbroken; a narrow cell puts the hint on a line of its own.
   const when = document.createElement('span');
   when.textContent = localTime.format(at);

@@ -130,6 +130,7 @@ async function everyPage(t: ExecutionContext): Promise<void> {
     '/links/gone',
     '/links/ab',
     '/links/ab/stats',
+    '/links/warn/stats',
     '/links/alpha/stats',
     '/links/alpha/stats?period=24h',
     '/stats/compare?code=alpha&code=ab',
@@ -162,6 +163,9 @@ async function everyPage(t: ExecutionContext): Promise<void> {
   await page.locator('details#rule-editor > summary').click();
   await page.locator('details#pages-editor > summary').click();
   await check(page, null, 'the link page, every part open');
+  await page.goto('/?period=24h');
+  await page.locator('details#per-day > summary').click();
+  await check(page, null, 'the dashboard by the hour, its table open');
   /** A form at `path` filled by label and sent with `button`, checked once `shown` appears. */
   const sent = async (path: string, fields: Array<[string, string]>, button: string, shown: string, name: string) => {
     await page.goto(path);

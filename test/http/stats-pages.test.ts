@@ -83,7 +83,7 @@ test("the dashboard's last 24 hours: by the hour from the hourly rollup, its top
   t.true(html.includes('Human visits per hour, last 24 hours (UTC)'));
   const hours = [
     ...html.matchAll(
-      /<tr><th scope="row"><time datetime="([^"]+)">[^<]*<\/time><\/th><td class="num">(\d+)<\/td><td class="num">(\d+)<\/td><\/tr>/g,
+      /<tr><th scope="row"><time datetime="([^"]+)" data-time="(?:hour|this-hour)">[^<]*<\/time><\/th><td class="num">(\d+)<\/td><td class="num">(\d+)<\/td><\/tr>/g,
     ),
   ];
   t.is(hours.length, 24, 'one row an hour');
@@ -106,7 +106,7 @@ test("the dashboard's last 24 hours: by the hour from the hourly rollup, its top
   const minePage = await (await mia.page('/?period=24h')).text();
   const mineHours = [
     ...minePage.matchAll(
-      /<tr><th scope="row"><time datetime="[^"]+">[^<]*<\/time><\/th><td class="num">\d+<\/td><td class="num">(\d+)<\/td><\/tr>/g,
+      /<tr><th scope="row"><time datetime="[^"]+" data-time="(?:hour|this-hour)">[^<]*<\/time><\/th><td class="num">\d+<\/td><td class="num">(\d+)<\/td><\/tr>/g,
     ),
   ].map((m) => Number(m[1]));
   t.is(
@@ -167,6 +167,20 @@ test('the comparison: two to five links the user may see, else a 4xx saying why'
   const { res, html } = await b.page('/stats/compare?code=a1&code=a2&code=a3');
   t.is(res.status, 200);
   for (const code of ['a1', 'a2', 'a3']) t.regex(html, new RegExp(`class="series series-\\d"><title>${code}: 0 human visits`));
+});
+
+test('without a GeoIP database the stats page says how to get countries: an admin how to set it, a member whom to ask', async (t) => {
+  const k = await startKurz(t);
+  await create(k, { url: 'https://example.com/admin', alias: 'mine' });
+  const mia = await member(k, 'mia');
+  t.is((await mia.api('POST', '/api/v1/links', { url: 'https://example.com/mia', alias: 'hers' })).status, 201);
+  const hint = (html: string) => said(/<p class="card geo-hint" id="geo-hint">[\s\S]*?<\/p>/.exec(html)?.[0] ?? '').trim();
+  const admins = hint(await (await (await browser(k)).get('/links/mine/stats')).text());
+  for (const name of ['geoipDatabase', 'KURZ_GEOIP_DATABASE', '--geoip-database', 'See Settings']) t.true(admins.includes(name), name);
+  t.is(
+    hint(await (await mia.page('/links/hers/stats')).text()),
+    'Countries need a GeoIP database (a free DB-IP Lite or MaxMind GeoLite2 Country file), which an admin of this kurz sets as geoipDatabase : ask yours to. Visits from then on get their country.',
+  );
 });
 
 test("a member compares their own links only: another user's code is unknown to them", async (t) => {
