@@ -94,7 +94,8 @@ export interface Variant {
 
 /**
  * A rule's conditions in words, "language is de and device is mobile" ("every visitor" for none): how the link
- * page lists the rule, and the name its visits are counted under in the link's stats.
+ * page lists the rule, and the name its visits are counted under in the link's stats (so values the redirect
+ * takes for one are written as one).
  */
 export function conditionsInWords(conditions: ReadonlyArray<Pick<Condition, 'type' | 'matchKey' | 'matchValue'>>): string {
   if (conditions.length === 0) return 'every visitor';
@@ -111,6 +112,11 @@ export function conditionsInWords(conditions: ReadonlyArray<Pick<Condition, 'typ
           return `query parameter ${matchKey ?? ''} is absent`;
         case 'ip-address':
           return `IP address is ${matchValue ?? ''}`;
+        // As the redirect compares them (match.ts): "de" and "DE" are one country, "de_AT" and "de-at" one language.
+        case 'geolocation-country-code':
+          return `country is ${(matchValue ?? '').toUpperCase()}`;
+        case 'language':
+          return `language is ${(matchValue ?? '').toLowerCase().replaceAll('_', '-')}`;
         case 'before-date':
         case 'after-date':
           return `${type === 'before-date' ? 'before' : 'after'} ${matchValue ?? ''}`;

@@ -202,6 +202,42 @@ test.serial('every breakdown has a bar as long as its share; the number stays te
   }
 });
 
+test.serial('a link with rules: its visits by the rule that decided, with bars, and a way to its rule editor', async (t) => {
+  const k = await seeded(t);
+  await create(k, 'routed');
+  const rules = [
+    { conditions: [{ type: 'geolocation-country-code', matchValue: 'de' }], target: 'https://example.de/routed' },
+    { conditions: [{ type: 'geolocation-country-code', matchValue: 'BR' }], refuse: 451 },
+  ];
+  t.is((await k.request('PUT', '/api/v1/links/routed/rules', { rules })).status, 200);
+  for (const address of ['203.0.113.1', '203.0.113.2', '203.0.113.3', '203.0.113.130']) await visit(k, 'routed', address);
+  // Refused: no visit, so no entry for its rule.
+  await visit(k, 'routed', '198.51.100.7');
+  await k.flushVisits();
+  for (const viewport of [DESKTOP, PHONE]) {
+    const { page, problems } = await session(t, k, viewport);
+    await page.goto('/links/routed/stats');
+    const rows = await page
+      .locator('#top-rules tbody tr')
+      .evaluateAll((trs) =>
+        trs.map((r) => [
+          r.querySelector('th')?.textContent,
+          r.querySelector('rect.share-fill')?.getAttribute('width'),
+          r.lastElementChild?.textContent,
+        ]),
+      );
+    t.deepEqual(rows, [
+      ['country is DE', '75', '75%'],
+      ['no rule matched', '25', '25%'],
+    ]);
+    await shoot(t, page, 'statistics-rules', viewport);
+    await page.locator('#rules-heading + p').getByRole('link', { name: 'rules' }).click();
+    await page.waitForURL(/\/links\/routed#rule-editor$/);
+    t.not(await page.locator('details#rule-editor').getAttribute('open'), null, 'the rule editor opens');
+    t.deepEqual(problems, []);
+  }
+});
+
 test.serial('without a GeoIP database: no map and no "unknown 100 %", a hint naming the setting, the variable and the flag', async (t) => {
   const k = await seeded(t, false);
   for (const viewport of [DESKTOP, PHONE]) {

@@ -95,9 +95,10 @@ test('add, move and remove: each a post answered 303 to the list, each through s
   const second = { conditions: [{ type: 'geolocation-country-code', matchKey: null, matchValue: 'cn' }], refuse: 451 };
   const third = { conditions: [{ type: 'any-value-query-param', matchKey: 'promo', matchValue: null }], refuse: 403 };
   t.deepEqual(await rulesOf(k, 'ruled'), [first, second, third]);
+  // The line writes the country as the redirect reads it, whatever case it was typed in.
   t.deepEqual(lines((await b.page('/links/ruled')).html), [
     'if language is de and device is mobile → https://example.de/seite',
-    'if country is cn → refuse 451',
+    'if country is CN → refuse 451',
     'if query parameter promo is present → refuse 403',
   ]);
   // The redirect follows at once.

@@ -4,7 +4,16 @@ import { AppError } from '../../src/core/errors.ts';
 import { urlRules } from '../../src/links/url-rules.ts';
 import { COUNTRY_CODES } from '../../src/rules/countries.ts';
 import { chooseRule as choose, compileRules, drawVariant, type RuleFacts } from '../../src/rules/match.ts';
-import { CONDITION_TYPES, parseRules, parseSplit, ruleJson, type Rule, type Variant } from '../../src/rules/rule.ts';
+import {
+  CONDITION_TYPES,
+  conditionsInWords,
+  parseRules,
+  parseSplit,
+  ruleJson,
+  type ConditionType,
+  type Rule,
+  type Variant,
+} from '../../src/rules/rule.ts';
 import { UA } from '../fixtures/user-agents.ts';
 
 const urls = urlRules({
@@ -865,4 +874,26 @@ test('the country list is ISO 3166-1 alpha-2 (249 codes) and Kosovo, each a regi
     t.not(names.of(code), code, code);
   }
   for (const retired of ['UK', 'EU', 'YU', 'CS', 'AN', 'SU', 'ZZ']) t.false(COUNTRY_CODES.has(retired), retired);
+});
+
+test('a rule goes by its conditions in words, written as the redirect reads them: the name its visits are counted under', (t) => {
+  const words = (conditions: Array<[string, string | null, string | null]>) =>
+    conditionsInWords(conditions.map(([type, matchKey, matchValue]) => ({ type: type as ConditionType, matchKey, matchValue })));
+  t.is(words([]), 'every visitor');
+  t.is(
+    words([
+      ['language', null, 'de_AT'],
+      ['device', null, 'mobile'],
+    ]),
+    'language is de-at and device is mobile',
+  );
+  t.is(words([['geolocation-country-code', null, 'de']]), words([['geolocation-country-code', null, 'DE']]));
+  t.is(words([['geolocation-country-code', null, 'de']]), 'country is DE');
+  t.is(words([['query-param', 'utm', 'x']]), 'query parameter utm is x');
+  t.is(words([['query-param-absent', 'utm', null]]), 'query parameter utm is absent');
+  t.is(words([['ip-address', null, '10.0.0.0/8']]), 'IP address is 10.0.0.0/8');
+  t.is(words([['after-date', null, '2026-12-01']]), 'after 2026-12-01');
+  // Names differ as the rules differ.
+  const program = compileRules(parseRules([{ conditions: [{ type: 'os', matchValue: 'ios' }], target: 'https://example.com/ios' }], urls));
+  t.deepEqual(program.names, ['operating system is ios']);
 });
