@@ -89,6 +89,18 @@ async function session(t: ExecutionContext, k: TestKurz, viewport: Viewport = DE
   return { page, problems };
 }
 
+/** A top list's rows as [name, the bar's length of 100, the share as written]. */
+const barRows = (page: Page, id: string) =>
+  page
+    .locator(`#top-${id} tbody tr`)
+    .evaluateAll((rows) =>
+      rows.map((r) => [
+        r.querySelector('th')?.textContent,
+        r.querySelector('rect.share-fill')?.getAttribute('width'),
+        r.lastElementChild?.textContent,
+      ]),
+    );
+
 const chartTitle = (page: Page) => page.locator('#chart-heading + figure svg > title').textContent();
 
 test.serial('the period picker works without JavaScript: a form and its Show button, the choice in the URL', async (t) => {
@@ -166,16 +178,7 @@ test.serial('every breakdown has a bar as long as its share; the number stays te
       t.is(await page.locator(`#top-${id} svg.share-bar`).count(), await rows.count(), `a bar on each row of ${id}`);
     }
     // Chrome 4 of 6, Firefox 2 of 6: the bars are 66.67 and 33.33 of 100 units, and the table says 67% and 33%.
-    const browsers = await page
-      .locator('#top-browsers tbody tr')
-      .evaluateAll((rows) =>
-        rows.map((r) => [
-          r.querySelector('th')?.textContent,
-          r.querySelector('rect.share-fill')?.getAttribute('width'),
-          r.lastElementChild?.textContent,
-        ]),
-      );
-    t.deepEqual(browsers, [
+    t.deepEqual(await barRows(page, 'browsers'), [
       ['Chrome', '66.67', '67%'],
       ['Firefox', '33.33', '33%'],
     ]);
@@ -217,16 +220,7 @@ test.serial('a link with rules: its visits by the rule that decided, with bars, 
   for (const viewport of [DESKTOP, PHONE]) {
     const { page, problems } = await session(t, k, viewport);
     await page.goto('/links/routed/stats');
-    const rows = await page
-      .locator('#top-rules tbody tr')
-      .evaluateAll((trs) =>
-        trs.map((r) => [
-          r.querySelector('th')?.textContent,
-          r.querySelector('rect.share-fill')?.getAttribute('width'),
-          r.lastElementChild?.textContent,
-        ]),
-      );
-    t.deepEqual(rows, [
+    t.deepEqual(await barRows(page, 'rules'), [
       ['country is DE', '75', '75%'],
       ['no rule matched', '25', '25%'],
     ]);
