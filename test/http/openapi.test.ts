@@ -5,7 +5,7 @@ import { OPTION_FIELDS } from '../../src/links/link-options.ts';
 import type { OpenApiDocument } from '../../src/web/openapi.ts';
 import { SCOPES } from '../../src/auth/scopes.ts';
 import { API_SCOPES, createRouter } from '../../src/web/routes.ts';
-import { BROWSER_ACCEPT, startKurz, type TestKurz } from '../helpers.ts';
+import { BROWSER_ACCEPT, BROWSER_UA, startKurz, type TestKurz } from '../helpers.ts';
 
 type Document = OpenApiDocument & Record<string, unknown>;
 type Method = 'get' | 'head' | 'post' | 'patch' | 'delete';
@@ -251,6 +251,29 @@ test('the redirect and the health check answer as documented', async (t) => {
     code: string;
   };
   await check(await k.get(`/${locked.code}`), 'get', '/{code}');
+});
+
+test("a link's stats answer as documented, with its variants and its visits by rule", async (t) => {
+  const k = await startKurz(t);
+  const check = answerChecker(t, await servedDocument(k));
+  const split = [
+    { url: 'https://example.com/a', weight: 1 },
+    { url: 'https://example.com/b', weight: 1 },
+  ];
+  t.is((await k.postJson('/api/v1/links', { url: 'https://example.com/ruled', alias: 'ruled', split })).status, 201);
+  const rules = [{ conditions: [{ type: 'language', matchValue: 'de' }], target: 'https://example.de/' }];
+  t.is((await k.request('PUT', '/api/v1/links/ruled/rules', { rules })).status, 200);
+  for (const language of ['de', 'fr']) {
+    const res = await fetch(`${k.base}/ruled`, { redirect: 'manual', headers: { 'user-agent': BROWSER_UA, 'accept-language': language } });
+    await res.arrayBuffer();
+  }
+  await k.flushVisits();
+  const stats = (await check(await k.get('/api/v1/links/ruled/stats'), 'get', '/api/v1/links/{code}/stats')) as {
+    rules: unknown[];
+    variants: unknown[];
+  };
+  t.is(stats.rules.length, 2, 'the German rule and no rule');
+  t.is(stats.variants.length, 1, "the French visit drew a variant of the link's own split");
 });
 
 test('pages answer as documented: HTML for a session, the login for a browser without one', async (t) => {
