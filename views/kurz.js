@@ -179,9 +179,10 @@ for (const time of document.querySelectorAll('time[datetime]')) {
   const at = new Date(iso);
   if (!iso.includes('T') || Number.isNaN(at.getTime())) continue;
   time.title = time.textContent;
-  if (time.dataset.time === 'hour' || time.dataset.time === 'this-hour') {
+  const hour = time.dataset.time;
+  if (hour === 'hour' || hour === 'this-hour') {
     time.classList.add('local');
-    if (time.dataset.time === 'hour') time.textContent = localHour.format(at);
+    if (hour === 'hour') time.textContent = localHour.format(at);
     continue;
   }
   // The time and its hint each unbroken; a narrow cell puts the hint on a line of its own.

@@ -225,7 +225,7 @@ export function decideRedirect(
   if (ruled) {
     // Past a page, the first rule that is no page decides: what the link would serve without it.
     const chosen = chooseRule(rules, facts, classify, facts.pagePassed);
-    const action = rules.rules[chosen]?.action;
+    const action = chosen < 0 ? undefined : rules.rules[chosen]!.action;
     into.rule = chosen < 0 ? NO_RULE : rules.names[chosen]!;
     if (action?.kind === 'refuse') {
       into.outcome = 'unavailable';
