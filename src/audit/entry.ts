@@ -50,7 +50,7 @@ export interface AuditEntry {
   /** The user who acted; null once the trail keeps an entry of a user it no longer knows (never for a new entry). */
   actorId: number | null;
   actorName: string;
-  via: 'session' | 'key' | 'cli' | 'anonymous';
+  via: 'session' | 'key' | 'password' | 'cli' | 'anonymous';
   /** The API key's name when `via` is 'key'. */
   keyName: string | null;
   /** The client's address; null for the CLI. */

@@ -145,6 +145,24 @@ export async function accessControl({ config, now, random, store, settings, logi
     return Buffer.from(value.slice(value.indexOf('.') + 1), 'base64url').toString();
   }
 
+  /**
+   * The active user these credentials are, checked as `login` checks them (and counted against the same
+   * limits) without opening a session: for a request that carries a user name and password itself.
+   */
+  async function checkLogin(user: string, password: string, client: string, device?: string): Promise<StoredUser> {
+    const known = device !== undefined && deviceUser(device) === user;
+    const keys = known ? [`device:${device.slice(0, device.indexOf('.'))}`] : [`client:${client}`, `user:${user.toLowerCase()}`];
+    // A name no user can have is not looked up (PostgreSQL refuses a NUL in a query parameter).
+    const found = await userNamed(user);
+    // A wrong user name (or a user without a password yet) is checked against the decoy, so that both take
+    // the same time and a right answer means the right user.
+    const stored = found?.passwordHash || (await (decoy ??= hashing.hash(random(16).toString('hex'), random)));
+    if (!(await hashing.guess(password, stored, loginLimit, keys)) || !found?.passwordHash)
+      throw new AppError('unauthorized', LOGIN_FAILED);
+    if (found.state === 'disabled') throw new AppError('unauthorized', 'this account is disabled; ask an admin');
+    return found;
+  }
+
   return {
     /** The keys the session cookie is signed with (Koa's `app.keys`). */
     cookieKeys: [secret],
@@ -215,18 +233,10 @@ export async function accessControl({ config, now, random, store, settings, logi
      * it may at once.
      */
     async login(user: string, password: string, client: string, device?: string): Promise<{ token: string; device: string }> {
-      const known = device !== undefined && deviceUser(device) === user;
-      const keys = known ? [`device:${device.slice(0, device.indexOf('.'))}`] : [`client:${client}`, `user:${user.toLowerCase()}`];
-      // A name no user can have is not looked up (PostgreSQL refuses a NUL in a query parameter).
-      const found = await userNamed(user);
-      // A wrong user name (or a user without a password yet) is checked against the decoy, so that both take
-      // the same time and a right answer means the right user.
-      const stored = found?.passwordHash || (await (decoy ??= hashing.hash(random(16).toString('hex'), random)));
-      if (!(await hashing.guess(password, stored, loginLimit, keys)) || !found?.passwordHash)
-        throw new AppError('unauthorized', LOGIN_FAILED);
-      if (found.state === 'disabled') throw new AppError('unauthorized', 'this account is disabled; ask an admin');
-      return openSession(found);
+      return openSession(await checkLogin(user, password, client, device));
     },
+
+    checkLogin,
 
     /**
      * Opens a session for someone the single sign-on provider vouched for (claims already checked and
@@ -350,6 +360,13 @@ export async function accessControl({ config, now, random, store, settings, logi
         await audit.record(by, 'key.create', { kind: 'key', id: key.id, label: key.name }, { user: userId, scopes: key.scopes.join(' ') });
       return { key, secret: secretKey };
     },
+
+    /**
+     * A key's YOURLS signature token, the shared secret of YOURLS' timed signatures (web/yourls-auth.ts):
+     * derived from the key's id with the instance's secret, so never stored, and void once the key is.
+     */
+    yourlsToken: (key: Pick<ApiKey, 'id'>): string =>
+      createHmac('sha256', secret).update(`yourls-token:${key.id}`).digest('hex').slice(0, 32),
 
     /** One user's keys, or with undefined everyone's. */
     listKeys: (userId?: number): Promise<ApiKey[]> => store.listKeys(userId),

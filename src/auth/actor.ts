@@ -5,10 +5,10 @@ export const ROLES = ['admin', 'member'] as const;
 export type Role = (typeof ROLES)[number];
 
 /**
- * How the actor came: a login session (by password or single sign-on), an API key, the CLI on the server,
- * or the anonymous form on / (anonymousShortening).
+ * How the actor came: a login session (by password or single sign-on), an API key, a user name and password
+ * sent with the request itself (YOURLS' API), the CLI on the server, or the anonymous form on / (anonymousShortening).
  */
-export type Via = { kind: 'session' } | { kind: 'key'; key: string } | { kind: 'cli' } | { kind: 'anonymous' };
+export type Via = { kind: 'session' } | { kind: 'key'; key: string } | { kind: 'password' } | { kind: 'cli' } | { kind: 'anonymous' };
 
 export interface Actor {
   /** The user's id; 1 is the first admin, the owner of every link made before there were users. */

@@ -11,12 +11,16 @@ export const BODY_LIMIT = 64 * 1024;
 /** The largest body of a batch (`/api/v1/links/batch`, the bulk form): 1000 links of about 2 KB each. */
 export const BULK_BODY_LIMIT = 2 * 1024 * 1024;
 
-export type BodyType = 'json' | 'form';
+export type BodyType = 'json' | 'form' | 'multipart';
 
 /** type-is's names for them. */
-const TYPEIS_NAMES: Record<BodyType, string> = { json: 'json', form: 'urlencoded' };
+const TYPEIS_NAMES: Record<BodyType, string> = { json: 'json', form: 'urlencoded', multipart: 'multipart/form-data' };
 
-const MEDIA_TYPES: Record<BodyType, string> = { json: 'application/json', form: 'application/x-www-form-urlencoded' };
+const MEDIA_TYPES: Record<BodyType, string> = {
+  json: 'application/json',
+  form: 'application/x-www-form-urlencoded',
+  multipart: 'multipart/form-data',
+};
 
 /** JSON texts that are an object or an array (RFC 8259 whitespace first). */
 const OBJECT_OR_ARRAY = /^[ \t\n\r]*[[{]/;
@@ -31,7 +35,7 @@ export function sizeText(bytes: number): string {
  * BULK_BODY_LIMIT), UTF-8, of one of the `accepted` types. Every failure is a precise 4xx: 400 for an
  * empty, malformed or not UTF-8 body, or one that gives a key or field twice; 413 over the limit (a
  * Content-Length over it is refused before anything is read); 415 for another media type or a compressed
- * body. A form's fields named in `repeated` (the checkboxes of a list) may come several times: a list of their values.
+ * body. A multipart form (multipart/form-data) is read as a form of text fields, a file part refused. A form's fields named in `repeated` (the checkboxes of a list) may come several times: a list of their values.
  */
 export async function readBody(
   req: IncomingMessage,
@@ -50,6 +54,7 @@ export async function readBody(
     throw httpError(415, `send the request body uncompressed (Content-Encoding: ${encoding} is not accepted)`);
   }
   try {
+    if (type === 'multipart') return await readMultipart(req, limit);
     return type === 'json' ? await readJson(req, limit) : await readFormBody(req, limit, repeated);
   } catch (err) {
     if (err instanceof AppError) throw err;
@@ -90,6 +95,30 @@ async function readFormBody(req: IncomingMessage, limit: number, repeated: reado
     else fields.set(name, value);
   }
   return { ...Object.fromEntries(fields), ...Object.fromEntries(lists) };
+}
+
+/**
+ * A multipart form's text fields, with a form body's rules: a field given twice is refused, and so is a
+ * file part (nothing kurz reads takes a file) or a part that is not UTF-8.
+ */
+async function readMultipart(req: IncomingMessage, limit: number): Promise<Record<string, string>> {
+  const length = req.headers['content-length'];
+  const bytes = await getRawBody(req, { limit, ...(length === undefined ? {} : { length: Number(length) }) });
+  if (!isUtf8(bytes)) throw new AppError('invalid', 'request body is not valid UTF-8');
+  let parts: FormData;
+  try {
+    parts = await new Response(bytes, { headers: { 'Content-Type': req.headers['content-type'] ?? '' } }).formData();
+  } catch {
+    throw new AppError('invalid', 'request body is not a valid multipart form: its parts or boundary could not be read');
+  }
+  const fields = new Map<string, string>();
+  for (const [name, value] of parts) {
+    if (typeof value !== 'string')
+      throw new AppError('invalid', `the multipart form's part "${name}" is a file; send text fields only`, name);
+    if (fields.has(name)) throw new AppError('invalid', `request body gives the form field "${name}" more than once`, name);
+    fields.set(name, value);
+  }
+  return Object.fromEntries(fields);
 }
 
 function decodeFormPart(part: string): string {

@@ -30,4 +30,6 @@ export const RESERVED_PATHS: ReadonlySet<string> = new Set([
   'activity',
   'review',
   'tags',
+  'yourls-api.php',
+  'share',
 ]);

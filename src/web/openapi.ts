@@ -185,7 +185,7 @@ const SCHEMAS: Record<string, Schema> = {
             at: { type: 'string', format: 'date-time' },
             actorId: { type: ['integer', 'null'] },
             actorName: { type: 'string' },
-            via: { type: 'string', enum: ['session', 'key', 'cli', 'anonymous'] },
+            via: { type: 'string', enum: ['session', 'key', 'password', 'cli', 'anonymous'] },
             keyName: { type: ['string', 'null'], description: "The API key's name when via is key" },
             client: { type: ['string', 'null'], description: "The client's address; null for the CLI" },
             action: { type: 'string', enum: [...AUDIT_ACTIONS] },
@@ -556,6 +556,48 @@ const text = (type: string, operationId: string, summary: string): Operation => 
   responses: { '200': { description: summary, content: { [type]: {} } } },
 });
 
+/** YOURLS' parameters, from the query or a form or multipart body (the README's "YOURLS' API" says more). */
+const YOURLS_PARAMETERS = [
+  ['action', 'shorturl, expand, url-stats, stats, db-stats or version'],
+  ['format', 'xml (the default), json, jsonp (with `callback`) or simple (the bare text)'],
+  ['signature', "A kurz API key; with `timestamp`, a hash of the timestamp and the key's YOURLS signature token, in either order"],
+  ['timestamp', 'Unix seconds, within 12 hours of now, for a timed signature'],
+  ['hash', "md5, sha256, sha384 or sha512: the timed signature's hash (default: by its length)"],
+  ['username', "A kurz user's name, with `password` (counted against the login limits)"],
+  ['password', "The user's password"],
+  ['url', 'shorturl: the URL to shorten'],
+  ['keyword', "shorturl: a code of one's own"],
+  ['title', 'shorturl: the title'],
+  ['shorturl', 'expand and url-stats: a code, or a short URL'],
+  ['filter', 'stats: top, bottom, rand or last'],
+  ['limit', 'stats: how many links (none without it, as in YOURLS)'],
+  ['start', 'stats: how many to skip'],
+  ['callback', 'jsonp: the function to call'],
+] as const;
+
+/** /yourls-api.php: its answers are YOURLS' own, in the format asked for. */
+const yourlsOperation = (operationId: string): Operation => ({
+  operationId,
+  summary: "YOURLS' API: shorten, expand and count, answered as YOURLS answers",
+  description:
+    "YOURLS' own status codes and fields (`status`, `code`, `message`, `errorCode`, `statusCode`); a URL already shortened " +
+    "answers 400 `error:url` with its `shorturl`. A session cookie is not enough: send a key or a user's password. " +
+    'The key needs links:write to shorten, links:read to expand and stats:read for the statistics.',
+  tags: ['yourls'],
+  security: PUBLIC,
+  parameters: YOURLS_PARAMETERS.map(([name, description]) => ({ name, in: 'query', description, schema: { type: 'string' } })),
+  responses: {
+    '200': {
+      description: 'Done, in `format`',
+      content: { 'application/xml': {}, 'application/json': {}, 'application/javascript': {}, 'text/plain': {} },
+    },
+    '400': { description: 'A bad parameter, a URL already shortened, a taken keyword, an unknown action' },
+    '403': { description: 'No credentials, wrong ones, or a key without the scope' },
+    '404': { description: 'expand and url-stats: no such short URL (of yours)' },
+    '429': { description: 'Too many creations, or wrong keys or passwords, from this client: wait Retry-After seconds' },
+  },
+});
+
 const REDIRECT: Omit<Operation, 'operationId'> = {
   summary: 'Follow a short link',
   description:
@@ -681,6 +723,7 @@ export const OPENAPI: OpenApiDocument = openApiDocument({
     { name: 'redirect', description: 'Following a short link' },
     { name: 'pages', description: 'The HTML pages for people' },
     { name: 'system', description: 'Health checks, metrics and what crawlers ask for' },
+    { name: 'yourls', description: "YOURLS' API (yourls-api.php), for the clients written for it: ShareX, browser extensions, scripts" },
   ],
   security: [{ bearer: [] }, { apiKey: [] }, { session: [] }],
   paths: withLimits({
@@ -1878,6 +1921,7 @@ export const OPENAPI: OpenApiDocument = openApiDocument({
     },
     '/favicon.ico': { get: text('image/x-icon', 'showFavicon', 'The icon') },
     '/robots.txt': { get: text('text/plain', 'showRobots', 'Asks crawlers to keep out') },
+    '/yourls-api.php': { get: yourlsOperation('answerYourls'), post: yourlsOperation('answerYourlsPost') },
   }),
   components: {
     schemas: {

@@ -26,6 +26,7 @@ import { pageFlowHandlers } from './handlers/page-flow.ts';
 import { formAnswersHandlers } from './handlers/form-answers.ts';
 import { usersApiHandlers } from './handlers/users-api.ts';
 import { usersUiHandlers } from './handlers/users-ui.ts';
+import { yourlsApiHandlers } from './handlers/yourls-api.ts';
 import { adminRequired, loginRequired, needs } from './middleware/authenticate.ts';
 import { scopedOpenApi } from './openapi.ts';
 
@@ -100,6 +101,7 @@ export function createRouter(web: WebServices): Router {
   const unlock = unlockHandlers(web);
   const pages = pageFlowHandlers(web);
   const answers = formAnswersHandlers(web);
+  const yourls = yourlsApiHandlers(web);
   const router = new Router({ sensitive: true });
   const apiRoute = (route: ApiRoute, ...handlers: Middleware[]) => {
     const [method = '', path = ''] = route.split(' ');
@@ -200,6 +202,10 @@ export function createRouter(web: WebServices): Router {
   apiRoute('POST /api/v1/users/:name/handover', usersApi.handOverLinks);
   apiRoute('GET /api/v1/audit', adminRequired, audit.listAudit);
   router.get('/api/v1/openapi.json', system.showOpenApi);
+
+  // YOURLS' API, for the clients written for it (its own credentials: web/yourls-auth.ts)
+  router.get('/yourls-api.php', yourls.answerYourls);
+  router.post('/yourls-api.php', yourls.answerYourls);
 
   // System
   router.get('/healthz', system.checkHealth);

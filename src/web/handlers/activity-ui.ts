@@ -27,7 +27,14 @@ export function activityRow(entry: AuditEntry, registry: DomainRegistry) {
     at: formatTime(entry.at),
     iso: entry.at.toISOString(),
     actor: entry.actorName,
-    via: entry.via === 'key' ? `API key ${entry.keyName ?? ''}` : entry.via === 'cli' ? 'CLI' : 'session',
+    via:
+      entry.via === 'key'
+        ? `API key ${entry.keyName ?? ''}`
+        : entry.via === 'cli'
+          ? 'CLI'
+          : entry.via === 'password'
+            ? 'password'
+            : 'session',
     client: entry.client,
     action: entry.action,
     kind: entry.subject.kind,

@@ -32,11 +32,18 @@ const NEW_KEY: KeyForm = { name: '', scopes: DEFAULT_SCOPES, expires: 'never' };
 /** How long the page after a creation may take to show the new key. */
 const NEW_KEY_SHOWN_FOR = 60_000;
 
+/** A key just made, as the page after its creation shows it: the key, and its YOURLS signature token (web/yourls-auth.ts). */
+interface CreatedKey {
+  name: string;
+  secret: string;
+  token: string;
+}
+
 /** The key a creation's cookie holds (base64url JSON, signed by kurz, so only kurz wrote it); null for anything else. */
-function createdKey(value: string): { name: string; secret: string } | null {
+function createdKey(value: string): CreatedKey | null {
   try {
-    const { name, secret } = JSON.parse(Buffer.from(value, 'base64url').toString()) as { name?: unknown; secret?: unknown };
-    return typeof name === 'string' && typeof secret === 'string' ? { name, secret } : null;
+    const { name, secret, token } = JSON.parse(Buffer.from(value, 'base64url').toString()) as Record<string, unknown>;
+    return typeof name === 'string' && typeof secret === 'string' && typeof token === 'string' ? { name, secret, token } : null;
   } catch {
     return null;
   }
@@ -60,13 +67,7 @@ function keyRow(key: ApiKey, now: number) {
 
 /** /keys: the API keys; a new one is shown once, on the page that answers its creation. */
 export function keysUiHandlers(web: WebServices) {
-  async function showKeys(
-    ctx: Context,
-    status: number,
-    form: KeyForm,
-    error: FormError | null,
-    created: { name: string; secret: string } | null,
-  ) {
+  async function showKeys(ctx: Context, status: number, form: KeyForm, error: FormError | null, created: CreatedKey | null) {
     const keys = await web.access.listKeys(actorOf(ctx).userId);
     const revoked = typeof ctx.query['revoked'] === 'string' ? ctx.query['revoked'] : null;
     const now = web.now();
@@ -91,6 +92,7 @@ export function keysUiHandlers(web: WebServices) {
       error,
       created,
       revoked,
+      yourlsApi: `${web.config.publicUrl}/yourls-api.php`,
     });
   }
 
@@ -120,7 +122,7 @@ export function keysUiHandlers(web: WebServices) {
           actorOf(ctx),
         );
         // Shown by the page this leads to, so that a reload there sends no form again (and makes no second key).
-        const made = Buffer.from(JSON.stringify({ name: key.name, secret })).toString('base64url');
+        const made = Buffer.from(JSON.stringify({ name: key.name, secret, token: web.access.yourlsToken(key) })).toString('base64url');
         writeCookie(ctx, web, 'newKey', made, NEW_KEY_SHOWN_FOR, 'strict');
         sendSeeOther(ctx.res, '/keys#new-key');
       } catch (err) {
