@@ -50,6 +50,7 @@ const VIEWS = [
   'activity',
   'activity-table',
   'review',
+  'share',
 ] as const;
 export type View = (typeof VIEWS)[number];
 

@@ -1813,6 +1813,39 @@ export const OPENAPI: OpenApiDocument = openApiDocument({
         },
       }),
     },
+    '/keys/kurz.sxcu': {
+      get: adminPage({
+        operationId: 'downloadUploader',
+        summary: 'A ShareX custom uploader that shortens through /yourls-api.php, with YOUR-API-KEY where the key goes',
+        responses: { '200': { description: 'The .sxcu file, as an attachment', content: { 'application/octet-stream': {} } } },
+      }),
+    },
+    '/share': {
+      get: adminPage({
+        operationId: 'showShare',
+        summary: "Shorten a page (the bookmarklet's target): with the user's share token `t` at once, else after one click",
+        parameters: [
+          { name: 'url', in: 'query', description: 'The page to shorten', schema: { type: 'string' } },
+          { name: 'title', in: 'query', description: "The page's title", schema: { type: 'string' } },
+          { name: 't', in: 'query', description: "The user's share token, which the bookmarklet carries", schema: { type: 'string' } },
+        ],
+        responses: {
+          '200': page('The URL and title with a Shorten button'),
+          '303': seeOther("To the link's page (?created or ?existing), or without a session to /login and back"),
+          '400': page('The form again: the URL or title is refused'),
+          '429': page('The form again: over creationRateLimit'),
+        },
+      }),
+      post: adminForm(['url', 'title'], {
+        operationId: 'shareLink',
+        summary: 'Shorten the page the form names',
+        responses: {
+          '303': seeOther("To the link's page, ?created or ?existing"),
+          '400': page('The form again: the URL or title is refused'),
+          '429': page('The form again: over creationRateLimit'),
+        },
+      }),
+    },
     '/keys/revoke': {
       get: adminPage({
         operationId: 'confirmRevoke',

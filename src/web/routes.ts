@@ -27,6 +27,7 @@ import { formAnswersHandlers } from './handlers/form-answers.ts';
 import { usersApiHandlers } from './handlers/users-api.ts';
 import { usersUiHandlers } from './handlers/users-ui.ts';
 import { yourlsApiHandlers } from './handlers/yourls-api.ts';
+import { shareHandlers } from './handlers/share.ts';
 import { adminRequired, loginRequired, needs } from './middleware/authenticate.ts';
 import { scopedOpenApi } from './openapi.ts';
 
@@ -102,6 +103,7 @@ export function createRouter(web: WebServices): Router {
   const pages = pageFlowHandlers(web);
   const answers = formAnswersHandlers(web);
   const yourls = yourlsApiHandlers(web);
+  const share = shareHandlers(web);
   const router = new Router({ sensitive: true });
   const apiRoute = (route: ApiRoute, ...handlers: Middleware[]) => {
     const [method = '', path = ''] = route.split(' ');
@@ -162,8 +164,11 @@ export function createRouter(web: WebServices): Router {
   router.get('/review', adminRequired, review.showQueue);
   router.post('/review/:code/approve', adminRequired, review.approveByForm);
   router.post('/review/:code/reject', adminRequired, review.rejectByForm);
+  router.get('/share', loginRequired, share.showShare);
+  router.post('/share', loginRequired, share.shareLink);
   router.get('/keys', loginRequired, keys.listKeys);
   router.post('/keys', loginRequired, keys.createKey);
+  router.get('/keys/kurz.sxcu', loginRequired, keys.downloadUploader);
   router.get('/keys/revoke', loginRequired, keys.confirmRevoke);
   router.post('/keys/revoke', loginRequired, keys.revokeKey);
   router.get('/settings', adminRequired, settings.showSettings);

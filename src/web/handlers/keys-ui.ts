@@ -3,11 +3,12 @@ import type { ApiKey } from '../../auth/identity.ts';
 import { DEFAULT_SCOPES, SCOPE_DOCS, SCOPES, type Scope } from '../../auth/scopes.ts';
 import type { WebServices } from '../../context.ts';
 import { AppError, STATUS } from '../../core/errors.ts';
-import { sendSeeOther } from '../../http/respond.ts';
+import { send, sendSeeOther } from '../../http/respond.ts';
 import { actorOf, readCookie, readForm, writeCookie } from '../session.ts';
 import { showPage } from './pages.ts';
 import { formError, formFailure, textOf, type FormError } from '../forms.ts';
 import { formatTime } from '../presenters.ts';
+import { bookmarklet, curlLine, KEY_PLACEHOLDER, sharexFileName, sharexUploader } from '../one-click.ts';
 
 /** The lifetimes the form offers, by the value of its `expires` field. */
 const LIFETIMES: ReadonlyArray<{ value: string; label: string; ms: number | null }> = [
@@ -90,9 +91,17 @@ export function keysUiHandlers(web: WebServices) {
       lifetimes,
       expires: form.expires,
       error,
-      created,
+      created: created && {
+        ...created,
+        curl: curlLine(web, created.secret),
+        // The uploader with the key in it can be had only now: a data: URL, so the key goes nowhere else.
+        sharex: `data:application/octet-stream;base64,${Buffer.from(sharexUploader(web, created.secret)).toString('base64')}`,
+      },
       revoked,
       yourlsApi: `${web.config.publicUrl}/yourls-api.php`,
+      bookmarklet: bookmarklet(web, actorOf(ctx).userId),
+      curl: curlLine(web, KEY_PLACEHOLDER),
+      sharexFile: sharexFileName(web),
     });
   }
 
@@ -129,6 +138,16 @@ export function keysUiHandlers(web: WebServices) {
         const error = formFailure(err);
         await showKeys(ctx, STATUS[error.code], form, formError(error, ['name', 'expires']), null);
       }
+    },
+
+    /** The ShareX custom uploader, with a placeholder where the key goes (kurz cannot show a key again). */
+    downloadUploader(ctx: Context): void {
+      const headers = {
+        'Content-Type': 'application/octet-stream',
+        'Content-Disposition': `attachment; filename="${sharexFileName(web)}"`,
+        'X-Content-Type-Options': 'nosniff',
+      };
+      send(ctx.res, 200, headers, sharexUploader(web, KEY_PLACEHOLDER));
     },
 
     /** The page that asks before revoking the live key `?name=`. */
