@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
 import { connect } from 'node:net';
 import test from 'ava';
-import { startKurz, type TestKurz } from '../helpers.ts';
+import { ADMIN_PASSWORD, startKurz, type TestKurz } from '../helpers.ts';
 import { member, MEMBER_PASSWORD } from './members.ts';
 import { browser } from './ui-session.ts';
 
@@ -440,4 +440,62 @@ test("the keys page shows a new key's YOURLS signature token once, and it signs 
   const [row] = await k.sql<{ created_key: string }>("SELECT created_key FROM links WHERE url = 'https://example.com/signed'");
   t.is(row?.created_key, 'sharex', 'the link is recorded as made with that key');
   t.false((await b.page('/keys')).html.includes(token), 'the token is never shown again');
+});
+
+test("limits: creations past creationRateLimit are YOURLS' error:flood with Retry-After; wrong signatures and passwords are limited as at the door", async (t) => {
+  const k = await startKurz(t, { creationRateLimit: 2, apiKeyRateLimit: 2, loginRateLimit: 2 });
+  await k.login();
+  for (const n of [1, 2])
+    t.is((await yourls(k, { signature: k.key, action: 'shorturl', url: `https://example.com/${n}`, format: 'simple' })).status, 200);
+  const flooded = await yourls(k, { signature: k.key, action: 'shorturl', url: 'https://example.com/3', format: 'json' });
+  t.is(flooded.status, 429);
+  t.is(flooded.headers.get('retry-after'), '60');
+  t.like(await flooded.json(), { status: 'fail', code: 'error:flood', errorCode: '429', statusCode: '429' });
+  t.is(await k.linkCount(), 2);
+
+  for (const n of [1, 2]) t.is((await yourls(k, { signature: `kurz_wrong${n}`, action: 'version', format: 'simple' })).status, 403);
+  const waiting = await yourls(k, { signature: k.key, action: 'version', format: 'simple' });
+  t.is(waiting.status, 429, 'past the limit even a right key waits, as in a header');
+  t.regex(await waiting.text(), /too many requests with a wrong API key from this address; try again in \d+ s/);
+
+  for (const n of [1, 2])
+    t.is((await yourls(k, { username: 'admin', password: `wrong ${n}`, action: 'version', format: 'simple' })).status, 403);
+  const guessing = await yourls(k, { username: 'admin', password: ADMIN_PASSWORD, action: 'version', format: 'simple' });
+  t.is(guessing.status, 429, 'the login limit holds for the API too');
+  t.regex(await guessing.text(), /too many failed logins/);
+});
+
+test('stats: bottom, last with start, rand; parameters from the query and the body, the body winning as in PHP', async (t) => {
+  const k = await startKurz(t);
+  for (const n of [1, 2, 3]) {
+    await yourls(k, { signature: k.key, action: 'shorturl', url: `https://example.com/${n}`, keyword: `k${n}`, format: 'simple' });
+    k.clock.advance(1000);
+  }
+  for (let i = 0; i < 2; i++)
+    await fetch(`${k.base}/k2`, { redirect: 'manual', headers: { 'user-agent': 'Mozilla/5.0 (X11; Linux x86_64) Firefox/128.0' } });
+  await k.flushVisits();
+  const list = async (params: Record<string, string>) => {
+    const answer = (await (await yourls(k, { signature: k.key, action: 'stats', format: 'json', ...params })).json()) as {
+      links?: Record<string, { shorturl: string }>;
+    };
+    return Object.values(answer.links ?? {}).map((link) => link.shorturl.slice('https://kurz.test/'.length));
+  };
+  t.deepEqual((await list({ filter: 'top', limit: '1' }))[0], 'k2');
+  t.deepEqual((await list({ filter: 'bottom', limit: '3' })).at(-1), 'k2');
+  t.deepEqual(await list({ filter: 'last', limit: '2', start: '1' }), ['k2', 'k1']);
+  t.deepEqual((await list({ filter: 'rand', limit: '3' })).sort(), ['k1', 'k2', 'k3']);
+
+  const posted = await fetch(`${k.base}/yourls-api.php?action=expand&format=xml&shorturl=k1`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: `signature=${k.key}&format=simple&shorturl=k3`,
+  });
+  t.is(await posted.text(), 'https://example.com/3');
+  const missing = await yourls(k, { signature: k.key, action: 'url-stats', shorturl: 'https://elsewhere.example/k1', format: 'json' });
+  t.is(missing.status, 404);
+  t.is(
+    await missing.text(),
+    '{"statusCode":"404","message":"Error: short URL not found"}',
+    'a short URL on a host kurz does not serve is none of its links',
+  );
 });
