@@ -37,6 +37,7 @@ import { SCOPE_DOCS, SCOPES, type Scope } from '../auth/scopes.ts';
 import { TOP } from '../visits/stats.ts';
 import { DAYS_QUERY, EXPORT_QUERY, PAGE_PERIOD_QUERY, STATS_QUERY } from '../visits/stats-query.ts';
 import { BREAKDOWNS } from '../visits/visit.ts';
+import { LINK_EVENTS } from '../webhooks/webhook.ts';
 
 export type { OpenApiDocument } from '../http/openapi-document.ts';
 
@@ -489,6 +490,7 @@ const PARAMETERS: Record<string, Parameter> = {
     schema: { type: 'string' },
   },
   token: { name: 'token', in: 'path', required: true, description: 'The token of a one-time link', schema: { type: 'string' } },
+  webhook: { name: 'id', in: 'path', required: true, description: "One of your webhooks' id", schema: { type: 'integer' } },
 };
 
 /** An API call for admins (users): a member's session or key gets 403. */
@@ -1781,6 +1783,48 @@ export const OPENAPI: OpenApiDocument = openApiDocument({
         operationId: 'revokeKey',
         summary: 'Revoke an API key: it is refused from then on',
         responses: { '303': seeOther('To the keys, ?revoked=NAME'), '404': pageOrProblem('No live key has this name') },
+      }),
+    },
+    '/webhooks': {
+      get: adminPage({
+        operationId: 'listWebhooks',
+        summary: 'Your webhooks (never their secrets), each with its latest deliveries, and the form to add one',
+        parameters: [
+          { name: 'pinged', in: 'query', description: 'A hook just sent a test, to say so', schema: { type: 'string' } },
+          { name: 'deleted', in: 'query', description: 'The URL of a hook just deleted, to say so', schema: { type: 'string' } },
+        ],
+        responses: { '200': page('The hooks and the form to add one') },
+      }),
+      post: adminForm(['url', ...LINK_EVENTS.map((event) => `event:${event}`)], {
+        operationId: 'addWebhook',
+        summary: 'Add a webhook for your links',
+        description: 'Each ticked `event:EVENT` checkbox (value `true`) asks for that event; at least one.',
+        responses: {
+          '303': seeOther("To the webhooks, which show the new hook's secret this once (it rides a signed cookie for a minute)"),
+          '400': page('The form again: the URL is refused or no event is ticked'),
+        },
+      }),
+    },
+    '/webhooks/{id}/ping': {
+      post: adminForm([], {
+        operationId: 'pingWebhook',
+        summary: 'Send the hook a signed `ping` at the next turn, retried as any delivery',
+        parameters: [parameter('webhook')],
+        responses: { '303': seeOther('To the webhooks, ?pinged=ID'), '404': pageOrProblem('You have no such webhook') },
+      }),
+    },
+    '/webhooks/{id}/delete': {
+      get: adminPage({
+        operationId: 'confirmDeleteWebhook',
+        summary: 'The page that asks before deleting a webhook',
+        parameters: [parameter('webhook')],
+        responses: { '200': page('The question'), '404': pageOrProblem('You have no such webhook') },
+      }),
+      post: adminForm([], {
+        operationId: 'deleteWebhook',
+        summary: 'Delete a webhook and its delivery log',
+        parameters: [parameter('webhook')],
+        responses: { '303': seeOther('To the webhooks, ?deleted=URL'), '404': pageOrProblem('You have no such webhook') },
       }),
     },
     '/tags': {

@@ -9,6 +9,7 @@ import { dashboardHandlers } from './handlers/dashboard.ts';
 import { domainsUiHandlers } from './handlers/domains-ui.ts';
 import { importUiHandlers } from './handlers/import-ui.ts';
 import { keysUiHandlers } from './handlers/keys-ui.ts';
+import { webhooksUiHandlers } from './handlers/webhooks-ui.ts';
 import { tagsUiHandlers } from './handlers/tags-ui.ts';
 import { domainsApiHandlers } from './handlers/domains-api.ts';
 import { linksApiHandlers } from './handlers/links-api.ts';
@@ -81,6 +82,7 @@ export function createRouter(web: WebServices): Router {
   const linksBulk = linksBulkHandlers(web);
   const bulk = importUiHandlers(web);
   const keys = keysUiHandlers(web);
+  const webhooks = webhooksUiHandlers(web);
   const tags = tagsUiHandlers(web);
   const domainsUi = domainsUiHandlers(web);
   const settings = settingsUiHandlers(web);
@@ -164,6 +166,11 @@ export function createRouter(web: WebServices): Router {
   router.post('/keys', loginRequired, keys.createKey);
   router.get('/keys/revoke', loginRequired, keys.confirmRevoke);
   router.post('/keys/revoke', loginRequired, keys.revokeKey);
+  router.get('/webhooks', loginRequired, webhooks.listWebhooks);
+  router.post('/webhooks', loginRequired, webhooks.addWebhook);
+  router.post('/webhooks/:id/ping', loginRequired, webhooks.pingWebhook);
+  router.get('/webhooks/:id/delete', loginRequired, webhooks.confirmDelete);
+  router.post('/webhooks/:id/delete', loginRequired, webhooks.deleteWebhook);
   router.get('/settings', adminRequired, settings.showSettings);
   router.get('/assets/:name', system.showAsset);
 
