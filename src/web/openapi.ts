@@ -30,6 +30,7 @@ import { LINK_FIELDS } from './forms.ts';
 import { PAGE_FIELDS } from './page-settings-form.ts';
 import { QR_QUERY } from './handlers/qr.ts';
 import { DOMAIN_CREATE, DOMAIN_EDIT, DOMAIN_JSON } from './handlers/domains-api.ts';
+import { DELIVERY_JSON, WEBHOOK_CREATE, WEBHOOK_JSON } from './handlers/webhooks-api.ts';
 import { HANDOVER_JSON, USER_CREATE, USER_EDIT, USER_HANDOVER, USER_INVITATION, USER_JSON } from './handlers/users-api.ts';
 import { DOMAIN_QUERY, withDomain } from './domain-param.ts';
 import { CSRF_FIELD, SESSION_COOKIE } from './session.ts';
@@ -940,6 +941,70 @@ export const OPENAPI: OpenApiDocument = openApiDocument({
           },
           '400': response('Invalid'),
           '401': response('Unauthorized'),
+        },
+      }),
+    },
+    '/api/v1/webhooks': {
+      get: linksApi({
+        operationId: 'listWebhooksApi',
+        summary: "Your webhooks (an admin: theirs too; nobody sees another's), never their secrets",
+        responses: {
+          '200': {
+            description: 'The hooks',
+            content: json({ type: 'object', properties: { webhooks: { type: 'array', items: schema('Webhook') } } }),
+          },
+          '401': response('Unauthorized'),
+        },
+      }),
+      post: linksApi({
+        operationId: 'addWebhookApi',
+        summary: "Add a webhook for your links' events; the answer holds its secret, this once",
+        body: WEBHOOK_CREATE,
+        responses: {
+          '201': {
+            description: 'Added, with its secret',
+            headers: { Location: { description: "The new hook's API path", schema: { type: 'string' } } },
+            content: json(schema('Webhook')),
+          },
+          '400': response('Invalid'),
+          '401': response('Unauthorized'),
+          '413': response('TooLarge'),
+          '415': response('UnsupportedType'),
+        },
+      }),
+    },
+    '/api/v1/webhooks/{id}': {
+      delete: linksApi({
+        operationId: 'deleteWebhookApi',
+        summary: 'Delete one of your webhooks and its delivery log',
+        parameters: [parameter('webhook')],
+        responses: { '204': { description: 'Deleted' }, '401': response('Unauthorized'), '404': response('NotFound') },
+      }),
+    },
+    '/api/v1/webhooks/{id}/ping': {
+      post: linksApi({
+        operationId: 'pingWebhookApi',
+        summary: 'Send one of your webhooks a signed `ping` at the next turn, retried as any delivery',
+        parameters: [parameter('webhook')],
+        responses: {
+          '202': { description: 'Queued', content: json({ type: 'object', properties: { queued: { type: 'boolean' } } }) },
+          '401': response('Unauthorized'),
+          '404': response('NotFound'),
+        },
+      }),
+    },
+    '/api/v1/webhooks/{id}/deliveries': {
+      get: linksApi({
+        operationId: 'listDeliveries',
+        summary: "One of your webhooks' latest 100 deliveries, newest first: the delivery log",
+        parameters: [parameter('webhook')],
+        responses: {
+          '200': {
+            description: 'The deliveries',
+            content: json({ type: 'object', properties: { deliveries: { type: 'array', items: schema('Delivery') } } }),
+          },
+          '401': response('Unauthorized'),
+          '404': response('NotFound'),
         },
       }),
     },
@@ -1941,6 +2006,9 @@ export const OPENAPI: OpenApiDocument = openApiDocument({
       UserHandover: USER_HANDOVER,
       Handover: HANDOVER_JSON,
       UserInvitation: USER_INVITATION,
+      Webhook: WEBHOOK_JSON,
+      WebhookCreate: WEBHOOK_CREATE,
+      Delivery: DELIVERY_JSON,
     },
     responses: RESPONSES,
     parameters: PARAMETERS,

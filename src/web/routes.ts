@@ -9,6 +9,7 @@ import { dashboardHandlers } from './handlers/dashboard.ts';
 import { domainsUiHandlers } from './handlers/domains-ui.ts';
 import { importUiHandlers } from './handlers/import-ui.ts';
 import { keysUiHandlers } from './handlers/keys-ui.ts';
+import { webhooksApiHandlers } from './handlers/webhooks-api.ts';
 import { webhooksUiHandlers } from './handlers/webhooks-ui.ts';
 import { tagsUiHandlers } from './handlers/tags-ui.ts';
 import { domainsApiHandlers } from './handlers/domains-api.ts';
@@ -66,6 +67,11 @@ export const API_SCOPES = {
   'PATCH /api/v1/domains/:host': 'domains',
   'DELETE /api/v1/domains/:host': 'domains',
   'GET /api/v1/audit': 'admin',
+  'GET /api/v1/webhooks': 'links:read',
+  'POST /api/v1/webhooks': 'links:write',
+  'DELETE /api/v1/webhooks/:id': 'links:write',
+  'POST /api/v1/webhooks/:id/ping': 'links:write',
+  'GET /api/v1/webhooks/:id/deliveries': 'links:read',
 } as const satisfies Record<string, Scope>;
 export type ApiRoute = keyof typeof API_SCOPES;
 
@@ -83,6 +89,7 @@ export function createRouter(web: WebServices): Router {
   const bulk = importUiHandlers(web);
   const keys = keysUiHandlers(web);
   const webhooks = webhooksUiHandlers(web);
+  const webhooksApi = webhooksApiHandlers(web);
   const tags = tagsUiHandlers(web);
   const domainsUi = domainsUiHandlers(web);
   const settings = settingsUiHandlers(web);
@@ -206,6 +213,11 @@ export function createRouter(web: WebServices): Router {
   apiRoute('POST /api/v1/users/:name/reset', usersApi.resetPassword);
   apiRoute('POST /api/v1/users/:name/handover', usersApi.handOverLinks);
   apiRoute('GET /api/v1/audit', adminRequired, audit.listAudit);
+  apiRoute('GET /api/v1/webhooks', webhooksApi.listWebhooks);
+  apiRoute('POST /api/v1/webhooks', webhooksApi.addWebhook);
+  apiRoute('DELETE /api/v1/webhooks/:id', webhooksApi.deleteWebhook);
+  apiRoute('POST /api/v1/webhooks/:id/ping', webhooksApi.pingWebhook);
+  apiRoute('GET /api/v1/webhooks/:id/deliveries', webhooksApi.listDeliveries);
   router.get('/api/v1/openapi.json', system.showOpenApi);
 
   // System

@@ -82,10 +82,10 @@ export function webhookManagement({ store, rules, allowPrivate, now, random }: M
   };
 }
 
-/** One or more of LINK_EVENTS, as a list or one name; each once, in LINK_EVENTS' order. */
-function parseEvents(input: unknown): LinkEvent[] {
-  const names = typeof input === 'string' ? [input] : input;
-  if (!Array.isArray(names) || names.length === 0) throw invalidEvents('events must name at least one event');
+/** A list of one or more of LINK_EVENTS; each once, in LINK_EVENTS' order. */
+function parseEvents(names: unknown): LinkEvent[] {
+  if (!Array.isArray(names)) throw invalidEvents(`events must be a list of ${LINK_EVENTS.join(', ')}`);
+  if (names.length === 0) throw invalidEvents('events must name at least one event');
   for (const name of names as unknown[]) {
     if (typeof name !== 'string' || !isLinkEvent(name))
       throw invalidEvents(`events may only name ${LINK_EVENTS.join(', ')}; got ${JSON.stringify(name)}`);
