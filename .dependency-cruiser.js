@@ -45,14 +45,14 @@ export default {
       name: 'domain-below-the-web',
       comment: 'The domain knows no HTTP, pages, processes or command line: a later surface reuses it as it is.',
       severity: 'error',
-      from: { path: '^src/(links|domains|auth|audit|visits|cache|codes|blocklist|transfer|rules)/' },
+      from: { path: '^src/(links|domains|auth|audit|visits|cache|codes|blocklist|transfer|rules|webhooks)/' },
       to: { path: '^src/(http|edge|web|cli|cluster)/|^src/(app|services|context|deps)[.]ts$' },
     },
     {
       name: 'domain-through-the-ports',
       comment: 'The domain reaches storage only through store/ports.ts; a backend is picked by the composition root.',
       severity: 'error',
-      from: { path: '^src/(links|domains|auth|audit|visits|cache|codes|blocklist|transfer|rules|http|edge|web)/' },
+      from: { path: '^src/(links|domains|auth|audit|visits|cache|codes|blocklist|transfer|rules|webhooks|http|edge|web)/' },
       to: { path: '^src/store/', pathNot: '^src/store/ports[.]ts$' },
     },
     {

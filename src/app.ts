@@ -27,6 +27,9 @@ import { createRouter } from './web/routes.ts';
 /** How often a server that writes its own visits deletes raw visits past the retention period. */
 const PRUNE_INTERVAL_MS = 3_600_000;
 
+/** Days a webhook delivery stays in the delivery log once it is delivered or given up. */
+const WEBHOOK_LOG_DAYS = 7;
+
 /**
  * How often a process reads (and, unless a SQLite worker, makes ahead) today's and tomorrow's visitor salts:
  * tomorrow's exists a day early, so no redirect waits for one at midnight.
@@ -187,6 +190,7 @@ export async function createApp(config: Config, deps: Deps, options: AppOptions 
   const writesItsVisits = relayed === undefined && (config.databaseUrl !== '' || !writer);
   const prune = () => {
     if (writesItsVisits) services.recorder.prune().catch(logUnlessUnavailable('could not prune visits'));
+    services.deliveries.prune(WEBHOOK_LOG_DAYS).catch(logUnlessUnavailable('could not prune the webhook deliveries'));
     services.audit
       .prune()
       .then((deleted) => deleted > 0 && deps.log.info('pruned audit entries past the retention period', { entries: deleted }))
@@ -201,6 +205,8 @@ export async function createApp(config: Config, deps: Deps, options: AppOptions 
   }, CHANGE_POLL_MS).unref();
   // One process backs the file up: this one, unless it is a worker (its primary does).
   const backups = relayed === undefined ? scheduleBackups(config, deps) : undefined;
+  // One process delivers the webhooks: this one, unless it is a worker (its primary does).
+  if (relayed === undefined) services.deliveries.start();
 
   let closed: Promise<void> | undefined;
   return {
@@ -220,6 +226,7 @@ export async function createApp(config: Config, deps: Deps, options: AppOptions 
         clearInterval(pruning);
         clearInterval(salting);
         await backups?.stop();
+        await services.deliveries.stop();
         await services.screening.stop();
         await firstPassword;
         services.visits.stop();

@@ -80,6 +80,10 @@ export interface Config {
   readonly oidcAdminValue: string;
   readonly oidcCreateUsers: boolean;
   readonly passwordLogin: boolean;
+  readonly webhookAllowPrivate: boolean;
+  readonly webhookInterval: number;
+  readonly webhookRetryBase: number;
+  readonly webhookTimeout: number;
 }
 
 type Value = string | number | boolean;
@@ -453,6 +457,33 @@ export const OPTIONS: readonly Option[] = [
     default: true,
     parse: boolean(),
     doc: "Whether the login form takes passwords; false = single sign-on only (the CLI's kurz admin password still works)",
+  },
+  {
+    name: 'webhookAllowPrivate',
+    default: false,
+    parse: boolean(),
+    doc: 'Webhooks may reach loopback, private, link-local, CGNAT and cloud metadata addresses (a receiver on your own network); off, a hook whose host resolves there is refused at every delivery',
+  },
+  {
+    name: 'webhookInterval',
+    default: '1s',
+    parse: duration(50, 60_000),
+    duration: true,
+    doc: 'How often the process that delivers webhooks turns new events into deliveries and sends those due: at most one link.clicked POST per hook each time',
+  },
+  {
+    name: 'webhookRetryBase',
+    default: '30s',
+    parse: duration(0, 3_600_000),
+    duration: true,
+    doc: 'A failed webhook delivery is tried again after this, doubling each time (with jitter, at most an hour apart) until a day has passed since the first attempt',
+  },
+  {
+    name: 'webhookTimeout',
+    default: '5s',
+    parse: duration(100, 60_000),
+    duration: true,
+    doc: 'How long one webhook delivery may take, connecting included, before it counts as failed',
   },
 ];
 

@@ -24,6 +24,8 @@ import type { VisitStats } from './visits/stats.ts';
 import type { VisitBuffer } from './visits/visit-buffer.ts';
 import type { VisitRecorder } from './visits/visit-recorder.ts';
 import type { VisitorSalts } from './visits/visitor-salts.ts';
+import type { WebhookDeliveries } from './webhooks/deliver.ts';
+import type { WebhookManagement } from './webhooks/manage.ts';
 
 /** The domain's use cases on one storage: what the CLI commands and the HTTP handlers work with. */
 export interface Services {
@@ -69,6 +71,10 @@ export interface Services {
   stats: VisitStats;
   /** The short domains: adding, editing, removing. */
   domains: DomainManagement;
+  /** Each user's webhooks: adding, testing, deleting, their delivery log. */
+  webhooks: WebhookManagement;
+  /** The delivery of webhooks: run by the process that does the periodic work (app.ts), never a worker. */
+  deliveries: WebhookDeliveries;
   /** Every domain in this process's memory: Host to domain, host to id, a link's short URL. */
   registry: DomainRegistry;
   shortUrl(link: LinkAddress): string;

@@ -20,7 +20,7 @@ import { linkReview } from './links/review.ts';
 import { followChanges, linkResolver } from './links/resolve.ts';
 import { linkScreening } from './blocklist/screening.ts';
 import { linkTransfer } from './transfer/transfer.ts';
-import type { Listening } from './links/url-rules.ts';
+import { urlRules, type Listening } from './links/url-rules.ts';
 import type { Storage, VisitStore } from './store/ports.ts';
 import { cachedClassifier } from './visits/classify.ts';
 import { noGeo, openGeoDatabase, type Geo } from './visits/geo.ts';
@@ -28,6 +28,8 @@ import { visitStats } from './visits/stats.ts';
 import { VisitBuffer } from './visits/visit-buffer.ts';
 import { createVisitRecorder, type VisitRecorder } from './visits/visit-recorder.ts';
 import { visitorSalts, type VisitorSalts } from './visits/visitor-salts.ts';
+import { webhookDeliveries } from './webhooks/deliver.ts';
+import { webhookManagement } from './webhooks/manage.ts';
 
 /** Codes computed together when a creation needs one: about what a busy turn of the event loop creates. */
 const CODES_AHEAD = 64;
@@ -180,6 +182,22 @@ export async function createServices(config: Config, deps: Deps, storage: Storag
     salts,
     stats: visitStats({ visits: storage.visits, now, severalDomains: () => registry.several() }),
     domains,
+    webhooks: webhookManagement({
+      store: storage.webhooks,
+      rules: urlRules(config, listening, blocklist),
+      allowPrivate: config.webhookAllowPrivate,
+      now,
+      random,
+    }),
+    deliveries: webhookDeliveries({
+      store: storage.webhooks,
+      linkById: (id) => links.linkById(id),
+      presenter: { config, shortUrl: (link) => registry.shortUrl(link), registry, ownerName: (id) => users.nameOf(id) ?? null },
+      config,
+      now,
+      random,
+      log: deps.log,
+    }),
     registry,
     shortUrl: (link) => registry.shortUrl(link),
     ownerName: (id) => users.nameOf(id) ?? null,

@@ -28,6 +28,8 @@ const VIEWS = [
   'keys',
   'key-revoke',
   'key-table',
+  'webhooks',
+  'webhook-delete',
   'tags',
   'tag-delete',
   'domains',

@@ -32,4 +32,5 @@ export const RESERVED_PATHS: ReadonlySet<string> = new Set([
   'tags',
   'yourls-api.php',
   'share',
+  'webhooks',
 ]);

@@ -60,9 +60,10 @@ WILDCARD.addAddress('::', 'ipv6');
 /**
  * Validates a submitted target and returns its normalised form (WHATWG serialisation: lower-case
  * scheme and host, IDN as punycode, default port dropped): its scheme, that it does not lead back here,
- * the domain lists, and the blocklist. Throws AppError('invalid', …, 'url').
+ * the domain lists, and the blocklist. `loopback` lets it name this machine on another port (a webhook's
+ * receiver, with webhookAllowPrivate). Throws AppError('invalid', …, 'url').
  */
-export function normaliseUrl(input: unknown, rules: UrlRules): string {
+export function normaliseUrl(input: unknown, rules: UrlRules, { loopback = false }: { loopback?: boolean } = {}): string {
   if (input === undefined || input === null) throw invalid('url is required');
   if (typeof input !== 'string') throw invalid(`url must be a string, got ${typeof input === 'object' ? 'an object' : typeof input}`);
   const trimmed = input.trim();
@@ -85,7 +86,7 @@ export function normaliseUrl(input: unknown, rules: UrlRules): string {
   if (url.username !== '' || url.password !== '') throw invalid('url must not contain a user name or password');
   const hostname = normaliseHostname(url.hostname);
   const port = url.port === '' ? (url.protocol === 'https:' ? 443 : 80) : Number(url.port);
-  if (leadsBack(hostname, port, rules)) throw invalid(`url leads back to this kurz instance (${hostname})`);
+  if (leadsBack(hostname, port, rules, loopback)) throw invalid(`url leads back to this kurz instance (${hostname})`);
   const denied = matchingRule(hostname, rules.denyDomains);
   if (denied !== undefined) throw invalid(`url's domain "${hostname}" is refused by denyDomains rule "${denied}"`);
   if (rules.allowDomains.length > 0 && matchingRule(hostname, rules.allowDomains) === undefined) {
@@ -107,12 +108,12 @@ export function refuseListed(href: string, rules: UrlRules): void {
   if (listed) throw invalid(listedMessage(listed, normaliseHostname(URL.parse(href)?.hostname ?? '')));
 }
 
-/** Whether host:port reaches this instance: its public host or a loopback name on any port, a listen address on the listen port. */
-function leadsBack(hostname: string, port: number, rules: UrlRules): boolean {
+/** Whether host:port reaches this instance: its public host, a loopback name on any port (unless `loopback`), a listen address on the listen port. */
+function leadsBack(hostname: string, port: number, rules: UrlRules, loopback: boolean): boolean {
   if (sameHost(hostname, rules.publicHost)) return true;
-  if (hostname === 'localhost' || hostname.endsWith('.localhost')) return true;
+  if (!loopback && (hostname === 'localhost' || hostname.endsWith('.localhost'))) return true;
   const address = unbracket(hostname);
-  if (isIP(address) !== 0 && LOOPBACK.check(address, family(address))) return true;
+  if (!loopback && isIP(address) !== 0 && LOOPBACK.check(address, family(address))) return true;
   const { port: listenPort, addresses } = rules.listening;
   if (listenPort === 0 || port !== listenPort) return false;
   return addresses.some((listen) =>

@@ -91,6 +91,11 @@ export const COPIED_TABLES: ReadonlyArray<{ name: string; columns: readonly stri
       'subject_label',
       'details',
     ],
+  }, // Last: a hook copied before the links or the visits would have their copies recorded as new events.
+  { name: 'webhooks', columns: ['id', 'user_id', 'url', 'events', 'secret', 'enabled', 'created_at'] },
+  {
+    name: 'webhook_deliveries',
+    columns: ['id', 'hook_id', 'event', 'body', 'created_at', 'attempts', 'next_at', 'last_status', 'last_error', 'delivered_at'],
   },
 ];
 

@@ -20,6 +20,7 @@ import type { VisitBatch } from '../visits/rollup.ts';
 import type { DimensionCount, DomainTally, LinkTally, StoredVisit, VisitTally } from '../visits/visit.ts';
 import type { VisitEvents } from '../visits/visit-events.ts';
 import type { VisitReceipt } from '../visits/visit-handover.ts';
+import type { AttemptOutcome, Delivery, DueDelivery, NewDelivery, NewWebhook, RecordedEvent, Webhook } from '../webhooks/webhook.ts';
 
 /**
  * The storage every backend implements: plain domain objects in and out, every method asynchronous. A
@@ -32,6 +33,7 @@ export interface Storage {
   settings: SettingsStore;
   access: AccessStore;
   audit: AuditStore;
+  webhooks: WebhookStore;
   /**
    * What keeps the database from serving kurz now, as /healthz names it ('database unreachable', 'disk
    * full', 'read-only', 'locked by another program', 'I/O error'); undefined when nothing does. Never rejects.
@@ -52,6 +54,8 @@ export interface StoredFormAnswer {
 }
 
 export interface LinkStore {
+  /** The link with this id, deleted or not. */
+  linkById(id: number): Promise<Link | undefined>;
   /** The link at this address (domain id and code), deleted or not. */
   linkByAddress(domain: number, code: string): Promise<Link | undefined>;
   /** The redirect's lookup: the fewest columns that answer it. Two arguments, not an address: nothing allocated per redirect. */
@@ -315,4 +319,38 @@ export interface AuditStore {
   pruneAudit(before: Date): Promise<number>;
   /** Entries and creation records before `before`: what pruning would delete. */
   countAuditBefore(before: Date): Promise<number>;
+}
+
+/**
+ * The users' webhooks, the events waiting for them and their deliveries. The events are recorded by the
+ * database itself (triggers on links and visits, in the transaction of the change), only for owners with a
+ * hook that asks for them, whatever process made the change.
+ */
+export interface WebhookStore {
+  /** One user's hooks, or with undefined everyone's, oldest first. */
+  listWebhooks(userId?: number): Promise<Webhook[]>;
+  webhookById(id: number): Promise<Webhook | undefined>;
+  insertWebhook(hook: NewWebhook): Promise<Webhook>;
+  /** Deletes the hook `id` of `userId` and its deliveries; false when that user has no such hook. */
+  deleteWebhook(id: number, userId: number): Promise<boolean>;
+  /** The oldest `limit` events recorded and not yet turned into deliveries. */
+  pendingEvents(limit: number): Promise<RecordedEvent[]>;
+  /**
+   * In one transaction, stores `deliveries` and removes the events `eventIds`; false, keeping nothing, when
+   * another process removed one of those events first (it made their deliveries).
+   */
+  addDeliveries(eventIds: readonly number[], deliveries: readonly NewDelivery[]): Promise<boolean>;
+  /** Deliveries whose next attempt is at or before `now`, oldest first, at most `limit`. */
+  dueDeliveries(now: Date, limit: number): Promise<DueDelivery[]>;
+  /**
+   * Takes a due delivery for one attempt by moving its next attempt from `due` to `until` (when another
+   * process may try it, should this one die while sending); false when another process took it first.
+   */
+  claimDelivery(id: number, due: Date, until: Date): Promise<boolean>;
+  /** Stores what an attempt ended with, counting it. */
+  recordAttempt(id: number, outcome: AttemptOutcome): Promise<void>;
+  /** A hook's newest `limit` deliveries, newest first. */
+  deliveriesOf(hookId: number, limit: number): Promise<Delivery[]>;
+  /** Deletes deliveries created before `before` that are done (delivered or given up); returns how many. */
+  pruneDeliveries(before: Date): Promise<number>;
 }

@@ -30,6 +30,7 @@ import { LINK_FIELDS } from './forms.ts';
 import { PAGE_FIELDS } from './page-settings-form.ts';
 import { QR_QUERY } from './handlers/qr.ts';
 import { DOMAIN_CREATE, DOMAIN_EDIT, DOMAIN_JSON } from './handlers/domains-api.ts';
+import { DELIVERY_JSON, WEBHOOK_CREATE, WEBHOOK_JSON } from './handlers/webhooks-api.ts';
 import { HANDOVER_JSON, USER_CREATE, USER_EDIT, USER_HANDOVER, USER_INVITATION, USER_JSON } from './handlers/users-api.ts';
 import { DOMAIN_QUERY, withDomain } from './domain-param.ts';
 import { CSRF_FIELD, SESSION_COOKIE } from './session.ts';
@@ -37,6 +38,7 @@ import { SCOPE_DOCS, SCOPES, type Scope } from '../auth/scopes.ts';
 import { TOP } from '../visits/stats.ts';
 import { DAYS_QUERY, EXPORT_QUERY, PAGE_PERIOD_QUERY, STATS_QUERY } from '../visits/stats-query.ts';
 import { BREAKDOWNS } from '../visits/visit.ts';
+import { LINK_EVENTS } from '../webhooks/webhook.ts';
 
 export type { OpenApiDocument } from '../http/openapi-document.ts';
 
@@ -489,6 +491,7 @@ const PARAMETERS: Record<string, Parameter> = {
     schema: { type: 'string' },
   },
   token: { name: 'token', in: 'path', required: true, description: 'The token of a one-time link', schema: { type: 'string' } },
+  webhook: { name: 'id', in: 'path', required: true, description: "One of your webhooks' id", schema: { type: 'integer' } },
 };
 
 /** An API call for admins (users): a member's session or key gets 403. */
@@ -981,6 +984,70 @@ export const OPENAPI: OpenApiDocument = openApiDocument({
           },
           '400': response('Invalid'),
           '401': response('Unauthorized'),
+        },
+      }),
+    },
+    '/api/v1/webhooks': {
+      get: linksApi({
+        operationId: 'listWebhooksApi',
+        summary: "Your webhooks (an admin: theirs too; nobody sees another's), never their secrets",
+        responses: {
+          '200': {
+            description: 'The hooks',
+            content: json({ type: 'object', properties: { webhooks: { type: 'array', items: schema('Webhook') } } }),
+          },
+          '401': response('Unauthorized'),
+        },
+      }),
+      post: linksApi({
+        operationId: 'addWebhookApi',
+        summary: "Add a webhook for your links' events; the answer holds its secret, this once",
+        body: WEBHOOK_CREATE,
+        responses: {
+          '201': {
+            description: 'Added, with its secret',
+            headers: { Location: { description: "The new hook's API path", schema: { type: 'string' } } },
+            content: json(schema('Webhook')),
+          },
+          '400': response('Invalid'),
+          '401': response('Unauthorized'),
+          '413': response('TooLarge'),
+          '415': response('UnsupportedType'),
+        },
+      }),
+    },
+    '/api/v1/webhooks/{id}': {
+      delete: linksApi({
+        operationId: 'deleteWebhookApi',
+        summary: 'Delete one of your webhooks and its delivery log',
+        parameters: [parameter('webhook')],
+        responses: { '204': { description: 'Deleted' }, '401': response('Unauthorized'), '404': response('NotFound') },
+      }),
+    },
+    '/api/v1/webhooks/{id}/ping': {
+      post: linksApi({
+        operationId: 'pingWebhookApi',
+        summary: 'Send one of your webhooks a signed `ping` at the next turn, retried as any delivery',
+        parameters: [parameter('webhook')],
+        responses: {
+          '202': { description: 'Queued', content: json({ type: 'object', properties: { queued: { type: 'boolean' } } }) },
+          '401': response('Unauthorized'),
+          '404': response('NotFound'),
+        },
+      }),
+    },
+    '/api/v1/webhooks/{id}/deliveries': {
+      get: linksApi({
+        operationId: 'listDeliveries',
+        summary: "One of your webhooks' latest 100 deliveries, newest first: the delivery log",
+        parameters: [parameter('webhook')],
+        responses: {
+          '200': {
+            description: 'The deliveries',
+            content: json({ type: 'object', properties: { deliveries: { type: 'array', items: schema('Delivery') } } }),
+          },
+          '401': response('Unauthorized'),
+          '404': response('NotFound'),
         },
       }),
     },
@@ -1859,6 +1926,48 @@ export const OPENAPI: OpenApiDocument = openApiDocument({
         responses: { '303': seeOther('To the keys, ?revoked=NAME'), '404': pageOrProblem('No live key has this name') },
       }),
     },
+    '/webhooks': {
+      get: adminPage({
+        operationId: 'listWebhooks',
+        summary: 'Your webhooks (never their secrets), each with its latest deliveries, and the form to add one',
+        parameters: [
+          { name: 'pinged', in: 'query', description: 'A hook just sent a test, to say so', schema: { type: 'string' } },
+          { name: 'deleted', in: 'query', description: 'The URL of a hook just deleted, to say so', schema: { type: 'string' } },
+        ],
+        responses: { '200': page('The hooks and the form to add one') },
+      }),
+      post: adminForm(['url', ...LINK_EVENTS.map((event) => `event:${event}`)], {
+        operationId: 'addWebhook',
+        summary: 'Add a webhook for your links',
+        description: 'Each ticked `event:EVENT` checkbox (value `true`) asks for that event; at least one.',
+        responses: {
+          '303': seeOther("To the webhooks, which show the new hook's secret this once (it rides a signed cookie for a minute)"),
+          '400': page('The form again: the URL is refused or no event is ticked'),
+        },
+      }),
+    },
+    '/webhooks/{id}/ping': {
+      post: adminForm([], {
+        operationId: 'pingWebhook',
+        summary: 'Send the hook a signed `ping` at the next turn, retried as any delivery',
+        parameters: [parameter('webhook')],
+        responses: { '303': seeOther('To the webhooks, ?pinged=ID'), '404': pageOrProblem('You have no such webhook') },
+      }),
+    },
+    '/webhooks/{id}/delete': {
+      get: adminPage({
+        operationId: 'confirmDeleteWebhook',
+        summary: 'The page that asks before deleting a webhook',
+        parameters: [parameter('webhook')],
+        responses: { '200': page('The question'), '404': pageOrProblem('You have no such webhook') },
+      }),
+      post: adminForm([], {
+        operationId: 'deleteWebhook',
+        summary: 'Delete a webhook and its delivery log',
+        parameters: [parameter('webhook')],
+        responses: { '303': seeOther('To the webhooks, ?deleted=URL'), '404': pageOrProblem('You have no such webhook') },
+      }),
+    },
     '/tags': {
       get: adminPage({
         operationId: 'listTagsPage',
@@ -1974,6 +2083,9 @@ export const OPENAPI: OpenApiDocument = openApiDocument({
       UserHandover: USER_HANDOVER,
       Handover: HANDOVER_JSON,
       UserInvitation: USER_INVITATION,
+      Webhook: WEBHOOK_JSON,
+      WebhookCreate: WEBHOOK_CREATE,
+      Delivery: DELIVERY_JSON,
     },
     responses: RESPONSES,
     parameters: PARAMETERS,

@@ -9,6 +9,8 @@ import { dashboardHandlers } from './handlers/dashboard.ts';
 import { domainsUiHandlers } from './handlers/domains-ui.ts';
 import { importUiHandlers } from './handlers/import-ui.ts';
 import { keysUiHandlers } from './handlers/keys-ui.ts';
+import { webhooksApiHandlers } from './handlers/webhooks-api.ts';
+import { webhooksUiHandlers } from './handlers/webhooks-ui.ts';
 import { tagsUiHandlers } from './handlers/tags-ui.ts';
 import { domainsApiHandlers } from './handlers/domains-api.ts';
 import { linksApiHandlers } from './handlers/links-api.ts';
@@ -67,6 +69,11 @@ export const API_SCOPES = {
   'PATCH /api/v1/domains/:host': 'domains',
   'DELETE /api/v1/domains/:host': 'domains',
   'GET /api/v1/audit': 'admin',
+  'GET /api/v1/webhooks': 'links:read',
+  'POST /api/v1/webhooks': 'links:write',
+  'DELETE /api/v1/webhooks/:id': 'links:write',
+  'POST /api/v1/webhooks/:id/ping': 'links:write',
+  'GET /api/v1/webhooks/:id/deliveries': 'links:read',
 } as const satisfies Record<string, Scope>;
 export type ApiRoute = keyof typeof API_SCOPES;
 
@@ -83,6 +90,8 @@ export function createRouter(web: WebServices): Router {
   const linksBulk = linksBulkHandlers(web);
   const bulk = importUiHandlers(web);
   const keys = keysUiHandlers(web);
+  const webhooks = webhooksUiHandlers(web);
+  const webhooksApi = webhooksApiHandlers(web);
   const tags = tagsUiHandlers(web);
   const domainsUi = domainsUiHandlers(web);
   const settings = settingsUiHandlers(web);
@@ -171,6 +180,11 @@ export function createRouter(web: WebServices): Router {
   router.get('/keys/kurz.sxcu', loginRequired, keys.downloadUploader);
   router.get('/keys/revoke', loginRequired, keys.confirmRevoke);
   router.post('/keys/revoke', loginRequired, keys.revokeKey);
+  router.get('/webhooks', loginRequired, webhooks.listWebhooks);
+  router.post('/webhooks', loginRequired, webhooks.addWebhook);
+  router.post('/webhooks/:id/ping', loginRequired, webhooks.pingWebhook);
+  router.get('/webhooks/:id/delete', loginRequired, webhooks.confirmDelete);
+  router.post('/webhooks/:id/delete', loginRequired, webhooks.deleteWebhook);
   router.get('/settings', adminRequired, settings.showSettings);
   router.get('/assets/:name', system.showAsset);
 
@@ -206,6 +220,11 @@ export function createRouter(web: WebServices): Router {
   apiRoute('POST /api/v1/users/:name/reset', usersApi.resetPassword);
   apiRoute('POST /api/v1/users/:name/handover', usersApi.handOverLinks);
   apiRoute('GET /api/v1/audit', adminRequired, audit.listAudit);
+  apiRoute('GET /api/v1/webhooks', webhooksApi.listWebhooks);
+  apiRoute('POST /api/v1/webhooks', webhooksApi.addWebhook);
+  apiRoute('DELETE /api/v1/webhooks/:id', webhooksApi.deleteWebhook);
+  apiRoute('POST /api/v1/webhooks/:id/ping', webhooksApi.pingWebhook);
+  apiRoute('GET /api/v1/webhooks/:id/deliveries', webhooksApi.listDeliveries);
   router.get('/api/v1/openapi.json', system.showOpenApi);
 
   // YOURLS' API, for the clients written for it (its own credentials: web/yourls-auth.ts)

@@ -22,6 +22,8 @@ export const COOKIES = {
   sso: 'kurz_sso',
   /** An API key just made, shown once on the page its creation leads to (post-redirect-get): for a minute, cleared when shown. */
   newKey: 'kurz_new_key',
+  /** A webhook just added, its secret shown once on the page its addition leads to: for a minute, cleared when shown. */
+  newWebhook: 'kurz_new_webhook',
 } as const;
 export type CookieName = keyof typeof COOKIES;
 

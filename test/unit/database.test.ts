@@ -42,6 +42,9 @@ test('a new database is created with its folder, in WAL mode, marked as kurz, at
     'visitor_salts',
     'visitors',
     'visits',
+    'webhook_deliveries',
+    'webhook_events',
+    'webhooks',
   ]);
 });
 

@@ -17,6 +17,7 @@ import { MIGRATIONS } from '../../src/store/postgres/migrations.ts';
 import * as q from '../../src/store/postgres/queries.ts';
 import { openPostgresStorage, type PostgresStorage } from '../../src/store/postgres/storage.ts';
 import { createSqliteAuditStore } from '../../src/store/sqlite/audit-store.ts';
+import { createSqliteWebhookStore } from '../../src/store/sqlite/webhook-store.ts';
 import { createSqliteAccessStore } from '../../src/store/sqlite/access-store.ts';
 import { openDatabase } from '../../src/store/sqlite/database.ts';
 import { createSqliteDomainStore } from '../../src/store/sqlite/domain-store.ts';
@@ -117,6 +118,7 @@ function sqliteStorage(t: ExecutionContext): Omit<Storage, 'close' | 'databaseBy
     settings: createSqliteSettingsStore(db, health),
     access: createSqliteAccessStore(db, health),
     audit: createSqliteAuditStore(db, health),
+    webhooks: createSqliteWebhookStore(db, health),
     problem: async () => health.fault,
   };
 }

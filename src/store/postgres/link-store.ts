@@ -182,6 +182,7 @@ export function createPostgresLinkStore(db: Database, idBlockSize: number, log: 
   const listeners = new Set<(change: Omit<LinkChange, 'seq'>) => void>();
 
   return {
+    linkById: async (id) => toLink((await db.query<LinkRow>(q.LINK_BY_ID, [id])).rows[0]),
     linkByAddress: async (domain, code) => toLink((await db.query<LinkRow>(q.LINK_BY_ADDRESS, [code, domain])).rows[0]),
 
     async targetByAddress(domain, code) {

@@ -630,6 +630,8 @@ export const DATA_TABLES = [
   'api_keys',
   'visits',
   'form_answers',
+  'webhooks',
+  'webhook_deliveries',
   'visit_hours',
   'visit_dimensions',
   'visit_dimension_days',
@@ -669,7 +671,9 @@ export const FINISH_IMPORT = `
   SELECT setval(pg_get_serial_sequence('api_keys', 'id'), (SELECT coalesce(max(id), 0) + 1 FROM api_keys), false);
   SELECT setval(pg_get_serial_sequence('users', 'id'), (SELECT greatest(coalesce(max(id), 0) + 1, 2) FROM users), false);
   SELECT setval(pg_get_serial_sequence('link_changes', 'seq'), (SELECT coalesce(max(seq), 0) + 1 FROM link_changes), false);
-  SELECT setval(pg_get_serial_sequence('audit_log', 'id'), (SELECT coalesce(max(id), 0) + 1 FROM audit_log), false)`;
+  SELECT setval(pg_get_serial_sequence('audit_log', 'id'), (SELECT coalesce(max(id), 0) + 1 FROM audit_log), false);
+  SELECT setval(pg_get_serial_sequence('webhooks', 'id'), (SELECT coalesce(max(id), 0) + 1 FROM webhooks), false);
+  SELECT setval(pg_get_serial_sequence('webhook_deliveries', 'id'), (SELECT coalesce(max(id), 0) + 1 FROM webhook_deliveries), false)`;
 
 // The audit trail. A page is put together from the fragments of the filters it uses, ? standing for each
 // parameter in order (numbered $1, $2, … by auditPage); newest first, through the index of its filter.
@@ -706,3 +710,42 @@ export function numbered(sql: string): string {
 export const DELETE_AUDIT_BEFORE = `DELETE FROM audit_log WHERE at < $1`;
 
 export const COUNT_AUDIT_BEFORE = `SELECT count(*)::int AS count FROM audit_log WHERE at < $1`;
+
+// Webhooks: the hooks, the events the triggers record for them (the outbox) and their deliveries.
+
+const WEBHOOK_COLUMNS = `id, user_id AS "userId", url, events, secret, enabled, created_at AS "createdAt"`;
+
+const DELIVERY_COLUMNS = `d.id, d.hook_id AS "hookId", d.event, d.body, d.created_at AS "createdAt", d.attempts, d.next_at AS "nextAt",
+  d.last_status AS "lastStatus", d.last_error AS "lastError", d.delivered_at AS "deliveredAt"`;
+
+export const LIST_WEBHOOKS = `SELECT ${WEBHOOK_COLUMNS} FROM webhooks WHERE $1::bigint IS NULL OR user_id = $1 ORDER BY id`;
+
+export const WEBHOOK_BY_ID = `SELECT ${WEBHOOK_COLUMNS} FROM webhooks WHERE id = $1`;
+
+export const INSERT_WEBHOOK = `INSERT INTO webhooks (user_id, url, events, secret, enabled, created_at)
+  VALUES ($1, $2, $3, $4, $5, $6) RETURNING ${WEBHOOK_COLUMNS}`;
+
+export const DELETE_WEBHOOK = `DELETE FROM webhooks WHERE id = $1 AND user_id = $2`;
+
+/** The oldest events first, each click with its visit (gone if pruned in the meantime). */
+export const PENDING_WEBHOOK_EVENTS = `SELECT e.id, e.event, e.link_id AS "linkId", e.owner_id AS "ownerId", e.at, v.id AS "visitId",
+    v.bot, v.referrer, v.browser, v.os, v.device, v.country, v.language
+  FROM webhook_events AS e LEFT JOIN visits AS v ON v.id = e.visit_id ORDER BY e.id LIMIT $1`;
+
+export const DELETE_WEBHOOK_EVENTS = `DELETE FROM webhook_events WHERE id = ANY($1::bigint[])`;
+
+export const INSERT_DELIVERIES = `INSERT INTO webhook_deliveries (hook_id, event, body, created_at, next_at)
+  SELECT * FROM unnest($1::bigint[], $2::text[], $3::text[], $4::bigint[], $5::bigint[])`;
+
+export const DUE_DELIVERIES = `SELECT ${DELIVERY_COLUMNS}, w.url, w.secret
+  FROM webhook_deliveries AS d JOIN webhooks AS w ON w.id = d.hook_id
+  WHERE d.next_at <= $1 ORDER BY d.next_at, d.id LIMIT $2`;
+
+export const CLAIM_DELIVERY = `UPDATE webhook_deliveries SET next_at = $3 WHERE id = $1 AND next_at = $2`;
+
+export const RECORD_ATTEMPT = `UPDATE webhook_deliveries SET attempts = attempts + 1, last_status = $2, last_error = $3,
+  delivered_at = CASE WHEN $4::boolean THEN $5::bigint ELSE delivered_at END, next_at = $6 WHERE id = $1`;
+
+export const DELIVERIES_OF = `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries AS d WHERE d.hook_id = $1 ORDER BY d.id DESC LIMIT $2`;
+
+export const PRUNE_DELIVERIES = `DELETE FROM webhook_deliveries WHERE created_at < $1 AND next_at IS NULL`;

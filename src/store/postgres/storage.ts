@@ -4,6 +4,7 @@ import type { Query } from '../invariants.ts';
 import type { Storage } from '../ports.ts';
 import { createPostgresAccessStore } from './access-store.ts';
 import { createPostgresAuditStore } from './audit-store.ts';
+import { createPostgresWebhookStore } from './webhook-store.ts';
 import { openDatabase, type Database } from './database.ts';
 import { createPostgresDomainStore } from './domain-store.ts';
 import { createPostgresLinkStore } from './link-store.ts';
@@ -46,6 +47,7 @@ export async function openPostgresStorage(
     settings: createPostgresSettingsStore(db),
     access: createPostgresAccessStore(db),
     audit: createPostgresAuditStore(db),
+    webhooks: createPostgresWebhookStore(db),
     importRows: async (table, columns, rows) => importRows(db, dataTable(table), columns, rows),
     finishImport: async () => void (await db.query(q.FINISH_IMPORT)),
     countRows: async (table) => (await db.query<{ count: number }>(q.countRows(dataTable(table)))).rows[0]?.count ?? 0,

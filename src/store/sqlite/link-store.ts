@@ -290,6 +290,7 @@ export function createSqliteLinkStore(
   const writes = createGroupCommit<Job, unknown>(commitJobs, durability === 'full' ? syncWal : async () => undefined);
 
   return {
+    linkById: async (id) => toLink(linkById.get(id)),
     linkByAddress: async (domain, code) => toLink(linkByAddress.get(code, domain)),
 
     targetByAddress: async (domain, code) => targetAtOnce(domain, code),

@@ -572,6 +572,76 @@ export const MIGRATIONS: readonly string[] = [
   `
   CREATE INDEX visit_hours_by_hour ON visit_hours (hour);
   `,
+  // Webhooks (migration 22). A user's hooks, with the events they ask for (space-separated) and the secret
+  // that signs their deliveries (kept as it is: signing needs it). webhook_events is the outbox: the triggers
+  // record a link's creation, edit and deletion, and each raw visit, in the transaction that writes them,
+  // whatever process that is, and only for an owner with an enabled hook asking for that event; the process
+  // that delivers turns them into webhook_deliveries (one per hook; a hook's clicks together) and removes
+  // them. A delivery's next_at is NULL once it is delivered or given up.
+  `
+  CREATE TABLE webhooks (
+    id         INTEGER PRIMARY KEY,
+    user_id    INTEGER NOT NULL REFERENCES users (id),
+    url        TEXT    NOT NULL,
+    events     TEXT    NOT NULL,
+    secret     TEXT    NOT NULL,
+    enabled    INTEGER NOT NULL DEFAULT 1,
+    created_at INTEGER NOT NULL
+  );
+  CREATE INDEX webhooks_by_user ON webhooks (user_id);
+  CREATE TABLE webhook_events (
+    id       INTEGER PRIMARY KEY,
+    event    TEXT    NOT NULL,
+    link_id  INTEGER NOT NULL,
+    owner_id INTEGER NOT NULL,
+    visit_id INTEGER,
+    at       INTEGER NOT NULL
+  );
+  CREATE TABLE webhook_deliveries (
+    id           INTEGER PRIMARY KEY,
+    hook_id      INTEGER NOT NULL REFERENCES webhooks (id) ON DELETE CASCADE,
+    event        TEXT    NOT NULL,
+    body         TEXT    NOT NULL,
+    created_at   INTEGER NOT NULL,
+    attempts     INTEGER NOT NULL DEFAULT 0,
+    next_at      INTEGER,
+    last_status  INTEGER,
+    last_error   TEXT,
+    delivered_at INTEGER
+  );
+  CREATE INDEX webhook_deliveries_due ON webhook_deliveries (next_at) WHERE next_at IS NOT NULL;
+  CREATE INDEX webhook_deliveries_by_hook ON webhook_deliveries (hook_id, id);
+  CREATE TRIGGER links_webhook_created AFTER INSERT ON links
+    WHEN EXISTS (SELECT 1 FROM webhooks WHERE user_id = NEW.owner_id AND enabled = 1 AND instr(' ' || events || ' ', ' link.created ') > 0)
+  BEGIN
+    INSERT INTO webhook_events (event, link_id, owner_id, at) VALUES ('link.created', NEW.id, NEW.owner_id, NEW.created_at);
+  END;
+  CREATE TRIGGER links_webhook_deleted AFTER UPDATE OF deleted_at ON links
+    WHEN OLD.deleted_at IS NULL AND NEW.deleted_at IS NOT NULL
+      AND EXISTS (SELECT 1 FROM webhooks WHERE user_id = NEW.owner_id AND enabled = 1 AND instr(' ' || events || ' ', ' link.deleted ') > 0)
+  BEGIN
+    INSERT INTO webhook_events (event, link_id, owner_id, at) VALUES ('link.deleted', NEW.id, NEW.owner_id, NEW.deleted_at);
+  END;
+  CREATE TRIGGER links_webhook_updated AFTER UPDATE ON links
+    WHEN OLD.deleted_at IS NULL AND NEW.deleted_at IS NULL
+      AND (NEW.updated_at IS NOT OLD.updated_at OR NEW.url IS NOT OLD.url OR NEW.code IS NOT OLD.code
+        OR NEW.domain_id IS NOT OLD.domain_id OR NEW.owner_id IS NOT OLD.owner_id OR NEW.title IS NOT OLD.title
+        OR NEW.note IS NOT OLD.note OR NEW.expires_at IS NOT OLD.expires_at OR NEW.max_visits IS NOT OLD.max_visits
+        OR NEW.password_hash IS NOT OLD.password_hash OR NEW.redirect_status IS NOT OLD.redirect_status
+        OR NEW.forward_query IS NOT OLD.forward_query OR NEW.enabled IS NOT OLD.enabled OR NEW.review IS NOT OLD.review
+        OR NEW.rules IS NOT OLD.rules OR NEW.split IS NOT OLD.split OR NEW.preview IS NOT OLD.preview OR NEW.pages IS NOT OLD.pages)
+      AND EXISTS (SELECT 1 FROM webhooks WHERE user_id = NEW.owner_id AND enabled = 1 AND instr(' ' || events || ' ', ' link.updated ') > 0)
+  BEGIN
+    INSERT INTO webhook_events (event, link_id, owner_id, at) VALUES ('link.updated', NEW.id, NEW.owner_id, NEW.updated_at);
+  END;
+  CREATE TRIGGER visits_webhook_clicked AFTER INSERT ON visits
+    WHEN EXISTS (SELECT 1 FROM webhooks WHERE enabled = 1 AND instr(' ' || events || ' ', ' link.clicked ') > 0
+      AND user_id = (SELECT owner_id FROM links WHERE id = NEW.link_id))
+  BEGIN
+    INSERT INTO webhook_events (event, link_id, owner_id, visit_id, at)
+      SELECT 'link.clicked', NEW.link_id, owner_id, NEW.id, NEW.at FROM links WHERE id = NEW.link_id;
+  END;
+  `,
 ];
 
 /**

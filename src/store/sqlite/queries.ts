@@ -557,3 +557,42 @@ export function auditPage(filters: readonly AuditFilterName[]): string {
 export const DELETE_AUDIT_BEFORE = `DELETE FROM audit_log WHERE at < ?`;
 
 export const COUNT_AUDIT_BEFORE = `SELECT count(*) FROM audit_log WHERE at < ?`;
+
+// Webhooks: the hooks, the events the triggers record for them (the outbox) and their deliveries.
+
+const WEBHOOK_COLUMNS = `id, user_id AS userId, url, events, secret, enabled, created_at AS createdAt`;
+
+const DELIVERY_COLUMNS = `d.id, d.hook_id AS hookId, d.event, d.body, d.created_at AS createdAt, d.attempts, d.next_at AS nextAt,
+  d.last_status AS lastStatus, d.last_error AS lastError, d.delivered_at AS deliveredAt`;
+
+export const LIST_WEBHOOKS = `SELECT ${WEBHOOK_COLUMNS} FROM webhooks WHERE @userId IS NULL OR user_id = @userId ORDER BY id`;
+
+export const WEBHOOK_BY_ID = `SELECT ${WEBHOOK_COLUMNS} FROM webhooks WHERE id = ?`;
+
+export const INSERT_WEBHOOK = `INSERT INTO webhooks (user_id, url, events, secret, enabled, created_at)
+  VALUES (@userId, @url, @events, @secret, @enabled, @createdAt)`;
+
+export const DELETE_WEBHOOK = `DELETE FROM webhooks WHERE id = ? AND user_id = ?`;
+
+/** The oldest events first, each click with its visit (gone if pruned in the meantime). */
+export const PENDING_WEBHOOK_EVENTS = `SELECT e.id, e.event, e.link_id AS linkId, e.owner_id AS ownerId, e.at, v.id AS visitId,
+    v.bot, v.referrer, v.browser, v.os, v.device, v.country, v.language
+  FROM webhook_events AS e LEFT JOIN visits AS v ON v.id = e.visit_id ORDER BY e.id LIMIT ?`;
+
+export const DELETE_WEBHOOK_EVENT = `DELETE FROM webhook_events WHERE id = ?`;
+
+export const INSERT_DELIVERY = `INSERT INTO webhook_deliveries (hook_id, event, body, created_at, next_at)
+  VALUES (@hookId, @event, @body, @createdAt, @nextAt)`;
+
+export const DUE_DELIVERIES = `SELECT ${DELIVERY_COLUMNS}, w.url, w.secret
+  FROM webhook_deliveries AS d JOIN webhooks AS w ON w.id = d.hook_id
+  WHERE d.next_at <= ? ORDER BY d.next_at, d.id LIMIT ?`;
+
+export const CLAIM_DELIVERY = `UPDATE webhook_deliveries SET next_at = @until WHERE id = @id AND next_at = @due`;
+
+export const RECORD_ATTEMPT = `UPDATE webhook_deliveries SET attempts = attempts + 1, last_status = @status, last_error = @error,
+  delivered_at = CASE WHEN @delivered THEN @at ELSE delivered_at END, next_at = @nextAt WHERE id = @id`;
+
+export const DELIVERIES_OF = `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries AS d WHERE d.hook_id = ? ORDER BY d.id DESC LIMIT ?`;
+
+export const PRUNE_DELIVERIES = `DELETE FROM webhook_deliveries WHERE created_at < ? AND next_at IS NULL`;

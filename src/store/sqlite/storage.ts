@@ -12,6 +12,7 @@ import { openDatabase } from './database.ts';
 import { createSqliteDomainStore } from './domain-store.ts';
 import { createSqliteLinkStore } from './link-store.ts';
 import { createSqliteVisitStore } from './visit-store.ts';
+import { createSqliteWebhookStore } from './webhook-store.ts';
 import { loadNativeBinding } from './native-addon.ts';
 import * as q from './queries.ts';
 import { createSqliteSettingsStore } from './settings-store.ts';
@@ -61,6 +62,7 @@ export function openSqliteStorage(config: Pick<Config, 'db' | 'cacheDir' | 'dura
     settings: createSqliteSettingsStore(db, health),
     access: createSqliteAccessStore(db, health),
     audit: createSqliteAuditStore(db, health),
+    webhooks: createSqliteWebhookStore(db, health),
     backup: (target) => backupDatabase(db, target, nativeBinding),
     sqliteVersion: () => db.prepare<[], string>(q.SQLITE_VERSION).pluck().get() ?? '',
     *chunksOf(table, columns, size) {

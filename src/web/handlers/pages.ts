@@ -9,7 +9,8 @@ import { csrfToken, sessionOf, type WebState } from '../session.ts';
 // What every HTML page shares: the nav, the CSRF token of its forms and the command that runs kurz's CLI here.
 
 /** Where a page sits in the nav. */
-export type Section = 'home' | 'links' | 'import' | 'domains' | 'users' | 'activity' | 'review' | 'keys' | 'settings' | 'account';
+export type Section =
+  'home' | 'links' | 'import' | 'domains' | 'users' | 'activity' | 'review' | 'keys' | 'webhooks' | 'settings' | 'account';
 
 /**
  * Sends `view` with `data`, the CSRF token of its forms (`csrf`) and, for a logged-in session, the nav

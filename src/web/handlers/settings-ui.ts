@@ -103,6 +103,7 @@ export const SETTING_TOPICS: ReadonlyArray<{ title: string; id: string; options:
     ],
   },
   { title: 'Logs and monitoring', id: 'logs', options: ['logLevel', 'logFormat', 'accessLog', 'metricsKey', 'metricsAllow'] },
+  { title: 'Webhooks', id: 'webhooks', options: ['webhookAllowPrivate', 'webhookInterval', 'webhookRetryBase', 'webhookTimeout'] },
 ];
 
 /** Options whose default is worked out at start (from other options or the machine): no fixed default to differ from. */
