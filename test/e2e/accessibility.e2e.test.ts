@@ -150,6 +150,7 @@ async function everyPage(t: ExecutionContext): Promise<void> {
     '/activity',
     '/review',
     '/keys',
+    '/share?url=https%3A%2F%2Fexample.com%2Fpage&title=A%20page',
     '/settings',
     '/account/password',
     '/no-such-page-here',
