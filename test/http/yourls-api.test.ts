@@ -379,6 +379,8 @@ test("the timed signature: a hash of the timestamp and the key's YOURLS token, i
   t.is(await version({ timestamp: String(now), signature: sign('md5', `${token}${now}`) }), '200 1.10.4', 'the other order');
   t.is(await version({ timestamp: String(now), signature: sign('sha256', `${now}${token}`) }), '200 1.10.4', 'sha256, by its length');
   t.is(await version({ timestamp: String(now), signature: sign('sha512', `${now}${token}`), hash: 'sha512' }), '200 1.10.4');
+  const used = (await k.kurz.services.access.listKeys(1)).find((listed) => listed.name === 'sharex');
+  t.is(used?.lastUsedFrom, '127.0.0.1', "a timed signature records the key's use, as the key itself does");
   const stale = now - 43_200;
   t.is(
     await version({ timestamp: String(stale), signature: sign('md5', `${stale}${token}`) }),
