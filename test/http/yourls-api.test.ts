@@ -64,7 +64,7 @@ function shareXBody(boundary: string, fields: ReadonlyArray<[string, string]>): 
 }
 
 /** What ShareX's YOURLS shortener sends for `url` (HttpWebRequest's headers, in its order). */
-function shareXRequest(k: TestKurz, signature: string, url: string): Promise<RawAnswer> {
+function shareXRequest(k: TestKurz, signature: string, url: string, host = new URL(k.base).host): Promise<RawAnswer> {
   // RequestHelpers.CreateBoundary: twenty dashes and DateTime.Now.Ticks in hex.
   const boundary = `--------------------${639_040_320_000_000_000n.toString(16)}`;
   const body = shareXBody(boundary, [
@@ -77,7 +77,7 @@ function shareXRequest(k: TestKurz, signature: string, url: string): Promise<Raw
     'POST /yourls-api.php HTTP/1.1\r\n' +
     `Content-Type: multipart/form-data; boundary=${boundary}\r\n` +
     'User-Agent: ShareX/17.1.0\r\n' +
-    `Host: ${new URL(k.base).host}\r\n` +
+    `Host: ${host}\r\n` +
     `Content-Length: ${body.length}\r\n` +
     'Expect: 100-continue\r\n' +
     'Connection: Keep-Alive\r\n\r\n';
@@ -500,4 +500,25 @@ test('stats: bottom, last with start, rand; parameters from the query and the bo
     '{"statusCode":"404","message":"Error: short URL not found"}',
     'a short URL on a host kurz does not serve is none of its links',
   );
+  for (const shorturl of [
+    'https://kurz.test/%E2',
+    'https://kurz.test/k1/more',
+    '../k1',
+    'k1\u0000',
+    'http://[::1',
+    'https://kurz.test/k1?x=1',
+  ]) {
+    const res = await yourls(k, { signature: k.key, action: 'expand', shorturl, format: 'json' });
+    t.is(res.status, shorturl.endsWith('?x=1') ? 200 : 404, shorturl);
+  }
+});
+
+test("a link is made on the domain the request was sent to, when it is one of kurz's", async (t) => {
+  const k = await startKurz(t);
+  t.is((await k.postJson('/api/v1/domains', { host: 's2.kurz.test' })).status, 201);
+  const res = await shareXRequest(k, k.key, 'https://example.com/on-s2', 's2.kurz.test');
+  t.is(res.status, 200);
+  t.regex(res.body, /^https:\/\/s2\.kurz\.test\/\w+$/);
+  const elsewhere = await shareXRequest(k, k.key, 'https://example.com/on-default', 'unknown.example');
+  t.regex(elsewhere.body, /^https:\/\/kurz\.test\/\w+$/, 'a Host kurz does not serve makes it on the default domain');
 });
