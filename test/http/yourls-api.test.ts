@@ -422,6 +422,28 @@ test('hostile input: a file part, a field twice, a body that is not a form, a hu
     body: '--y\r\nnonsense',
   });
   t.is(broken.status, 400);
+  const big = new FormData();
+  big.set('signature', k.key);
+  big.set('url', `https://example.com/${'a'.repeat(70_000)}`);
+  t.is((await fetch(`${k.base}/yourls-api.php`, { method: 'POST', body: big })).status, 413);
+  const latin1 = Buffer.concat([
+    Buffer.from('--b\r\nContent-Disposition: form-data; name="title"\r\n\r\n'),
+    Buffer.from([0xe9]),
+    Buffer.from('\r\n--b--\r\n'),
+  ]);
+  const notUtf8 = await fetch(`${k.base}/yourls-api.php`, {
+    method: 'POST',
+    headers: { 'content-type': 'multipart/form-data; boundary=b' },
+    body: latin1,
+  });
+  t.is(notUtf8.status, 400);
+  t.regex(await notUtf8.text(), /not valid UTF-8/);
+  const gzipped = await fetch(`${k.base}/yourls-api.php`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', 'content-encoding': 'gzip' },
+    body: 'action=version',
+  });
+  t.is(gzipped.status, 415);
   const huge = await yourls(k, { signature: k.key, action: 'stats', limit: '100000', format: 'json' });
   t.is(huge.status, 400);
   t.like(await huge.json(), { errorCode: '400', message: 'start + limit may be at most 1000, got 100000' });
@@ -521,4 +543,36 @@ test("a link is made on the domain the request was sent to, when it is one of ku
   t.regex(res.body, /^https:\/\/s2\.kurz\.test\/\w+$/);
   const elsewhere = await shareXRequest(k, k.key, 'https://example.com/on-default', 'unknown.example');
   t.regex(elsewhere.body, /^https:\/\/kurz\.test\/\w+$/, 'a Host kurz does not serve makes it on the default domain');
+});
+
+test("the keys page's ShareX uploader, run as ShareX runs a custom URL shortener: its arguments as a multipart form, the answer as the URL", async (t) => {
+  const k = await startKurz(t);
+  const b = await browser(k);
+  const { html } = await b.follow(await b.submit('/keys', { name: 'sharex' }));
+  const data = /href="data:application\/octet-stream;base64,([A-Za-z0-9+/=]+)"/.exec(html)?.[1] ?? '';
+  const uploader = JSON.parse(Buffer.from(data, 'base64').toString()) as {
+    Version: string;
+    DestinationType: string;
+    RequestMethod: string;
+    RequestURL: string;
+    Body: string;
+    Arguments: Record<string, string>;
+    URL: string;
+  };
+  t.true(Number(uploader.Version.split('.')[0]) >= 13, 'the syntax of ShareX 13 and later: {input}, {response}');
+  t.deepEqual(
+    [uploader.DestinationType, uploader.RequestMethod, uploader.Body, uploader.URL],
+    ['URLShortener', 'POST', 'MultipartFormData', '{response}'],
+  );
+  const url = 'https://example.com/from-sharex?x=1';
+  const args = Object.entries(uploader.Arguments).map(([name, value]): [string, string] => [name, value.replaceAll('{input}', url)]);
+  const boundary = '--------------------8de2c5a3f1b7e40';
+  const body = shareXBody(boundary, args);
+  const path = new URL(uploader.RequestURL).pathname;
+  const head =
+    `POST ${path} HTTP/1.1\r\nContent-Type: multipart/form-data; boundary=${boundary}\r\nUser-Agent: ShareX/17.1.0\r\n` +
+    `Host: ${new URL(k.base).host}\r\nContent-Length: ${body.length}\r\nExpect: 100-continue\r\nConnection: Keep-Alive\r\n\r\n`;
+  const res = await rawExchange(k.base, head, body);
+  t.is(res.status, 200);
+  t.is(res.body, `https://kurz.test/${await codeOf(k, url)}`, '{response}: the short URL');
 });
