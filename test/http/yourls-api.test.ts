@@ -576,3 +576,36 @@ test("the keys page's ShareX uploader, run as ShareX runs a custom URL shortener
   t.is(res.status, 200);
   t.is(res.body, `https://kurz.test/${await codeOf(k, url)}`, '{response}: the short URL');
 });
+
+test("the kurl extension's JSON calls: its connection check, shorten with keyword and title, a URL again, url-stats, and its delete YOURLS lacks too", async (t) => {
+  const k = await startKurz(t);
+  // kurl's yourlsFetch: a POST of URLSearchParams, asking for JSON.
+  const kurl = async (payload: Record<string, string>) => {
+    const res = await fetch(`${k.base}/yourls-api.php`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded;charset=UTF-8', Accept: 'application/json' },
+      body: new URLSearchParams(payload),
+    });
+    const text = await res.text();
+    return { ok: res.ok, status: res.status, json: JSON.parse(text) as Record<string, unknown> & { stats?: { total_links: number } } };
+  };
+  const check = await kurl({ action: 'stats', format: 'json', signature: k.key });
+  t.true(check.ok);
+  t.is(check.json.stats?.total_links, 0, 'what kurl shows as connected');
+
+  const url = 'https://example.com/kurl';
+  const shortened = await kurl({ action: 'shorturl', format: 'json', signature: k.key, url, keyword: 'kurl-1', title: 'From kurl' });
+  t.true(shortened.ok);
+  t.is(shortened.json['shorturl'], 'https://kurz.test/kurl-1');
+  const plain = await kurl({ action: 'shorturl', format: 'json', signature: k.key, url: 'https://example.com/plain' });
+  const again = await kurl({ action: 'shorturl', format: 'json', signature: k.key, url: 'https://example.com/plain' });
+  t.regex(String(again.json['message']), /already exists/i, 'kurl tells a URL it has by the message');
+  t.is(again.json['shorturl'], plain.json['shorturl'], '…and takes the short URL from the field');
+
+  const stats = await kurl({ action: 'url-stats', format: 'json', signature: k.key, shorturl: 'kurl-1' });
+  t.like(stats.json, { link: { shorturl: 'https://kurz.test/kurl-1', url, clicks: '0' } });
+  const deleted = await kurl({ action: 'delete', format: 'json', signature: k.key, shorturl: 'kurl-1' });
+  t.false(deleted.ok, 'delete is a plugin of YOURLS, not its API: refused, nothing deleted');
+  t.deepEqual(deleted.json, { errorCode: '400', message: 'Unknown or missing "action" parameter' });
+  t.is(await k.linkCount(), 2);
+});
