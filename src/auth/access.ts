@@ -163,6 +163,21 @@ export async function accessControl({ config, now, random, store, settings, logi
     return found;
   }
 
+  /**
+   * A key's YOURLS signature token, the shared secret of YOURLS' timed signatures (web/yourls-auth.ts):
+   * derived from the key's id with the instance's secret, so never stored, and void once the key is.
+   */
+  function yourlsToken(key: Pick<ApiKey, 'id'>): string {
+    return createHmac('sha256', secret).update(`yourls-token:${key.id}`).digest('hex').slice(0, 32);
+  }
+
+  /** Records a key's use and the client's address, at most once a minute per key. */
+  async function touchKey(key: ApiKey, at: number, client: string): Promise<void> {
+    if (at - (keyTouched.get(key.id) ?? 0) < TOUCH_EVERY) return;
+    keyTouched.set(key.id, at);
+    await store.touchKey(key.id, new Date(at), client).catch(unlessUnavailable);
+  }
+
   return {
     /** The keys the session cookie is signed with (Koa's `app.keys`). */
     cookieKeys: [secret],
@@ -361,12 +376,7 @@ export async function accessControl({ config, now, random, store, settings, logi
       return { key, secret: secretKey };
     },
 
-    /**
-     * A key's YOURLS signature token, the shared secret of YOURLS' timed signatures (web/yourls-auth.ts):
-     * derived from the key's id with the instance's secret, so never stored, and void once the key is.
-     */
-    yourlsToken: (key: Pick<ApiKey, 'id'>): string =>
-      createHmac('sha256', secret).update(`yourls-token:${key.id}`).digest('hex').slice(0, 32),
+    yourlsToken,
 
     /** One user's keys, or with undefined everyone's. */
     listKeys: (userId?: number): Promise<ApiKey[]> => store.listKeys(userId),
@@ -399,11 +409,22 @@ export async function accessControl({ config, now, random, store, settings, logi
       const at = now();
       if (key.expiresAt && key.expiresAt.getTime() <= at)
         return { refused: `the API key "${key.name}" expired at ${key.expiresAt.toISOString()}; make a new one` };
-      if (at - (keyTouched.get(key.id) ?? 0) >= TOUCH_EVERY) {
-        keyTouched.set(key.id, at);
-        await store.touchKey(key.id, new Date(at), client).catch(unlessUnavailable);
-      }
+      await touchKey(key, at, client);
       return { key };
+    },
+
+    /**
+     * The live key whose YOURLS signature token `signs` accepts, its use recorded as keyOf records it;
+     * undefined when none does. Reads every key: YOURLS' timed signatures do not say whose they are.
+     */
+    async keyWithToken(signs: (token: string) => boolean, client: string): Promise<ApiKey | undefined> {
+      const at = now();
+      for (const key of await store.listKeys()) {
+        if (key.revokedAt || (key.expiresAt && key.expiresAt.getTime() <= at) || !signs(yourlsToken(key))) continue;
+        await touchKey(key, at, client);
+        return key;
+      }
+      return undefined;
     },
   };
 }

@@ -74,7 +74,13 @@ function createKey({ values, config, out }: CommandInput, name: string): Promise
     const { key, secret } = await services.access.createKey(user.userId, name, { scopes, expiresIn }, await actorFor(services, undefined));
     out(
       values['json']
-        ? JSON.stringify({ name: key.name, key: secret, prefix: key.prefix, createdAt: key.createdAt.toISOString() }) + '\n'
+        ? JSON.stringify({
+            name: key.name,
+            key: secret,
+            prefix: key.prefix,
+            createdAt: key.createdAt.toISOString(),
+            yourlsToken: services.access.yourlsToken(key),
+          }) + '\n'
         : `${secret}\n`,
     );
     return EXIT.ok;

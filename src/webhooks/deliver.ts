@@ -150,8 +150,16 @@ export function webhookDeliveries(deps: DeliveryDeps): WebhookDeliveries {
 
   async function turn(): Promise<void> {
     await makeDeliveries();
-    const due = await store.dueDeliveries(new Date(deps.now()), SENDS_PER_TURN);
-    await Promise.all(due.map((d) => attempt(d)));
+    // One hook's deliveries go one after the other, oldest first, so that its receiver sees a link created
+    // before it is edited; the hooks' at the same time.
+    const byHook = new Map<number, DueDelivery[]>();
+    for (const d of await store.dueDeliveries(new Date(deps.now()), SENDS_PER_TURN))
+      byHook.set(d.hookId, [...(byHook.get(d.hookId) ?? []), d]);
+    await Promise.all(
+      [...byHook.values()].map(async (list) => {
+        for (const d of list) await attempt(d);
+      }),
+    );
   }
 
   const next = () => {

@@ -88,7 +88,7 @@ function parseEvents(names: unknown): LinkEvent[] {
   if (names.length === 0) throw invalidEvents('events must name at least one event');
   for (const name of names as unknown[]) {
     if (typeof name !== 'string' || !isLinkEvent(name))
-      throw invalidEvents(`events may only name ${LINK_EVENTS.join(', ')}; got ${JSON.stringify(name)}`);
+      throw invalidEvents(`events may only name ${LINK_EVENTS.join(', ')}; got ${(JSON.stringify(name) ?? String(name)).slice(0, 40)}`);
   }
   return LINK_EVENTS.filter((e) => (names as string[]).includes(e));
 }

@@ -21,7 +21,8 @@ test('keys create prints the key alone; keys list shows its name and prefix, nev
   t.regex(created.stdout, /^kurz_[\w-]{43}\n$/);
   const key = created.stdout.trim();
   const json = JSON.parse((await kurz('keys', 'create', '--name', 'ci', '--json')).stdout) as Record<string, string>;
-  t.deepEqual(Object.keys(json), ['name', 'key', 'prefix', 'createdAt']);
+  t.deepEqual(Object.keys(json), ['name', 'key', 'prefix', 'createdAt', 'yourlsToken']);
+  t.regex(json['yourlsToken'] ?? '', /^[0-9a-f]{32}$/, "the key's YOURLS signature token, shown this once too");
   t.is(json['name'], 'ci');
   t.true(json['key']?.startsWith(json['prefix'] ?? '-'));
 

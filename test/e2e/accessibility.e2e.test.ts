@@ -2,9 +2,10 @@ import test, { type ExecutionContext } from 'ava';
 import { AxeBuilder } from '@axe-core/playwright';
 import type { Page } from 'playwright-core';
 import { browserFor, DESKTOP, logIn, openPage } from './browser.ts';
-import { ADMIN_PASSWORD, startKurz, type TestKurz } from '../helpers.ts';
+import { ADMIN_PASSWORD, startKurz, waitFor, type TestKurz } from '../helpers.ts';
+import { webhookReceiver } from '../support/webhook-receiver.ts';
 import { UA } from '../fixtures/user-agents.ts';
-import type { Actor } from '../../src/auth/actor.ts';
+import { SERVER_ADMIN, type Actor } from '../../src/auth/actor.ts';
 
 /**
  * axe-core (WCAG 2.0/2.1/2.2 A and AA rules and axe's best practices) over every page kurz serves, as the
@@ -100,7 +101,7 @@ function ok(res: Response): void {
 
 async function everyPage(t: ExecutionContext): Promise<void> {
   t.timeout(600_000, 'about 45 pages, each checked at three widths');
-  const k = await startKurz(t, { reviewNewLinks: 'members' });
+  const k = await startKurz(t, { reviewNewLinks: 'members', webhookAllowPrivate: true });
   await k.login();
   const browser = await browserFor(t);
   const found: string[] = [];
@@ -120,6 +121,11 @@ async function everyPage(t: ExecutionContext): Promise<void> {
     via: { kind: 'session' },
   };
   await k.kurz.services.creation.createLink(mia, { url: 'https://example.org/waiting', alias: 'waiting' });
+  // A hook whose receiver says no: its log shows a delivery being retried.
+  const receiver = await webhookReceiver(t, [500]);
+  const { hook } = await k.kurz.services.webhooks.add(SERVER_ADMIN, receiver.url, ['link.created', 'link.clicked']);
+  await k.kurz.services.webhooks.ping(SERVER_ADMIN, hook.id);
+  await waitFor(() => receiver.received.length === 1);
 
   for (const path of [
     '/',
@@ -150,6 +156,9 @@ async function everyPage(t: ExecutionContext): Promise<void> {
     '/activity',
     '/review',
     '/keys',
+    '/share?url=https%3A%2F%2Fexample.com%2Fpage&title=A%20page',
+    '/webhooks',
+    `/webhooks/${hook.id}/delete`,
     '/settings',
     '/account/password',
     '/no-such-page-here',

@@ -74,6 +74,9 @@ test('without a session /share goes to the login and comes back with its query; 
   t.regex(created.headers.get('location') ?? '', /^\/links\/\w+\?created$/);
   const noCsrf = await b.post('/share', { url: 'https://example.com/other' });
   t.is(noCsrf.status, 403);
+  const twice = await b.get('/share?url=https%3A%2F%2Fa.example%2F&url=https%3A%2F%2Fb.example%2F');
+  t.is(twice.status, 400);
+  t.regex(await twice.text(), /url must be given once/i);
   t.is(await k.linkCount(), 1);
 });
 

@@ -1,8 +1,9 @@
 import test from 'ava';
 import { SERVER_ADMIN } from '../../src/auth/actor.ts';
-import { BROWSER_UA, startKurz, waitFor } from '../helpers.ts';
+import { BROWSER_UA, listen, startKurz, waitFor } from '../helpers.ts';
 import { verifySignature, webhookReceiver } from '../support/webhook-receiver.ts';
 import { member } from './members.ts';
+import type { Webhook } from '../../src/webhooks/webhook.ts';
 
 /** Settings that let the hooks reach the test's receiver on 127.0.0.1, and turn fast. */
 const REACH_RECEIVER = { webhookAllowPrivate: true, webhookInterval: '50ms' };
@@ -57,7 +58,8 @@ test('a hook hears only the events it asked for', async (t) => {
 });
 
 test('many clicks in one second reach the hook as one POST listing each of them', async (t) => {
-  const kurz = await startKurz(t, { webhookAllowPrivate: true });
+  // The visits are written when the test flushes them, in one transaction, whatever the machine's load.
+  const kurz = await startKurz(t, { webhookAllowPrivate: true, visitFlushInterval: '60s' });
   const receiver = await webhookReceiver(t);
   await kurz.kurz.services.webhooks.add(SERVER_ADMIN, receiver.url, ['link.clicked']);
   t.is((await kurz.postJson('/api/v1/links', { url: 'https://example.com/clicked', alias: 'clicked' })).status, 201);
@@ -256,4 +258,57 @@ test("a member's hook hears of their own links only, and nobody sees or deletes 
   t.is((await alice.api('GET', `/api/v1/webhooks/${adminHook.id}/deliveries`)).status, 404);
   t.is((await kurz.request('POST', `/api/v1/webhooks/${aliceHook.id}/ping`)).status, 404);
   t.is((await alice.page(`/webhooks/${adminHook.id}/delete`)).status, 404);
+});
+
+test('a receiver that answers too late, redirects or talks too much fails the attempt, and kurz keeps only the start of what it said', async (t) => {
+  const kurz = await startKurz(t, { ...REACH_RECEIVER, webhookTimeout: '300ms' });
+  let redirectedTo = 0;
+  const silent = await listen(t, () => {
+    // Never answers: the attempt must end at webhookTimeout.
+  });
+  const redirecting = await listen(t, (req, res) => {
+    if (req.url === '/moved') redirectedTo++;
+    res.writeHead(307, { location: '/moved' }).end();
+  });
+  const talkative = await listen(t, (_req, res) => {
+    res.writeHead(500).end('x'.repeat(100_000));
+  });
+  const hooks: Webhook[] = [];
+  for (const base of [silent, redirecting, talkative])
+    hooks.push((await kurz.kurz.services.webhooks.add(SERVER_ADMIN, `${base}/hook`, ['link.created'])).hook);
+  t.is((await kurz.postJson('/api/v1/links', { url: 'https://example.com/fails', alias: 'fails' })).status, 201);
+  const first = async (id: number) => (await kurz.kurz.services.webhooks.deliveries(SERVER_ADMIN, id, 1))[0];
+  await waitFor(async () => (await Promise.all(hooks.map((h) => first(h.id)))).every((d) => d?.attempts === 1));
+  const [late, moved, long] = await Promise.all(hooks.map((h) => first(h.id)));
+  t.like(late, { lastStatus: null, lastError: 'no answer within 300 ms', deliveredAt: null });
+  t.like(moved, { lastStatus: 307, lastError: 'answered 307', deliveredAt: null });
+  t.is(redirectedTo, 0);
+  t.is(long!.lastStatus, 500);
+  t.is(long!.lastError, 'x'.repeat(200));
+});
+
+test('a delivery that keeps failing is given up once a day has passed since its event, and logged', async (t) => {
+  const kurz = await startKurz(t, { ...REACH_RECEIVER, webhookRetryBase: '1h' });
+  const receiver = await webhookReceiver(t, [503]);
+  const { hook } = await kurz.kurz.services.webhooks.add(SERVER_ADMIN, receiver.url, ['link.created']);
+  t.is((await kurz.postJson('/api/v1/links', { url: 'https://example.com/gone-away', alias: 'gone-away' })).status, 201);
+  const latest = async () => (await kurz.kurz.services.webhooks.deliveries(SERVER_ADMIN, hook.id, 1))[0]!;
+  await waitFor(async () => (await kurz.kurz.services.webhooks.deliveries(SERVER_ADMIN, hook.id, 1)).length === 1);
+  const madeAt = (await latest()).createdAt.getTime();
+  for (let attempts = 1; ; attempts++) {
+    await waitFor(async () => (await latest()).attempts === attempts);
+    const delivery = await latest();
+    if (delivery.nextAt === null) break;
+    const wait = delivery.nextAt.getTime() - kurz.clock.now();
+    // Doubling from an hour is an hour at most: half to all of it, with jitter.
+    t.true(wait >= 1_800_000 && wait <= 3_600_000, `wait ${wait} ms`);
+    kurz.clock.advance(wait);
+  }
+  const given = await latest();
+  t.is(given.deliveredAt, null);
+  t.is(given.lastStatus, 503);
+  t.true(kurz.clock.now() - madeAt < 86_400_000 + 3_600_000);
+  t.true(kurz.clock.now() - madeAt > 86_400_000 - 3_600_000);
+  t.is(receiver.received.length, given.attempts);
+  t.true(kurz.log.records.some((e) => e.message === 'webhook delivery given up after a day of attempts'));
 });

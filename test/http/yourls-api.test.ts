@@ -64,7 +64,7 @@ function shareXBody(boundary: string, fields: ReadonlyArray<[string, string]>): 
 }
 
 /** What ShareX's YOURLS shortener sends for `url` (HttpWebRequest's headers, in its order). */
-function shareXRequest(k: TestKurz, signature: string, url: string): Promise<RawAnswer> {
+function shareXRequest(k: TestKurz, signature: string, url: string, host = new URL(k.base).host): Promise<RawAnswer> {
   // RequestHelpers.CreateBoundary: twenty dashes and DateTime.Now.Ticks in hex.
   const boundary = `--------------------${639_040_320_000_000_000n.toString(16)}`;
   const body = shareXBody(boundary, [
@@ -77,7 +77,7 @@ function shareXRequest(k: TestKurz, signature: string, url: string): Promise<Raw
     'POST /yourls-api.php HTTP/1.1\r\n' +
     `Content-Type: multipart/form-data; boundary=${boundary}\r\n` +
     'User-Agent: ShareX/17.1.0\r\n' +
-    `Host: ${new URL(k.base).host}\r\n` +
+    `Host: ${host}\r\n` +
     `Content-Length: ${body.length}\r\n` +
     'Expect: 100-continue\r\n' +
     'Connection: Keep-Alive\r\n\r\n';
@@ -379,6 +379,8 @@ test("the timed signature: a hash of the timestamp and the key's YOURLS token, i
   t.is(await version({ timestamp: String(now), signature: sign('md5', `${token}${now}`) }), '200 1.10.4', 'the other order');
   t.is(await version({ timestamp: String(now), signature: sign('sha256', `${now}${token}`) }), '200 1.10.4', 'sha256, by its length');
   t.is(await version({ timestamp: String(now), signature: sign('sha512', `${now}${token}`), hash: 'sha512' }), '200 1.10.4');
+  const used = (await k.kurz.services.access.listKeys(1)).find((listed) => listed.name === 'sharex');
+  t.is(used?.lastUsedFrom, '127.0.0.1', "a timed signature records the key's use, as the key itself does");
   const stale = now - 43_200;
   t.is(
     await version({ timestamp: String(stale), signature: sign('md5', `${stale}${token}`) }),
@@ -420,6 +422,28 @@ test('hostile input: a file part, a field twice, a body that is not a form, a hu
     body: '--y\r\nnonsense',
   });
   t.is(broken.status, 400);
+  const big = new FormData();
+  big.set('signature', k.key);
+  big.set('url', `https://example.com/${'a'.repeat(70_000)}`);
+  t.is((await fetch(`${k.base}/yourls-api.php`, { method: 'POST', body: big })).status, 413);
+  const latin1 = Buffer.concat([
+    Buffer.from('--b\r\nContent-Disposition: form-data; name="title"\r\n\r\n'),
+    Buffer.from([0xe9]),
+    Buffer.from('\r\n--b--\r\n'),
+  ]);
+  const notUtf8 = await fetch(`${k.base}/yourls-api.php`, {
+    method: 'POST',
+    headers: { 'content-type': 'multipart/form-data; boundary=b' },
+    body: latin1,
+  });
+  t.is(notUtf8.status, 400);
+  t.regex(await notUtf8.text(), /not valid UTF-8/);
+  const gzipped = await fetch(`${k.base}/yourls-api.php`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded', 'content-encoding': 'gzip' },
+    body: 'action=version',
+  });
+  t.is(gzipped.status, 415);
   const huge = await yourls(k, { signature: k.key, action: 'stats', limit: '100000', format: 'json' });
   t.is(huge.status, 400);
   t.like(await huge.json(), { errorCode: '400', message: 'start + limit may be at most 1000, got 100000' });
@@ -498,4 +522,90 @@ test('stats: bottom, last with start, rand; parameters from the query and the bo
     '{"statusCode":"404","message":"Error: short URL not found"}',
     'a short URL on a host kurz does not serve is none of its links',
   );
+  for (const shorturl of [
+    'https://kurz.test/%E2',
+    'https://kurz.test/k1/more',
+    '../k1',
+    'k1\u0000',
+    'http://[::1',
+    'https://kurz.test/k1?x=1',
+  ]) {
+    const res = await yourls(k, { signature: k.key, action: 'expand', shorturl, format: 'json' });
+    t.is(res.status, shorturl.endsWith('?x=1') ? 200 : 404, shorturl);
+  }
+});
+
+test("a link is made on the domain the request was sent to, when it is one of kurz's", async (t) => {
+  const k = await startKurz(t);
+  t.is((await k.postJson('/api/v1/domains', { host: 's2.kurz.test' })).status, 201);
+  const res = await shareXRequest(k, k.key, 'https://example.com/on-s2', 's2.kurz.test');
+  t.is(res.status, 200);
+  t.regex(res.body, /^https:\/\/s2\.kurz\.test\/\w+$/);
+  const elsewhere = await shareXRequest(k, k.key, 'https://example.com/on-default', 'unknown.example');
+  t.regex(elsewhere.body, /^https:\/\/kurz\.test\/\w+$/, 'a Host kurz does not serve makes it on the default domain');
+});
+
+test("the keys page's ShareX uploader, run as ShareX runs a custom URL shortener: its arguments as a multipart form, the answer as the URL", async (t) => {
+  const k = await startKurz(t);
+  const b = await browser(k);
+  const { html } = await b.follow(await b.submit('/keys', { name: 'sharex' }));
+  const data = /href="data:application\/octet-stream;base64,([A-Za-z0-9+/=]+)"/.exec(html)?.[1] ?? '';
+  const uploader = JSON.parse(Buffer.from(data, 'base64').toString()) as {
+    Version: string;
+    DestinationType: string;
+    RequestMethod: string;
+    RequestURL: string;
+    Body: string;
+    Arguments: Record<string, string>;
+    URL: string;
+  };
+  t.true(Number(uploader.Version.split('.')[0]) >= 13, 'the syntax of ShareX 13 and later: {input}, {response}');
+  t.deepEqual(
+    [uploader.DestinationType, uploader.RequestMethod, uploader.Body, uploader.URL],
+    ['URLShortener', 'POST', 'MultipartFormData', '{response}'],
+  );
+  const url = 'https://example.com/from-sharex?x=1';
+  const args = Object.entries(uploader.Arguments).map(([name, value]): [string, string] => [name, value.replaceAll('{input}', url)]);
+  const boundary = '--------------------8de2c5a3f1b7e40';
+  const body = shareXBody(boundary, args);
+  const path = new URL(uploader.RequestURL).pathname;
+  const head =
+    `POST ${path} HTTP/1.1\r\nContent-Type: multipart/form-data; boundary=${boundary}\r\nUser-Agent: ShareX/17.1.0\r\n` +
+    `Host: ${new URL(k.base).host}\r\nContent-Length: ${body.length}\r\nExpect: 100-continue\r\nConnection: Keep-Alive\r\n\r\n`;
+  const res = await rawExchange(k.base, head, body);
+  t.is(res.status, 200);
+  t.is(res.body, `https://kurz.test/${await codeOf(k, url)}`, '{response}: the short URL');
+});
+
+test("the kurl extension's JSON calls: its connection check, shorten with keyword and title, a URL again, url-stats, and its delete YOURLS lacks too", async (t) => {
+  const k = await startKurz(t);
+  // kurl's yourlsFetch: a POST of URLSearchParams, asking for JSON.
+  const kurl = async (payload: Record<string, string>) => {
+    const res = await fetch(`${k.base}/yourls-api.php`, {
+      method: 'POST',
+      headers: { 'Content-Type': 'application/x-www-form-urlencoded;charset=UTF-8', Accept: 'application/json' },
+      body: new URLSearchParams(payload),
+    });
+    const text = await res.text();
+    return { ok: res.ok, status: res.status, json: JSON.parse(text) as Record<string, unknown> & { stats?: { total_links: number } } };
+  };
+  const check = await kurl({ action: 'stats', format: 'json', signature: k.key });
+  t.true(check.ok);
+  t.is(check.json.stats?.total_links, 0, 'what kurl shows as connected');
+
+  const url = 'https://example.com/kurl';
+  const shortened = await kurl({ action: 'shorturl', format: 'json', signature: k.key, url, keyword: 'kurl-1', title: 'From kurl' });
+  t.true(shortened.ok);
+  t.is(shortened.json['shorturl'], 'https://kurz.test/kurl-1');
+  const plain = await kurl({ action: 'shorturl', format: 'json', signature: k.key, url: 'https://example.com/plain' });
+  const again = await kurl({ action: 'shorturl', format: 'json', signature: k.key, url: 'https://example.com/plain' });
+  t.regex(String(again.json['message']), /already exists/i, 'kurl tells a URL it has by the message');
+  t.is(again.json['shorturl'], plain.json['shorturl'], '…and takes the short URL from the field');
+
+  const stats = await kurl({ action: 'url-stats', format: 'json', signature: k.key, shorturl: 'kurl-1' });
+  t.like(stats.json, { link: { shorturl: 'https://kurz.test/kurl-1', url, clicks: '0' } });
+  const deleted = await kurl({ action: 'delete', format: 'json', signature: k.key, shorturl: 'kurl-1' });
+  t.false(deleted.ok, 'delete is a plugin of YOURLS, not its API: refused, nothing deleted');
+  t.deepEqual(deleted.json, { errorCode: '400', message: 'Unknown or missing "action" parameter' });
+  t.is(await k.linkCount(), 2);
 });

@@ -90,7 +90,8 @@ export function yourlsApiHandlers(web: WebServices) {
     const url = /^https?:\/\//i.test(code) ? URL.parse(code) : null;
     if (url) {
       domain = web.registry.idOfHost(url.hostname.toLowerCase());
-      code = decodeURIComponent(url.pathname.slice(1));
+      // A code is letters, digits, - and _: a path that needs decoding names none.
+      code = url.pathname.slice(1);
     }
     if (domain === undefined || !/^[A-Za-z0-9_-]{1,64}$/.test(code)) return { code, link: undefined };
     const link = await web.links.linkByCode(actor, code, domain);
