@@ -48,9 +48,7 @@ export const importLinks: Command = {
       const actor = await actorFor(services, values['as']);
       const dryRun = values['dry-run'] === true;
       const report = await services.transfer.importLinks(actor, read.records, { from: source === 'kurz' ? 'kurz' : 'peer', dryRun });
-      const skips = [...read.skips.map((s) => ({ ...s, url: null })), ...report.lines.filter((l) => l.action === 'skip')].sort(
-        (a, b) => a.line - b.line,
-      );
+      const skips = [...read.skips, ...report.lines.filter((l) => l.action === 'skip')].sort((a, b) => a.line - b.line);
       const skipped = report.skipped + read.skips.length;
       if (values['json']) {
         const lines = skips.map(({ line, code, reason }) => ({ line, code, reason }));

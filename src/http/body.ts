@@ -11,12 +11,25 @@ export const BODY_LIMIT = 64 * 1024;
 /** The largest body of a batch (`/api/v1/links/batch`, the bulk form): 1000 links of about 2 KB each. */
 export const BULK_BODY_LIMIT = 2 * 1024 * 1024;
 
-export type BodyType = 'json' | 'form';
+/** The largest file an import page takes (`/import/file`): a dump of some 20,000 links. */
+export const UPLOAD_LIMIT = 8 * 1024 * 1024;
+
+export type BodyType = 'json' | 'form' | 'multipart';
+
+/** A file of a multipart form: the name it had on the sender's disk, and its bytes. */
+export interface Upload {
+  fileName: string;
+  bytes: Buffer;
+}
 
 /** type-is's names for them. */
-const TYPEIS_NAMES: Record<BodyType, string> = { json: 'json', form: 'urlencoded' };
+const TYPEIS_NAMES: Record<BodyType, string> = { json: 'json', form: 'urlencoded', multipart: 'multipart' };
 
-const MEDIA_TYPES: Record<BodyType, string> = { json: 'application/json', form: 'application/x-www-form-urlencoded' };
+const MEDIA_TYPES: Record<BodyType, string> = {
+  json: 'application/json',
+  form: 'application/x-www-form-urlencoded',
+  multipart: 'multipart/form-data',
+};
 
 /** JSON texts that are an object or an array (RFC 8259 whitespace first). */
 const OBJECT_OR_ARRAY = /^[ \t\n\r]*[[{]/;
@@ -50,6 +63,7 @@ export async function readBody(
     throw httpError(415, `send the request body uncompressed (Content-Encoding: ${encoding} is not accepted)`);
   }
   try {
+    if (type === 'multipart') return await readMultipart(req, limit);
     return type === 'json' ? await readJson(req, limit) : await readFormBody(req, limit, repeated);
   } catch (err) {
     if (err instanceof AppError) throw err;
@@ -90,6 +104,31 @@ async function readFormBody(req: IncomingMessage, limit: number, repeated: reado
     else fields.set(name, value);
   }
   return { ...Object.fromEntries(fields), ...Object.fromEntries(lists) };
+}
+
+/**
+ * A multipart form (a file upload) as its fields: text, or an Upload for a file. A field given twice is
+ * refused, as in a form body; a text field that is not UTF-8 is refused (a file's bytes are the file's).
+ */
+async function readMultipart(req: IncomingMessage, limit: number): Promise<Record<string, string | Upload>> {
+  const length = req.headers['content-length'];
+  const bytes = await getRawBody(req, { limit, ...(length === undefined ? {} : { length: Number(length) }) });
+  let form: FormData;
+  try {
+    form = await new Response(bytes, { headers: { 'content-type': req.headers['content-type'] ?? '' } }).formData();
+  } catch {
+    throw new AppError('invalid', 'request body is not a valid multipart form');
+  }
+  const fields: Record<string, string | Upload> = {};
+  for (const [name, value] of form) {
+    if (Object.hasOwn(fields, name)) throw new AppError('invalid', `request body gives the form field "${name}" more than once`, name);
+    if (typeof value === 'string') {
+      // FormData decodes text fields as UTF-8, replacing bytes that are not: what would be read is not what was sent.
+      if (value.includes('\ufffd')) throw new AppError('invalid', `the form field "${name}" is not valid UTF-8`, name);
+      fields[name] = value;
+    } else fields[name] = { fileName: value.name, bytes: Buffer.from(await value.arrayBuffer()) };
+  }
+  return fields;
 }
 
 function decodeFormPart(part: string): string {

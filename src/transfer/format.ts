@@ -203,7 +203,13 @@ export function peerRecord(
       checkAlias(link.code, reserved);
     } catch (err) {
       if (!(err instanceof AppError)) throw err;
-      return { line: link.line, code: link.code, reason: `cannot be a code here: ${err.message.replace(/^alias /, '')}` };
+      return {
+        line: link.line,
+        code: link.code,
+        url: link.url,
+        domain: link.domain,
+        reason: `cannot be a code here: ${err.message.replace(/^alias /, '')}`,
+      };
     }
   }
   const createdAt = (link.createdAt ?? now).toISOString();

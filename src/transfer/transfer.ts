@@ -37,6 +37,8 @@ export interface LineOutcome {
   line: number;
   /** Its code here: the file's, a generated one, or for a skipped URL without a code, the link that has it. */
   code: string;
+  /** The domain (id) of that code. */
+  domain: number;
   url: string;
   action: 'import' | 'skip';
   /** Why it is skipped; null when imported. */
@@ -152,7 +154,8 @@ export function linkTransfer({ config, listening, blocklist, links, cache, regis
       const work = async (tx: LinkWriter): Promise<ImportReport> => {
         const lines: LineOutcome[] = [];
         for (const { line, record, generated } of records) {
-          const skip = (code: string, reason: string) => lines.push({ line, code, url: record.url, action: 'skip', reason });
+          const skip = (code: string, reason: string) =>
+            lines.push({ line, code, domain: record.domain, url: record.url, action: 'skip', reason });
           let url: string;
           try {
             url = normaliseUrl(record.url, rules);
@@ -188,7 +191,7 @@ export function linkTransfer({ config, listening, blocklist, links, cache, regis
               createdBy: actor,
             });
             stored.push(link);
-            lines.push({ line, code: link.code, url, action: 'import', reason: null });
+            lines.push({ line, code: link.code, domain: link.domain, url, action: 'import', reason: null });
             continue;
           }
           // Like a new link, only a bare one (no alias, no options) is a target for later identical submissions.
@@ -201,7 +204,7 @@ export function linkTransfer({ config, listening, blocklist, links, cache, regis
             if (split !== null) await tx.setSplit(id, storedSplit(split), record.updatedAt);
             if (linkRules !== undefined) await tx.setRules(id, storedRules(linkRules), record.updatedAt);
             stored.push(record);
-            lines.push({ line, code: record.code, url, action: 'import', reason: null });
+            lines.push({ line, code: record.code, domain: record.domain, url, action: 'import', reason: null });
             continue;
           }
           const existing = await tx.linkByAddress(record.domain, record.code);

@@ -48,12 +48,13 @@ export function readKutt(tables: SqlTables): PeerFile {
   const file: PeerFile = { links: [], skips: [], notes: [] };
   for (const { line, row } of recordsOf(table, 'links', LINK_COLUMNS, ['address', 'target'])) {
     const code = row['address'] ?? refuseLine(line, 'address is NULL');
+    const skip = { line, code, url: row['target'] ?? null, domain: hosts.get(row['domain_id'] ?? '') ?? null };
     if (truthy(row['banned'])) {
-      file.skips.push({ line, code, reason: 'banned on Kutt' });
+      file.skips.push({ ...skip, reason: 'banned on Kutt' });
       continue;
     }
     if (peerText(row['password']) !== null) {
-      file.skips.push({ line, code, reason: 'has a password on Kutt, whose hash kurz cannot check: create it again with its password' });
+      file.skips.push({ ...skip, reason: 'has a password on Kutt, whose hash kurz cannot check: create it again with its password' });
       continue;
     }
     const link = peerLink(line, code, row['target'] ?? refuseLine(line, 'target is NULL'));

@@ -23,6 +23,9 @@ export interface PeerLink {
 export interface PeerSkip {
   line: number;
   code: string | null;
+  url: string | null;
+  /** The host it answered on; null for the source's default domain. */
+  domain: string | null;
   reason: string;
 }
 
