@@ -53,7 +53,7 @@ export function readImportFile(file: ImportFile, deps: ReadDeps): ReadFile {
     return checked(readKutt(deps.readSqlite(file.bytes)), deps);
   }
   // Decoding would turn bytes that are not UTF-8 into U+FFFD, and that is what would be imported.
-  if (!isUtf8(file.bytes)) throw new AppError('invalid', `${file.name} is not UTF-8 text: save it as UTF-8 and import it again`);
+  if (!isUtf8(file.bytes)) throw new AppError('invalid', `the file ${file.name} is not UTF-8 text: save it as UTF-8 and import it again`);
   const text = file.bytes.toString('utf8');
   switch (file.source) {
     case 'kurz':

@@ -160,3 +160,38 @@ test('a Kutt SQLite file uploads as bytes and previews its links', async (t) => 
   t.is((await b.post('/import/file/confirm', confirmation(html))).status, 200);
   t.like(await (await k.get('/api/v1/links/kt')).json(), { visitCount: 5, createdAt: '2024-01-01T00:00:00.000Z' });
 });
+
+test('kurz’s own export is refused whole on a conflicting code, as `kurz import` refuses it; a file not UTF-8 or over 8 MiB is refused', async (t) => {
+  const k = await startKurz(t);
+  const b = await browser(k);
+  await k.postJson('/api/v1/links', { url: 'https://example.com/mine', alias: 'clash' });
+  const line = (code: string, url: string) =>
+    JSON.stringify({
+      code,
+      url,
+      isAlias: true,
+      createdAt: '2025-01-01T00:00:00.000Z',
+      updatedAt: '2025-01-01T00:00:00.000Z',
+      visitCount: 0,
+    });
+  const conflict = await upload(
+    k,
+    b,
+    { source: 'kurz' },
+    [line('fresh', 'https://example.com/fresh'), line('clash', 'https://example.com/theirs')].join('\n'),
+    'links.ndjson',
+  );
+  t.is(conflict.status, 409);
+  t.regex(
+    await conflict.text(),
+    /id="import-file-error">Line 2: code &quot;clash&quot; already exists here with another URL \(https:\/\/example\.com\/mine\)/,
+  );
+
+  const latin1 = await upload(k, b, { source: 'csv' }, Buffer.from('url,title\nhttps://example.com/,caf\u00e9\n', 'latin1'), 'list.csv');
+  t.is(latin1.status, 400);
+  t.regex(await latin1.text(), /id="import-file-error">The file list\.csv is not UTF-8 text: save it as UTF-8 and import it again/);
+
+  const huge = await upload(k, b, { source: 'csv' }, 'https://example.com/\n'.repeat(450_000), 'huge.txt');
+  t.is(huge.status, 413);
+  t.is(await k.linkCount(), 1);
+});
