@@ -22,6 +22,7 @@ import { linkScreening } from './blocklist/screening.ts';
 import { linkTransfer } from './transfer/transfer.ts';
 import { urlRules, type Listening } from './links/url-rules.ts';
 import type { Storage, VisitStore } from './store/ports.ts';
+import { foreignSqliteReader } from './store/open.ts';
 import { cachedClassifier } from './visits/classify.ts';
 import { noGeo, openGeoDatabase, type Geo } from './visits/geo.ts';
 import { visitStats } from './visits/stats.ts';
@@ -175,7 +176,7 @@ export async function createServices(config: Config, deps: Deps, storage: Storag
       // A reload that fails (the store is down) is tried again with the next domain entry, or the next start.
       domainsChanged: () => void domains.reload().catch((err: unknown) => deps.log.warn('domains not reloaded', { error: String(err) })),
     }),
-    transfer: linkTransfer({ config, listening, blocklist, links, cache, registry }),
+    transfer: linkTransfer({ config, listening, blocklist, links, cache, registry, codes, now, readSqlite: foreignSqliteReader(config) }),
     screening,
     visits,
     recorder,

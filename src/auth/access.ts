@@ -85,6 +85,12 @@ export async function accessControl({ config, now, random, store, settings, logi
   const passwordFile = firstPasswordPath(config);
 
   const sign = (purpose: string, value: string): string => createHmac('sha256', secret).update(`${purpose}:${value}`).digest('base64url');
+  const checkSigned = (purpose: string, value: string, token: unknown): boolean => {
+    if (typeof token !== 'string') return false;
+    const expected = Buffer.from(sign(purpose, value));
+    const given = Buffer.from(token);
+    return given.length === expected.length && timingSafeEqual(given, expected);
+  };
 
   function expired(session: Session, at: number): boolean {
     return at - session.seenAt.getTime() > config.sessionIdle || at - session.createdAt.getTime() > config.sessionMaxAge;
@@ -330,12 +336,16 @@ export async function accessControl({ config, now, random, store, settings, logi
     pageToken: (value: string): string => sign('page', value),
 
     /** True when `token` is the pass `pageToken` gives for `value`. */
-    checkPageToken(value: string, token: unknown): boolean {
-      if (typeof token !== 'string') return false;
-      const expected = Buffer.from(sign('page', value));
-      const given = Buffer.from(token);
-      return given.length === expected.length && timingSafeEqual(given, expected);
-    },
+    checkPageToken: (value: string, token: unknown): boolean => checkSigned('page', value, token),
+
+    /**
+     * The seal of an import's preview: `value` (who, until when, the source and the file's hash) signed, so
+     * that the confirmation imports the file that was previewed and nothing else.
+     */
+    importToken: (value: string): string => sign('import', value),
+
+    /** True when `token` is the seal `importToken` gives for `value`. */
+    checkImportToken: (value: string, token: unknown): boolean => checkSigned('import', value, token),
 
     /** The CSRF token of forms shown to the holder of `bound` (a session token, or the pre-login cookie). */
     csrfToken: (bound: string): string => sign('csrf', bound),

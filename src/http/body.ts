@@ -11,10 +11,19 @@ export const BODY_LIMIT = 64 * 1024;
 /** The largest body of a batch (`/api/v1/links/batch`, the bulk form): 1000 links of about 2 KB each. */
 export const BULK_BODY_LIMIT = 2 * 1024 * 1024;
 
+/** The largest file an import page takes (`/import/file`): a dump of some 20,000 links. */
+export const UPLOAD_LIMIT = 8 * 1024 * 1024;
+
 export type BodyType = 'json' | 'form' | 'multipart';
 
+/** A file of a multipart form: the name it had on the sender's disk, and its bytes. */
+export interface Upload {
+  fileName: string;
+  bytes: Buffer;
+}
+
 /** type-is's names for them. */
-const TYPEIS_NAMES: Record<BodyType, string> = { json: 'json', form: 'urlencoded', multipart: 'multipart/form-data' };
+const TYPEIS_NAMES: Record<BodyType, string> = { json: 'json', form: 'urlencoded', multipart: 'multipart' };
 
 const MEDIA_TYPES: Record<BodyType, string> = {
   json: 'application/json',
@@ -98,27 +107,28 @@ async function readFormBody(req: IncomingMessage, limit: number, repeated: reado
 }
 
 /**
- * A multipart form's text fields, with a form body's rules: a field given twice is refused, and so is a
- * file part (nothing kurz reads takes a file) or a part that is not UTF-8.
+ * A multipart form (a file upload) as its fields: text, or an Upload for a file. A field given twice is
+ * refused, as in a form body; a text field that is not UTF-8 is refused (a file's bytes are the file's).
  */
-async function readMultipart(req: IncomingMessage, limit: number): Promise<Record<string, string>> {
+async function readMultipart(req: IncomingMessage, limit: number): Promise<Record<string, string | Upload>> {
   const length = req.headers['content-length'];
   const bytes = await getRawBody(req, { limit, ...(length === undefined ? {} : { length: Number(length) }) });
-  if (!isUtf8(bytes)) throw new AppError('invalid', 'request body is not valid UTF-8');
-  let parts: FormData;
+  let form: FormData;
   try {
-    parts = await new Response(bytes, { headers: { 'Content-Type': req.headers['content-type'] ?? '' } }).formData();
+    form = await new Response(bytes, { headers: { 'content-type': req.headers['content-type'] ?? '' } }).formData();
   } catch {
-    throw new AppError('invalid', 'request body is not a valid multipart form: its parts or boundary could not be read');
+    throw new AppError('invalid', 'request body is not a valid multipart form');
   }
-  const fields = new Map<string, string>();
-  for (const [name, value] of parts) {
-    if (typeof value !== 'string')
-      throw new AppError('invalid', `the multipart form's part "${name}" is a file; send text fields only`, name);
-    if (fields.has(name)) throw new AppError('invalid', `request body gives the form field "${name}" more than once`, name);
-    fields.set(name, value);
+  const fields: Record<string, string | Upload> = {};
+  for (const [name, value] of form) {
+    if (Object.hasOwn(fields, name)) throw new AppError('invalid', `request body gives the form field "${name}" more than once`, name);
+    if (typeof value === 'string') {
+      // FormData decodes text fields as UTF-8, replacing bytes that are not: what would be read is not what was sent.
+      if (value.includes('\ufffd')) throw new AppError('invalid', `the form field "${name}" is not valid UTF-8`, name);
+      fields[name] = value;
+    } else fields[name] = { fileName: value.name, bytes: Buffer.from(await value.arrayBuffer()) };
   }
-  return Object.fromEntries(fields);
+  return fields;
 }
 
 function decodeFormPart(part: string): string {

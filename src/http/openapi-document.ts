@@ -22,7 +22,7 @@ export interface Schema {
   const?: string;
   anyOf?: Schema[];
   oneOf?: Schema[];
-  format?: 'date-time' | 'uri';
+  format?: 'date-time' | 'uri' | 'binary';
   pattern?: string;
   minLength?: number;
   maxLength?: number;

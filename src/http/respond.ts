@@ -25,6 +25,7 @@ const VIEWS = [
   'compare',
   'delete',
   'import',
+  'import-file',
   'keys',
   'key-revoke',
   'key-table',

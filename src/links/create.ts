@@ -72,21 +72,6 @@ export function linkCreation({ config, listening, blocklist, now, random, links,
   const rules = urlRules(config, listening, blocklist);
   const stats = { created: 0, deduplicated: 0, refused: new Map<string, number>() };
 
-  /**
-   * Inserts under a generated code; a code already taken by an alias (on any domain: generated codes are
-   * unique across all of them) costs that id, never a collision.
-   */
-  async function insertWithGeneratedCode(tx: LinkWriter, link: Omit<NewLink, 'code'>): Promise<Link> {
-    for (let tries = 0; tries < MAX_CODE_TRIES; tries++) {
-      const id = await tx.takeLinkId();
-      const code = codes.codeFor(id);
-      // A generated code could spell one of kurz's own paths ("healthz" is 7 base62 characters): skip it.
-      if (RESERVED_PATHS.has(code.toLowerCase())) continue;
-      if ((await tx.insertLink({ ...link, code }, id)) !== undefined) return newLink(id, { ...link, code });
-    }
-    throw new Error(`no free code after ${MAX_CODE_TRIES} ids`);
-  }
-
   async function insertWithAlias(tx: LinkWriter, link: NewLink): Promise<Link> {
     const alias = link.code;
     const id = await tx.insertLink(link, null);
@@ -161,7 +146,8 @@ export function linkCreation({ config, listening, blocklist, now, random, links,
         const existing = await tx.linkByUrlHash(urlHash ?? hashUrl(url), since, domain, actor.userId, review !== null);
         if (existing) return plain ? { link: existing, created: false } : { link: existing, created: false, withheld: true };
       }
-      const created = alias === undefined ? await insertWithGeneratedCode(tx, link) : await insertWithAlias(tx, { ...link, code: alias });
+      const created =
+        alias === undefined ? await insertWithGeneratedCode(tx, codes, link) : await insertWithAlias(tx, { ...link, code: alias });
       if (split !== null) {
         await tx.setSplit(created.id, storedSplit(split), at);
         created.split = split;
@@ -208,6 +194,21 @@ export function linkCreation({ config, listening, blocklist, now, random, links,
  */
 export function splitOf(input: unknown, rules: UrlRules): Variant[] | null {
   return input === undefined || input === null ? null : parseSplit(input, rules, 'split');
+}
+
+/**
+ * Inserts under a generated code; a code already taken by an alias (on any domain: generated codes are
+ * unique across all of them) costs that id, never a collision.
+ */
+export async function insertWithGeneratedCode(tx: LinkWriter, codes: CodeGenerator, link: Omit<NewLink, 'code'>): Promise<Link> {
+  for (let tries = 0; tries < MAX_CODE_TRIES; tries++) {
+    const id = await tx.takeLinkId();
+    const code = codes.codeFor(id);
+    // A generated code could spell one of kurz's own paths ("healthz" is 7 base62 characters): skip it.
+    if (RESERVED_PATHS.has(code.toLowerCase())) continue;
+    if ((await tx.insertLink({ ...link, code }, id)) !== undefined) return newLink(id, { ...link, code });
+  }
+  throw new Error(`no free code after ${MAX_CODE_TRIES} ids`);
 }
 
 /** The dedupe key of a normalised URL. */

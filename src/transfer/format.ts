@@ -6,8 +6,9 @@ import { hashProblem } from '../auth/passwords.ts';
 import { AppError } from '../core/errors.ts';
 import { parseJson } from '../core/strict-json.ts';
 import type { LinkRecord } from '../links/link.ts';
-import { parseOptions } from '../links/link-options.ts';
-import type { ExportedLink, NumberedRecord } from './transfer.ts';
+import { LIMITS, parseOptions } from '../links/link-options.ts';
+import type { PeerLink, PeerSkip } from './sources/peer-link.ts';
+import type { ExportedLink, NumberedRecord } from './records.ts';
 import { checkAlias } from '../links/alias-rules.ts';
 import { timeOf } from '../links/times.ts';
 import { parsePages, storedPages, type PageSettings } from '../rules/page-settings.ts';
@@ -186,11 +187,58 @@ function headerColumns(names: string[]): string[] {
   return names;
 }
 
+/**
+ * Another shortener's link as a record, checked as an export's line is (naming its line). A link without a
+ * code gets code '' and `generated`; a title longer than kurz keeps is cut; no creation time is `now`.
+ */
+export function peerRecord(
+  link: PeerLink,
+  reserved: ReadonlySet<string>,
+  domainOf: (host: unknown) => number,
+  now: Date,
+): NumberedRecord | PeerSkip {
+  // A code kurz cannot have (one of its own paths, a character it does not allow) cannot move: that line is skipped.
+  if (link.code !== null) {
+    try {
+      checkAlias(link.code, reserved);
+    } catch (err) {
+      if (!(err instanceof AppError)) throw err;
+      return {
+        line: link.line,
+        code: link.code,
+        url: link.url,
+        domain: link.domain,
+        reason: `cannot be a code here: ${err.message.replace(/^alias /, '')}`,
+      };
+    }
+  }
+  const createdAt = (link.createdAt ?? now).toISOString();
+  // A title is one line here: another shortener's may hold line breaks or be longer than kurz keeps.
+  const line = link.title?.replace(/[\s\p{Cc}]+/gu, ' ').trim() || null;
+  const title = line !== null && line.length > LIMITS.title ? `${line.slice(0, LIMITS.title - 1)}…` : line;
+  const row = {
+    code: link.code,
+    url: link.url,
+    isAlias: link.code !== null,
+    createdAt,
+    updatedAt: createdAt,
+    visitCount: link.visitCount,
+    lastVisitAt: link.lastVisitAt?.toISOString() ?? null,
+    title,
+    tags: link.tags,
+    expiresAt: link.expiresAt?.toISOString() ?? null,
+    domain: link.domain,
+  };
+  const generated = link.code === null;
+  return { line: link.line, record: toRecord(row, link.line, reserved, domainOf, generated), rules: null, generated };
+}
+
 function toRecord(
   row: Record<string, unknown>,
   line: number,
   reserved: ReadonlySet<string>,
   domainOf: (host: unknown) => number,
+  generated = false,
 ): LinkRecord {
   const fail = (field: string, message: string): never => {
     throw new AppError('invalid', `line ${line}: ${field} ${message}`, field);
@@ -199,7 +247,7 @@ function toRecord(
     if (!(COLUMNS as readonly string[]).includes(key) && key !== 'hasPassword') fail(key, 'is not a known field');
   let code = '';
   try {
-    code = checkAlias(row['code'], reserved);
+    if (!generated) code = checkAlias(row['code'], reserved);
   } catch (err) {
     fail('code', `is not usable: ${(err as Error).message.replace(/^alias /, '')}`);
   }

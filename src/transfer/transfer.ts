@@ -6,14 +6,18 @@ import { maySee } from '../links/manage.ts';
 import { AppError } from '../core/errors.ts';
 import { closedDomain } from '../domains/domain.ts';
 import type { DomainRegistry } from '../domains/registry.ts';
-import type { LinkStore } from '../store/ports.ts';
-import { hashUrl } from '../links/create.ts';
-import type { Link, LinkRecord } from '../links/link.ts';
+import type { LinkStore, LinkWriter } from '../store/ports.ts';
+import { hashUrl, insertWithGeneratedCode } from '../links/create.ts';
+import type { Link, LinkAddress, LinkRecord } from '../links/link.ts';
+import type { CodeGenerator } from '../codes/code-generator.ts';
+import { RESERVED_PATHS } from '../links/reserved-paths.ts';
+import type { ExportedLink, NumberedRecord } from './records.ts';
+import { readImportFile, type ImportFile, type ReadFile, type SqliteReader } from './sources.ts';
 import { isPlain } from '../links/link-options.ts';
 import { reviewOf } from '../links/review-rules.ts';
 import type { BlocklistSource } from '../blocklist/blocklist.ts';
 import { normaliseUrl, refuseListed, urlRules, type Listening } from '../links/url-rules.ts';
-import { parseRules, parseSplit, ruleJson, ruleTargets, type Rule, type RuleJson, type Variant } from '../rules/rule.ts';
+import { parseRules, parseSplit, ruleJson, ruleTargets, type Rule, type Variant } from '../rules/rule.ts';
 import { rulesFromStored, storedRules } from '../rules/stored.ts';
 
 export interface TransferDeps {
@@ -23,22 +27,50 @@ export interface TransferDeps {
   links: LinkStore;
   cache: RedirectCache;
   registry: DomainRegistry;
+  codes: CodeGenerator;
+  now: () => number;
+  readSqlite: SqliteReader;
 }
 
-/** A record read from an import file, with the line it starts on and its redirect rules as the file gives them (checked on import). */
-export interface NumberedRecord {
+/** What becomes of one line of an import file. */
+export interface LineOutcome {
   line: number;
-  record: LinkRecord;
-  rules: unknown;
+  /** Its code here: the file's, a generated one, or for a skipped URL without a code, the link that has it. */
+  code: string;
+  /** The domain (id) of that code. */
+  domain: number;
+  url: string;
+  action: 'import' | 'skip';
+  /** Why it is skipped; null when imported. */
+  reason: string | null;
 }
 
-/** A link as an export carries it: its record and its redirect rules as the API sets them, null for none. */
-export type ExportedLink = LinkRecord & { rules: RuleJson[] | null };
+/** What an import did (or, rehearsed, would do): counts, and each line's outcome in the file's order. */
+export interface ImportReport {
+  imported: number;
+  skipped: number;
+  lines: LineOutcome[];
+}
+
+/** Whose file it is (see importLinks), and whether to store anything. */
+export interface ImportHow {
+  from: 'kurz' | 'peer';
+  dryRun?: boolean;
+}
+
+/** Carries a rehearsal's report out of the transaction it rolls back. */
+class Rehearsed extends Error {
+  readonly report: ImportReport;
+  constructor(report: ImportReport) {
+    super('rehearsed');
+    this.report = report;
+  }
+}
 
 export type LinkTransfer = ReturnType<typeof linkTransfer>;
 
 /** Export and import of links, codes kept. */
-export function linkTransfer({ config, listening, blocklist, links, cache, registry }: TransferDeps) {
+export function linkTransfer({ config, listening, blocklist, links, cache, registry, codes, now, readSqlite }: TransferDeps) {
   // Imported targets are checked like new ones: a link back to this instance would loop, whatever its origin.
   const rules = urlRules(config, listening, blocklist);
 
@@ -85,15 +117,24 @@ export function linkTransfer({ config, listening, blocklist, links, cache, regis
       for (const link of chosen) yield await exported(link);
     },
 
+    /** Reads a whole file of any source into checked records (sources.ts's readImportFile, with this kurz's domains). */
+    readFile: (file: ImportFile): ReadFile =>
+      readImportFile(file, { reserved: RESERVED_PATHS, domainOf: registry.idOf.bind(registry), now: new Date(now()), readSqlite }),
+
     /**
-     * Adds exported links under their own codes, all or nothing. A code already present with the same URL
-     * is skipped (importing twice is harmless); with another URL it is a conflict and nothing is imported.
-     * Errors name the line of the file. The links become the actor's, must be on domains the actor may use
-     * (AppError 'forbidden', field `domain`), and wait for review as the actor's new links would
-     * (`reviewNewLinks`). Each link's redirect rules are checked as `PUT …/rules` checks them, all before
-     * anything is stored: a bad one is AppError('invalid') naming the line and the rule (`line 3: rules[1]…`).
+     * Adds the links of a file under their own codes (or generated ones, for `generated` records), all or
+     * nothing, and says what became of each line. A code already present with the same URL is skipped
+     * (importing twice is harmless); with another URL, kurz's own export (`from: 'kurz'`) is a conflict and
+     * nothing is imported, while another shortener's link is skipped with the reason: nothing is ever
+     * overwritten. A link without a code is skipped when the actor has a bare link of its URL. Errors name
+     * the line of the file. The links become the actor's, must be on domains the actor may use (AppError
+     * 'forbidden', field `domain`), and wait for review as the actor's new links would (`reviewNewLinks`).
+     * Each link's redirect rules are checked as `PUT …/rules` checks them, all before anything is stored: a
+     * bad one is AppError('invalid') naming the line and the rule (`line 3: rules[1]…`). Kurz's own export
+     * must hold its URLs normalised; another shortener's are normalised as new links' are. `dryRun` decides
+     * every line the same way, then stores nothing: what a preview shows.
      */
-    async importLinks(actor: Actor, records: readonly NumberedRecord[]): Promise<{ imported: number; skipped: number }> {
+    async importLinks(actor: Actor, records: readonly NumberedRecord[], how: ImportHow): Promise<ImportReport> {
       const ruled = new Map<number, Rule[]>();
       for (const { line, record, rules: given } of records) {
         if (!registry.mayUse(actor, record.domain))
@@ -109,46 +150,97 @@ export function linkTransfer({ config, listening, blocklist, links, cache, regis
         }
       }
       const review = reviewOf(actor, config.reviewNewLinks);
-      const result = await links.write(async (tx) => {
-        let imported = 0;
-        let skipped = 0;
-        for (const { line, record } of records) {
+      const stored: LinkAddress[] = [];
+      const work = async (tx: LinkWriter): Promise<ImportReport> => {
+        const lines: LineOutcome[] = [];
+        for (const { line, record, generated } of records) {
+          const skip = (code: string, reason: string) =>
+            lines.push({ line, code, domain: record.domain, url: record.url, action: 'skip', reason });
           let url: string;
           try {
             url = normaliseUrl(record.url, rules);
           } catch (err) {
+            // Another shortener held targets kurz refuses (a scheme, a listed domain): such a link cannot move.
+            if (how.from === 'peer' && err instanceof AppError) {
+              skip(record.code, err.message);
+              continue;
+            }
             throw new AppError('invalid', `line ${line}: ${(err as Error).message}`, 'url');
           }
-          if (url !== record.url) throw new AppError('invalid', `line ${line}: url is not in normalised form (expected ${url})`, 'url');
+          if (how.from === 'kurz' && url !== record.url)
+            throw new AppError('invalid', `line ${line}: url is not in normalised form (expected ${url})`, 'url');
+          if (generated) {
+            const existing = await tx.linkByUrlHash(hashUrl(url), new Date(0), record.domain, actor.userId, review !== null);
+            if (existing) {
+              skip(existing.code, `already shortened here as "${existing.code}"`);
+              continue;
+            }
+            const { title, note, tags, expiresAt, maxVisits, redirectStatus, forwardQuery, enabled, preview } = record;
+            const options = { title, note, tags, expiresAt, maxVisits, redirectStatus, forwardQuery, enabled, preview };
+            const plain = isPlain({ options, password: null });
+            const link = await insertWithGeneratedCode(tx, codes, {
+              ...options,
+              domain: record.domain,
+              ownerId: actor.userId,
+              url,
+              urlHash: plain ? hashUrl(url) : null,
+              passwordHash: null,
+              isAlias: false,
+              createdAt: record.createdAt,
+              review,
+              createdBy: actor,
+            });
+            stored.push(link);
+            lines.push({ line, code: link.code, domain: link.domain, url, action: 'import', reason: null });
+            continue;
+          }
           // Like a new link, only a bare one (no alias, no options) is a target for later identical submissions.
           const split = splitOfRecord(record.split, line);
           const linkRules = ruled.get(line);
           const plain =
             !record.isAlias && split === null && linkRules === undefined && isPlain({ options: record, password: record.passwordHash });
-          const id = await tx.importLink({ ...record, ownerId: actor.userId, review }, plain ? hashUrl(url) : null);
+          const id = await tx.importLink({ ...record, url, ownerId: actor.userId, review }, plain ? hashUrl(url) : null);
           if (id !== undefined) {
             if (split !== null) await tx.setSplit(id, storedSplit(split), record.updatedAt);
             if (linkRules !== undefined) await tx.setRules(id, storedRules(linkRules), record.updatedAt);
-            imported++;
+            stored.push(record);
+            lines.push({ line, code: record.code, domain: record.domain, url, action: 'import', reason: null });
             continue;
           }
           const existing = await tx.linkByAddress(record.domain, record.code);
-          // Someone else's link is named, never shown.
-          if (existing && !maySee(actor, existing))
-            throw new AppError('conflict', `line ${line}: code "${record.code}" is taken here`, 'code');
-          if (existing?.url !== record.url) {
-            throw new AppError(
-              'conflict',
-              `line ${line}: code "${record.code}" already exists here with another URL (${existing?.url})`,
-              'code',
-            );
+          const named = `code "${record.code}"${record.domain === 0 ? '' : ` on ${registry.hostOf(record.domain)}`}`;
+          if (existing?.url === url && maySee(actor, existing)) {
+            skip(record.code, existing.deletedAt ? `${named} was deleted here` : `${named} already exists here with the same URL`);
+            continue;
           }
-          skipped++;
+          // Someone else's link is named, never shown.
+          const reason =
+            existing && !maySee(actor, existing)
+              ? `${named} is taken here`
+              : existing?.deletedAt
+                ? `${named} belonged to a link deleted here; codes are never reused`
+                : `${named} already exists here with another URL (${existing?.url})`;
+          if (how.from === 'kurz') throw new AppError('conflict', `line ${line}: ${reason}`, 'code');
+          skip(record.code, reason);
         }
-        return { imported, skipped };
-      });
-      for (const { record } of records) cache.forget(record.domain, record.code);
-      return result;
+        const imported = lines.filter((l) => l.action === 'import').length;
+        return { imported, skipped: lines.length - imported, lines };
+      };
+      if (how.dryRun) {
+        // The same decisions in a transaction that is then rolled back: what a preview shows is what an import does.
+        const rehearsal = await links
+          .write(async (tx) => {
+            throw new Rehearsed(await work(tx));
+          })
+          .catch((err: unknown) => {
+            if (err instanceof Rehearsed) return err.report;
+            throw err;
+          });
+        return rehearsal;
+      }
+      const report = await links.write(work);
+      for (const { domain, code } of stored) cache.forget(domain, code);
+      return report;
     },
   };
 }

@@ -2,7 +2,7 @@ import { stringify as stringifyCsv } from 'csv-stringify/sync';
 import { csvHeader, defuse, formatRecord, type Secrets, type TransferFormat } from './format.ts';
 import type { StoredVisit } from '../visits/visit.ts';
 import type { ExportQuery } from '../visits/stats-query.ts';
-import type { ExportedLink } from './transfer.ts';
+import type { ExportedLink } from './records.ts';
 
 /** Column order of a visit export; NDJSON objects carry the same keys. An empty CSV cell is null. */
 export const VISIT_COLUMNS = ['at', 'code', 'bot', 'referrer', 'browser', 'os', 'device', 'country', 'language'] as const;

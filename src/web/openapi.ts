@@ -3,7 +3,8 @@ import { AUDIT_ACTIONS, SUBJECT_KINDS } from '../audit/entry.ts';
 import { STATUS, type ErrorCode } from '../core/errors.ts';
 import { jsonSchemaOf } from '../core/request-schema.ts';
 import { VERSION } from '../core/version.ts';
-import { BODY_LIMIT, BULK_BODY_LIMIT, sizeText } from '../http/body.ts';
+import { SOURCES } from '../transfer/sources.ts';
+import { BODY_LIMIT, BULK_BODY_LIMIT, sizeText, UPLOAD_LIMIT } from '../http/body.ts';
 import { MAX_REQUEST_TARGET } from '../http/server.ts';
 import {
   openApiDocument,
@@ -1683,6 +1684,50 @@ export const OPENAPI: OpenApiDocument = openApiDocument({
         responses: {
           '200': page('One result per line; the lines that failed are put back in the form'),
           '400': page('The form again: no URL, or too many'),
+        },
+      }),
+    },
+    '/import/file': {
+      post: pages(
+        {
+          operationId: 'previewFile',
+          summary: 'Read a file to import (kurz, YOURLS, Shlink, Kutt, Bitly or a list of URLs) and show what would become of each line',
+          requestBody: {
+            required: true,
+            content: {
+              'multipart/form-data': {
+                schema: {
+                  type: 'object',
+                  required: [CSRF_FIELD, 'source', 'file'],
+                  properties: {
+                    [CSRF_FIELD]: { type: 'string', description: 'The CSRF token of the form' },
+                    source: { type: 'string', enum: [...SOURCES] },
+                    map: { type: 'string', description: 'Bitly: FIELD=COLUMN,… (code, url, title, tags, createdAt, visits)' },
+                    file: { type: 'string', format: 'binary' },
+                  },
+                },
+              },
+            },
+          },
+          responses: {
+            '200': page('The first lines and what will happen to each (import, or skip and why), with the confirmation'),
+            '400': page('The import page again: the file cannot be read, naming its line'),
+            '401': NOT_LOGGED_IN,
+            '403': FORM_REFUSED,
+            '413': pageOrProblem(`The file is larger than ${sizeText(UPLOAD_LIMIT)}`),
+          },
+        },
+        SESSION,
+      ),
+    },
+    '/import/file/confirm': {
+      post: adminForm(['source', 'map', 'fileName', 'until', 'seal', 'file'], {
+        operationId: 'importFile',
+        summary: 'Import the file a preview showed, once its seal holds; all or nothing',
+        responses: {
+          '200': page('What was imported, and each line skipped with its reason'),
+          '400': page('The import page again: the seal does not hold, or the preview is more than an hour old'),
+          '429': page('The import page again: over the creation limit'),
         },
       }),
     },

@@ -160,6 +160,8 @@ export function createRouter(web: WebServices): Router {
   router.post('/tags/:tag/delete', loginRequired, tags.deleteTag);
   router.get('/import', loginRequired, bulk.showImport);
   router.post('/import', loginRequired, bulk.importLinks);
+  router.post('/import/file', loginRequired, bulk.previewFile);
+  router.post('/import/file/confirm', loginRequired, bulk.importFile);
   router.get('/domains', adminRequired, domainsUi.listDomains);
   router.post('/domains', adminRequired, domainsUi.addDomain);
   router.get('/domains/:host', adminRequired, domainsUi.showDomain);

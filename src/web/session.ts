@@ -4,7 +4,7 @@ import typeis from 'type-is';
 import type { Principal } from '../auth/identity.ts';
 import type { WebServices } from '../context.ts';
 import { AppError } from '../core/errors.ts';
-import { BODY_LIMIT, readBody } from '../http/body.ts';
+import { BODY_LIMIT, readBody, type BodyType } from '../http/body.ts';
 
 /**
  * Every cookie kurz sets, by its base name. With an https public URL each is sent as `__Host-` + the name:
@@ -129,7 +129,7 @@ export function csrfToken(ctx: Context, web: WebServices): string {
 }
 
 /**
- * The one reader of a submitted form: the body (form-encoded, at most `limit` bytes: 64 KiB but for the
+ * The one reader of a submitted form: the body (form-encoded, or with `accepted` multipart too: an upload; at most `limit` bytes: 64 KiB but for the
  * bulk form; `repeated`: fields that may come several times, as lists) once its `_csrf` field matches the token of the session or pre-login cookie. Throws 403
  * otherwise, before anything is done; 413 for a larger body.
  */
@@ -138,10 +138,11 @@ export async function readForm(
   web: WebServices,
   limit = BODY_LIMIT,
   repeated: readonly string[] = [],
+  accepted: readonly BodyType[] = ['form'],
 ): Promise<Record<string, unknown>> {
   // An empty form has no token: refused like a wrong one, not as an empty body.
   const empty = !typeis.hasBody(ctx.req) || ctx.req.headers['content-length'] === '0';
-  const body = empty ? {} : ((await readBody(ctx.req, ['form'], limit, repeated)) as Record<string, unknown>);
+  const body = empty ? {} : ((await readBody(ctx.req, accepted, limit, repeated)) as Record<string, unknown>);
   const session = sessionOf(ctx);
   const bound = session ? session.token : (readCookie(ctx, web, 'form') ?? '');
   if (!web.access.checkCsrf(bound, body[CSRF_FIELD]))

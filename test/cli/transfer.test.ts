@@ -272,7 +272,7 @@ test('import refuses a file that is not UTF-8 rather than import what decoding w
   t.deepEqual(await kurz('import', file), {
     code: 1,
     stdout: '',
-    stderr: `kurz: ${file} is not UTF-8 text: save it as UTF-8 and import it again\n`,
+    stderr: `kurz: the file ${file} is not UTF-8 text: save it as UTF-8 and import it again\n`,
   });
   t.deepEqual(
     JSON.parse((await kurz('list', '--deleted', '--json')).stdout).map((l: { code: string }) => l.code),
