@@ -30,4 +30,5 @@ export const RESERVED_PATHS: ReadonlySet<string> = new Set([
   'activity',
   'review',
   'tags',
+  'rest',
 ]);
