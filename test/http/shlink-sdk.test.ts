@@ -330,6 +330,7 @@ test("refusals come as Shlink's problems, with its types and extra fields, and s
   await invalid({ longUrl: 'https://example.com/x', pathPrefix: 'p' }, 'pathPrefix');
   await invalid({ longUrl: 'https://example.com/x', domain: 'unknown.test' }, 'domain');
   await invalid({ longUrl: 'https://example.com/x', tags: ['<b>'] }, 'tags');
+  await invalid({ longUrl: 'https://example.com/x', deviceLongUrls: { android: 'https://example.com/android' } }, 'deviceLongUrls');
   t.deepEqual(await problemOf(api.createShortUrl({ longUrl: 'https://example.com/y', customSlug: 'taken', domain: 'short.test' })), {
     type: ErrorType.INVALID_SLUG,
     title: 'Invalid custom slug',

@@ -53,6 +53,17 @@ function editionFields(body: Record<string, unknown>, now: number): LinkInput {
   const validSince = timeParam(body['validSince'], 'validSince');
   if (validSince !== undefined && validSince > now)
     throw invalidData(['validSince'], 'kurz has no start time: a link is valid from its creation, so validSince cannot lie ahead');
+  // Shlink 3's long URLs per device are kurz's device rules: refused here rather than dropped.
+  const devices = body['deviceLongUrls'];
+  if (
+    devices !== undefined &&
+    devices !== null &&
+    (typeof devices !== 'object' || Object.values(devices).some((url) => url !== null && url !== ''))
+  )
+    throw invalidData(
+      ['deviceLongUrls'],
+      "kurz sends devices elsewhere with redirect rules (the link's page or PUT /api/v1/links/CODE/rules)",
+    );
   const crawlable = body['crawlable'];
   if (crawlable !== undefined && crawlable !== null && typeof crawlable !== 'boolean')
     throw invalidData(['crawlable'], 'crawlable must be true or false');
