@@ -649,6 +649,8 @@ const SHLINK_OPERATIONS: Readonly<Record<string, readonly [string, string]>> = {
   'PATCH /rest/{version}/short-urls/{shortCode}': ['shlinkEditShortUrl', 'Edit a short URL'],
   'DELETE /rest/{version}/short-urls/{shortCode}': ['shlinkDeleteShortUrl', 'Delete a short URL (kurz keeps its code retired)'],
   'GET /rest/{version}/short-urls/{shortCode}/visits': ['shlinkShortUrlVisits', 'The raw visits kept of a short URL'],
+  'GET /rest/{version}/short-urls/{shortCode}/redirect-rules': ['shlinkListRedirectRules', "A short URL's redirect rules Shlink can show"],
+  'POST /rest/{version}/short-urls/{shortCode}/redirect-rules': ['shlinkSetRedirectRules', "Replace a short URL's redirect rules"],
   'GET /rest/{version}/tags': ['shlinkListTags', 'Tag names'],
   'PUT /rest/{version}/tags': ['shlinkRenameTag', 'Rename a tag'],
   'DELETE /rest/{version}/tags': ['shlinkDeleteTags', 'Take tags off their short URLs'],

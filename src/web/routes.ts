@@ -34,6 +34,7 @@ import { shortUrlHandlers } from './shlink/short-urls.ts';
 import { shlinkDomainHandlers } from './shlink/domains.ts';
 import { shlinkTagHandlers } from './shlink/tags.ts';
 import { shlinkVisitHandlers } from './shlink/visits.ts';
+import { shlinkRuleHandlers } from './shlink/redirect-rules.ts';
 
 /**
  * The scope an API key needs for each API route (`METHOD /path`, as registered below); a session has every
@@ -86,6 +87,8 @@ export const SHLINK_SCOPES = {
   'PATCH /rest/:version/short-urls/:shortCode': 'links:write',
   'DELETE /rest/:version/short-urls/:shortCode': 'links:write',
   'GET /rest/:version/short-urls/:shortCode/visits': 'stats:read',
+  'GET /rest/:version/short-urls/:shortCode/redirect-rules': 'links:read',
+  'POST /rest/:version/short-urls/:shortCode/redirect-rules': 'links:write',
   'GET /rest/:version/tags': 'links:read',
   'PUT /rest/:version/tags': 'links:write',
   'DELETE /rest/:version/tags': 'links:write',
@@ -137,6 +140,7 @@ export function createRouter(web: WebServices): Router {
   const shlinkTags = shlinkTagHandlers(web);
   const shlinkDomains = shlinkDomainHandlers(web);
   const shlinkVisits = shlinkVisitHandlers(web);
+  const shlinkRules = shlinkRuleHandlers(web);
   const router = new Router({ sensitive: true });
   const apiRoute = (route: ApiRoute, ...handlers: Middleware[]) => {
     const [method = '', path = ''] = route.split(' ');
@@ -253,6 +257,8 @@ export function createRouter(web: WebServices): Router {
   shlinkRoute('PATCH /rest/:version/short-urls/:shortCode', shortUrls.editShortUrl);
   shlinkRoute('DELETE /rest/:version/short-urls/:shortCode', shortUrls.deleteShortUrl);
   shlinkRoute('GET /rest/:version/short-urls/:shortCode/visits', shlinkVisits.listShortUrlVisits);
+  shlinkRoute('GET /rest/:version/short-urls/:shortCode/redirect-rules', shlinkRules.listRedirectRules);
+  shlinkRoute('POST /rest/:version/short-urls/:shortCode/redirect-rules', shlinkRules.setRedirectRules);
   shlinkRoute('GET /rest/:version/tags', shlinkTags.listTags);
   shlinkRoute('PUT /rest/:version/tags', shlinkTags.renameTag);
   shlinkRoute('DELETE /rest/:version/tags', shlinkTags.deleteTags);

@@ -157,6 +157,19 @@ test("kurz's answers to every Shlink operation it serves validate against Shlink
   );
   await check(await call('PATCH', '/rest/v3/short-urls/full', { maxVisits: 'many' }), 'patch', '/rest/v{version}/short-urls/{shortCode}');
   await check(await call('GET', '/rest/v3/short-urls/full/visits'), 'get', '/rest/v{version}/short-urls/{shortCode}/visits');
+  const rules = {
+    redirectRules: [
+      { longUrl: 'https://example.com/ios', conditions: [{ type: 'device', matchKey: null, matchValue: 'ios' }] },
+      { longUrl: 'https://example.com/q', conditions: [{ type: 'any-value-query-param', matchKey: 'ref', matchValue: null }] },
+    ],
+  };
+  const rulesPath = '/rest/v{version}/short-urls/{shortCode}/redirect-rules';
+  t.like(await check(await call('POST', '/rest/v3/short-urls/full/redirect-rules', rules), 'post', rulesPath), {
+    defaultLongUrl: 'https://example.com/full',
+  });
+  await check(await call('GET', '/rest/v3/short-urls/full/redirect-rules'), 'get', rulesPath);
+  await check(await call('GET', '/rest/v3/short-urls/nope/redirect-rules'), 'get', rulesPath);
+  await check(await call('POST', '/rest/v3/short-urls/full/redirect-rules', { redirectRules: 'all' }), 'post', rulesPath);
   await check(await call('GET', '/rest/v3/tags/a/visits'), 'get', '/rest/v{version}/tags/{tag}/visits');
   await check(await call('GET', '/rest/v3/domains/DEFAULT/visits'), 'get', '/rest/v{version}/domains/{domain}/visits');
   await check(await call('GET', '/rest/v3/visits/non-orphan?excludeBots=true'), 'get', '/rest/v{version}/visits/non-orphan');

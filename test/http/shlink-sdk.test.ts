@@ -381,3 +381,85 @@ test("a member's key sees and changes only the member's own short URLs, tags and
   t.deepEqual((await admin.listTags()).data, ['hers', 'mine'], "an admin's key sees everyone's");
   t.deepEqual((await admin.getShortUrl({ shortCode: 'admins' })).tags, ['mine']);
 });
+
+test("the SDK sets and reads redirect rules, which are kurz's rules one to one, and the redirect follows them", async (t) => {
+  const k = await startKurz(t);
+  const api = sdk(k);
+  await api.createShortUrl({ longUrl: 'https://example.com/default', customSlug: 'ruled' });
+  const set = await api.setShortUrlRedirectRules(
+    { shortCode: 'ruled' },
+    {
+      redirectRules: [
+        { longUrl: 'https://example.com/android', conditions: [{ type: 'device', matchKey: null, matchValue: 'android' }] },
+        {
+          longUrl: 'https://example.com/campaign',
+          conditions: [
+            { type: 'query-param', matchKey: 'utm_campaign', matchValue: 'spring' },
+            { type: 'language', matchKey: null, matchValue: 'fr' },
+          ],
+        },
+      ],
+    },
+  );
+  const expected = {
+    defaultLongUrl: 'https://example.com/default',
+    redirectRules: [
+      { longUrl: 'https://example.com/android', priority: 1, conditions: [{ type: 'device', matchKey: null, matchValue: 'android' }] },
+      {
+        longUrl: 'https://example.com/campaign',
+        priority: 2,
+        conditions: [
+          { type: 'query-param', matchKey: 'utm_campaign', matchValue: 'spring' },
+          { type: 'language', matchKey: null, matchValue: 'fr' },
+        ],
+      },
+    ],
+  };
+  t.deepEqual(set, expected);
+  t.deepEqual(await api.getShortUrlRedirectRules({ shortCode: 'ruled' }), expected);
+  t.true((await api.getShortUrl({ shortCode: 'ruled' })).hasRedirectRules);
+  const own = (await (await k.get('/api/v1/links/ruled/rules')).json()) as { rules: Array<{ target?: string }> };
+  t.deepEqual(
+    own.rules.map((rule) => rule.target),
+    ['https://example.com/android', 'https://example.com/campaign'],
+    "kurz's own API shows the same rules",
+  );
+  const android = 'Mozilla/5.0 (Linux; Android 14; Pixel 8) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Mobile Safari/537.36';
+  const go = async (path: string, headers: Record<string, string>) =>
+    (await fetch(`${k.base}${path}`, { redirect: 'manual', headers: { 'user-agent': BROWSER_UA, ...headers } })).headers.get('location');
+  t.is(await go('/ruled', { 'user-agent': android }), 'https://example.com/android');
+  t.false(k.config.forwardQuery, "the query is not forwarded: the link leaves it to the instance's setting");
+  t.is(await go('/ruled?utm_campaign=spring', { 'accept-language': 'fr-FR,fr;q=0.9' }), 'https://example.com/campaign');
+  t.is(await go('/ruled', {}), 'https://example.com/default');
+
+  t.like(
+    await problemOf(
+      api.setShortUrlRedirectRules(
+        { shortCode: 'ruled' },
+        {
+          redirectRules: [
+            { longUrl: 'https://example.com/x', conditions: [{ type: 'device', matchKey: null, matchValue: 'toaster' as 'ios' }] },
+          ],
+        },
+      ),
+    ),
+    { type: ErrorType.INVALID_ARGUMENT, invalidElements: ['redirectRules'] },
+  );
+  t.deepEqual(await api.getShortUrlRedirectRules({ shortCode: 'ruled' }), expected, 'a refused set changes nothing');
+
+  // A rule of kurz's own (here a refusal by country) is not Shlink's to show or replace.
+  const rules = [
+    { conditions: [{ type: 'geolocation-country-code', matchKey: null, matchValue: 'DE' }], refuse: 451 },
+    { conditions: [{ type: 'device', matchKey: null, matchValue: 'ios' }], target: 'https://example.com/ios' },
+  ];
+  t.is((await k.request('PUT', '/api/v1/links/ruled/rules', { rules })).status, 200);
+  t.deepEqual((await api.getShortUrlRedirectRules({ shortCode: 'ruled' })).redirectRules, [
+    { longUrl: 'https://example.com/ios', priority: 2, conditions: [{ type: 'device', matchKey: null, matchValue: 'ios' }] },
+  ]);
+  t.like(await problemOf(api.setShortUrlRedirectRules({ shortCode: 'ruled' }, { redirectRules: [] })), {
+    type: ErrorType.INVALID_ARGUMENT,
+    invalidElements: ['redirectRules'],
+  });
+  t.is(((await (await k.get('/api/v1/links/ruled/rules')).json()) as { rules: unknown[] }).rules.length, 2, 'kept');
+  t.like(await problemOf(api.getShortUrlRedirectRules({ shortCode: 'nope' })), { type: ErrorType.INVALID_SHORTCODE, status: 404 });
+});
