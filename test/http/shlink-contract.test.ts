@@ -260,3 +260,73 @@ test('CORS as Shlink answers it: any origin, a preflight 204 with the path’s m
   const own = await fetch(`${k.base}/api/v1/links`, { headers: { origin, authorization: `Bearer ${k.key}` } });
   t.is(own.headers.get('access-control-allow-origin'), null, "kurz's own API stays same-origin");
 });
+
+test("hostile queries and bodies are Shlink's 4xx problems naming what was wrong, never a 500, and store nothing", async (t) => {
+  const k = await startKurz(t);
+  const call = client(k);
+  const refused = async (method: string, path: string, body: unknown, status: number, invalidElements?: string[]) => {
+    const res = await fetch(`${k.base}${path}`, {
+      method,
+      headers: { 'x-api-key': k.key, 'content-type': 'application/json' },
+      body: body === undefined ? undefined : typeof body === 'string' ? body : JSON.stringify(body),
+    });
+    t.is(res.status, status, `${method} ${path}`);
+    t.is(res.headers.get('content-type'), 'application/problem+json', `${method} ${path}`);
+    const problem = (await res.json()) as Record<string, unknown>;
+    t.regex(String(problem['type']), /^https:\/\/shlink\.io\/api\/error\//, `${method} ${path}`);
+    t.is(problem['status'], status);
+    if (invalidElements) t.deepEqual(problem['invalidElements'], invalidElements, `${method} ${path}`);
+  };
+  const list = '/rest/v3/short-urls';
+  await refused('GET', `${list}?page=99999999&itemsPerPage=100000`, undefined, 400, ['page']);
+  await refused('GET', `${list}?page=abc`, undefined, 400, ['page']);
+  await refused('GET', `${list}?page=1&page=2`, undefined, 400, ['page']);
+  await refused('GET', `${list}?itemsPerPage=1.5`, undefined, 400, ['itemsPerPage']);
+  await refused('GET', `${list}?itemsPerPage=-2`, undefined, 400, ['itemsPerPage']);
+  await refused('GET', `${list}?${Array.from({ length: 21 }, (_, i) => `tags[]=t${i}`).join('&')}`, undefined, 400, ['tags']);
+  await refused('GET', `${list}?searchTerm=a%00b`, undefined, 400, ['searchTerm']);
+  await refused('GET', `${list}?searchTerm=${'x'.repeat(201)}`, undefined, 400, ['searchTerm']);
+  await refused('GET', `${list}?orderBy=visits-SIDEWAYS`, undefined, 400, ['orderBy']);
+  await refused('GET', `${list}?startDate=yesterday`, undefined, 400, ['startDate']);
+  await refused('GET', `${list}?endDate=2026-02-30`, undefined, 400, ['endDate']);
+  await refused('GET', `${list}?tagsMode=some&tags[]=a`, undefined, 400, ['tagsMode']);
+  await refused('GET', `${list}?excludeMaxVisitsReached=maybe`, undefined, 400, ['excludeMaxVisitsReached']);
+  await refused('GET', '/rest/v3/visits/non-orphan?excludeBots=1', undefined, 400, ['excludeBots']);
+  await refused('GET', '/rest/v3/visits/orphan?type=everything', undefined, 400, ['type']);
+  await refused('GET', '/rest/v3/tags/stats?orderBy=size-ASC', undefined, 400, ['orderBy']);
+  await refused('POST', list, 'not json', 400);
+  await refused('POST', list, '[]', 400, []);
+  await refused('POST', list, { longUrl: 5 }, 400, ['longUrl']);
+  await refused('POST', list, { longUrl: 'https://example.com/x', findIfExists: 'yes' }, 400, ['findIfExists']);
+  await refused('POST', list, { longUrl: 'https://example.com/x', tags: 'a,b' }, 400, ['tags']);
+  await refused('POST', list, { longUrl: 'https://example.com/x', title: 'a\u0000b' }, 400, ['title']);
+  await refused('POST', list, { longUrl: `https://example.com/${'x'.repeat(70_000)}` }, 413);
+  await refused('PUT', '/rest/v3/tags', { oldName: 'a' }, 400, ['newName']);
+  await refused('PATCH', '/rest/v3/domains/redirects', { domain: 'kurz.test', baseUrlRedirect: 'javascript:alert(1)' }, 400, [
+    'baseUrlRedirect',
+  ]);
+  const plain = await fetch(`${k.base}${list}`, {
+    method: 'POST',
+    headers: { 'x-api-key': k.key, 'content-type': 'text/plain' },
+    body: '{}',
+  });
+  t.is(plain.status, 415);
+  t.like(await plain.json(), { status: 415 });
+  for (const path of ['/rest/v3/short-urls/%00', '/rest/v3/short-urls/..%2F..', `/rest/v3/short-urls/${'x'.repeat(300)}`]) {
+    const res = await call('GET', path);
+    t.is(res.status, 404, path);
+    t.like(await res.json(), { type: 'https://shlink.io/api/error/short-url-not-found' }, path);
+  }
+  t.is(await k.linkCount(), 0);
+});
+
+test("Shlink's routes are counted under their own names in kurz's request metrics", async (t) => {
+  const k = await startKurz(t);
+  const call = client(k);
+  t.is((await call('GET', '/rest/v3/short-urls')).status, 200);
+  t.is((await call('GET', '/rest/v2/short-urls')).status, 200);
+  t.is((await call('GET', '/rest/v3/short-urls/nope')).status, 404);
+  const metrics = await (await fetch(`${k.base}/metrics`)).text();
+  t.regex(metrics, /kurz_http_requests_total\{route="GET \/rest\/:version\/short-urls",status="200"\} 2/);
+  t.regex(metrics, /kurz_http_requests_total\{route="GET \/rest\/:version\/short-urls\/:shortCode",status="404"\} 1/);
+});

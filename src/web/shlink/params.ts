@@ -1,6 +1,7 @@
 import type { Context } from 'koa';
 import { DEFAULT_DOMAIN, normaliseHost } from '../../domains/domain.ts';
 import type { DomainRegistry } from '../../domains/registry.ts';
+import { controlCharacter } from '../../links/text-rules.ts';
 import { timeOf } from '../../links/times.ts';
 import { invalidData } from './problems.ts';
 
@@ -13,19 +14,38 @@ const DEFAULT_PAGE_SIZE = 10;
 /** The largest page asked for with a number; `-1` asks for every item. */
 const MAX_PAGE_SIZE = 100_000;
 
+/** The most items a page may skip: what the databases take as an offset. */
+const MAX_OFFSET = 2 ** 31 - 1;
+
+/** Most entries a list parameter takes (`tags[]`): as many tags as a link may carry. */
+const MAX_LIST = 20;
+
+/** Longest text parameter (`searchTerm`). */
+const MAX_TEXT = 200;
+
+/** A text no stored value holds (a control character), or too long to be one: refused. */
+function checkText(name: string, value: string): string {
+  if (value.length > MAX_TEXT) throw invalidData([name], `${name} must be at most ${MAX_TEXT} characters`);
+  if (controlCharacter(value) !== undefined) throw invalidData([name], `${name} must not contain control characters`);
+  return value;
+}
+
 /** A query parameter given once; undefined when absent or empty. */
 export function param(ctx: Context, name: string): string | undefined {
   const value = ctx.query[name];
   if (value === undefined || value === '') return undefined;
   if (typeof value !== 'string') throw invalidData([name], `${name} must be given once`);
-  return value;
+  return checkText(name, value);
 }
 
-/** A list parameter (`tags[]=a&tags[]=b`, or `tags=a`), without empty entries. */
+/** A list parameter (`tags[]=a&tags[]=b`, or `tags=a`), without empty entries; at most MAX_LIST. */
 export function listParam(ctx: Context, name: string): string[] {
   const given = ctx.query[`${name}[]`] ?? ctx.query[name];
-  const list = given === undefined ? [] : Array.isArray(given) ? given : [given];
-  return list.map((value) => value.trim()).filter((value) => value !== '');
+  const list = (given === undefined ? [] : Array.isArray(given) ? given : [given])
+    .map((value) => checkText(name, value).trim())
+    .filter((value) => value !== '');
+  if (list.length > MAX_LIST) throw invalidData([name], `${name} may be given at most ${MAX_LIST} times`);
+  return list;
 }
 
 /** `true` or `false` (Shlink reads a query flag so), absent as false. */
@@ -54,7 +74,9 @@ export function pageParams(ctx: Context, defaultSize = DEFAULT_PAGE_SIZE): PageA
   if (!/^-?\d{1,9}$/.test(sizeText) || (size < 1 && size !== -1) || size > MAX_PAGE_SIZE)
     throw invalidData(['itemsPerPage'], `itemsPerPage must be a whole number from 1 to ${MAX_PAGE_SIZE}, or -1 for every item`);
   const all = size === -1;
-  return { page, size, all, offset: all ? 0 : (page - 1) * size };
+  const offset = all ? 0 : (page - 1) * size;
+  if (offset > MAX_OFFSET) throw invalidData(['page'], `page is too far: at most ${MAX_OFFSET} items are skipped`);
+  return { page, size, all, offset };
 }
 
 /** Shlink's pagination object for a page of `count` items out of `total`. */
