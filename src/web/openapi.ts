@@ -662,6 +662,7 @@ const SHLINK_OPERATIONS: Readonly<Record<string, readonly [string, string]>> = {
   'GET /rest/{version}/visits': ['shlinkVisitsOverview', "All-time visits, people's and bots'"],
   'GET /rest/{version}/visits/non-orphan': ['shlinkNonOrphanVisits', 'The raw visits kept of every short URL'],
   'GET /rest/{version}/visits/orphan': ['shlinkOrphanVisits', 'Always empty: kurz records no visits to paths that are no short URL'],
+  'DELETE /rest/{version}/visits/orphan': ['shlinkDeleteOrphanVisits', 'Always deletes none: kurz records no orphan visits'],
 };
 
 const SHLINK_PARAMETERS: Readonly<Record<string, Parameter>> = {

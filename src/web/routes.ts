@@ -100,6 +100,7 @@ export const SHLINK_SCOPES = {
   'GET /rest/:version/visits': 'stats:read',
   'GET /rest/:version/visits/non-orphan': 'stats:read',
   'GET /rest/:version/visits/orphan': 'stats:read',
+  'DELETE /rest/:version/visits/orphan': 'links:write',
 } as const satisfies Record<string, Scope>;
 export type ShlinkRoute = keyof typeof SHLINK_SCOPES;
 
@@ -270,6 +271,7 @@ export function createRouter(web: WebServices): Router {
   shlinkRoute('GET /rest/:version/visits', shlinkVisits.showVisitsOverview);
   shlinkRoute('GET /rest/:version/visits/non-orphan', shlinkVisits.listNonOrphanVisits);
   shlinkRoute('GET /rest/:version/visits/orphan', shlinkVisits.listOrphanVisits);
+  shlinkRoute('DELETE /rest/:version/visits/orphan', shlinkVisits.deleteOrphanVisits);
 
   // System
   router.get('/healthz', system.checkHealth);

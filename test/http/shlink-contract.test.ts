@@ -174,6 +174,7 @@ test("kurz's answers to every Shlink operation it serves validate against Shlink
   await check(await call('GET', '/rest/v3/domains/DEFAULT/visits'), 'get', '/rest/v{version}/domains/{domain}/visits');
   await check(await call('GET', '/rest/v3/visits/non-orphan?excludeBots=true'), 'get', '/rest/v{version}/visits/non-orphan');
   await check(await call('GET', '/rest/v3/visits/orphan'), 'get', '/rest/v{version}/visits/orphan');
+  await check(await call('DELETE', '/rest/v3/visits/orphan'), 'delete', '/rest/v{version}/visits/orphan');
   await check(await call('GET', '/rest/v3/visits'), 'get', '/rest/v{version}/visits');
   await check(await call('GET', '/rest/v3/tags'), 'get', '/rest/v{version}/tags');
   await check(await call('GET', '/rest/v3/tags/stats'), 'get', '/rest/v{version}/tags/stats');

@@ -254,10 +254,14 @@ test('the SDK reads visits per short URL, tag, domain and all of them, with bots
   t.is((await api.getDomainVisits('short.test')).pagination.totalItems, 1);
   t.is((await api.getDomainVisits('DEFAULT')).pagination.totalItems, 3);
   t.is((await api.getNonOrphanVisits()).pagination.totalItems, 4);
+  t.is((await api.getNonOrphanVisits({ domain: 'short.test' })).pagination.totalItems, 1);
+  t.is((await api.getTagVisits('t', { domain: 'short.test' })).pagination.totalItems, 0);
+  t.is((await api.getTagVisits('t', { domain: 'DEFAULT' })).pagination.totalItems, 3);
   t.deepEqual(await api.getOrphanVisits(), {
     data: [],
     pagination: { currentPage: 1, pagesCount: 1, itemsPerPage: 10, itemsInCurrentPage: 0, totalItems: 0 },
   });
+  t.deepEqual(await api.deleteOrphanVisits(), { deletedVisits: 0 });
   t.deepEqual(await api.getVisitsOverview(), {
     nonOrphanVisits: { total: 4, nonBots: 3, bots: 1 },
     orphanVisits: { total: 0, nonBots: 0, bots: 0 },

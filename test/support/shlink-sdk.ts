@@ -23,6 +23,7 @@ export interface ShlinkApiClient {
   getDomainVisits(domain: string, params?: T.ShlinkVisitsParams): Promise<T.ShlinkVisitsList>;
   getOrphanVisits(params?: T.ShlinkOrphanVisitsParams): Promise<T.ShlinkVisitsList>;
   getNonOrphanVisits(params?: T.ShlinkWithDomainVisitsParams): Promise<T.ShlinkVisitsList>;
+  deleteOrphanVisits(): Promise<T.ShlinkDeleteVisitsResult>;
   listTags(): Promise<T.ShlinkTagsList>;
   tagsStats(): Promise<T.ShlinkTagsStatsList>;
   deleteTags(tags: string[]): Promise<{ tags: string[] }>;

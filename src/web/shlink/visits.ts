@@ -47,6 +47,12 @@ export function shlinkVisitHandlers(web: WebServices) {
     };
   }
 
+  /** `?domain=` narrowing a list of visits (`DEFAULT`: the default domain); a host kurz does not serve has none. */
+  function domainFilter(ctx: Context): number | undefined {
+    const host = param(ctx, 'domain');
+    return host === undefined ? undefined : (domainParam(host, web.registry, true).id ?? -1);
+  }
+
   /** A page of the visits `scope` names (with the query's dates, `excludeBots` and paging), in Shlink's list. */
   async function sendVisits(ctx: Context, scope: Pick<VisitScope, 'linkId' | 'tag' | 'domain'>): Promise<void> {
     const ask = pageParams(ctx);
@@ -77,7 +83,7 @@ export function shlinkVisitHandlers(web: WebServices) {
       const tag = ctx.params['tag'] ?? '';
       const tags = await web.links.tagCounts(actorOf(ctx));
       if (!tags.some((known) => known.tag === tag)) throw tagNotFound(tag);
-      await sendVisits(ctx, { tag });
+      await sendVisits(ctx, { tag, domain: domainFilter(ctx) });
     },
 
     async listDomainVisits(ctx: Context): Promise<void> {
@@ -88,7 +94,12 @@ export function shlinkVisitHandlers(web: WebServices) {
     },
 
     async listNonOrphanVisits(ctx: Context): Promise<void> {
-      await sendVisits(ctx, {});
+      await sendVisits(ctx, { domain: domainFilter(ctx) });
+    },
+
+    /** kurz records no orphan visits: none to delete, as Shlink answers when it tracked none. */
+    deleteOrphanVisits(ctx: Context): void {
+      sendJson(ctx.res, 200, { deletedVisits: 0 });
     },
 
     /** kurz records no visits to paths that are no short URL: always an empty list, as Shlink's when it tracks none. */
