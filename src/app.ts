@@ -18,6 +18,7 @@ import { openStorage } from './store/open.ts';
 import { startBackgroundWriter } from './cluster/background-writer.ts';
 import { lineFormat } from './core/log.ts';
 import { handleErrors } from './web/errors.ts';
+import { shlinkEdge } from './web/shlink/shlink-edge.ts';
 import { createMetrics, type Metrics } from './web/metrics.ts';
 import { checkMethod } from './web/methods.ts';
 import { authenticate } from './web/middleware/authenticate.ts';
@@ -166,6 +167,7 @@ export async function createApp(config: Config, deps: Deps, options: AppOptions 
   });
   const router = createRouter(web);
   koa.use(handleErrors(web));
+  koa.use(shlinkEdge(router));
   koa.use(checkMethod(router));
   koa.use(authenticate(web));
   // An admin's pages show how many links wait for review.

@@ -169,6 +169,9 @@ export interface LinkQuery {
   /** Only links tagged with these: any of them (the default) or, with `tagMode` all, every one. */
   tags?: readonly string[] | undefined;
   tagMode?: TagMode | undefined;
+  /** Only links without these tags: without any of them (the default) or, with `excludeTagMode` all, not with every one. */
+  excludeTags?: readonly string[] | undefined;
+  excludeTagMode?: TagMode | undefined;
   /** The order: by creation (the default), visits, code, target or title. */
   sort?: ListSort;
   /** Each sort's own when absent (defaultOrder): the newest and the most visited first, text from A. */
@@ -182,6 +185,8 @@ export interface LinkQuery {
   createdBefore?: number | undefined;
   /** Where the previous page ended (its last link's sort key), from `listCursor`. */
   after?: ListCursor | undefined;
+  /** Links skipped before the page starts: numbered pages (the Shlink API's); a cursor is cheaper on long lists. */
+  offset?: number | undefined;
   includeDeleted?: boolean;
   /** Only links the blocklist disabled. */
   blocked?: boolean | undefined;

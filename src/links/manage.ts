@@ -157,6 +157,16 @@ export function linkManagement({
       return { links: page, next, query };
     },
 
+    /**
+     * A numbered page of the link list (`query.offset` and `query.limit`) and how many links the query takes in
+     * all: the pages of the Shlink API. Deeper pages cost more than a cursor's (the database skips the offset).
+     */
+    async listNumbered(actor: Actor, query: LinkQuery): Promise<{ links: Link[]; total: number }> {
+      const seen = seenBy(actor, { ...query, now: now() });
+      const [page, total] = await Promise.all([links.listLinks(seen), links.countLinks(seen)]);
+      return { links: page, total };
+    },
+
     /** The tags of the links the actor sees (an admin: every live link's). */
     tagCounts: (actor: Actor): Promise<TagCount[]> => links.tagCounts(isAdmin(actor) ? undefined : actor.userId),
 

@@ -33,4 +33,5 @@ export const RESERVED_PATHS: ReadonlySet<string> = new Set([
   'yourls-api.php',
   'share',
   'webhooks',
+  'rest',
 ]);

@@ -66,6 +66,8 @@ export interface LinkStore {
    */
   targetByAddressAtOnce?(domain: number, code: string): Target | undefined;
   listLinks(query: LinkQuery): Promise<Link[]>;
+  /** How many links `query` takes, without its cursor, offset and limit: a numbered list's total. */
+  countLinks(query: LinkQuery): Promise<number>;
   /** Tags of live links (of one owner's, given their id), most used first. */
   tagCounts(owner?: number): Promise<TagCount[]>;
   /**
@@ -225,8 +227,17 @@ export interface VisitStore {
   topLinks(from: Date, to: Date, limit: number, owner?: number): Promise<LinkTally[]>;
   /** Per domain (not removed): its live links and its links' human visits in [from, to), whole UTC days. */
   domainTotals(from: Date, to: Date): Promise<DomainTally[]>;
-  /** Live links and all-time human visits. */
-  totals(owner?: number): Promise<{ links: number; humans: number }>;
+  /** Live links and all-time human and bot visits. */
+  totals(owner?: number): Promise<{ links: number; humans: number; bots: number }>;
+  /** The all-time human and bot visits of each of these links that has any (read from the hourly rollup). */
+  linkTotals(linkIds: readonly number[]): Promise<LinkTotal[]>;
+  /** Each tag of live links (`owner`'s alone when given): its links and their all-time human and bot visits, by tag. */
+  tagTotals(owner?: number): Promise<TagTotal[]>;
+  /**
+   * A page of the raw visits kept of the live links `scope` names, newest first (`offset` skipped, `limit` at
+   * most), and how many there are in all. Raw visits have no index by link: this reads the period's visits.
+   */
+  visitPage(scope: VisitScope, limit: number, offset: number): Promise<{ visits: ScopedVisit[]; total: number }>;
   /** Links created per day in [from, to); days without any are left out. */
   linksCreatedPerDay(from: Date, to: Date, owner?: number): Promise<Array<{ t: number; count: number }>>;
   /**
@@ -237,6 +248,39 @@ export interface VisitStore {
   hourFigures(from: Date, to: Date, limit: number, owner: number | undefined, byDomain: boolean): Promise<HourFigures>;
   /** The raw visits in [from, to), oldest first, read in pages. */
   allVisits(from: Date, to: Date): AsyncIterable<StoredVisit>;
+}
+
+/** A link's all-time visits: what VisitStore.linkTotals reads. */
+export interface LinkTotal {
+  linkId: number;
+  humans: number;
+  bots: number;
+}
+
+/** Whose raw visits VisitStore.visitPage reads: of live links, each field given narrowing them, in [from, to) (ms). */
+export interface VisitScope {
+  linkId?: number | undefined;
+  tag?: string | undefined;
+  domain?: number | undefined;
+  owner?: number | undefined;
+  from: number;
+  to: number;
+  /** People's visits only (bots left out). */
+  humansOnly: boolean;
+}
+
+/** A raw visit with where it went: its link's domain and target. */
+export interface ScopedVisit extends StoredVisit {
+  domain: number;
+  url: string;
+}
+
+/** A tag's live links and their all-time visits: what VisitStore.tagTotals reads. */
+export interface TagTotal {
+  tag: string;
+  links: number;
+  humans: number;
+  bots: number;
 }
 
 /** What VisitStore.hourFigures reads. */

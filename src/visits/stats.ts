@@ -1,7 +1,7 @@
 import { isAdmin, type Actor } from '../auth/actor.ts';
 import { AppError } from '../core/errors.ts';
 import type { Link } from '../links/link.ts';
-import type { VisitStore } from '../store/ports.ts';
+import type { ScopedVisit, TagTotal, VisitScope, VisitStore } from '../store/ports.ts';
 import {
   DAY,
   dayOf,
@@ -106,6 +106,25 @@ export interface VisitStats {
   figuresFor(actor: Actor, span: DaySpan, owner?: number): Promise<InstanceStats>;
   /** The raw visits kept, in [from, to), oldest first. */
   visits(from: Date, to: Date): AsyncIterable<StoredVisit>;
+  /** Each link's all-time human and bot visits, by link id (a link without visits has none). */
+  totalsOf(links: readonly Link[]): Promise<Map<number, VisitTotal>>;
+  /** All-time human and bot visits of the links `actor` may see: a member's own, every link's for an admin. */
+  allTimeFor(actor: Actor): Promise<VisitTotal>;
+  /** Each tag on the live links `actor` may see, with how many links have it and their all-time visits, by tag. */
+  tagsFor(actor: Actor): Promise<TagTotal[]>;
+  /** A page of the raw visits kept of the live links `scope` names that `actor` may see (a member: their own), newest first. */
+  visitPageFor(
+    actor: Actor,
+    scope: Omit<VisitScope, 'owner'>,
+    limit: number,
+    offset: number,
+  ): Promise<{ visits: ScopedVisit[]; total: number }>;
+}
+
+/** All-time visits: people, and bots counted apart. */
+export interface VisitTotal {
+  humans: number;
+  bots: number;
 }
 
 /** Reads the rollups into the figures the API, the pages and the CLI show. */
@@ -219,6 +238,21 @@ export function visitStats(deps: { visits: VisitStore; now: () => number; severa
     },
 
     visits: (from, to) => visits.allVisits(from, to),
+
+    async totalsOf(links) {
+      const rows = await visits.linkTotals(links.map((link) => link.id));
+      return new Map(rows.map((row) => [row.linkId, { humans: row.humans, bots: row.bots }]));
+    },
+
+    visitPageFor: (actor, scope, limit, offset) =>
+      visits.visitPage({ ...scope, owner: isAdmin(actor) ? undefined : actor.userId }, limit, offset),
+
+    tagsFor: (actor) => visits.tagTotals(isAdmin(actor) ? undefined : actor.userId),
+
+    async allTimeFor(actor) {
+      const { humans, bots } = await visits.totals(isAdmin(actor) ? undefined : actor.userId);
+      return { humans, bots };
+    },
   };
   return stats;
 }

@@ -684,11 +684,77 @@ function withLimits(paths: ApiDefinition['paths']): ApiDefinition['paths'] {
   );
 }
 
+/** Shlink's REST API (src/web/shlink/): each route's operation id and summary; Shlink's own description has the rest. */
+const SHLINK_OPERATIONS: Readonly<Record<string, readonly [string, string]>> = {
+  'GET /rest/health': ['shlinkHealth', "Shlink's health check (application/health+json), with no key"],
+  'GET /rest/{version}/health': ['shlinkVersionHealth', "Shlink's health check under a version, with no key"],
+  'GET /rest/{version}/mercure-info': ['shlinkMercureInfo', 'Always 501 mercure-not-configured: kurz has no Mercure hub'],
+  'GET /rest/{version}/short-urls': ['shlinkListShortUrls', "Short URLs, a numbered page at a time, with Shlink's filters"],
+  'POST /rest/{version}/short-urls': ['shlinkCreateShortUrl', 'Create a short URL'],
+  'GET /rest/{version}/short-urls/{shortCode}': ['shlinkGetShortUrl', 'One short URL'],
+  'PATCH /rest/{version}/short-urls/{shortCode}': ['shlinkEditShortUrl', 'Edit a short URL'],
+  'DELETE /rest/{version}/short-urls/{shortCode}': ['shlinkDeleteShortUrl', 'Delete a short URL (kurz keeps its code retired)'],
+  'GET /rest/{version}/short-urls/{shortCode}/visits': ['shlinkShortUrlVisits', 'The raw visits kept of a short URL'],
+  'GET /rest/{version}/short-urls/{shortCode}/redirect-rules': ['shlinkListRedirectRules', "A short URL's redirect rules Shlink can show"],
+  'POST /rest/{version}/short-urls/{shortCode}/redirect-rules': ['shlinkSetRedirectRules', "Replace a short URL's redirect rules"],
+  'GET /rest/{version}/tags': ['shlinkListTags', 'Tag names'],
+  'PUT /rest/{version}/tags': ['shlinkRenameTag', 'Rename a tag'],
+  'DELETE /rest/{version}/tags': ['shlinkDeleteTags', 'Take tags off their short URLs'],
+  'GET /rest/{version}/tags/stats': ['shlinkTagStats', 'Tags with their short URLs and visits'],
+  'GET /rest/{version}/tags/{tag}/visits': ['shlinkTagVisits', 'The raw visits kept of the short URLs with a tag'],
+  'GET /rest/{version}/domains': ['shlinkListDomains', 'Domains and their redirects'],
+  'PATCH /rest/{version}/domains/redirects': ['shlinkSetDomainRedirects', "Set a domain's redirects (admins)"],
+  'GET /rest/{version}/domains/{domain}/visits': ['shlinkDomainVisits', 'The raw visits kept of the short URLs on a domain'],
+  'GET /rest/{version}/visits': ['shlinkVisitsOverview', "All-time visits, people's and bots'"],
+  'GET /rest/{version}/visits/non-orphan': ['shlinkNonOrphanVisits', 'The raw visits kept of every short URL'],
+  'GET /rest/{version}/visits/orphan': ['shlinkOrphanVisits', 'Always empty: kurz records no visits to paths that are no short URL'],
+  'DELETE /rest/{version}/visits/orphan': ['shlinkDeleteOrphanVisits', 'Always deletes none: kurz records no orphan visits'],
+};
+
+const SHLINK_PARAMETERS: Readonly<Record<string, Parameter>> = {
+  version: {
+    name: 'version',
+    in: 'path',
+    required: true,
+    description: "Shlink's API version; all three answer alike",
+    schema: { type: 'string', enum: ['v1', 'v2', 'v3'] },
+  },
+  shortCode: { name: 'shortCode', in: 'path', required: true, description: "The short URL's code", schema: { type: 'string' } },
+  tag: { name: 'tag', in: 'path', required: true, description: 'A tag', schema: { type: 'string' } },
+  domain: { name: 'domain', in: 'path', required: true, description: 'A host, or DEFAULT', schema: { type: 'string' } },
+};
+
+/** The Shlink API's operations, with the scope `scopes` (web/routes.ts's SHLINK_SCOPES) name for each. */
+function shlinkPaths(scopes: Readonly<Record<string, Scope>>): Record<string, PathItem> {
+  const paths: Record<string, PathItem> = {};
+  for (const [route, [operationId, summary]] of Object.entries(SHLINK_OPERATIONS)) {
+    const [method = '', path = ''] = route.split(' ');
+    const scope = scopes[`${method} ${path.replace(/\{(\w+)\}/g, ':$1')}`];
+    const names = [...path.matchAll(/\{(\w+)\}/g)].map((m) => m[1] ?? '');
+    (paths[path] ??= {})[method.toLowerCase() as Method] = {
+      operationId,
+      summary,
+      description:
+        "Shlink's REST API, answered as Shlink's own OpenAPI description says (https://api-spec.shlink.io; README: Shlink's clients). " +
+        (scope === undefined ? 'Needs no key.' : `Needs an API key as X-Api-Key with the scope \`${scope}\` (or \`admin\`).`),
+      tags: ['shlink'],
+      security: scope === undefined ? PUBLIC : [{ apiKey: [scope] }],
+      parameters: names.map((name) => SHLINK_PARAMETERS[name]!),
+      responses: { default: { description: "Shlink's answer; errors are Shlink's problem+json" } },
+    };
+  }
+  return paths;
+}
+
 /**
  * The document with the scope each API route needs (web/routes.ts's API_SCOPES, keyed `METHOD /path/:param`)
- * on its operation, and the 403 of a key without it. Throws if a route is not in the document.
+ * on its operation, and the 403 of a key without it, and Shlink's API with its scopes (`shlinkScopes`). Throws
+ * if a route is not in the document.
  */
-export function scopedOpenApi(scopes: Readonly<Record<string, Scope>>): OpenApiDocument {
+export function scopedOpenApi(
+  scopes: Readonly<Record<string, Scope>>,
+  shlinkScopes: Readonly<Record<string, Scope>> = {},
+): OpenApiDocument {
   const paths: Record<string, PathItem> = Object.fromEntries(Object.entries(OPENAPI.paths).map(([path, item]) => [path, { ...item }]));
   for (const [route, scope] of Object.entries(scopes)) {
     const [method = '', routePath = ''] = route.split(' ');
@@ -703,7 +769,7 @@ export function scopedOpenApi(scopes: Readonly<Record<string, Scope>>): OpenApiD
       responses: { ...operation.responses, '403': response('Forbidden') },
     };
   }
-  return { ...OPENAPI, paths };
+  return { ...OPENAPI, paths: { ...paths, ...shlinkPaths(shlinkScopes) } };
 }
 
 /** kurz's HTTP interface: every route of web/routes.ts and the edge's redirect. */
@@ -728,6 +794,7 @@ export const OPENAPI: OpenApiDocument = openApiDocument({
     { name: 'pages', description: 'The HTML pages for people' },
     { name: 'system', description: 'Health checks, metrics and what crawlers ask for' },
     { name: 'yourls', description: "YOURLS' API (yourls-api.php), for the clients written for it: ShareX, browser extensions, scripts" },
+    { name: 'shlink', description: "Shlink's REST API v3 (and v1, v2), for Shlink's web client and SDK" },
   ],
   security: [{ bearer: [] }, { apiKey: [] }, { session: [] }],
   paths: withLimits({

@@ -32,6 +32,13 @@ import { yourlsApiHandlers } from './handlers/yourls-api.ts';
 import { shareHandlers } from './handlers/share.ts';
 import { adminRequired, loginRequired, needs } from './middleware/authenticate.ts';
 import { scopedOpenApi } from './openapi.ts';
+import { shlinkHealthHandlers } from './shlink/health.ts';
+import { SHLINK_PREFIX, shlinkKey } from './shlink/shlink-edge.ts';
+import { shortUrlHandlers } from './shlink/short-urls.ts';
+import { shlinkDomainHandlers } from './shlink/domains.ts';
+import { shlinkTagHandlers } from './shlink/tags.ts';
+import { shlinkVisitHandlers } from './shlink/visits.ts';
+import { shlinkRuleHandlers } from './shlink/redirect-rules.ts';
 
 /**
  * The scope an API key needs for each API route (`METHOD /path`, as registered below); a session has every
@@ -78,6 +85,35 @@ export const API_SCOPES = {
 export type ApiRoute = keyof typeof API_SCOPES;
 
 /**
+ * The scope an API key needs for each route of Shlink's REST API (src/web/shlink/), as for kurz's own API
+ * doing the same work. Only an API key (`X-Api-Key`) reaches them: Shlink's clients have no session.
+ */
+export const SHLINK_SCOPES = {
+  'GET /rest/:version/mercure-info': 'links:read',
+  'GET /rest/:version/short-urls': 'links:read',
+  'POST /rest/:version/short-urls': 'links:write',
+  'GET /rest/:version/short-urls/:shortCode': 'links:read',
+  'PATCH /rest/:version/short-urls/:shortCode': 'links:write',
+  'DELETE /rest/:version/short-urls/:shortCode': 'links:write',
+  'GET /rest/:version/short-urls/:shortCode/visits': 'stats:read',
+  'GET /rest/:version/short-urls/:shortCode/redirect-rules': 'links:read',
+  'POST /rest/:version/short-urls/:shortCode/redirect-rules': 'links:write',
+  'GET /rest/:version/tags': 'links:read',
+  'PUT /rest/:version/tags': 'links:write',
+  'DELETE /rest/:version/tags': 'links:write',
+  'GET /rest/:version/tags/stats': 'stats:read',
+  'GET /rest/:version/tags/:tag/visits': 'stats:read',
+  'GET /rest/:version/domains': 'links:read',
+  'PATCH /rest/:version/domains/redirects': 'domains',
+  'GET /rest/:version/domains/:domain/visits': 'stats:read',
+  'GET /rest/:version/visits': 'stats:read',
+  'GET /rest/:version/visits/non-orphan': 'stats:read',
+  'GET /rest/:version/visits/orphan': 'stats:read',
+  'DELETE /rest/:version/visits/orphan': 'links:write',
+} as const satisfies Record<string, Scope>;
+export type ShlinkRoute = keyof typeof SHLINK_SCOPES;
+
+/**
  * Every route Koa serves, in one table. The redirect (`GET|HEAD /CODE`) is the edge's (src/edge/); every
  * top-level segment here is in RESERVED_PATHS, so the edge hands it to Koa (a test checks this). Who may
  * call what: every /api/ route needs an API key or a session (middleware/authenticate.ts, except the
@@ -106,13 +142,19 @@ export function createRouter(web: WebServices): Router {
   const qr = qrHandlers(web);
   const stats = statsApiHandlers(web);
   const statsPages = statsPageHandlers(web);
-  const system = systemHandlers(web, scopedOpenApi(API_SCOPES));
+  const system = systemHandlers(web, scopedOpenApi(API_SCOPES, SHLINK_SCOPES));
   const metrics = metricsHandlers(web);
   const unlock = unlockHandlers(web);
   const pages = pageFlowHandlers(web);
   const answers = formAnswersHandlers(web);
   const yourls = yourlsApiHandlers(web);
   const share = shareHandlers(web);
+  const shlinkHealth = shlinkHealthHandlers(web);
+  const shortUrls = shortUrlHandlers(web);
+  const shlinkTags = shlinkTagHandlers(web);
+  const shlinkDomains = shlinkDomainHandlers(web);
+  const shlinkVisits = shlinkVisitHandlers(web);
+  const shlinkRules = shlinkRuleHandlers(web);
   const router = new Router({ sensitive: true });
   const apiRoute = (route: ApiRoute, ...handlers: Middleware[]) => {
     const [method = '', path = ''] = route.split(' ');
@@ -232,6 +274,35 @@ export function createRouter(web: WebServices): Router {
   // YOURLS' API, for the clients written for it (its own credentials: web/yourls-auth.ts)
   router.get('/yourls-api.php', yourls.answerYourls);
   router.post('/yourls-api.php', yourls.answerYourls);
+  // Shlink's REST API (src/web/shlink/): v1, v2 and v3 answer alike (shlink-edge.ts refuses any other version),
+  // each route for an X-Api-Key with its scope (SHLINK_SCOPES).
+  const shlinkRoute = (route: ShlinkRoute, handler: Middleware) => {
+    const [method = '', path = ''] = route.split(' ');
+    router.register(path, [method], [shlinkKey, needs(SHLINK_SCOPES[route]), handler]);
+  };
+  router.get(`${SHLINK_PREFIX}/health`, shlinkHealth.checkHealth);
+  router.get(`${SHLINK_PREFIX}/:version/health`, shlinkHealth.checkHealth);
+  shlinkRoute('GET /rest/:version/mercure-info', shlinkHealth.showMercureInfo);
+  shlinkRoute('GET /rest/:version/short-urls', shortUrls.listShortUrls);
+  shlinkRoute('POST /rest/:version/short-urls', shortUrls.createShortUrl);
+  shlinkRoute('GET /rest/:version/short-urls/:shortCode', shortUrls.showShortUrl);
+  shlinkRoute('PATCH /rest/:version/short-urls/:shortCode', shortUrls.editShortUrl);
+  shlinkRoute('DELETE /rest/:version/short-urls/:shortCode', shortUrls.deleteShortUrl);
+  shlinkRoute('GET /rest/:version/short-urls/:shortCode/visits', shlinkVisits.listShortUrlVisits);
+  shlinkRoute('GET /rest/:version/short-urls/:shortCode/redirect-rules', shlinkRules.listRedirectRules);
+  shlinkRoute('POST /rest/:version/short-urls/:shortCode/redirect-rules', shlinkRules.setRedirectRules);
+  shlinkRoute('GET /rest/:version/tags', shlinkTags.listTags);
+  shlinkRoute('PUT /rest/:version/tags', shlinkTags.renameTag);
+  shlinkRoute('DELETE /rest/:version/tags', shlinkTags.deleteTags);
+  shlinkRoute('GET /rest/:version/tags/stats', shlinkTags.showTagStats);
+  shlinkRoute('GET /rest/:version/tags/:tag/visits', shlinkVisits.listTagVisits);
+  shlinkRoute('GET /rest/:version/domains', shlinkDomains.listDomains);
+  shlinkRoute('PATCH /rest/:version/domains/redirects', shlinkDomains.setDomainRedirects);
+  shlinkRoute('GET /rest/:version/domains/:domain/visits', shlinkVisits.listDomainVisits);
+  shlinkRoute('GET /rest/:version/visits', shlinkVisits.showVisitsOverview);
+  shlinkRoute('GET /rest/:version/visits/non-orphan', shlinkVisits.listNonOrphanVisits);
+  shlinkRoute('GET /rest/:version/visits/orphan', shlinkVisits.listOrphanVisits);
+  shlinkRoute('DELETE /rest/:version/visits/orphan', shlinkVisits.deleteOrphanVisits);
 
   // System
   router.get('/healthz', system.checkHealth);

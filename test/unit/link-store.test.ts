@@ -231,3 +231,34 @@ function insertLink(store: LinkStore, code: string): Promise<number | undefined>
     ),
   );
 }
+
+test("the list's numbered pages: an offset, a count of the whole list, and tags left out (any of them, or all)", async (t) => {
+  const { storage, database } = await freshStorage(t);
+  await database.insert(
+    'links',
+    Array.from({ length: 7 }, (_, i) => ({
+      id: i + 1,
+      code: `n${i + 1}`,
+      url: `https://example.com/${i + 1}`,
+      created_at: i,
+      updated_at: i,
+    })),
+  );
+  const tags = { 1: ['red', 'blue'], 2: ['red'], 3: ['blue'], 5: ['green'] } as Record<number, string[]>;
+  await database.insert(
+    'link_tags',
+    Object.entries(tags).flatMap(([id, names]) => names.map((tag) => ({ link_id: Number(id), tag }))),
+  );
+  const codes = async (query: Parameters<LinkStore['listLinks']>[0]) => (await storage.links.listLinks(query)).map((l) => l.code);
+  t.deepEqual(await codes({ limit: 3, offset: 3 }), ['n4', 'n3', 'n2'], 'newest first, after skipping three');
+  t.deepEqual(await codes({ limit: 3, offset: 6 }), ['n1']);
+  t.deepEqual(await codes({ limit: 3, offset: 9 }), []);
+  t.deepEqual(await codes({ limit: 2, offset: 1, sort: 'code', order: 'asc' }), ['n2', 'n3']);
+  t.is(await storage.links.countLinks({ limit: 1, offset: 5 }), 7, 'the count ignores the page');
+  t.is(await storage.links.countLinks({ limit: 1, tags: ['red', 'blue'], tagMode: 'all' }), 1);
+  t.deepEqual(await codes({ limit: 10, excludeTags: ['red', 'green'] }), ['n7', 'n6', 'n4', 'n3']);
+  t.deepEqual(await codes({ limit: 10, excludeTags: ['red', 'blue'], excludeTagMode: 'all' }), ['n7', 'n6', 'n5', 'n4', 'n3', 'n2']);
+  t.is(await storage.links.countLinks({ limit: 1, excludeTags: ['red'], tags: ['blue'] }), 1);
+  await database.sql('UPDATE links SET deleted_at = 1 WHERE id = 7');
+  t.is(await storage.links.countLinks({ limit: 1 }), 6, 'deleted links are left out of the count, as of the list');
+});

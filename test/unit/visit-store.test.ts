@@ -108,3 +108,61 @@ test('raw visits read back oldest first, whatever order they were written in, an
   t.true(inRange.every((at) => at >= from && at < to));
   t.is(inRange.length, visits.filter((v) => v.at >= from && v.at < to).length);
 });
+
+test('all-time totals per link and per tag, people and bots apart, and a page of raw visits in a scope, newest first', async (t) => {
+  const { storage, database } = await freshStorage(t);
+  await database.insert(
+    'links',
+    [1, 2, 3].map((id) => ({ id, code: `v${id}`, url: `https://example.com/${id}`, created_at: 0, updated_at: 0, owner_id: 1 })),
+  );
+  await database.insert('link_tags', [
+    { link_id: 1, tag: 'red' },
+    { link_id: 2, tag: 'red' },
+    { link_id: 2, tag: 'blue' },
+  ]);
+  const visits = [
+    bareVisit(1, START + 1000),
+    bareVisit(1, START + 2000, 'Slack'),
+    bareVisit(1, START + DAY + 3000),
+    bareVisit(2, START + 4000),
+    bareVisit(3, START + 5000, 'Googlebot'),
+  ];
+  await storage.visits.addVisits(rollUp(visits, true));
+  const store = storage.visits;
+  t.deepEqual(
+    (await store.linkTotals([1, 2, 3, 4])).sort((a, b) => a.linkId - b.linkId),
+    [
+      { linkId: 1, humans: 2, bots: 1 },
+      { linkId: 2, humans: 1, bots: 0 },
+      { linkId: 3, humans: 0, bots: 1 },
+    ],
+  );
+  t.deepEqual(await store.linkTotals([]), []);
+  t.deepEqual(await store.tagTotals(), [
+    { tag: 'blue', links: 1, humans: 1, bots: 0 },
+    { tag: 'red', links: 2, humans: 3, bots: 1 },
+  ]);
+  t.deepEqual(await store.tagTotals(2), [], "another owner's links have none");
+  t.like(await store.totals(), { humans: 3, bots: 2 });
+
+  const all = { from: 0, to: Number.MAX_SAFE_INTEGER, humansOnly: false };
+  const page = await store.visitPage({ ...all, linkId: 1 }, 2, 0);
+  t.is(page.total, 3);
+  t.deepEqual(
+    page.visits.map((v) => [v.at.getTime(), v.bot, v.code, v.url]),
+    [
+      [START + DAY + 3000, null, 'v1', 'https://example.com/1'],
+      [START + 2000, 'Slack', 'v1', 'https://example.com/1'],
+    ],
+  );
+  t.deepEqual(
+    (await store.visitPage({ ...all, linkId: 1 }, 2, 2)).visits.map((v) => v.at.getTime()),
+    [START + 1000],
+  );
+  t.is((await store.visitPage({ ...all, humansOnly: true }, 10, 0)).total, 3);
+  t.is((await store.visitPage({ ...all, tag: 'red' }, 10, 0)).total, 4);
+  t.is((await store.visitPage({ ...all, from: START + DAY, to: START + 2 * DAY }, 10, 0)).total, 1);
+  t.is((await store.visitPage({ ...all, owner: 2 }, 10, 0)).total, 0);
+  await database.sql('UPDATE links SET deleted_at = 1 WHERE id = 3');
+  t.is((await store.visitPage(all, 10, 0)).total, 4, "a deleted link's visits are left out");
+});

@@ -195,6 +195,11 @@ export function createPostgresLinkStore(db: Database, idBlockSize: number, log: 
       return (await db.query<LinkRow>(text, values)).rows.map((row) => toLink(row)!);
     },
 
+    async countLinks(query: LinkQuery) {
+      const { text, values } = q.countLinks(listAsk(query));
+      return (await db.query<{ count: number }>(text, values)).rows[0]?.count ?? 0;
+    },
+
     tagCounts: async (owner) => (await db.query<{ tag: string; count: number }>(q.TAG_COUNTS, [owner ?? null])).rows,
 
     claimVisit: async (id) => (await db.query(q.CLAIM_VISIT, [id])).rowCount === 1,

@@ -100,15 +100,9 @@ const ORDER_KEYS = {
   title: (t: string) => `coalesce(${t}.title, '') COLLATE "C"`,
 } as const;
 
-/**
- * The list's query and its values: `search` an ILIKE pattern on code, URL, title and note; `tags`, of which a
- * link needs `tagsNeeded`; `state` as LIST_STATES names it, at `now`; in `sort` and `order` (the key, then the
- * id), after the cursor's link (a text order reads its key by id).
- */
-export function listLinks(ask: ListAsk): { text: string; values: unknown[] } {
-  const values: unknown[] = [];
-  const $ = (value: unknown, type: string): string => `$${values.push(value)}::${type}`;
-  const filters = [
+/** The list's filters of `ask` (without its cursor), their values pushed by `$`. */
+function listFilters(ask: ListAsk, $: (value: unknown, type: string) => string): Array<string | null> {
+  return [
     ask.search === null
       ? null
       : (() => {
@@ -118,6 +112,9 @@ export function listLinks(ask: ListAsk): { text: string; values: unknown[] } {
     ask.tags === null
       ? null
       : `links.id IN (SELECT link_id FROM link_tags WHERE tag = ANY(${$(ask.tags, 'text[]')}) GROUP BY link_id HAVING count(*) >= ${$(ask.tagsNeeded, 'int')})`,
+    ask.excludeTags === null
+      ? null
+      : `links.id NOT IN (SELECT link_id FROM link_tags WHERE tag = ANY(${$(ask.excludeTags, 'text[]')}) GROUP BY link_id HAVING count(*) >= ${$(ask.excludeNeeded, 'int')})`,
     ask.includeDeleted ? null : 'deleted_at IS NULL',
     ask.blocked ? 'blocked_rule IS NOT NULL' : null,
     ask.review === null ? null : `review = ${$(ask.review, 'text')}`,
@@ -127,6 +124,18 @@ export function listLinks(ask: ListAsk): { text: string; values: unknown[] } {
     ask.createdBefore === null ? null : `created_at < ${$(ask.createdBefore, 'bigint')}`,
     ask.state === null ? null : stateFilter(ask.state, () => $(ask.now, 'bigint')),
   ];
+}
+
+/**
+ * The list's query and its values: `search` an ILIKE pattern on code, URL, title and note; `tags`, of which a
+ * link needs `tagsNeeded`; `excludeTags`, `excludeNeeded` of which leave it out; `state` as LIST_STATES names
+ * it, at `now`; in `sort` and `order` (the key, then the id), after the cursor's link (a text order reads its
+ * key by id), skipping `offset`.
+ */
+export function listLinks(ask: ListAsk): { text: string; values: unknown[] } {
+  const values: unknown[] = [];
+  const $ = (value: unknown, type: string): string => `$${values.push(value)}::${type}`;
+  const filters = listFilters(ask, $);
   const key = ORDER_KEYS[ask.sort]('links');
   const [beyond, direction] = ask.order === 'desc' ? ['<', 'DESC'] : ['>', 'ASC'];
   if (ask.after !== null) {
@@ -142,9 +151,16 @@ export function listLinks(ask: ListAsk): { text: string; values: unknown[] } {
   const where = filters.filter((f) => f !== null);
   const order = ask.sort === 'created' ? `links.id ${direction}` : `${key} ${direction}, links.id ${direction}`;
   return {
-    text: `SELECT ${LINK_COLUMNS} FROM ${LINKS} ${where.length === 0 ? '' : `WHERE ${where.join(' AND ')}`} ORDER BY ${order} LIMIT ${$(ask.limit, 'int')}`,
+    text: `SELECT ${LINK_COLUMNS} FROM ${LINKS} ${where.length === 0 ? '' : `WHERE ${where.join(' AND ')}`} ORDER BY ${order} LIMIT ${$(ask.limit, 'int')} OFFSET ${$(ask.offset, 'int')}`,
     values,
   };
+}
+
+/** How many links the list's filters take (numbered pages' total), and its values. */
+export function countLinks(ask: ListAsk): { text: string; values: unknown[] } {
+  const values: unknown[] = [];
+  const where = listFilters(ask, (value, type) => `$${values.push(value)}::${type}`).filter((f) => f !== null);
+  return { text: `SELECT count(*)::int AS count FROM links ${where.length === 0 ? '' : `WHERE ${where.join(' AND ')}`}`, values };
 }
 
 /** A link's state as the list filters it (LIST_STATES), `now()` naming the time it is judged at. */
@@ -464,11 +480,35 @@ export const OWNER_LINKS_CREATED_PER_DAY = `SELECT created_at - created_at % 864
  * visit_totals (one row a day, written with each link's count), as on SQLite.
  */
 export const INSTANCE_TOTALS = `SELECT (SELECT count(*) FROM links WHERE deleted_at IS NULL) AS links,
-  (SELECT coalesce(sum(humans), 0) FROM visit_totals) AS humans`;
+  (SELECT coalesce(sum(humans), 0) FROM visit_totals) AS humans, (SELECT coalesce(sum(bots), 0) FROM visit_totals) AS bots`;
 
 /** One owner's all-time figures (index links_by_owner for the count). */
 export const OWNER_TOTALS = `SELECT (SELECT count(*) FROM links WHERE owner_id = $1 AND deleted_at IS NULL) AS links,
-  (SELECT coalesce(sum(humans), 0) FROM visit_totals WHERE owner_id = $1) AS humans`;
+  (SELECT coalesce(sum(humans), 0) FROM visit_totals WHERE owner_id = $1) AS humans,
+  (SELECT coalesce(sum(bots), 0) FROM visit_totals WHERE owner_id = $1) AS bots`;
+
+/** The raw visits of live links a scope names (ports.ts VisitScope: $1 link, $2 tag, $3 domain, $4 owner, each null for any), in [$5, $6), $7 people's only. */
+const SCOPED_VISITS = `visits JOIN links ON links.id = visits.link_id
+  WHERE at >= $5 AND at < $6 AND links.deleted_at IS NULL AND (NOT $7::boolean OR bot IS NULL)
+    AND ($1::bigint IS NULL OR visits.link_id = $1) AND ($3::bigint IS NULL OR links.domain_id = $3)
+    AND ($4::bigint IS NULL OR links.owner_id = $4)
+    AND ($2::text IS NULL OR visits.link_id IN (SELECT link_id FROM link_tags WHERE tag = $2))`;
+
+/** A page of them, newest first: $8 at most, after skipping $9. */
+export const SCOPED_VISITS_PAGE = `SELECT visits.id, at, code, links.domain_id AS domain, links.url, bot, referrer, browser, os, device,
+  country, language FROM ${SCOPED_VISITS} ORDER BY at DESC, visits.id DESC LIMIT $8 OFFSET $9`;
+
+export const SCOPED_VISITS_COUNT = `SELECT count(*)::int AS count FROM ${SCOPED_VISITS}`;
+
+/** Each tag of live links ($1's alone, unless null): its links and their all-time visits, each link's read by its key. */
+export const TAG_TOTALS = `SELECT tag, count(*)::int AS links, coalesce(sum(t.humans), 0)::bigint AS humans, coalesce(sum(t.bots), 0)::bigint AS bots
+  FROM link_tags JOIN links ON links.id = link_tags.link_id
+  LEFT JOIN LATERAL (SELECT sum(humans) AS humans, sum(bots) AS bots FROM visit_hours WHERE link_id = links.id) AS t ON true
+  WHERE deleted_at IS NULL AND ($1::bigint IS NULL OR owner_id = $1) GROUP BY tag ORDER BY tag COLLATE "C"`;
+
+/** Each listed link's all-time visits ($1, the ids), from the hourly rollup (its key starts with the link). */
+export const LINK_TOTALS = `SELECT link_id AS "linkId", sum(humans)::bigint AS humans, sum(bots)::bigint AS bots FROM visit_hours
+  WHERE link_id = ANY($1::bigint[]) GROUP BY link_id`;
 
 /** Raw visits in [$3, $4) after (at $1, id $2), in time order, $5 at a time (index visits_by_at). */
 export const VISITS_PAGE = `SELECT visits.id, at, code, bot, referrer, browser, os, device, country, language

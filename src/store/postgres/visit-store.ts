@@ -1,7 +1,7 @@
 import type { VisitBatch, VisitSum } from '../../visits/rollup.ts';
 import type { DimensionCount, DomainTally, LinkTally, StoredVisit, VisitTally } from '../../visits/visit.ts';
 import { DAY, dayOf, DIMENSIONS, hourOf, type Dimension } from '../../visits/visit.ts';
-import type { VisitStore } from '../ports.ts';
+import type { LinkTotal, ScopedVisit, TagTotal, VisitStore } from '../ports.ts';
 import type { Database, Querier } from './database.ts';
 import * as q from './queries.ts';
 
@@ -128,10 +128,22 @@ export function createPostgresVisitStore(db: Database): PostgresVisitStore {
     domainTotals: async (from, to) => (await db.query<DomainTally>(q.DOMAIN_TOTALS, [from.getTime(), to.getTime()])).rows,
 
     totals: async (owner) =>
-      (await db.query<{ links: number; humans: number }>(...scoped(q.INSTANCE_TOTALS, q.OWNER_TOTALS, [], owner))).rows[0] ?? {
-        links: 0,
-        humans: 0,
-      },
+      (await db.query<{ links: number; humans: number; bots: number }>(...scoped(q.INSTANCE_TOTALS, q.OWNER_TOTALS, [], owner)))
+        .rows[0] ?? { links: 0, humans: 0, bots: 0 },
+
+    linkTotals: async (linkIds) => (linkIds.length === 0 ? [] : (await db.query<LinkTotal>(q.LINK_TOTALS, [linkIds])).rows),
+
+    tagTotals: async (owner) => (await db.query<TagTotal>(q.TAG_TOTALS, [owner ?? null])).rows,
+
+    async visitPage(scope, limit, offset) {
+      const values = [scope.linkId, scope.tag, scope.domain, scope.owner].map((v) => v ?? null);
+      const params = [...values, scope.from, scope.to, scope.humansOnly];
+      const [rows, count] = await Promise.all([
+        db.query<Omit<ScopedVisit, 'at'> & { at: number }>(q.SCOPED_VISITS_PAGE, [...params, limit, offset]),
+        db.query<{ count: number }>(q.SCOPED_VISITS_COUNT, params),
+      ]);
+      return { visits: rows.rows.map((row) => ({ ...row, at: new Date(row.at) })), total: count.rows[0]?.count ?? 0 };
+    },
 
     async hourFigures(from, to, limit, owner, byDomain) {
       const period = [from.getTime(), to.getTime()];

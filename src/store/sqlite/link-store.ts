@@ -30,15 +30,29 @@ import * as q from './queries.ts';
 import { faultOf, type WriteHealth } from './write-health.ts';
 
 /** The list's named parameters (sqlite/queries.ts listLinks): a ListAsk as SQLite binds it. */
-type ListParams = Omit<ListAsk, 'tags' | 'includeDeleted' | 'blocked' | 'after'> & {
+type ListParams = Omit<ListAsk, 'tags' | 'excludeTags' | 'includeDeleted' | 'blocked' | 'after'> & {
   /** JSON. */
   tags: string | null;
+  excludeTags: string | null;
   includeDeleted: number;
   blocked: number;
   /** The cursor's link id (0 for none). */
   before: number;
   visits: number;
 };
+
+/** A ListAsk as SQLite binds it. */
+function listParams({ after, tags, excludeTags, includeDeleted, blocked, ...rest }: ListAsk): ListParams {
+  return {
+    ...rest,
+    tags: tags === null ? null : JSON.stringify(tags),
+    excludeTags: excludeTags === null ? null : JSON.stringify(excludeTags),
+    includeDeleted: includeDeleted ? 1 : 0,
+    blocked: blocked ? 1 : 0,
+    before: after?.id ?? 0,
+    visits: after?.visits ?? 0,
+  };
+}
 
 /** Links read per query when all of them are exported. */
 const PAGE = 1000;
@@ -83,6 +97,7 @@ export function createSqliteLinkStore(
     if (found === undefined) lists.set(key, (found = statement<[ListParams], LinkRow>(q.listLinks(sort, order, paged))));
     return found;
   };
+  const countLinks = statement<[ListParams], number>(q.COUNT_LINKS).pluck();
   const tagCounts = statement<[{ owner: number | null }], { tag: string; count: number }>(q.TAG_COUNTS);
   const deleteTags = db.prepare<[number]>(q.DELETE_TAGS);
   const insertTag = db.prepare<[number, string]>(q.INSERT_TAG);
@@ -298,19 +313,13 @@ export function createSqliteLinkStore(
     targetByAddressAtOnce: targetAtOnce,
 
     async listLinks(query: LinkQuery) {
-      const { after, tags, includeDeleted, blocked, ...rest } = listAsk(query);
-      const params: ListParams = {
-        ...rest,
-        tags: tags === null ? null : JSON.stringify(tags),
-        includeDeleted: includeDeleted ? 1 : 0,
-        blocked: blocked ? 1 : 0,
-        before: after?.id ?? 0,
-        visits: after?.visits ?? 0,
-      };
-      return listIn(rest.sort, rest.order, after !== null)
-        .all(params)
+      const ask = listAsk(query);
+      return listIn(ask.sort, ask.order, ask.after !== null)
+        .all(listParams(ask))
         .map((row) => toLink(row)!);
     },
+
+    countLinks: async (query: LinkQuery) => countLinks.get(listParams(listAsk(query))) ?? 0,
 
     tagCounts: async (owner) => tagCounts.all({ owner: owner ?? null }),
 

@@ -37,12 +37,15 @@ export const LINK_IDS_BY_URL_HASH = `SELECT id FROM links
 
 /**
  * The list's filter: `search` is a LIKE pattern matched against code, URL, title and note; `tags` a JSON list
- * of which a link needs `tagsNeeded` (1: any; all of them: every one); `state` as LIST_STATES names it, at `now`.
+ * of which a link needs `tagsNeeded` (1: any; all of them: every one), `excludeTags` one of which `excludeNeeded` leave it
+ * out; `state` as LIST_STATES names it, at `now`.
  */
 const LIST_FILTER = `(@search IS NULL OR code LIKE @search ESCAPE '\\' OR url LIKE @search ESCAPE '\\'
       OR title LIKE @search ESCAPE '\\' OR note LIKE @search ESCAPE '\\')
     AND (@tags IS NULL OR links.id IN (SELECT link_id FROM link_tags WHERE tag IN (SELECT value FROM json_each(@tags))
       GROUP BY link_id HAVING count(*) >= @tagsNeeded))
+    AND (@excludeTags IS NULL OR links.id NOT IN (SELECT link_id FROM link_tags
+      WHERE tag IN (SELECT value FROM json_each(@excludeTags)) GROUP BY link_id HAVING count(*) >= @excludeNeeded))
     AND (@includeDeleted OR deleted_at IS NULL)
     AND (@blocked = 0 OR blocked_rule IS NOT NULL)
     AND (@review IS NULL OR review = @review)
@@ -72,7 +75,7 @@ const ORDER_KEYS = {
 
 /**
  * The list in one order, a page after the cursor's link (`@before`: its id; `@visits`: its visit count) when
- * `paged`, `@limit` at a time: the key, then the id, both ascending or both descending.
+ * `paged`, `@limit` at a time after skipping `@offset`: the key, then the id, both ascending or both descending.
  */
 export function listLinks(sort: keyof typeof ORDER_KEYS, order: 'asc' | 'desc', paged: boolean): string {
   const key = ORDER_KEYS[sort]('links');
@@ -86,8 +89,11 @@ export function listLinks(sort: keyof typeof ORDER_KEYS, order: 'asc' | 'desc', 
   const orderBy = `ORDER BY ${sort === 'created' ? '' : `${key} ${direction}, `}links.id ${direction}`;
   return `SELECT ${LINK_COLUMNS} FROM ${LINKS}
   WHERE ${after} ${LIST_FILTER}
-  ${orderBy} LIMIT @limit`;
+  ${orderBy} LIMIT @limit OFFSET @offset`;
 }
+
+/** How many links the list's filter takes (numbered pages' total). */
+export const COUNT_LINKS = `SELECT count(*) FROM links WHERE ${LIST_FILTER}`;
 
 /** Tags of live links, most used first. */
 export const TAG_COUNTS = `SELECT tag, count(*) AS count FROM link_tags JOIN links ON links.id = link_tags.link_id
@@ -357,11 +363,36 @@ export const OWNER_LINKS_CREATED_PER_DAY = `SELECT day AS t, created AS count FR
  * visits (visit_totals, written with each link's count), so the dashboard's cost does not grow with the links.
  */
 export const INSTANCE_TOTALS = `SELECT (SELECT coalesce(sum(live), 0) FROM link_days) AS links,
-  (SELECT coalesce(sum(humans), 0) FROM visit_totals) AS humans`;
+  (SELECT coalesce(sum(humans), 0) FROM visit_totals) AS humans, (SELECT coalesce(sum(bots), 0) FROM visit_totals) AS bots`;
 
 /** One owner's all-time figures, from the same tables. */
 export const OWNER_TOTALS = `SELECT (SELECT coalesce(sum(live), 0) FROM link_days WHERE owner_id = @owner) AS links,
-  (SELECT coalesce(sum(humans), 0) FROM visit_totals WHERE owner_id = @owner) AS humans`;
+  (SELECT coalesce(sum(humans), 0) FROM visit_totals WHERE owner_id = @owner) AS humans,
+  (SELECT coalesce(sum(bots), 0) FROM visit_totals WHERE owner_id = @owner) AS bots`;
+
+/** The raw visits of live links a scope names (ports.ts VisitScope; each @field null for any), in [@from, @to). */
+const SCOPED_VISITS = `visits JOIN links ON links.id = visits.link_id
+  WHERE at >= @from AND at < @to AND links.deleted_at IS NULL AND (@humansOnly = 0 OR bot IS NULL)
+    AND (@linkId IS NULL OR visits.link_id = @linkId) AND (@domain IS NULL OR links.domain_id = @domain)
+    AND (@owner IS NULL OR links.owner_id = @owner)
+    AND (@tag IS NULL OR visits.link_id IN (SELECT link_id FROM link_tags WHERE tag = @tag))`;
+
+/** A page of them, newest first. */
+export const SCOPED_VISITS_PAGE = `SELECT visits.id, at, code, links.domain_id AS domain, links.url, bot, referrer, browser, os, device,
+  country, language FROM ${SCOPED_VISITS} ORDER BY at DESC, visits.id DESC LIMIT @limit OFFSET @offset`;
+
+export const SCOPED_VISITS_COUNT = `SELECT count(*) FROM ${SCOPED_VISITS}`;
+
+/** Each tag of live links (@owner's alone, unless null): its links and their all-time visits, each link's read by its key. */
+export const TAG_TOTALS = `SELECT tag, count(*) AS links,
+  coalesce(sum((SELECT sum(humans) FROM visit_hours WHERE link_id = links.id)), 0) AS humans,
+  coalesce(sum((SELECT sum(bots) FROM visit_hours WHERE link_id = links.id)), 0) AS bots
+  FROM link_tags JOIN links ON links.id = link_tags.link_id
+  WHERE deleted_at IS NULL AND (@owner IS NULL OR owner_id = @owner) GROUP BY tag ORDER BY tag`;
+
+/** Each listed link's all-time visits (a JSON list of ids), from the hourly rollup (its key starts with the link). */
+export const LINK_TOTALS = `SELECT link_id AS linkId, sum(humans) AS humans, sum(bots) AS bots FROM visit_hours
+  WHERE link_id IN (SELECT value FROM json_each(?)) GROUP BY link_id`;
 
 /** One page of raw visits with their link's code, oldest first, after the id `after`, in [from, to). */
 /** Raw visits in [from, to) after (at, id), in time order (index visits_by_at, which holds the id). */

@@ -5,7 +5,7 @@ import { sumByOwner, type VisitBatch } from '../../visits/rollup.ts';
 import type { DimensionCount, LinkTally, StoredVisit, Visit, VisitTally, DomainTally } from '../../visits/visit.ts';
 import type { VisitReceipt } from '../../visits/visit-handover.ts';
 import { DAY, dayOf, DIMENSIONS, hourOf, type Dimension } from '../../visits/visit.ts';
-import type { VisitStore } from '../ports.ts';
+import type { LinkTotal, ScopedVisit, TagTotal, VisitStore } from '../ports.ts';
 import { connectionSync } from './database.ts';
 import { outsideTransaction } from './outside-transaction.ts';
 import * as q from './queries.ts';
@@ -67,8 +67,19 @@ export function createSqliteVisitStore(db: Database, health: WriteHealth, option
   const ownerTopLinks = db.prepare<[{ from: number; to: number; limit: number; days: number; owner: number }], LinkTally>(
     q.OWNER_TOP_LINKS,
   );
-  const totals = db.prepare<[], { links: number; humans: number }>(q.INSTANCE_TOTALS);
-  const ownerTotals = db.prepare<[{ owner: number }], { links: number; humans: number }>(q.OWNER_TOTALS);
+  const totals = db.prepare<[], { links: number; humans: number; bots: number }>(q.INSTANCE_TOTALS);
+  const ownerTotals = db.prepare<[{ owner: number }], { links: number; humans: number; bots: number }>(q.OWNER_TOTALS);
+  const linkTotals = db.prepare<[string], LinkTotal>(q.LINK_TOTALS);
+  const tagTotals = db.prepare<[{ owner: number | null }], TagTotal>(q.TAG_TOTALS);
+  type ScopeParams = Record<'linkId' | 'tag' | 'domain' | 'owner', number | string | null> & {
+    from: number;
+    to: number;
+    humansOnly: number;
+  };
+  const scopedVisits = db.prepare<[ScopeParams & { limit: number; offset: number }], Omit<ScopedVisit, 'at'> & { at: number }>(
+    q.SCOPED_VISITS_PAGE,
+  );
+  const scopedCount = db.prepare<[ScopeParams], number>(q.SCOPED_VISITS_COUNT).pluck();
   const domainTotals = db.prepare<[{ from: number; to: number }], DomainTally>(q.DOMAIN_TOTALS);
   type HourParams = { from: number; to: number; owner: number | null };
   const hourTotals = db.prepare<[{ from: number; to: number }], VisitTally>(q.HOUR_TOTALS);
@@ -177,7 +188,25 @@ export function createSqliteVisitStore(db: Database, health: WriteHealth, option
 
     domainTotals: async (from, to) => domainTotals.all({ from: from.getTime(), to: to.getTime() }),
 
-    totals: async (owner) => (owner === undefined ? totals.get() : ownerTotals.get({ owner })) ?? { links: 0, humans: 0 },
+    totals: async (owner) => (owner === undefined ? totals.get() : ownerTotals.get({ owner })) ?? { links: 0, humans: 0, bots: 0 },
+
+    linkTotals: async (linkIds) => (linkIds.length === 0 ? [] : linkTotals.all(JSON.stringify(linkIds))),
+
+    tagTotals: async (owner) => tagTotals.all({ owner: owner ?? null }),
+
+    async visitPage(scope, limit, offset) {
+      const params: ScopeParams = {
+        linkId: scope.linkId ?? null,
+        tag: scope.tag ?? null,
+        domain: scope.domain ?? null,
+        owner: scope.owner ?? null,
+        from: scope.from,
+        to: scope.to,
+        humansOnly: scope.humansOnly ? 1 : 0,
+      };
+      const rows = scopedVisits.all({ ...params, limit, offset });
+      return { visits: rows.map((row) => ({ ...row, at: new Date(row.at) })), total: scopedCount.get(params) ?? 0 };
+    },
 
     async hourFigures(from, to, limit, owner, byDomain) {
       const period = { from: from.getTime(), to: to.getTime() };
