@@ -126,6 +126,8 @@ test('payloads stored in every field that is shown later, and reflected ones, ne
     [`/links/${encodeURIComponent(PAYLOADS[2] ?? '')}`, [JSON.stringify(PAYLOADS[2])]],
     [`/${encodeURIComponent(PAYLOADS[0] ?? '')}/x`, []],
     ['/settings', []],
+    // The bookmarklet's target, with another site's address and title as they come (no share token: the form).
+    [`/share?url=${encodeURIComponent(target)}&title=${encodeURIComponent(TITLE)}`, []],
   ];
   for (const [path, texts] of pages) {
     const watched = await watchedPage(t, k, cookie);

@@ -43,12 +43,18 @@ test('the bookmarklet shortens the page it is clicked on in one click, and the l
   t.regex(html, new RegExp(`data-copy="https://kurz.test/${row?.code}"`));
   t.regex(html, /<img src="[^"]*qr[^"]*" alt="QR code of https:\/\/kurz.test\//);
 
+  // A page's title longer than a link's may be is cut to fit, never inside a character.
+  const long = `${'a'.repeat(198)}😀 and more`;
+  t.is((await b.get(bookmarkletTarget(bookmarklet, 'https://example.com/long', long).slice('https://kurz.test'.length))).status, 303);
+  const [cut] = await k.sql<{ title: string }>("SELECT title FROM links WHERE url = 'https://example.com/long'");
+  t.is(cut?.title, `${'a'.repeat(198)}…`);
+
   // A page without a title is a bare URL, which kurz's dedupe answers with its earlier link.
   const plain = bookmarkletTarget(bookmarklet, 'https://example.com/plain', '').slice('https://kurz.test'.length);
   const first = (await b.get(plain)).headers.get('location') ?? '';
   t.regex(first, /^\/links\/\w+\?created$/);
   t.is((await b.get(plain)).headers.get('location'), first.replace('created', 'existing'));
-  t.is(await k.linkCount(), 2);
+  t.is(await k.linkCount(), 3);
 });
 
 test('without a session /share goes to the login and comes back with its query; without the token it asks before creating', async (t) => {

@@ -3,6 +3,7 @@ import type { WebServices } from '../../context.ts';
 import { STATUS } from '../../core/errors.ts';
 import { sendRetryAfter } from '../../http/problems.ts';
 import { sendSeeOther } from '../../http/respond.ts';
+import { LIMITS } from '../../links/link-options.ts';
 import { single } from '../../links/list-query.ts';
 import { takeCreations } from '../creation-limit.ts';
 import { domainQuery } from '../domain-param.ts';
@@ -12,6 +13,13 @@ import { showPage } from './pages.ts';
 import { SHARE_PURPOSE } from '../one-click.ts';
 
 const SHARE_FIELDS = ['url', 'title'] as const;
+
+/** A page's title as a link's: a longer one than a title may be is cut to fit, ending in "…" (never inside a character). */
+function fittedTitle(title: string): string {
+  const trimmed = title.trim();
+  if (trimmed.length <= LIMITS.title) return trimmed;
+  return `${trimmed.slice(0, LIMITS.title - 1).replace(/[\uD800-\uDBFF]$/, '')}…`;
+}
 
 /**
  * /share?url=&title=: shortening the page one is on, reached by the bookmarklet (or any link to it). With
@@ -43,7 +51,8 @@ export function shareHandlers(web: WebServices) {
   return {
     async showShare(ctx: Context): Promise<void> {
       const url = single(ctx.query, 'url') ?? '';
-      const title = single(ctx.query, 'title') ?? '';
+      // The page's own title, which nobody typed: cut to fit rather than refused.
+      const title = fittedTitle(single(ctx.query, 'title') ?? '');
       const token = single(ctx.query, 't');
       if (url !== '' && web.access.checkCsrf(SHARE_PURPOSE(actorOf(ctx).userId), token)) return create(ctx, url, title);
       showForm(ctx, 200, url, title, null);
