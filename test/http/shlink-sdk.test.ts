@@ -87,7 +87,9 @@ test('the SDK creates a short URL with every field Shlink takes, reads it back, 
   t.deepEqual(tagged.tags, ['x']);
   const same = await api.createShortUrl({ longUrl: 'https://example.com/plain', tags: [' x'], findIfExists: true });
   t.is(same.shortCode, tagged.shortCode, 'the tagged one matches now');
-  t.is(await k.linkCount(), 4);
+  const slug = await api.createShortUrl({ longUrl: 'https://example.com/plain', tags: ['x'], customSlug: 'own-slug', findIfExists: true });
+  t.is(slug.shortCode, 'own-slug', 'a slug asked for is part of the match');
+  t.is(await k.linkCount(), 5);
 });
 
 test('the SDK lists short URLs with Shlink filters, orders and numbered pages', async (t) => {

@@ -95,12 +95,13 @@ function creationFields(body: Record<string, unknown>, now: number): { input: Li
 
 /**
  * Whether an existing link is what a creation with `findIfExists` asked for: each of the fields given that
- * the link keeps (tags, title, expiry, visit limit, query forwarding) is the link's, read by the same rules.
+ * the link keeps (its slug, tags, title, expiry, visit limit, query forwarding) is the link's, read by the same rules.
  */
 function matches(link: Link, input: LinkInput): boolean {
   const given = (field: string) => input[field] !== undefined;
   const time = (value: unknown) => (value === null ? null : (timeParam(value, 'validUntil') ?? null));
   return (
+    (!given('alias') || input['alias'] === link.code) &&
     (!given('tags') || parseTags(input['tags']).join('\n') === link.tags.join('\n')) &&
     (!given('title') || (typeof input['title'] === 'string' ? input['title'].trim() || null : null) === link.title) &&
     (!given('expiresAt') || time(input['expiresAt']) === (link.expiresAt?.getTime() ?? null)) &&
@@ -202,7 +203,8 @@ export function shortUrlHandlers(web: WebServices) {
       // A host kurz does not serve has no short URLs: an empty page, as Shlink answers for a domain it lacks.
       const domain = domainText === undefined ? undefined : (domainParam(domainText, web.registry, true).id ?? -1);
       // kurz's `active` is a link that redirects now: not used up, not past its expiry (nor disabled, blocked or in review).
-      const onlyLive = flagParam(ctx, 'excludeMaxVisitsReached') || flagParam(ctx, 'excludePastValidUntil');
+      const [usedUp, past] = [flagParam(ctx, 'excludeMaxVisitsReached'), flagParam(ctx, 'excludePastValidUntil')];
+      const onlyLive = usedUp || past;
       const query: LinkQuery = {
         search: search?.trim() || undefined,
         tags: tags.length > 0 ? tags : undefined,
