@@ -106,6 +106,8 @@ test("kurz's answers to every Shlink operation it serves validate against Shlink
   t.is(health.headers.get('content-type'), 'application/health+json');
   t.like(await check(health, 'get', '/rest/health'), { status: 'pass' });
   await check(await fetch(`${k.base}/rest/v3/health`), 'get', '/rest/health');
+  const wrongKey = await fetch(`${k.base}/rest/v3/health`, { headers: { 'x-api-key': 'revoked-or-wrong' } });
+  t.is(wrongKey.status, 200, 'health reads no key, as Shlink: a client with a bad key still learns the version');
 
   const full = {
     longUrl: 'https://example.com/full',

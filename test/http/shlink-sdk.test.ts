@@ -82,6 +82,14 @@ test('the SDK creates a short URL with every field Shlink takes, reads it back, 
   const found = await api.createShortUrl({ longUrl: 'https://example.com/plain', findIfExists: true });
   t.true([plain.shortCode, again.shortCode].includes(found.shortCode), 'findIfExists returns an existing one');
   t.is(await k.linkCount(), 3);
+  const tagged = await api.createShortUrl({ longUrl: 'https://example.com/plain', tags: ['x'], findIfExists: true });
+  t.false([plain.shortCode, again.shortCode].includes(tagged.shortCode), 'none has the tag asked for: a new one, as Shlink');
+  t.deepEqual(tagged.tags, ['x']);
+  const same = await api.createShortUrl({ longUrl: 'https://example.com/plain', tags: [' x'], findIfExists: true });
+  t.is(same.shortCode, tagged.shortCode, 'the tagged one matches now');
+  const slug = await api.createShortUrl({ longUrl: 'https://example.com/plain', tags: ['x'], customSlug: 'own-slug', findIfExists: true });
+  t.is(slug.shortCode, 'own-slug', 'a slug asked for is part of the match');
+  t.is(await k.linkCount(), 5);
 });
 
 test('the SDK lists short URLs with Shlink filters, orders and numbered pages', async (t) => {

@@ -88,3 +88,50 @@ test('the web client sees a refused key as Shlink would tell it, readable across
   t.is(res.headers.get('access-control-allow-origin'), '*');
   t.like(await res.json(), { type: 'https://shlink.io/api/error/invalid-api-key', title: 'Invalid API key', status: 401 });
 });
+
+test("the web client's create and edit forms, empty fields sent as null, '' or false, make and change a link", async (t) => {
+  const k = await startKurz(t);
+  const send = (method: string, path: string, body: unknown) =>
+    fetch(`${k.base}${path}`, {
+      method,
+      headers: { origin: ORIGIN, 'x-api-key': k.key, 'content-type': 'application/json' },
+      body: JSON.stringify(body),
+    });
+  const created = await send('POST', '/rest/v3/short-urls', {
+    longUrl: 'https://example.com/form',
+    tags: [],
+    customSlug: '',
+    title: null,
+    domain: '',
+    shortCodeLength: null,
+    validSince: null,
+    validUntil: null,
+    maxVisits: null,
+    crawlable: false,
+    forwardQuery: true,
+    findIfExists: false,
+    deviceLongUrls: { android: '', ios: null, desktop: '' },
+  });
+  t.is(created.status, 200);
+  const shortUrl = (await created.json()) as { shortCode: string; domain: string | null; tags: string[]; forwardQuery: boolean };
+  t.like(shortUrl, { domain: null, tags: [], forwardQuery: true });
+  t.is(shortUrl.shortCode.length, k.config.codeLength, 'a generated code');
+  const edited = await send('PATCH', `/rest/v3/short-urls/${shortUrl.shortCode}`, {
+    longUrl: 'https://example.com/form2',
+    tags: ['kept'],
+    title: 'Titled',
+    validSince: null,
+    validUntil: '2027-06-01T00:00:00+02:00',
+    maxVisits: 100,
+    crawlable: false,
+    forwardQuery: false,
+  });
+  t.is(edited.status, 200);
+  t.like(await edited.json(), {
+    longUrl: 'https://example.com/form2',
+    tags: ['kept'],
+    title: 'Titled',
+    meta: { validSince: null, validUntil: '2027-05-31T22:00:00+00:00', maxVisits: 100 },
+    forwardQuery: false,
+  });
+});

@@ -14,7 +14,17 @@ const PUBLIC_API: ReadonlySet<string> = new Set(['/api/v1/openapi.json']);
  * Paths that never act for anyone: no key or session is looked up (a health check must not need the database
  * twice; /metrics checks a key of its own, which is no API key).
  */
-const ANONYMOUS: ReadonlySet<string> = new Set(['/healthz', '/metrics', '/favicon.ico', '/robots.txt']);
+const ANONYMOUS: ReadonlySet<string> = new Set([
+  '/healthz',
+  '/metrics',
+  '/favicon.ico',
+  '/robots.txt',
+  // Shlink's health check, which its clients call with whatever key they hold (Shlink reads none there).
+  '/rest/health',
+  '/rest/v1/health',
+  '/rest/v2/health',
+  '/rest/v3/health',
+]);
 
 const BEARER = /^Bearer +([\x21-\x7e]+) *$/i;
 

@@ -1,9 +1,11 @@
 import type { Context } from 'koa';
+import type { Actor } from '../../auth/actor.ts';
 import type { WebServices } from '../../context.ts';
 import { AppError } from '../../core/errors.ts';
 import { readBody } from '../../http/body.ts';
 import { sendJson, sendNoContent } from '../../http/respond.ts';
 import type { Link, LinkQuery, ListOrder, ListSort, TagMode } from '../../links/link.ts';
+import { parseTags } from '../../links/link-options.ts';
 import { takeCreations } from '../creation-limit.ts';
 import { actorOf } from '../session.ts';
 import { dateRange, domainParam, flagParam, listParam, pageParams, pagination, param, timeParam } from './params.ts';
@@ -19,6 +21,9 @@ const SORTS: Readonly<Record<string, ListSort>> = {
   visits: 'visits',
   nonBotVisits: 'visits',
 };
+
+/** Links of the same target looked through for findIfExists, newest first. */
+const FIND_LIMIT = 100;
 
 /** Shlink's shortest generated code. */
 const MIN_CODE_LENGTH = 4;
@@ -88,6 +93,23 @@ function creationFields(body: Record<string, unknown>, now: number): { input: Li
   return { input, findIfExists };
 }
 
+/**
+ * Whether an existing link is what a creation with `findIfExists` asked for: each of the fields given that
+ * the link keeps (its slug, tags, title, expiry, visit limit, query forwarding) is the link's, read by the same rules.
+ */
+function matches(link: Link, input: LinkInput): boolean {
+  const given = (field: string) => input[field] !== undefined;
+  const time = (value: unknown) => (value === null ? null : (timeParam(value, 'validUntil') ?? null));
+  return (
+    (!given('alias') || input['alias'] === link.code) &&
+    (!given('tags') || parseTags(input['tags']).join('\n') === link.tags.join('\n')) &&
+    (!given('title') || (typeof input['title'] === 'string' ? input['title'].trim() || null : null) === link.title) &&
+    (!given('expiresAt') || time(input['expiresAt']) === (link.expiresAt?.getTime() ?? null)) &&
+    (!given('maxVisits') || input['maxVisits'] === link.maxVisits) &&
+    (!given('forwardQuery') || input['forwardQuery'] === link.forwardQuery)
+  );
+}
+
 /** `orderBy=field-ASC|DESC` (a bare field is ascending, as Shlink reads it). */
 function orderOf(ctx: Context): { sort?: ListSort; order?: ListOrder } {
   const value = param(ctx, 'orderBy');
@@ -123,6 +145,23 @@ export function shortUrlHandlers(web: WebServices) {
     return link;
   }
 
+  /**
+   * The caller's newest live link of the same target on the same domain whose fields match the ones given
+   * (Shlink's findIfExists), or undefined; input kurz would refuse finds nothing (creation then says why).
+   */
+  async function findExisting(actor: Actor, input: LinkInput): Promise<Link | undefined> {
+    if (typeof input['url'] !== 'string' || !URL.canParse(input['url'])) return undefined;
+    const url = new URL(input['url']).href;
+    let domain: number;
+    try {
+      domain = web.registry.idOf(input['domain']);
+    } catch {
+      return undefined;
+    }
+    const found = await web.links.listLinks(actor, { search: url, domain, limit: FIND_LIMIT });
+    return found.find((link) => link.url === url && matches(link, input));
+  }
+
   /** A refusal about the link itself in Shlink's words: not found (or deleted) is its 404. */
   function aboutLink(ctx: Context, err: unknown): unknown {
     if (err instanceof AppError && (err.code === 'not_found' || err.code === 'gone'))
@@ -133,14 +172,16 @@ export function shortUrlHandlers(web: WebServices) {
   return {
     /**
      * A new short URL (200, as Shlink answers). Without `findIfExists` a new link is made even when the caller
-     * has one for the URL already; with it, that link is returned.
+     * has one for the URL already; with it, such a link is returned when the fields given match it.
      */
     async createShortUrl(ctx: Context): Promise<void> {
       takeCreations(ctx, web, 1);
       const body = await readObject(ctx);
       const { input, findIfExists } = creationFields(body, web.now());
       try {
-        const { link } = await web.creation.createLink(actorOf(ctx), input, findIfExists ? { ask: true } : { separate: true });
+        const actor = actorOf(ctx);
+        const existing = findIfExists ? await findExisting(actor, input) : undefined;
+        const link = existing ?? (await web.creation.createLink(actor, input, { separate: true })).link;
         sendJson(ctx.res, 200, (await present([link]))[0]);
       } catch (err) {
         if (err instanceof AppError && err.code === 'conflict' && err.field === 'alias') {
@@ -162,7 +203,8 @@ export function shortUrlHandlers(web: WebServices) {
       // A host kurz does not serve has no short URLs: an empty page, as Shlink answers for a domain it lacks.
       const domain = domainText === undefined ? undefined : (domainParam(domainText, web.registry, true).id ?? -1);
       // kurz's `active` is a link that redirects now: not used up, not past its expiry (nor disabled, blocked or in review).
-      const onlyLive = flagParam(ctx, 'excludeMaxVisitsReached') || flagParam(ctx, 'excludePastValidUntil');
+      const [usedUp, past] = [flagParam(ctx, 'excludeMaxVisitsReached'), flagParam(ctx, 'excludePastValidUntil')];
+      const onlyLive = usedUp || past;
       const query: LinkQuery = {
         search: search?.trim() || undefined,
         tags: tags.length > 0 ? tags : undefined,
