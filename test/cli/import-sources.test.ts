@@ -431,6 +431,16 @@ test('a target kurz refuses is skipped with the reason, never stored', async (t)
   t.deepEqual(Object.keys(await links(kurz)), ['s.example/fine']);
 });
 
+test('a link whose tags kurz cannot keep is skipped with the reason, not imported without them', async (t) => {
+  const kurz = await kurzOn(t);
+  const file = join(kurz.dir, 'tags.csv');
+  writeFileSync(file, 'longUrl,shortCode,tags\nhttps://a.example/,a,#promo|ok\nhttps://b.example/,b,fine|ok\n');
+  const result = await kurz('import', '--from', 'shlink', file);
+  t.is(result.code, 0);
+  t.regex(result.stdout, /^imported 1 links, skipped 1\nline 2: skipped "a": tags "#promo" /);
+  t.deepEqual(Object.keys(await links(kurz)), ['s.example/b']);
+});
+
 test('--from names the sources it knows', async (t) => {
   const kurz = await kurzOn(t);
   const result = await kurz('import', '--from', 'tinyurl', fixture('urls.txt'));
