@@ -110,6 +110,18 @@ test('a code kurz already has with another URL is reported by line and never ove
   t.like((await links(kurz))['s.example/ozh'], { url: 'https://example.com/mine', visitCount: 0 });
 });
 
+test('a member importing a code someone else has is told it is taken, never shown the other link', async (t) => {
+  const kurz = await kurzOn(t);
+  t.is((await kurz('create', 'https://example.com/admins-secret', '--alias', 'ozh')).code, 0);
+  t.is((await kurz('users', 'add', 'alice')).code, 0);
+  const result = await kurz('import', '--from', 'yourls', fixture('yourls.sql'), '--as', 'alice', '--json');
+  t.is(result.code, 0);
+  t.like(JSON.parse(result.stdout), { imported: 2, skipped: 1, skips: [{ line: 97, code: 'ozh', reason: 'code "ozh" is taken here' }] });
+  t.false(result.stdout.includes('admins-secret'));
+  const alices = JSON.parse((await kurz('list', '--json', '--as', 'alice')).stdout) as Listed[];
+  t.deepEqual(alices.map((l) => l.code).sort(), ['1', 'Release_2']);
+});
+
 test('--dry-run says what would become of each line and stores nothing', async (t) => {
   const kurz = await kurzOn(t);
   await kurz('create', 'https://example.com/mine', '--alias', 'ozh');
