@@ -295,6 +295,23 @@ test('--from kutt reads a dump of its tables: sqlite3 .dump (with replace(…, c
   t.like(all['s.example/pg-2'], { createdAt: '2024-05-06T22:00:00.000Z' });
 });
 
+test('--from kutt reads a mysqldump of its links too, with MySQL’s backslash escapes', async (t) => {
+  const kurz = await kurzOn(t);
+  const file = join(kurz.dir, 'kutt-mysql.sql');
+  writeFileSync(
+    file,
+    [
+      '-- MySQL dump 10.13  Distrib 8.0.40, for Linux (x86_64)',
+      'LOCK TABLES `links` WRITE;',
+      "INSERT INTO `links` (`id`, `address`, `description`, `banned`, `domain_id`, `password`, `target`, `visit_count`, `created_at`) VALUES (1,'my-sql','It\\'s \\\\ fine',0,NULL,NULL,'https://example.com/mysql',3,'2024-06-01 10:00:00');",
+      'UNLOCK TABLES;',
+      '',
+    ].join('\n'),
+  );
+  t.is((await kurz('import', '--from', 'kutt', file)).stdout, 'imported 1 links, skipped 0\n');
+  t.like((await links(kurz))['s.example/my-sql'], { title: "It's \\ fine", visitCount: 3, createdAt: '2024-06-01T10:00:00.000Z' });
+});
+
 test('--from bitly recognises its usual columns, names the ones it left out, and takes a --map for others', async (t) => {
   const kurz = await kurzOn(t);
   t.deepEqual(await kurz('import', '--from', 'bitly', fixture('bitly.csv')), {
