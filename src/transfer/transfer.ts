@@ -97,6 +97,11 @@ export function linkTransfer({ config, listening, blocklist, links, cache, regis
     return { ...record, rules };
   }
 
+  /** The domain id a file's `domain` names (null: the default domain). Throws AppError for one this instance lacks. */
+  function domainOfFile(host: unknown): number {
+    return registry.idOf(host);
+  }
+
   /** Stores a link of a file without a code under a generated one, its options kept; a bare one is a dedupe target. */
   function insertGenerated(tx: LinkWriter, actor: Actor, record: LinkRecord, url: string, review: 'pending' | null): Promise<Link> {
     const { title, note, tags, expiresAt, maxVisits, redirectStatus, forwardQuery, enabled, preview } = record;
@@ -132,9 +137,6 @@ export function linkTransfer({ config, listening, blocklist, links, cache, regis
     /** A link's domain as a file names it: its host, null on the default domain (the importing instance's own). */
     fileDomain: (domain: number): string | null => (domain === 0 ? null : registry.hostOf(domain)),
 
-    /** The domain id a file's `domain` names (null: the default domain). Throws AppError for one this instance lacks. */
-    domainOfFile: (host: unknown): number => registry.idOf(host),
-
     /** Every link the actor sees (or those on `domain`, an id), oldest first, as exported. */
     async *exportLinks(actor: Actor, domain?: number): AsyncGenerator<ExportedLink> {
       for await (const link of links.allLinks()) {
@@ -150,7 +152,7 @@ export function linkTransfer({ config, listening, blocklist, links, cache, regis
 
     /** Reads a whole file of any source into checked records (sources.ts's readImportFile, with this kurz's domains). */
     readFile: (file: ImportFile): ReadFile =>
-      readImportFile(file, { reserved: RESERVED_PATHS, domainOf: registry.idOf.bind(registry), now: new Date(now()), readSqlite }),
+      readImportFile(file, { reserved: RESERVED_PATHS, domainOf: domainOfFile, now: new Date(now()), readSqlite }),
 
     /**
      * Adds the links of a file under their own codes (or generated ones, for `generated` records), all or
