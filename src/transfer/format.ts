@@ -230,7 +230,14 @@ export function peerRecord(
     domain: link.domain,
   };
   const generated = link.code === null;
-  return { line: link.line, record: toRecord(row, link.line, reserved, domainOf, generated), rules: null, generated };
+  try {
+    return { line: link.line, record: toRecord(row, link.line, reserved, domainOf, generated), rules: null, generated };
+  } catch (err) {
+    // Tags kurz cannot keep (a character it does not allow, too many) would lose part of the link: it stays behind, with why.
+    if (!(err instanceof AppError) || err.field !== 'tags') throw err;
+    const reason = err.message.replace(/^line \d+: /, '');
+    return { line: link.line, code: link.code, url: link.url, domain: link.domain, reason };
+  }
 }
 
 function toRecord(

@@ -233,6 +233,15 @@ function describe(token: Token): string {
 }
 
 const MYSQL_ESCAPES: Record<string, string> = { '0': '\0', b: '\b', n: '\n', r: '\r', t: '\t', Z: '\x1a' };
+const PLAIN_RUN = /[^'\n]*/y;
+const PLAIN_RUN_ESCAPED = /[^'\\\n]*/y;
+const NUMBER = /(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?/y;
+const WORD = /[A-Za-z0-9_$]+/y;
+const WORD_START = /[A-Za-z_$]/;
+
+function isDigit(c: string): boolean {
+  return c >= '0' && c <= '9';
+}
 
 function tokenize(text: string, dialect: SqlDialect): Token[] {
   const tokens: Token[] = [];
@@ -261,7 +270,13 @@ function tokenize(text: string, dialect: SqlDialect): Token[] {
       const backslashes = dialect === 'mysql' || prefix === 'E';
       i += prefix === '' ? 1 : 2;
       let value = '';
+      const plain = backslashes ? PLAIN_RUN_ESCAPED : PLAIN_RUN;
       for (;;) {
+        // Runs of ordinary characters are taken at once; only quotes, backslashes and line breaks stop it.
+        plain.lastIndex = i;
+        const run = plain.exec(text)![0];
+        value += run;
+        i += run.length;
         if (i >= text.length) fail('a string is never closed', start);
         const d = text[i]!;
         if (d === "'" && text[i + 1] === "'") {
@@ -270,12 +285,13 @@ function tokenize(text: string, dialect: SqlDialect): Token[] {
         } else if (d === "'") {
           i++;
           break;
-        } else if (d === '\\' && backslashes) {
+        } else if (d === '\\') {
           const e = text[i + 1] ?? fail('a string ends in a backslash', start);
           value += MYSQL_ESCAPES[e] ?? e;
+          if (e === '\n') line++;
           i += 2;
         } else {
-          if (d === '\n') line++;
+          line++;
           value += d;
           i++;
         }
@@ -286,14 +302,16 @@ function tokenize(text: string, dialect: SqlDialect): Token[] {
       if (end === -1 || text.slice(i + 1, end).includes('\n')) fail(`a ${c}name${c} is never closed`);
       tokens.push({ kind: 'name', text: text.slice(i + 1, end), line });
       i = end + 1;
-    } else if (/[0-9.]/.test(c) && /[0-9]/.test(c === '.' ? (text[i + 1] ?? '') : c)) {
-      const match = /^(\d+(\.\d*)?|\.\d+)([eE][-+]?\d+)?/.exec(text.slice(i, i + 64))!;
-      tokens.push({ kind: 'number', text: match[0], line });
-      i += match[0].length;
-    } else if (/[A-Za-z_$]/.test(c)) {
-      const match = /^[A-Za-z0-9_$]+/.exec(text.slice(i, i + 256))!;
-      tokens.push({ kind: 'word', text: match[0], line });
-      i += match[0].length;
+    } else if (isDigit(c) || (c === '.' && isDigit(text[i + 1] ?? ''))) {
+      NUMBER.lastIndex = i;
+      const number = NUMBER.exec(text)![0];
+      tokens.push({ kind: 'number', text: number, line });
+      i += number.length;
+    } else if (WORD_START.test(c)) {
+      WORD.lastIndex = i;
+      const word = WORD.exec(text)![0];
+      tokens.push({ kind: 'word', text: word, line });
+      i += word.length;
     } else {
       tokens.push({ kind: 'punct', text: c, line });
       i++;

@@ -97,12 +97,45 @@ export function linkTransfer({ config, listening, blocklist, links, cache, regis
     return { ...record, rules };
   }
 
+  /** The domain id a file's `domain` names (null: the default domain). Throws AppError for one this instance lacks. */
+  function domainOfFile(host: unknown): number {
+    return registry.idOf(host);
+  }
+
+  /** Stores a link of a file without a code under a generated one, its options kept; a bare one is a dedupe target. */
+  function insertGenerated(tx: LinkWriter, actor: Actor, record: LinkRecord, url: string, review: 'pending' | null): Promise<Link> {
+    const { title, note, tags, expiresAt, maxVisits, redirectStatus, forwardQuery, enabled, preview } = record;
+    const options = { title, note, tags, expiresAt, maxVisits, redirectStatus, forwardQuery, enabled, preview };
+    return insertWithGeneratedCode(tx, codes, {
+      ...options,
+      domain: record.domain,
+      ownerId: actor.userId,
+      url,
+      urlHash: isPlain({ options, password: null }) ? hashUrl(url) : null,
+      passwordHash: null,
+      isAlias: false,
+      createdAt: record.createdAt,
+      review,
+      createdBy: actor,
+    });
+  }
+
+  /** `code "x"`, with its host off the default domain. */
+  function named(record: LinkAddress): string {
+    return `code "${record.code}"${record.domain === 0 ? '' : ` on ${registry.hostOf(record.domain)}`}`;
+  }
+
+  /** Why a record's code, taken here by `existing` with another URL (or by someone else's link), cannot be imported. */
+  function takenReason(actor: Actor, record: LinkAddress, existing: Link | undefined): string {
+    // Someone else's link is named, never shown.
+    if (existing && !maySee(actor, existing)) return `${named(record)} is taken here`;
+    if (existing?.deletedAt) return `${named(record)} belonged to a link deleted here; codes are never reused`;
+    return `${named(record)} already exists here with another URL (${existing?.url})`;
+  }
+
   return {
     /** A link's domain as a file names it: its host, null on the default domain (the importing instance's own). */
     fileDomain: (domain: number): string | null => (domain === 0 ? null : registry.hostOf(domain)),
-
-    /** The domain id a file's `domain` names (null: the default domain). Throws AppError for one this instance lacks. */
-    domainOfFile: (host: unknown): number => registry.idOf(host),
 
     /** Every link the actor sees (or those on `domain`, an id), oldest first, as exported. */
     async *exportLinks(actor: Actor, domain?: number): AsyncGenerator<ExportedLink> {
@@ -119,7 +152,7 @@ export function linkTransfer({ config, listening, blocklist, links, cache, regis
 
     /** Reads a whole file of any source into checked records (sources.ts's readImportFile, with this kurz's domains). */
     readFile: (file: ImportFile): ReadFile =>
-      readImportFile(file, { reserved: RESERVED_PATHS, domainOf: registry.idOf.bind(registry), now: new Date(now()), readSqlite }),
+      readImportFile(file, { reserved: RESERVED_PATHS, domainOf: domainOfFile, now: new Date(now()), readSqlite }),
 
     /**
      * Adds the links of a file under their own codes (or generated ones, for `generated` records), all or
@@ -175,21 +208,7 @@ export function linkTransfer({ config, listening, blocklist, links, cache, regis
               skip(existing.code, `already shortened here as "${existing.code}"`);
               continue;
             }
-            const { title, note, tags, expiresAt, maxVisits, redirectStatus, forwardQuery, enabled, preview } = record;
-            const options = { title, note, tags, expiresAt, maxVisits, redirectStatus, forwardQuery, enabled, preview };
-            const plain = isPlain({ options, password: null });
-            const link = await insertWithGeneratedCode(tx, codes, {
-              ...options,
-              domain: record.domain,
-              ownerId: actor.userId,
-              url,
-              urlHash: plain ? hashUrl(url) : null,
-              passwordHash: null,
-              isAlias: false,
-              createdAt: record.createdAt,
-              review,
-              createdBy: actor,
-            });
+            const link = await insertGenerated(tx, actor, record, url, review);
             stored.push(link);
             lines.push({ line, code: link.code, domain: link.domain, url, action: 'import', reason: null });
             continue;
@@ -208,18 +227,11 @@ export function linkTransfer({ config, listening, blocklist, links, cache, regis
             continue;
           }
           const existing = await tx.linkByAddress(record.domain, record.code);
-          const named = `code "${record.code}"${record.domain === 0 ? '' : ` on ${registry.hostOf(record.domain)}`}`;
           if (existing?.url === url && maySee(actor, existing)) {
-            skip(record.code, existing.deletedAt ? `${named} was deleted here` : `${named} already exists here with the same URL`);
+            skip(record.code, `${named(record)} ${existing.deletedAt ? 'was deleted here' : 'already exists here with the same URL'}`);
             continue;
           }
-          // Someone else's link is named, never shown.
-          const reason =
-            existing && !maySee(actor, existing)
-              ? `${named} is taken here`
-              : existing?.deletedAt
-                ? `${named} belonged to a link deleted here; codes are never reused`
-                : `${named} already exists here with another URL (${existing?.url})`;
+          const reason = takenReason(actor, record, existing);
           if (how.from === 'kurz') throw new AppError('conflict', `line ${line}: ${reason}`, 'code');
           skip(record.code, reason);
         }
@@ -228,7 +240,7 @@ export function linkTransfer({ config, listening, blocklist, links, cache, regis
       };
       if (how.dryRun) {
         // The same decisions in a transaction that is then rolled back: what a preview shows is what an import does.
-        const rehearsal = await links
+        return links
           .write(async (tx) => {
             throw new Rehearsed(await work(tx));
           })
@@ -236,7 +248,6 @@ export function linkTransfer({ config, listening, blocklist, links, cache, regis
             if (err instanceof Rehearsed) return err.report;
             throw err;
           });
-        return rehearsal;
       }
       const report = await links.write(work);
       for (const { domain, code } of stored) cache.forget(domain, code);

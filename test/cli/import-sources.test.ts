@@ -110,6 +110,18 @@ test('a code kurz already has with another URL is reported by line and never ove
   t.like((await links(kurz))['s.example/ozh'], { url: 'https://example.com/mine', visitCount: 0 });
 });
 
+test('a member importing a code someone else has is told it is taken, never shown the other link', async (t) => {
+  const kurz = await kurzOn(t);
+  t.is((await kurz('create', 'https://example.com/admins-secret', '--alias', 'ozh')).code, 0);
+  t.is((await kurz('users', 'add', 'alice')).code, 0);
+  const result = await kurz('import', '--from', 'yourls', fixture('yourls.sql'), '--as', 'alice', '--json');
+  t.is(result.code, 0);
+  t.like(JSON.parse(result.stdout), { imported: 2, skipped: 1, skips: [{ line: 97, code: 'ozh', reason: 'code "ozh" is taken here' }] });
+  t.false(result.stdout.includes('admins-secret'));
+  const alices = JSON.parse((await kurz('list', '--json', '--as', 'alice')).stdout) as Listed[];
+  t.deepEqual(alices.map((l) => l.code).sort(), ['1', 'Release_2']);
+});
+
 test('--dry-run says what would become of each line and stores nothing', async (t) => {
   const kurz = await kurzOn(t);
   await kurz('create', 'https://example.com/mine', '--alias', 'ozh');
@@ -283,6 +295,23 @@ test('--from kutt reads a dump of its tables: sqlite3 .dump (with replace(…, c
   t.like(all['s.example/pg-2'], { createdAt: '2024-05-06T22:00:00.000Z' });
 });
 
+test('--from kutt reads a mysqldump of its links too, with MySQL’s backslash escapes', async (t) => {
+  const kurz = await kurzOn(t);
+  const file = join(kurz.dir, 'kutt-mysql.sql');
+  writeFileSync(
+    file,
+    [
+      '-- MySQL dump 10.13  Distrib 8.0.40, for Linux (x86_64)',
+      'LOCK TABLES `links` WRITE;',
+      "INSERT INTO `links` (`id`, `address`, `description`, `banned`, `domain_id`, `password`, `target`, `visit_count`, `created_at`) VALUES (1,'my-sql','It\\'s \\\\ fine',0,NULL,NULL,'https://example.com/mysql',3,'2024-06-01 10:00:00');",
+      'UNLOCK TABLES;',
+      '',
+    ].join('\n'),
+  );
+  t.is((await kurz('import', '--from', 'kutt', file)).stdout, 'imported 1 links, skipped 0\n');
+  t.like((await links(kurz))['s.example/my-sql'], { title: "It's \\ fine", visitCount: 3, createdAt: '2024-06-01T10:00:00.000Z' });
+});
+
 test('--from bitly recognises its usual columns, names the ones it left out, and takes a --map for others', async (t) => {
   const kurz = await kurzOn(t);
   t.deepEqual(await kurz('import', '--from', 'bitly', fixture('bitly.csv')), {
@@ -429,6 +458,16 @@ test('a target kurz refuses is skipped with the reason, never stored', async (t)
     stderr: '',
   });
   t.deepEqual(Object.keys(await links(kurz)), ['s.example/fine']);
+});
+
+test('a link whose tags kurz cannot keep is skipped with the reason, not imported without them', async (t) => {
+  const kurz = await kurzOn(t);
+  const file = join(kurz.dir, 'tags.csv');
+  writeFileSync(file, 'longUrl,shortCode,tags\nhttps://a.example/,a,#promo|ok\nhttps://b.example/,b,fine|ok\n');
+  const result = await kurz('import', '--from', 'shlink', file);
+  t.is(result.code, 0);
+  t.regex(result.stdout, /^imported 1 links, skipped 1\nline 2: skipped "a": tags "#promo" /);
+  t.deepEqual(Object.keys(await links(kurz)), ['s.example/b']);
 });
 
 test('--from names the sources it knows', async (t) => {
