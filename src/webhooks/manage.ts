@@ -1,3 +1,4 @@
+import type { AuditTrail } from '../audit/audit.ts';
 import type { Actor } from '../auth/actor.ts';
 import { AppError } from '../core/errors.ts';
 import type { UrlRules } from '../links/url-rules.ts';
@@ -33,10 +34,12 @@ export interface ManagementDeps {
   allowPrivate: boolean;
   now(): number;
   random(size: number): Buffer;
+  /** Records each hook added and deleted (never its secret). */
+  audit: Pick<AuditTrail, 'record'>;
 }
 
 /** The users' webhooks: each person adds, tests and deletes their own. */
-export function webhookManagement({ store, rules, allowPrivate, now, random }: ManagementDeps): WebhookManagement {
+export function webhookManagement({ store, rules, allowPrivate, now, random, audit }: ManagementDeps): WebhookManagement {
   const own = async (actor: Actor, id: number): Promise<Webhook> => {
     const hook = Number.isSafeInteger(id) ? await store.webhookById(id) : undefined;
     if (!hook || hook.userId !== actor.userId) throw new AppError('not_found', `you have no webhook ${id}`);
@@ -60,12 +63,14 @@ export function webhookManagement({ store, rules, allowPrivate, now, random }: M
         enabled: true,
         createdAt: new Date(now()),
       });
+      await audit.record(actor, 'webhook.create', { kind: 'webhook', id: hook.id, label: hook.url }, { events: chosen.join(' ') });
       return { hook, secret };
     },
 
     async remove(actor, id) {
       const hook = await own(actor, id);
       if (!(await store.deleteWebhook(hook.id, actor.userId))) throw new AppError('not_found', `you have no webhook ${id}`);
+      await audit.record(actor, 'webhook.delete', { kind: 'webhook', id: hook.id, label: hook.url });
     },
 
     async ping(actor, id) {

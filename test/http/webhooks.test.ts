@@ -189,6 +189,17 @@ test('the API adds a hook (its secret in that answer alone), lists it, pings it,
   t.is((await kurz.request('DELETE', `/api/v1/webhooks/${hook.id}`)).status, 404);
   t.is((await kurz.get(`/api/v1/webhooks/${hook.id}/deliveries`)).status, 404);
   t.deepEqual(await (await kurz.get('/api/v1/webhooks')).json(), { webhooks: [] });
+  const trail = (await (await kurz.get('/api/v1/audit?action=webhook')).json()) as {
+    entries: Array<{ action: string; subject: { kind: string; label: string }; details: Record<string, unknown> }>;
+  };
+  t.deepEqual(
+    trail.entries.map((e) => [e.action, e.subject.kind, e.subject.label, e.details]),
+    [
+      ['webhook.delete', 'webhook', receiver.url, {}],
+      ['webhook.create', 'webhook', receiver.url, { events: 'link.created link.clicked' }],
+    ],
+  );
+  t.false(JSON.stringify(trail).includes(hook.secret));
 });
 
 test('bad hooks are refused with 400 naming the field, and unknown ids are 404', async (t) => {
