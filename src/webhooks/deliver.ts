@@ -9,8 +9,8 @@ import { postJson, type Answer, type SendOptions } from './send.ts';
 import { SIGNATURE_HEADER, signatureOf } from './signature.ts';
 import type { DueDelivery, NewDelivery, RecordedEvent } from './webhook.ts';
 
-/** Recorded events read per turn: a hook's clicks beyond them go in the next turn's POST. */
-const EVENTS_PER_TURN = 1000;
+/** Recorded events read per turn (a POST of this many clicks is about 1.3 MB): more wait for the next turn. */
+const EVENTS_PER_TURN = 5000;
 
 /** Deliveries attempted per turn, at the same time. */
 const SENDS_PER_TURN = 16;
