@@ -94,7 +94,10 @@ export function webhookDeliveries(deps: DeliveryDeps): WebhookDeliveries {
         if (hook.userId !== event.ownerId || !hook.events.includes(event.event)) continue;
         const link = await linkOf(event.linkId);
         if (event.event === 'link.clicked') {
-          if (link) clicks.set(hook.id, [...(clicks.get(hook.id) ?? []), clickJson(event, link)]);
+          if (!link) continue;
+          const list = clicks.get(hook.id);
+          if (list) list.push(clickJson(event, link));
+          else clicks.set(hook.id, [clickJson(event, link)]);
           continue;
         }
         const body = JSON.stringify({ event: event.event, at: event.at.toISOString(), link });
