@@ -596,3 +596,15 @@ export const RECORD_ATTEMPT = `UPDATE webhook_deliveries SET attempts = attempts
 export const DELIVERIES_OF = `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries AS d WHERE d.hook_id = ? ORDER BY d.id DESC LIMIT ?`;
 
 export const PRUNE_DELIVERIES = `DELETE FROM webhook_deliveries WHERE created_at < ? AND next_at IS NULL`;
+
+/** Whether any enabled hook asks for clicks: a flush of visits records them only then. */
+export const WANTS_CLICKS = `SELECT EXISTS (SELECT 1 FROM webhooks WHERE enabled = 1 AND instr(' ' || events || ' ', ' link.clicked ') > 0)`;
+
+export const LAST_VISIT_ID = `SELECT coalesce(max(id), 0) FROM visits`;
+
+/** A link.clicked for each raw visit after the id ?, of an owner with an enabled hook asking for clicks. */
+export const RECORD_CLICKS = `INSERT INTO webhook_events (event, link_id, owner_id, visit_id, at)
+  SELECT 'link.clicked', v.link_id, l.owner_id, v.id, v.at FROM visits AS v JOIN links AS l ON l.id = v.link_id
+  WHERE v.id > ? AND EXISTS (SELECT 1 FROM webhooks AS w
+    WHERE w.user_id = l.owner_id AND w.enabled = 1 AND instr(' ' || w.events || ' ', ' link.clicked ') > 0)
+  ORDER BY v.id`;
