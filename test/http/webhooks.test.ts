@@ -111,6 +111,8 @@ test('a delivery answered 500 is tried again after the backoff, and not before',
   t.is(delivered!.nextAt, null);
   t.is(receiver.received[0]!.delivery, receiver.received[1]!.delivery);
   t.is(receiver.received[0]!.body, receiver.received[1]!.body);
+  // Delivered, its body is of no more use.
+  t.deepEqual(await kurz.sql('SELECT body FROM webhook_deliveries'), [{ body: '' }]);
 });
 
 test('without webhookAllowPrivate a hook on a private address is refused, and a name resolving to one is refused at delivery', async (t) => {

@@ -743,8 +743,10 @@ export const DUE_DELIVERIES = `SELECT ${DELIVERY_COLUMNS}, w.url, w.secret
 
 export const CLAIM_DELIVERY = `UPDATE webhook_deliveries SET next_at = $3 WHERE id = $1 AND next_at = $2`;
 
+/** An attempt's outcome; a delivered one's body is of no more use, and a busy hook's clicks make it large. */
 export const RECORD_ATTEMPT = `UPDATE webhook_deliveries SET attempts = attempts + 1, last_status = $2, last_error = $3,
-  delivered_at = CASE WHEN $4::boolean THEN $5::bigint ELSE delivered_at END, next_at = $6 WHERE id = $1`;
+  delivered_at = CASE WHEN $4::boolean THEN $5::bigint ELSE delivered_at END, body = CASE WHEN $4::boolean THEN '' ELSE body END,
+  next_at = $6 WHERE id = $1`;
 
 export const DELIVERIES_OF = `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries AS d WHERE d.hook_id = $1 ORDER BY d.id DESC LIMIT $2`;
 

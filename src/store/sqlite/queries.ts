@@ -590,8 +590,10 @@ export const DUE_DELIVERIES = `SELECT ${DELIVERY_COLUMNS}, w.url, w.secret
 
 export const CLAIM_DELIVERY = `UPDATE webhook_deliveries SET next_at = @until WHERE id = @id AND next_at = @due`;
 
+/** An attempt's outcome; a delivered one's body is of no more use, and a busy hook's clicks make it large. */
 export const RECORD_ATTEMPT = `UPDATE webhook_deliveries SET attempts = attempts + 1, last_status = @status, last_error = @error,
-  delivered_at = CASE WHEN @delivered THEN @at ELSE delivered_at END, next_at = @nextAt WHERE id = @id`;
+  delivered_at = CASE WHEN @delivered THEN @at ELSE delivered_at END, body = CASE WHEN @delivered THEN '' ELSE body END,
+  next_at = @nextAt WHERE id = @id`;
 
 export const DELIVERIES_OF = `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries AS d WHERE d.hook_id = ? ORDER BY d.id DESC LIMIT ?`;
 
