@@ -69,6 +69,7 @@ export const API_SCOPES = {
   'GET /api/v1/audit': 'admin',
   'GET /api/v1/webhooks': 'links:read',
   'POST /api/v1/webhooks': 'links:write',
+  'PATCH /api/v1/webhooks/:id': 'links:write',
   'DELETE /api/v1/webhooks/:id': 'links:write',
   'POST /api/v1/webhooks/:id/ping': 'links:write',
   'GET /api/v1/webhooks/:id/deliveries': 'links:read',
@@ -176,6 +177,7 @@ export function createRouter(web: WebServices): Router {
   router.get('/webhooks', loginRequired, webhooks.listWebhooks);
   router.post('/webhooks', loginRequired, webhooks.addWebhook);
   router.post('/webhooks/:id/ping', loginRequired, webhooks.pingWebhook);
+  router.post('/webhooks/:id/state', loginRequired, webhooks.setWebhookState);
   router.get('/webhooks/:id/delete', loginRequired, webhooks.confirmDelete);
   router.post('/webhooks/:id/delete', loginRequired, webhooks.deleteWebhook);
   router.get('/settings', adminRequired, settings.showSettings);
@@ -215,6 +217,7 @@ export function createRouter(web: WebServices): Router {
   apiRoute('GET /api/v1/audit', adminRequired, audit.listAudit);
   apiRoute('GET /api/v1/webhooks', webhooksApi.listWebhooks);
   apiRoute('POST /api/v1/webhooks', webhooksApi.addWebhook);
+  apiRoute('PATCH /api/v1/webhooks/:id', webhooksApi.editWebhook);
   apiRoute('DELETE /api/v1/webhooks/:id', webhooksApi.deleteWebhook);
   apiRoute('POST /api/v1/webhooks/:id/ping', webhooksApi.pingWebhook);
   apiRoute('GET /api/v1/webhooks/:id/deliveries', webhooksApi.listDeliveries);

@@ -20,6 +20,11 @@ export interface WebhookManagement {
    * more of LINK_EVENTS. Returns it with its secret, which is shown this once. Throws AppError('invalid').
    */
   add(actor: Actor, url: unknown, events: unknown): Promise<{ hook: Webhook; secret: string }>;
+  /**
+   * Turns one of the actor's hooks on or off: off, it records no events (what happens meanwhile is never sent)
+   * and its deliveries still due wait. Throws AppError('not_found').
+   */
+  setEnabled(actor: Actor, id: number, enabled: boolean): Promise<Webhook>;
   /** Deletes one of the actor's hooks and its delivery log. Throws AppError('not_found'). */
   remove(actor: Actor, id: number): Promise<void>;
   /** Sends one of the actor's hooks a `ping` at its next turn, through the same signed, retried delivery. */
@@ -65,6 +70,12 @@ export function webhookManagement({ store, rules, allowPrivate, now, random, aud
       });
       await audit.record(actor, 'webhook.create', { kind: 'webhook', id: hook.id, label: hook.url }, { events: chosen.join(' ') });
       return { hook, secret };
+    },
+
+    async setEnabled(actor, id, enabled) {
+      const hook = await own(actor, id);
+      if (!(await store.setWebhookEnabled(hook.id, actor.userId, enabled))) throw new AppError('not_found', `you have no webhook ${id}`);
+      return { ...hook, enabled };
     },
 
     async remove(actor, id) {

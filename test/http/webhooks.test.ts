@@ -325,3 +325,32 @@ test('a delivery that keeps failing is given up once a day has passed since its 
   t.is(receiver.received.length, given.attempts);
   t.true(kurz.log.records.some((e) => e.message === 'webhook delivery given up after a day of attempts'));
 });
+
+test('a paused hook records no events and sends nothing; resumed, it hears of what happens from then on', async (t) => {
+  const kurz = await startKurz(t, REACH_RECEIVER);
+  const receiver = await webhookReceiver(t);
+  const hook = (await (await kurz.postJson('/api/v1/webhooks', { url: receiver.url, events: ['link.created'] })).json()) as { id: number };
+  const paused = await kurz.request('PATCH', `/api/v1/webhooks/${hook.id}`, { enabled: false });
+  t.is(paused.status, 200);
+  t.like(await paused.json(), { id: hook.id, enabled: false });
+  t.is((await kurz.request('PATCH', `/api/v1/webhooks/${hook.id}`, { enabled: 'no' })).status, 400);
+  t.is((await kurz.request('PATCH', '/api/v1/webhooks/424242', { enabled: true })).status, 404);
+  t.is((await kurz.postJson('/api/v1/links', { url: 'https://example.com/unheard', alias: 'unheard' })).status, 201);
+  // The ping is queued while paused, and waits.
+  t.is((await kurz.request('POST', `/api/v1/webhooks/${hook.id}/ping`)).status, 202);
+  await kurz.kurz.services.deliveries.turn();
+  t.deepEqual(await kurz.sql('SELECT count(*) AS n FROM webhook_events'), [{ n: 0 }]);
+  t.is(receiver.received.length, 0);
+
+  t.is((await kurz.request('PATCH', `/api/v1/webhooks/${hook.id}`, { enabled: true })).status, 200);
+  t.is((await kurz.postJson('/api/v1/links', { url: 'https://example.com/heard', alias: 'heard' })).status, 201);
+  await waitFor(() => receiver.received.length >= 2);
+  await kurz.kurz.services.deliveries.turn();
+  t.deepEqual(
+    receiver.received.map((r) => [r.event, (r.json as unknown as { link?: { code: string } }).link?.code ?? null]),
+    [
+      ['ping', null],
+      ['link.created', 'heard'],
+    ],
+  );
+});

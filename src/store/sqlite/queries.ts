@@ -574,6 +574,8 @@ export const INSERT_WEBHOOK = `INSERT INTO webhooks (user_id, url, events, secre
 
 export const DELETE_WEBHOOK = `DELETE FROM webhooks WHERE id = ? AND user_id = ?`;
 
+export const SET_WEBHOOK_ENABLED = `UPDATE webhooks SET enabled = ? WHERE id = ? AND user_id = ?`;
+
 /** The oldest events first, each click with its visit (gone if pruned in the meantime). */
 export const PENDING_WEBHOOK_EVENTS = `SELECT e.id, e.event, e.link_id AS linkId, e.owner_id AS ownerId, e.at, v.id AS visitId,
     v.bot, v.referrer, v.browser, v.os, v.device, v.country, v.language
@@ -586,7 +588,7 @@ export const INSERT_DELIVERY = `INSERT INTO webhook_deliveries (hook_id, event, 
 
 export const DUE_DELIVERIES = `SELECT ${DELIVERY_COLUMNS}, w.url, w.secret
   FROM webhook_deliveries AS d JOIN webhooks AS w ON w.id = d.hook_id
-  WHERE d.next_at <= ? ORDER BY d.next_at, d.id LIMIT ?`;
+  WHERE d.next_at <= ? AND w.enabled = 1 ORDER BY d.next_at, d.id LIMIT ?`;
 
 export const CLAIM_DELIVERY = `UPDATE webhook_deliveries SET next_at = @until WHERE id = @id AND next_at = @due`;
 
