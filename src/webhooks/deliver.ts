@@ -89,6 +89,9 @@ export function webhookDeliveries(deps: DeliveryDeps): WebhookDeliveries {
     const at = new Date(deps.now());
     const deliveries: NewDelivery[] = [];
     const clicks = new Map<number, ClickJson[]>();
+    // A link edited several times in a turn (or by one edit in several statements) is shown as it is now:
+    // one link.updated says it all.
+    const updated = new Set<string>();
     for (const event of events) {
       for (const hook of hooks) {
         if (hook.userId !== event.ownerId || !hook.events.includes(event.event)) continue;
@@ -99,6 +102,11 @@ export function webhookDeliveries(deps: DeliveryDeps): WebhookDeliveries {
           if (list) list.push(clickJson(event, link));
           else clicks.set(hook.id, [clickJson(event, link)]);
           continue;
+        }
+        if (event.event === 'link.updated') {
+          const key = `${hook.id} ${event.linkId}`;
+          if (updated.has(key)) continue;
+          updated.add(key);
         }
         const body = JSON.stringify({ event: event.event, at: event.at.toISOString(), link });
         deliveries.push({ hookId: hook.id, event: event.event, body, createdAt: at, nextAt: at });

@@ -354,3 +354,43 @@ test('a paused hook records no events and sends nothing; resumed, it hears of wh
     ],
   );
 });
+
+test('link.updated comes from every kind of edit of a link: its fields, its tags, its rules, its split', async (t) => {
+  const kurz = await startKurz(t, REACH_RECEIVER);
+  const receiver = await webhookReceiver(t);
+  await kurz.kurz.services.webhooks.add(SERVER_ADMIN, receiver.url, ['link.updated']);
+  t.is((await kurz.postJson('/api/v1/links', { url: 'https://example.com/edited', alias: 'edits' })).status, 201);
+  const edits: Array<[string, string, unknown]> = [
+    ['PATCH', '/api/v1/links/edits', { tags: ['one'] }],
+    ['PATCH', '/api/v1/links/edits', { title: 'A title' }],
+    [
+      'PUT',
+      '/api/v1/links/edits/rules',
+      { rules: [{ conditions: [{ type: 'language', matchValue: 'de' }], target: 'https://example.de/' }] },
+    ],
+    [
+      'PATCH',
+      '/api/v1/links/edits',
+      {
+        split: [
+          { url: 'https://example.com/a', weight: 1 },
+          { url: 'https://example.com/b', weight: 1 },
+        ],
+      },
+    ],
+  ];
+  // Each edit waits for its event: edits within one turn would be one link.updated.
+  for (const [i, [method, path, body]] of edits.entries()) {
+    // An edit sets the link's updatedAt: a tags-only edit is an event by it, as time goes on between edits.
+    kurz.clock.advance(1000);
+    const answer = await kurz.request(method, path, body);
+    t.true(answer.status < 300, `${method} ${path}: ${answer.status} ${await answer.text()}`);
+    await waitFor(() => receiver.received.length >= i + 1);
+  }
+  // The edits that write the link in several statements were one event each all the same.
+  await kurz.kurz.services.deliveries.turn();
+  const links = receiver.received.map((r) => (r.json as unknown as { link: { tags: string[]; title: string | null } }).link);
+  t.is(links.length, edits.length);
+  t.deepEqual(links[0]!.tags, ['one']);
+  t.is(links.at(-1)!.title, 'A title');
+});
