@@ -189,6 +189,7 @@ export async function createServices(config: Config, deps: Deps, storage: Storag
       allowPrivate: config.webhookAllowPrivate,
       now,
       random,
+      audit,
     }),
     deliveries: webhookDeliveries({
       store: storage.webhooks,

@@ -24,10 +24,12 @@ export const AUDIT_ACTIONS = [
   'domain.remove',
   'tag.rename',
   'tag.delete',
+  'webhook.create',
+  'webhook.delete',
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
-export const SUBJECT_KINDS = ['link', 'key', 'user', 'domain', 'tag'] as const;
+export const SUBJECT_KINDS = ['link', 'key', 'user', 'domain', 'tag', 'webhook'] as const;
 export type SubjectKind = (typeof SUBJECT_KINDS)[number];
 
 /** What an entry is about: its kind and id, and a label to show when it is gone (a short URL, a key's or user's name, a host). */

@@ -375,6 +375,8 @@ export interface WebhookStore {
   listWebhooks(userId?: number): Promise<Webhook[]>;
   webhookById(id: number): Promise<Webhook | undefined>;
   insertWebhook(hook: NewWebhook): Promise<Webhook>;
+  /** Turns the hook `id` of `userId` on or off; false when that user has no such hook. */
+  setWebhookEnabled(id: number, userId: number, enabled: boolean): Promise<boolean>;
   /** Deletes the hook `id` of `userId` and its deliveries; false when that user has no such hook. */
   deleteWebhook(id: number, userId: number): Promise<boolean>;
   /** The oldest `limit` events recorded and not yet turned into deliveries. */
@@ -384,7 +386,7 @@ export interface WebhookStore {
    * another process removed one of those events first (it made their deliveries).
    */
   addDeliveries(eventIds: readonly number[], deliveries: readonly NewDelivery[]): Promise<boolean>;
-  /** Deliveries whose next attempt is at or before `now`, oldest first, at most `limit`. */
+  /** Deliveries of enabled hooks whose next attempt is at or before `now`, oldest first, at most `limit`. */
   dueDeliveries(now: Date, limit: number): Promise<DueDelivery[]>;
   /**
    * Takes a due delivery for one attempt by moving its next attempt from `due` to `until` (when another

@@ -31,7 +31,7 @@ import { LINK_FIELDS } from './forms.ts';
 import { PAGE_FIELDS } from './page-settings-form.ts';
 import { QR_QUERY } from './handlers/qr.ts';
 import { DOMAIN_CREATE, DOMAIN_EDIT, DOMAIN_JSON } from './handlers/domains-api.ts';
-import { DELIVERY_JSON, WEBHOOK_CREATE, WEBHOOK_JSON } from './handlers/webhooks-api.ts';
+import { DELIVERY_JSON, WEBHOOK_CREATE, WEBHOOK_EDIT, WEBHOOK_JSON } from './handlers/webhooks-api.ts';
 import { HANDOVER_JSON, USER_CREATE, USER_EDIT, USER_HANDOVER, USER_INVITATION, USER_JSON } from './handlers/users-api.ts';
 import { DOMAIN_QUERY, withDomain } from './domain-param.ts';
 import { CSRF_FIELD, SESSION_COOKIE } from './session.ts';
@@ -1085,6 +1085,20 @@ export const OPENAPI: OpenApiDocument = openApiDocument({
       }),
     },
     '/api/v1/webhooks/{id}': {
+      patch: linksApi({
+        operationId: 'editWebhookApi',
+        summary: 'Pause or resume one of your webhooks',
+        parameters: [parameter('webhook')],
+        body: WEBHOOK_EDIT,
+        responses: {
+          '200': { description: 'The hook', content: json(schema('Webhook')) },
+          '400': response('Invalid'),
+          '401': response('Unauthorized'),
+          '404': response('NotFound'),
+          '413': response('TooLarge'),
+          '415': response('UnsupportedType'),
+        },
+      }),
       delete: linksApi({
         operationId: 'deleteWebhookApi',
         summary: 'Delete one of your webhooks and its delivery log',
@@ -2066,6 +2080,14 @@ export const OPENAPI: OpenApiDocument = openApiDocument({
         responses: { '303': seeOther('To the webhooks, ?pinged=ID'), '404': pageOrProblem('You have no such webhook') },
       }),
     },
+    '/webhooks/{id}/state': {
+      post: adminForm(['enabled'], {
+        operationId: 'setWebhookState',
+        summary: 'Pause (`enabled=false`) or resume (`enabled=true`) one of your webhooks',
+        parameters: [parameter('webhook')],
+        responses: { '303': seeOther('To the webhooks'), '404': pageOrProblem('You have no such webhook') },
+      }),
+    },
     '/webhooks/{id}/delete': {
       get: adminPage({
         operationId: 'confirmDeleteWebhook',
@@ -2197,6 +2219,7 @@ export const OPENAPI: OpenApiDocument = openApiDocument({
       UserInvitation: USER_INVITATION,
       Webhook: WEBHOOK_JSON,
       WebhookCreate: WEBHOOK_CREATE,
+      WebhookEdit: WEBHOOK_EDIT,
       Delivery: DELIVERY_JSON,
     },
     responses: RESPONSES,

@@ -78,6 +78,7 @@ export const API_SCOPES = {
   'GET /api/v1/audit': 'admin',
   'GET /api/v1/webhooks': 'links:read',
   'POST /api/v1/webhooks': 'links:write',
+  'PATCH /api/v1/webhooks/:id': 'links:write',
   'DELETE /api/v1/webhooks/:id': 'links:write',
   'POST /api/v1/webhooks/:id/ping': 'links:write',
   'GET /api/v1/webhooks/:id/deliveries': 'links:read',
@@ -227,6 +228,7 @@ export function createRouter(web: WebServices): Router {
   router.get('/webhooks', loginRequired, webhooks.listWebhooks);
   router.post('/webhooks', loginRequired, webhooks.addWebhook);
   router.post('/webhooks/:id/ping', loginRequired, webhooks.pingWebhook);
+  router.post('/webhooks/:id/state', loginRequired, webhooks.setWebhookState);
   router.get('/webhooks/:id/delete', loginRequired, webhooks.confirmDelete);
   router.post('/webhooks/:id/delete', loginRequired, webhooks.deleteWebhook);
   router.get('/settings', adminRequired, settings.showSettings);
@@ -266,6 +268,7 @@ export function createRouter(web: WebServices): Router {
   apiRoute('GET /api/v1/audit', adminRequired, audit.listAudit);
   apiRoute('GET /api/v1/webhooks', webhooksApi.listWebhooks);
   apiRoute('POST /api/v1/webhooks', webhooksApi.addWebhook);
+  apiRoute('PATCH /api/v1/webhooks/:id', webhooksApi.editWebhook);
   apiRoute('DELETE /api/v1/webhooks/:id', webhooksApi.deleteWebhook);
   apiRoute('POST /api/v1/webhooks/:id/ping', webhooksApi.pingWebhook);
   apiRoute('GET /api/v1/webhooks/:id/deliveries', webhooksApi.listDeliveries);

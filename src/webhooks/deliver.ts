@@ -9,8 +9,8 @@ import { postJson, type Answer, type SendOptions } from './send.ts';
 import { SIGNATURE_HEADER, signatureOf } from './signature.ts';
 import type { DueDelivery, NewDelivery, RecordedEvent } from './webhook.ts';
 
-/** Recorded events read per turn: a hook's clicks beyond them go in the next turn's POST. */
-const EVENTS_PER_TURN = 1000;
+/** Recorded events read per turn (a POST of this many clicks is about 1.3 MB): more wait for the next turn. */
+const EVENTS_PER_TURN = 5000;
 
 /** Deliveries attempted per turn, at the same time. */
 const SENDS_PER_TURN = 16;
@@ -89,13 +89,24 @@ export function webhookDeliveries(deps: DeliveryDeps): WebhookDeliveries {
     const at = new Date(deps.now());
     const deliveries: NewDelivery[] = [];
     const clicks = new Map<number, ClickJson[]>();
+    // A link edited several times in a turn (or by one edit in several statements) is shown as it is now:
+    // one link.updated says it all.
+    const updated = new Set<string>();
     for (const event of events) {
       for (const hook of hooks) {
         if (hook.userId !== event.ownerId || !hook.events.includes(event.event)) continue;
         const link = await linkOf(event.linkId);
         if (event.event === 'link.clicked') {
-          if (link) clicks.set(hook.id, [...(clicks.get(hook.id) ?? []), clickJson(event, link)]);
+          if (!link) continue;
+          const list = clicks.get(hook.id);
+          if (list) list.push(clickJson(event, link));
+          else clicks.set(hook.id, [clickJson(event, link)]);
           continue;
+        }
+        if (event.event === 'link.updated') {
+          const key = `${hook.id} ${event.linkId}`;
+          if (updated.has(key)) continue;
+          updated.add(key);
         }
         const body = JSON.stringify({ event: event.event, at: event.at.toISOString(), link });
         deliveries.push({ hookId: hook.id, event: event.event, body, createdAt: at, nextAt: at });

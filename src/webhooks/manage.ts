@@ -1,3 +1,4 @@
+import type { AuditTrail } from '../audit/audit.ts';
 import type { Actor } from '../auth/actor.ts';
 import { AppError } from '../core/errors.ts';
 import type { UrlRules } from '../links/url-rules.ts';
@@ -19,6 +20,11 @@ export interface WebhookManagement {
    * more of LINK_EVENTS. Returns it with its secret, which is shown this once. Throws AppError('invalid').
    */
   add(actor: Actor, url: unknown, events: unknown): Promise<{ hook: Webhook; secret: string }>;
+  /**
+   * Turns one of the actor's hooks on or off: off, it records no events (what happens meanwhile is never sent)
+   * and its deliveries still due wait. Throws AppError('not_found').
+   */
+  setEnabled(actor: Actor, id: number, enabled: boolean): Promise<Webhook>;
   /** Deletes one of the actor's hooks and its delivery log. Throws AppError('not_found'). */
   remove(actor: Actor, id: number): Promise<void>;
   /** Sends one of the actor's hooks a `ping` at its next turn, through the same signed, retried delivery. */
@@ -33,10 +39,12 @@ export interface ManagementDeps {
   allowPrivate: boolean;
   now(): number;
   random(size: number): Buffer;
+  /** Records each hook added and deleted (never its secret). */
+  audit: Pick<AuditTrail, 'record'>;
 }
 
 /** The users' webhooks: each person adds, tests and deletes their own. */
-export function webhookManagement({ store, rules, allowPrivate, now, random }: ManagementDeps): WebhookManagement {
+export function webhookManagement({ store, rules, allowPrivate, now, random, audit }: ManagementDeps): WebhookManagement {
   const own = async (actor: Actor, id: number): Promise<Webhook> => {
     const hook = Number.isSafeInteger(id) ? await store.webhookById(id) : undefined;
     if (!hook || hook.userId !== actor.userId) throw new AppError('not_found', `you have no webhook ${id}`);
@@ -60,12 +68,20 @@ export function webhookManagement({ store, rules, allowPrivate, now, random }: M
         enabled: true,
         createdAt: new Date(now()),
       });
+      await audit.record(actor, 'webhook.create', { kind: 'webhook', id: hook.id, label: hook.url }, { events: chosen.join(' ') });
       return { hook, secret };
+    },
+
+    async setEnabled(actor, id, enabled) {
+      const hook = await own(actor, id);
+      if (!(await store.setWebhookEnabled(hook.id, actor.userId, enabled))) throw new AppError('not_found', `you have no webhook ${id}`);
+      return { ...hook, enabled };
     },
 
     async remove(actor, id) {
       const hook = await own(actor, id);
       if (!(await store.deleteWebhook(hook.id, actor.userId))) throw new AppError('not_found', `you have no webhook ${id}`);
+      await audit.record(actor, 'webhook.delete', { kind: 'webhook', id: hook.id, label: hook.url });
     },
 
     async ping(actor, id) {

@@ -51,7 +51,7 @@ export interface Delivery {
   id: number;
   hookId: number;
   event: DeliveryEvent;
-  /** The JSON body, as signed and sent on every attempt. */
+  /** The JSON body, as signed and sent on every attempt; emptied once delivered. */
   body: string;
   createdAt: Date;
   attempts: number;

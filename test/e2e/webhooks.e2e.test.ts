@@ -76,4 +76,8 @@ test('the webhooks page works without JavaScript', async (t) => {
   t.regex((await page.locator('#new-secret-value').textContent()) ?? '', /^whsec_/);
   await page.getByRole('button', { name: 'Send a test' }).click();
   await waitFor(() => receiver.received.some((r) => r.event === 'ping'));
+  await page.getByRole('button', { name: 'Pause' }).click();
+  t.is(await page.locator('section.webhook .state').first().textContent(), 'paused');
+  await page.getByRole('button', { name: 'Resume' }).click();
+  t.is(await page.locator('section.webhook .state').first().textContent(), 'on');
 });

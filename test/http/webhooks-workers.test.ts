@@ -105,3 +105,39 @@ nodesTest('three PostgreSQL nodes, each delivering, send every event once', asyn
   t.deepEqual(receiver.received.map((r) => Number(r.delivery)).sort(byId), log.map((d) => d.id).sort(byId));
   t.deepEqual(receiver.received.map((r) => (r.json as unknown as { link: { code: string } }).link.code).sort(), [...codes].sort());
 });
+
+test('a delivery that failed before kurz stopped is tried again after it starts again', async (t) => {
+  const receiver = await webhookReceiver(t, [500, 204]);
+  const env = {
+    ...(await freshDatabase(t)).env,
+    KURZ_WEBHOOK_ALLOW_PRIVATE: 'on',
+    KURZ_WEBHOOK_INTERVAL: '100ms',
+    KURZ_WEBHOOK_RETRY_BASE: '1s',
+    KURZ_PUBLIC_URL: 'https://kurz.test',
+  };
+  const made = await runCli(['keys', 'create', '--name', 'tests', '--json'], env);
+  t.is(made.code, 0, made.stderr);
+  const key = (JSON.parse(made.stdout) as { key: string }).key;
+  const first = await startServe(t, env);
+  const added = await freshRequest(`${first.url}/api/v1/webhooks`, {
+    method: 'POST',
+    body: { url: receiver.url, events: ['link.created'] },
+    key,
+  });
+  const hook = JSON.parse(added.body) as { id: number };
+  await createThrough(first.url, key, 'https://example.com/survives');
+  await waitFor(() => receiver.received.length === 1);
+  t.is(await first.stop(), 0);
+
+  const second = await startServe(t, env);
+  await waitFor(() => receiver.received.length === 2);
+  t.is(receiver.received[1]!.delivery, receiver.received[0]!.delivery);
+  t.is(receiver.received[1]!.body, receiver.received[0]!.body);
+  await waitFor(async () => {
+    const log = JSON.parse((await freshRequest(`${second.url}/api/v1/webhooks/${hook.id}/deliveries`, { key })).body) as {
+      deliveries: Array<{ attempts: number; lastStatus: number | null; deliveredAt: string | null }>;
+    };
+    return log.deliveries.length === 1 && log.deliveries[0]!.attempts === 2 && log.deliveries[0]!.deliveredAt !== null;
+  });
+  t.is(await second.stop(), 0);
+});

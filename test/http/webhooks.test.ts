@@ -111,6 +111,8 @@ test('a delivery answered 500 is tried again after the backoff, and not before',
   t.is(delivered!.nextAt, null);
   t.is(receiver.received[0]!.delivery, receiver.received[1]!.delivery);
   t.is(receiver.received[0]!.body, receiver.received[1]!.body);
+  // Delivered, its body is of no more use.
+  t.deepEqual(await kurz.sql('SELECT body FROM webhook_deliveries'), [{ body: '' }]);
 });
 
 test('without webhookAllowPrivate a hook on a private address is refused, and a name resolving to one is refused at delivery', async (t) => {
@@ -189,6 +191,17 @@ test('the API adds a hook (its secret in that answer alone), lists it, pings it,
   t.is((await kurz.request('DELETE', `/api/v1/webhooks/${hook.id}`)).status, 404);
   t.is((await kurz.get(`/api/v1/webhooks/${hook.id}/deliveries`)).status, 404);
   t.deepEqual(await (await kurz.get('/api/v1/webhooks')).json(), { webhooks: [] });
+  const trail = (await (await kurz.get('/api/v1/audit?action=webhook')).json()) as {
+    entries: Array<{ action: string; subject: { kind: string; label: string }; details: Record<string, unknown> }>;
+  };
+  t.deepEqual(
+    trail.entries.map((e) => [e.action, e.subject.kind, e.subject.label, e.details]),
+    [
+      ['webhook.delete', 'webhook', receiver.url, {}],
+      ['webhook.create', 'webhook', receiver.url, { events: 'link.created link.clicked' }],
+    ],
+  );
+  t.false(JSON.stringify(trail).includes(hook.secret));
 });
 
 test('bad hooks are refused with 400 naming the field, and unknown ids are 404', async (t) => {
@@ -311,4 +324,73 @@ test('a delivery that keeps failing is given up once a day has passed since its 
   t.true(kurz.clock.now() - madeAt > 86_400_000 - 3_600_000);
   t.is(receiver.received.length, given.attempts);
   t.true(kurz.log.records.some((e) => e.message === 'webhook delivery given up after a day of attempts'));
+});
+
+test('a paused hook records no events and sends nothing; resumed, it hears of what happens from then on', async (t) => {
+  const kurz = await startKurz(t, REACH_RECEIVER);
+  const receiver = await webhookReceiver(t);
+  const hook = (await (await kurz.postJson('/api/v1/webhooks', { url: receiver.url, events: ['link.created'] })).json()) as { id: number };
+  const paused = await kurz.request('PATCH', `/api/v1/webhooks/${hook.id}`, { enabled: false });
+  t.is(paused.status, 200);
+  t.like(await paused.json(), { id: hook.id, enabled: false });
+  t.is((await kurz.request('PATCH', `/api/v1/webhooks/${hook.id}`, { enabled: 'no' })).status, 400);
+  t.is((await kurz.request('PATCH', '/api/v1/webhooks/424242', { enabled: true })).status, 404);
+  t.is((await kurz.postJson('/api/v1/links', { url: 'https://example.com/unheard', alias: 'unheard' })).status, 201);
+  // The ping is queued while paused, and waits.
+  t.is((await kurz.request('POST', `/api/v1/webhooks/${hook.id}/ping`)).status, 202);
+  await kurz.kurz.services.deliveries.turn();
+  t.deepEqual(await kurz.sql('SELECT count(*) AS n FROM webhook_events'), [{ n: 0 }]);
+  t.is(receiver.received.length, 0);
+
+  t.is((await kurz.request('PATCH', `/api/v1/webhooks/${hook.id}`, { enabled: true })).status, 200);
+  t.is((await kurz.postJson('/api/v1/links', { url: 'https://example.com/heard', alias: 'heard' })).status, 201);
+  await waitFor(() => receiver.received.length >= 2);
+  await kurz.kurz.services.deliveries.turn();
+  t.deepEqual(
+    receiver.received.map((r) => [r.event, (r.json as unknown as { link?: { code: string } }).link?.code ?? null]),
+    [
+      ['ping', null],
+      ['link.created', 'heard'],
+    ],
+  );
+});
+
+test('link.updated comes from every kind of edit of a link: its fields, its tags, its rules, its split', async (t) => {
+  const kurz = await startKurz(t, REACH_RECEIVER);
+  const receiver = await webhookReceiver(t);
+  await kurz.kurz.services.webhooks.add(SERVER_ADMIN, receiver.url, ['link.updated']);
+  t.is((await kurz.postJson('/api/v1/links', { url: 'https://example.com/edited', alias: 'edits' })).status, 201);
+  const edits: Array<[string, string, unknown]> = [
+    ['PATCH', '/api/v1/links/edits', { tags: ['one'] }],
+    ['PATCH', '/api/v1/links/edits', { title: 'A title' }],
+    [
+      'PUT',
+      '/api/v1/links/edits/rules',
+      { rules: [{ conditions: [{ type: 'language', matchValue: 'de' }], target: 'https://example.de/' }] },
+    ],
+    [
+      'PATCH',
+      '/api/v1/links/edits',
+      {
+        split: [
+          { url: 'https://example.com/a', weight: 1 },
+          { url: 'https://example.com/b', weight: 1 },
+        ],
+      },
+    ],
+  ];
+  // Each edit waits for its event: edits within one turn would be one link.updated.
+  for (const [i, [method, path, body]] of edits.entries()) {
+    // An edit sets the link's updatedAt: a tags-only edit is an event by it, as time goes on between edits.
+    kurz.clock.advance(1000);
+    const answer = await kurz.request(method, path, body);
+    t.true(answer.status < 300, `${method} ${path}: ${answer.status} ${await answer.text()}`);
+    await waitFor(() => receiver.received.length >= i + 1);
+  }
+  // The edits that write the link in several statements were one event each all the same.
+  await kurz.kurz.services.deliveries.turn();
+  const links = receiver.received.map((r) => (r.json as unknown as { link: { tags: string[]; title: string | null } }).link);
+  t.is(links.length, edits.length);
+  t.deepEqual(links[0]!.tags, ['one']);
+  t.is(links.at(-1)!.title, 'A title');
 });

@@ -767,6 +767,8 @@ export const INSERT_WEBHOOK = `INSERT INTO webhooks (user_id, url, events, secre
 
 export const DELETE_WEBHOOK = `DELETE FROM webhooks WHERE id = $1 AND user_id = $2`;
 
+export const SET_WEBHOOK_ENABLED = `UPDATE webhooks SET enabled = $1 WHERE id = $2 AND user_id = $3`;
+
 /** The oldest events first, each click with its visit (gone if pruned in the meantime). */
 export const PENDING_WEBHOOK_EVENTS = `SELECT e.id, e.event, e.link_id AS "linkId", e.owner_id AS "ownerId", e.at, v.id AS "visitId",
     v.bot, v.referrer, v.browser, v.os, v.device, v.country, v.language
@@ -779,12 +781,14 @@ export const INSERT_DELIVERIES = `INSERT INTO webhook_deliveries (hook_id, event
 
 export const DUE_DELIVERIES = `SELECT ${DELIVERY_COLUMNS}, w.url, w.secret
   FROM webhook_deliveries AS d JOIN webhooks AS w ON w.id = d.hook_id
-  WHERE d.next_at <= $1 ORDER BY d.next_at, d.id LIMIT $2`;
+  WHERE d.next_at <= $1 AND w.enabled = 1 ORDER BY d.next_at, d.id LIMIT $2`;
 
 export const CLAIM_DELIVERY = `UPDATE webhook_deliveries SET next_at = $3 WHERE id = $1 AND next_at = $2`;
 
+/** An attempt's outcome; a delivered one's body is of no more use, and a busy hook's clicks make it large. */
 export const RECORD_ATTEMPT = `UPDATE webhook_deliveries SET attempts = attempts + 1, last_status = $2, last_error = $3,
-  delivered_at = CASE WHEN $4::boolean THEN $5::bigint ELSE delivered_at END, next_at = $6 WHERE id = $1`;
+  delivered_at = CASE WHEN $4::boolean THEN $5::bigint ELSE delivered_at END, body = CASE WHEN $4::boolean THEN '' ELSE body END,
+  next_at = $6 WHERE id = $1`;
 
 export const DELIVERIES_OF = `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries AS d WHERE d.hook_id = $1 ORDER BY d.id DESC LIMIT $2`;
 

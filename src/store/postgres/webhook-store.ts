@@ -35,6 +35,7 @@ export function createPostgresWebhookStore(db: Database): WebhookStore {
           ])
         ).rows[0]!,
       ),
+    setWebhookEnabled: async (id, userId, enabled) => (await run(q.SET_WEBHOOK_ENABLED, [enabled ? 1 : 0, id, userId])) === 1,
     deleteWebhook: async (id, userId) => (await run(q.DELETE_WEBHOOK, [id, userId])) === 1,
     pendingEvents: async (limit) =>
       (await db.query<EventRow>(q.PENDING_WEBHOOK_EVENTS, [limit])).rows

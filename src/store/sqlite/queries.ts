@@ -605,6 +605,8 @@ export const INSERT_WEBHOOK = `INSERT INTO webhooks (user_id, url, events, secre
 
 export const DELETE_WEBHOOK = `DELETE FROM webhooks WHERE id = ? AND user_id = ?`;
 
+export const SET_WEBHOOK_ENABLED = `UPDATE webhooks SET enabled = ? WHERE id = ? AND user_id = ?`;
+
 /** The oldest events first, each click with its visit (gone if pruned in the meantime). */
 export const PENDING_WEBHOOK_EVENTS = `SELECT e.id, e.event, e.link_id AS linkId, e.owner_id AS ownerId, e.at, v.id AS visitId,
     v.bot, v.referrer, v.browser, v.os, v.device, v.country, v.language
@@ -617,13 +619,27 @@ export const INSERT_DELIVERY = `INSERT INTO webhook_deliveries (hook_id, event, 
 
 export const DUE_DELIVERIES = `SELECT ${DELIVERY_COLUMNS}, w.url, w.secret
   FROM webhook_deliveries AS d JOIN webhooks AS w ON w.id = d.hook_id
-  WHERE d.next_at <= ? ORDER BY d.next_at, d.id LIMIT ?`;
+  WHERE d.next_at <= ? AND w.enabled = 1 ORDER BY d.next_at, d.id LIMIT ?`;
 
 export const CLAIM_DELIVERY = `UPDATE webhook_deliveries SET next_at = @until WHERE id = @id AND next_at = @due`;
 
+/** An attempt's outcome; a delivered one's body is of no more use, and a busy hook's clicks make it large. */
 export const RECORD_ATTEMPT = `UPDATE webhook_deliveries SET attempts = attempts + 1, last_status = @status, last_error = @error,
-  delivered_at = CASE WHEN @delivered THEN @at ELSE delivered_at END, next_at = @nextAt WHERE id = @id`;
+  delivered_at = CASE WHEN @delivered THEN @at ELSE delivered_at END, body = CASE WHEN @delivered THEN '' ELSE body END,
+  next_at = @nextAt WHERE id = @id`;
 
 export const DELIVERIES_OF = `SELECT ${DELIVERY_COLUMNS} FROM webhook_deliveries AS d WHERE d.hook_id = ? ORDER BY d.id DESC LIMIT ?`;
 
 export const PRUNE_DELIVERIES = `DELETE FROM webhook_deliveries WHERE created_at < ? AND next_at IS NULL`;
+
+/** Whether any enabled hook asks for clicks: a flush of visits records them only then. */
+export const WANTS_CLICKS = `SELECT EXISTS (SELECT 1 FROM webhooks WHERE enabled = 1 AND instr(' ' || events || ' ', ' link.clicked ') > 0)`;
+
+export const LAST_VISIT_ID = `SELECT coalesce(max(id), 0) FROM visits`;
+
+/** A link.clicked for each raw visit after the id ?, of an owner with an enabled hook asking for clicks. */
+export const RECORD_CLICKS = `INSERT INTO webhook_events (event, link_id, owner_id, visit_id, at)
+  SELECT 'link.clicked', v.link_id, l.owner_id, v.id, v.at FROM visits AS v JOIN links AS l ON l.id = v.link_id
+  WHERE v.id > ? AND EXISTS (SELECT 1 FROM webhooks AS w
+    WHERE w.user_id = l.owner_id AND w.enabled = 1 AND instr(' ' || w.events || ' ', ' link.clicked ') > 0)
+  ORDER BY v.id`;

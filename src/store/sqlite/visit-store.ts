@@ -94,6 +94,9 @@ export function createSqliteVisitStore(db: Database, health: WriteHealth, option
   const syncLess = db.prepare(q.SYNC_WITHOUT_WAITING);
   const syncDefault = db.prepare(connectionSync(options.durability ?? 'full'));
   const setHandover = db.prepare(q.SET_HANDOVER);
+  const wantsClicks = db.prepare<[], number>(q.WANTS_CLICKS).pluck();
+  const lastVisitId = db.prepare<[], number>(q.LAST_VISIT_ID).pluck();
+  const recordClicks = db.prepare<[number]>(q.RECORD_CLICKS);
 
   const writeBatch = db.transaction((batch: VisitBatch, receipt: VisitReceipt | undefined) => {
     // A visitor new for its link and day is one unique visitor, in the hour and on the day it was seen.
@@ -119,7 +122,11 @@ export function createSqliteVisitStore(db: Database, health: WriteHealth, option
     for (const d of batch.dimensions) addDimension.run(d.linkId, d.hour, DIMENSIONS.indexOf(d.dimension), d.value, d.count);
     for (const d of batch.dimensionDays) addDimensionDay.run(d.linkId, d.hour, DIMENSIONS.indexOf(d.dimension), d.value, d.count);
     for (const c of batch.links) addLinkVisits.run(c);
+    // The raw rows get ids past the last one (this transaction holds the write lock): a hook's link.clicked
+    // events are recorded for them in the same transaction, in one statement (webhooks/deliver.ts sends them).
+    const clicksAfter = batch.visits.length > 0 && wantsClicks.get() === 1 ? (lastVisitId.get() ?? 0) : undefined;
     insertRaw(batch.visits);
+    if (clicksAfter !== undefined) recordClicks.run(clicksAfter);
     if (handover !== undefined && receipt !== undefined) setHandover.run({ writer: handover, ...receipt });
   });
 

@@ -20,6 +20,7 @@ export function createSqliteWebhookStore(db: Database, health: WriteHealth): Web
   const webhookById = db.prepare<[number], WebhookRow>(q.WEBHOOK_BY_ID);
   const insertWebhook = db.prepare(q.INSERT_WEBHOOK);
   const deleteWebhook = db.prepare<[number, number]>(q.DELETE_WEBHOOK);
+  const setEnabled = db.prepare<[number, number, number]>(q.SET_WEBHOOK_ENABLED);
   const pendingEvents = db.prepare<[number], EventRow>(q.PENDING_WEBHOOK_EVENTS);
   const deleteEvent = db.prepare<[number]>(q.DELETE_WEBHOOK_EVENT);
   const insertDelivery = db.prepare(q.INSERT_DELIVERY);
@@ -48,6 +49,7 @@ export function createSqliteWebhookStore(db: Database, health: WriteHealth): Web
         });
         return toWebhook(webhookById.get(Number(lastInsertRowid))!);
       }),
+    setWebhookEnabled: (id, userId, enabled) => write(() => setEnabled.run(enabled ? 1 : 0, id, userId).changes === 1),
     deleteWebhook: (id, userId) => write(() => deleteWebhook.run(id, userId).changes === 1),
     pendingEvents: async (limit) =>
       pendingEvents

@@ -32,6 +32,13 @@ export const WEBHOOK_CREATE = z.strictObject({
   }),
 });
 
+/** PATCH /api/v1/webhooks/ID: turns a hook on or off. */
+export const WEBHOOK_EDIT = z.strictObject({
+  enabled: z
+    .boolean({ error: 'enabled must be true or false' })
+    .describe('false: the hook records no events (what happens meanwhile is never sent) and its due deliveries wait'),
+});
+
 /** A hook as the API shows it: never its secret, but when it is made. */
 export const WEBHOOK_JSON = z.strictObject({
   id: z.int(),
@@ -86,6 +93,11 @@ export function webhooksApiHandlers(web: WebServices) {
       const { hook, secret } = await web.webhooks.add(actorOf(ctx), url, events);
       ctx.res.setHeader('Location', `${WEBHOOKS_PATH}/${hook.id}`);
       sendJson(ctx.res, 201, { ...webhookJson(hook), secret });
+    },
+
+    async editWebhook(ctx: Context): Promise<void> {
+      const { enabled } = parseBody(WEBHOOK_EDIT, await readBody(ctx.req, ['json']));
+      sendJson(ctx.res, 200, webhookJson(await web.webhooks.setEnabled(actorOf(ctx), idOf(ctx), enabled)));
     },
 
     async deleteWebhook(ctx: Context): Promise<void> {

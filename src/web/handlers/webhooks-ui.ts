@@ -157,6 +157,14 @@ export function webhooksUiHandlers(web: WebServices) {
       sendSeeOther(ctx.res, `/webhooks?${new URLSearchParams({ pinged: String(hook.id) })}#hook-${hook.id}`);
     },
 
+    /** Turns the hook on (`enabled=true`) or off. */
+    async setWebhookState(ctx: Context): Promise<void> {
+      const body = await readForm(ctx, web);
+      const hook = await ownHook(ctx);
+      await web.webhooks.setEnabled(actorOf(ctx), hook.id, body['enabled'] === 'true');
+      sendSeeOther(ctx.res, `/webhooks#hook-${hook.id}`);
+    },
+
     /** The page that asks before deleting a hook. */
     async confirmDelete(ctx: Context): Promise<void> {
       const hook = await ownHook(ctx);
