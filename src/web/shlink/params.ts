@@ -1,9 +1,12 @@
 import type { Context } from 'koa';
+import type { WebServices } from '../../context.ts';
 import { DEFAULT_DOMAIN, normaliseHost } from '../../domains/domain.ts';
 import type { DomainRegistry } from '../../domains/registry.ts';
+import type { Link } from '../../links/link.ts';
 import { controlCharacter } from '../../links/text-rules.ts';
 import { timeOf } from '../../links/times.ts';
-import { invalidData } from './problems.ts';
+import { actorOf } from '../session.ts';
+import { invalidData, shortUrlNotFound } from './problems.ts';
 
 // What Shlink's query strings and bodies say, read in Shlink's words: each refusal is Shlink's invalid-data
 // naming the parameter.
@@ -131,4 +134,16 @@ export function domainParam(
   }
   const id = registry.idOfHost(host);
   return { id, host: id === DEFAULT_DOMAIN ? null : host };
+}
+
+/**
+ * The live link the path's short code and `?domain=` name, as the caller may see it; else Shlink's 404. A
+ * deleted kurz link keeps its code (410 to visitors); to Shlink's clients it is gone, as Shlink's would be.
+ */
+export async function liveShortUrl(ctx: Context, web: WebServices): Promise<Link> {
+  const code = ctx.params['shortCode'] ?? '';
+  const { id, host } = domainParam(param(ctx, 'domain'), web.registry);
+  const link = id === undefined ? undefined : await web.links.linkByCode(actorOf(ctx), code, id);
+  if (!link || link.deletedAt) throw shortUrlNotFound(code, host);
+  return link;
 }

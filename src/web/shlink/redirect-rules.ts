@@ -6,8 +6,8 @@ import { sendJson } from '../../http/respond.ts';
 import type { Link } from '../../links/link.ts';
 import { BROWSERS, DEVICES, type ConditionType, type RuleJson } from '../../rules/rule.ts';
 import { actorOf } from '../session.ts';
-import { domainParam, param } from './params.ts';
-import { invalidData, shortUrlNotFound } from './problems.ts';
+import { liveShortUrl } from './params.ts';
+import { invalidData } from './problems.ts';
 
 /** The condition types Shlink has: kurz's rules take these with the same keys and values, and more of their own. */
 const SHLINK_CONDITIONS: ReadonlySet<ConditionType> = new Set([
@@ -50,14 +50,6 @@ function kurzRule(rule: unknown, i: number): unknown {
 
 /** /rest/v{1,2,3}/short-urls/CODE/redirect-rules: kurz's redirect rules, one to one where Shlink has the words. */
 export function shlinkRuleHandlers(web: WebServices) {
-  async function linkOf(ctx: Context): Promise<Link> {
-    const code = ctx.params['shortCode'] ?? '';
-    const { id, host } = domainParam(param(ctx, 'domain'), web.registry);
-    const link = id === undefined ? undefined : await web.links.linkByCode(actorOf(ctx), code, id);
-    if (!link || link.deletedAt) throw shortUrlNotFound(code, host);
-    return link;
-  }
-
   /** The rules as Shlink lists them: each with its priority, its place in kurz's list (from 1). */
   function rulesJson(link: Link, rules: readonly RuleJson[]) {
     return {
@@ -74,7 +66,7 @@ export function shlinkRuleHandlers(web: WebServices) {
      * Shlink lacks) is left out, and its place shows as a gap in the priorities.
      */
     async listRedirectRules(ctx: Context): Promise<void> {
-      const link = await linkOf(ctx);
+      const link = await liveShortUrl(ctx, web);
       sendJson(ctx.res, 200, rulesJson(link, await web.links.rulesOf(actorOf(ctx), link.code, link.domain)));
     },
 
@@ -83,7 +75,7 @@ export function shlinkRuleHandlers(web: WebServices) {
      * with rules of kurz's own is refused: replacing them from a client that cannot see them would lose them.
      */
     async setRedirectRules(ctx: Context): Promise<void> {
-      const link = await linkOf(ctx);
+      const link = await liveShortUrl(ctx, web);
       const body = await readBody(ctx.req, ['json']);
       const given = typeof body === 'object' && body !== null ? (body as Record<string, unknown>)['redirectRules'] : undefined;
       if (!Array.isArray(given)) throw invalidData(['redirectRules'], 'redirectRules must be a list of rules {longUrl, conditions}');

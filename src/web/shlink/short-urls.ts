@@ -8,7 +8,7 @@ import type { Link, LinkQuery, ListOrder, ListSort, TagMode } from '../../links/
 import { parseTags } from '../../links/link-options.ts';
 import { takeCreations } from '../creation-limit.ts';
 import { actorOf } from '../session.ts';
-import { dateRange, domainParam, flagParam, listParam, pageParams, pagination, param, timeParam } from './params.ts';
+import { dateRange, domainParam, flagParam, listParam, liveShortUrl, pageParams, pagination, param, timeParam } from './params.ts';
 import { invalidData, nonUniqueSlug, shortUrlNotFound } from './problems.ts';
 import { shortUrlJson } from './short-url-json.ts';
 
@@ -135,16 +135,6 @@ export function shortUrlHandlers(web: WebServices) {
     return links.map((link) => shortUrlJson(link, totals.get(link.id) ?? { humans: 0, bots: 0 }, web));
   }
 
-  /** The live link the path's short code and `?domain=` name, as the caller may see it; else Shlink's 404. */
-  async function linkOf(ctx: Context): Promise<Link> {
-    const code = ctx.params['shortCode'] ?? '';
-    const { id, host } = domainParam(param(ctx, 'domain'), web.registry);
-    const link = id === undefined ? undefined : await web.links.linkByCode(actorOf(ctx), code, id);
-    // A deleted kurz link keeps its code (410 to visitors); to Shlink's clients it is gone, as Shlink's would be.
-    if (!link || link.deletedAt) throw shortUrlNotFound(code, host);
-    return link;
-  }
-
   /**
    * The caller's newest live link of the same target on the same domain whose fields match the ones given
    * (Shlink's findIfExists), or undefined; input kurz would refuse finds nothing (creation then says why).
@@ -224,12 +214,12 @@ export function shortUrlHandlers(web: WebServices) {
     },
 
     async showShortUrl(ctx: Context): Promise<void> {
-      sendJson(ctx.res, 200, (await present([await linkOf(ctx)]))[0]);
+      sendJson(ctx.res, 200, (await present([await liveShortUrl(ctx, web)]))[0]);
     },
 
     /** Sets the fields given (null clears one) and answers the short URL as it is now. */
     async editShortUrl(ctx: Context): Promise<void> {
-      const link = await linkOf(ctx);
+      const link = await liveShortUrl(ctx, web);
       const input = editionFields(await readObject(ctx), web.now());
       let edited = link;
       try {
@@ -242,7 +232,7 @@ export function shortUrlHandlers(web: WebServices) {
 
     /** 204. The code keeps answering 410 to visitors and is never handed out again. */
     async deleteShortUrl(ctx: Context): Promise<void> {
-      const link = await linkOf(ctx);
+      const link = await liveShortUrl(ctx, web);
       try {
         await web.links.deleteLink(actorOf(ctx), link.code, link.domain);
       } catch (err) {

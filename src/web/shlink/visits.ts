@@ -4,8 +4,8 @@ import { AppError } from '../../core/errors.ts';
 import { sendJson } from '../../http/respond.ts';
 import type { ScopedVisit, VisitScope } from '../../store/ports.ts';
 import { actorOf } from '../session.ts';
-import { dateRange, domainParam, flagParam, pageParams, pagination, param, paged } from './params.ts';
-import { domainNotFound, shortUrlNotFound, tagNotFound } from './problems.ts';
+import { dateRange, domainParam, flagParam, liveShortUrl, pageParams, pagination, param, paged } from './params.ts';
+import { domainNotFound, tagNotFound } from './problems.ts';
 import { shlinkTime, visitsSummary } from './short-url-json.ts';
 
 const COUNTRY_NAMES = new Intl.DisplayNames(['en'], { type: 'region' });
@@ -72,10 +72,7 @@ export function shlinkVisitHandlers(web: WebServices) {
     },
 
     async listShortUrlVisits(ctx: Context): Promise<void> {
-      const code = ctx.params['shortCode'] ?? '';
-      const { id, host } = domainParam(param(ctx, 'domain'), web.registry);
-      const link = id === undefined ? undefined : await web.links.linkByCode(actorOf(ctx), code, id);
-      if (!link || link.deletedAt) throw shortUrlNotFound(code, host);
+      const link = await liveShortUrl(ctx, web);
       await sendVisits(ctx, { linkId: link.id });
     },
 
