@@ -1,3 +1,4 @@
+import type { VisitDetails } from '../visits/visit.ts';
 import { isLinkEvent, type Delivery, type DeliveryEvent, type DueDelivery, type RecordedEvent, type Webhook } from '../webhooks/webhook.ts';
 
 // The webhooks' rows as both backends read them: times in milliseconds, flags 0/1, events space-separated.
@@ -25,20 +26,13 @@ export interface DeliveryRow {
   deliveredAt: number | null;
 }
 
-export interface EventRow {
+export interface EventRow extends VisitDetails {
   id: number;
   event: string;
   linkId: number;
   ownerId: number;
   at: number;
   visitId: number | null;
-  bot: string | null;
-  referrer: string | null;
-  browser: string | null;
-  os: string | null;
-  device: string | null;
-  country: string | null;
-  language: string | null;
 }
 
 export function toWebhook(row: WebhookRow): Webhook {

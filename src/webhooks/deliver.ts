@@ -3,6 +3,7 @@ import { isUnavailable } from '../core/errors.ts';
 import type { Logger } from '../core/log.ts';
 import { VERSION } from '../core/version.ts';
 import type { Link } from '../links/link.ts';
+import type { VisitDetails } from '../visits/visit.ts';
 import { linkJson, type LinkJson, type Presenter } from '../links/link-json.ts';
 import type { WebhookStore } from '../store/ports.ts';
 import { postJson, type Answer, type SendOptions } from './send.ts';
@@ -37,18 +38,11 @@ export interface DeliveryDeps {
 }
 
 /** A click as a link.clicked body lists it. */
-interface ClickJson {
+interface ClickJson extends VisitDetails {
   at: string;
   domain: string;
   code: string;
   shortUrl: string;
-  bot: string | null;
-  referrer: string | null;
-  browser: string | null;
-  os: string | null;
-  device: string | null;
-  country: string | null;
-  language: string | null;
 }
 
 export interface WebhookDeliveries {

@@ -1,3 +1,5 @@
+import type { VisitDetails } from '../visits/visit.ts';
+
 /** The events a hook may ask for: what happens to its owner's links. */
 export const LINK_EVENTS = ['link.created', 'link.updated', 'link.deleted', 'link.clicked'] as const;
 
@@ -21,16 +23,8 @@ export interface Webhook {
 export type NewWebhook = Omit<Webhook, 'id'>;
 
 /** A click as a link.clicked event carries it: the raw visit's facts, never the visitor's address. */
-export interface Click {
+export interface Click extends VisitDetails {
   at: Date;
-  /** The bot's name when a bot, crawler or preview fetcher made it; null for a person. */
-  bot: string | null;
-  referrer: string | null;
-  browser: string | null;
-  os: string | null;
-  device: string | null;
-  country: string | null;
-  language: string | null;
 }
 
 /**
