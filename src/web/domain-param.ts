@@ -27,3 +27,10 @@ export function domainOf(ctx: Context, registry: DomainRegistry): number {
 export function domainQuery(domain: number, registry: DomainRegistry): string {
   return domain === 0 ? '' : `domain=${encodeURIComponent(registry.hostOf(domain))}`;
 }
+
+/** The link page a form that made a link (or found the earlier one) sends the browser to: `?created` or `?existing`. */
+export function madeLinkPath(link: { domain: number; code: string }, created: boolean, registry: DomainRegistry): string {
+  const domain = domainQuery(link.domain, registry);
+  const flag = created ? 'created' : 'existing';
+  return `/links/${encodeURIComponent(link.code)}?${domain === '' ? flag : `${domain}&${flag}`}`;
+}

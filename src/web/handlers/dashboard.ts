@@ -25,7 +25,7 @@ import {
   type FormValues,
 } from '../forms.ts';
 import { domainOptions, formatTime, linkRow, redirectDefaults } from '../presenters.ts';
-import { domainQuery } from '../domain-param.ts';
+import { domainQuery, madeLinkPath } from '../domain-param.ts';
 import type { DomainTally } from '../../visits/visit.ts';
 import { dashboardCsv, dashboardFigures, DASHBOARD_PERIODS, periodQuery, pickerOf } from './stats-pages.ts';
 import { single } from '../../links/list-query.ts';
@@ -213,9 +213,7 @@ export function dashboardHandlers(web: WebServices) {
         const { link, created, withheld } = await web.creation.createLink(actorOf(ctx), linkInput(form, false), how);
         // With a title, tags or other options, the earlier link is offered beside the form, kept as typed.
         if (withheld) return await showDashboard(ctx, 200, { ...form, password: '' }, null, undefined, undefined, sameUrl(link, form));
-        const domain = domainQuery(link.domain, web.registry);
-        const flag = created ? 'created' : 'existing';
-        sendSeeOther(ctx.res, `/links/${encodeURIComponent(link.code)}?${domain === '' ? flag : `${domain}&${flag}`}`);
+        sendSeeOther(ctx.res, madeLinkPath(link, created, web.registry));
       } catch (err) {
         const error = formFailure(err);
         sendRetryAfter(ctx.res, error);

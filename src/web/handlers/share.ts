@@ -6,7 +6,7 @@ import { sendSeeOther } from '../../http/respond.ts';
 import { LIMITS } from '../../links/link-options.ts';
 import { single } from '../../links/list-query.ts';
 import { takeCreations } from '../creation-limit.ts';
-import { domainQuery } from '../domain-param.ts';
+import { madeLinkPath } from '../domain-param.ts';
 import { formError, formFailure, textOf, type FormError } from '../forms.ts';
 import { actorOf, readForm } from '../session.ts';
 import { showPage } from './pages.ts';
@@ -38,9 +38,7 @@ export function shareHandlers(web: WebServices) {
       const input = { url, ...(title.trim() === '' ? {} : { title: title.trim() }) };
       // A title is no reason for a second link of a URL shortened before: its link is shown.
       const { link, created } = await web.creation.createLink(actorOf(ctx), input, { ask: true });
-      const domain = domainQuery(link.domain, web.registry);
-      const flag = created ? 'created' : 'existing';
-      sendSeeOther(ctx.res, `/links/${encodeURIComponent(link.code)}?${domain === '' ? flag : `${domain}&${flag}`}`);
+      sendSeeOther(ctx.res, madeLinkPath(link, created, web.registry));
     } catch (err) {
       const error = formFailure(err);
       sendRetryAfter(ctx.res, error);
