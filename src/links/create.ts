@@ -9,7 +9,8 @@ import { AppError } from '../core/errors.ts';
 import type { DomainRegistry } from '../domains/registry.ts';
 import { RESERVED_PATHS } from './reserved-paths.ts';
 import type { LinkStore, LinkWriter } from '../store/ports.ts';
-import { checkAlias } from './alias-rules.ts';
+import { checkAlias, checkCodeLength } from './alias-rules.ts';
+import { randomCode } from '../codes/random-code.ts';
 import { DEFAULT_OPTIONS, type Link, type NewLink } from './link.ts';
 import { isPlain, parseOptions } from './link-options.ts';
 import type { BlocklistSource } from '../blocklist/blocklist.ts';
@@ -18,8 +19,11 @@ import { normaliseUrl, refuseListed, type Listening, urlRules, type UrlRules } f
 import { parseSplit, type Variant } from '../rules/rule.ts';
 import { storedSplit } from '../rules/stored.ts';
 
-/** A link as submitted: `url`, `alias`, `domain` (a host; the default domain when absent) and the option fields (link-options.ts), each unchecked. */
-export type CreateLinkInput = Record<string, unknown> & { url: unknown; alias?: unknown; domain?: unknown };
+/**
+ * A link as submitted: `url`, `alias` or `codeLength` (the length of its generated code), `domain` (a host;
+ * the default domain when absent) and the option fields (link-options.ts), each unchecked.
+ */
+export type CreateLinkInput = Record<string, unknown> & { url: unknown; alias?: unknown; codeLength?: unknown; domain?: unknown };
 
 export interface CreatedLink {
   link: Link;
@@ -113,13 +117,16 @@ export function linkCreation({ config, listening, blocklist, now, random, links,
     const domain = domains.idOf(input.domain);
     domains.refuseClosed(actor, domain);
     const alias = input.alias === undefined ? undefined : checkAlias(input.alias, RESERVED_PATHS);
+    const length = input.codeLength === undefined || input.codeLength === null ? undefined : checkCodeLength(input.codeLength);
+    if (alias !== undefined && length !== undefined)
+      throw new AppError('invalid', 'codeLength is the length of a generated code: give an alias or a codeLength, not both', 'codeLength');
     const given = parseOptions(input, now());
     const split = splitOf(input['split'], rules);
     const pages = input['pages'] === undefined || input['pages'] === null ? null : parsePages(input['pages']);
-    // Only a bare URL is deduplicated: a link with options, a split, pages or an alias is what its author asked for.
-    const plain = alias === undefined && split === null && pages === null && isPlain(given);
+    // Only a bare URL is deduplicated: a link with options, a split, pages, an alias or a code length is what its author asked for.
+    const plain = alias === undefined && length === undefined && split === null && pages === null && isPlain(given);
     // A chosen alias is never answered with another link; a separate link is asked for by name.
-    const lookUp = alias === undefined && !how.separate && config.dedupeWindow > 0 && (plain || how.ask === true);
+    const lookUp = alias === undefined && length === undefined && !how.separate && config.dedupeWindow > 0 && (plain || how.ask === true);
     const passwordHash = given.password ? await hashing.hash(given.password, random) : null;
     const review = reviewOf(actor, config.reviewNewLinks);
     const result = await links.write(async (tx): Promise<CreatedLink> => {
@@ -147,7 +154,9 @@ export function linkCreation({ config, listening, blocklist, now, random, links,
         if (existing) return plain ? { link: existing, created: false } : { link: existing, created: false, withheld: true };
       }
       const created =
-        alias === undefined ? await insertWithGeneratedCode(tx, codes, link) : await insertWithAlias(tx, { ...link, code: alias });
+        alias === undefined
+          ? await insertWithGeneratedCode(tx, codes, link, length === undefined ? undefined : { length, random })
+          : await insertWithAlias(tx, { ...link, code: alias });
       if (split !== null) {
         await tx.setSplit(created.id, storedSplit(split), at);
         created.split = split;
@@ -196,18 +205,39 @@ export function splitOf(input: unknown, rules: UrlRules): Variant[] | null {
   return input === undefined || input === null ? null : parseSplit(input, rules, 'split');
 }
 
+/** A generated code of a length asked for, and the randomness that draws it when the id's own code has another. */
+export interface AskedLength {
+  length: number;
+  random: (size: number) => Buffer;
+}
+
 /**
  * Inserts under a generated code; a code already taken by an alias (on any domain: generated codes are
- * unique across all of them) costs that id, never a collision.
+ * unique across all of them) costs that id, never a collision. With `asked`, the code has that length: the
+ * id's own code when it has it, else a random one (no id's code can be made to have any length asked for),
+ * held to the same rules: unique on every domain, never a retired code (a deleted link keeps its row), never
+ * one of kurz's paths. Throws AppError('conflict') naming `codeLength` when no free code of that length turns up.
  */
-export async function insertWithGeneratedCode(tx: LinkWriter, codes: CodeGenerator, link: Omit<NewLink, 'code'>): Promise<Link> {
+export async function insertWithGeneratedCode(
+  tx: LinkWriter,
+  codes: CodeGenerator,
+  link: Omit<NewLink, 'code'>,
+  asked?: AskedLength,
+): Promise<Link> {
   for (let tries = 0; tries < MAX_CODE_TRIES; tries++) {
     const id = await tx.takeLinkId();
-    const code = codes.codeFor(id);
+    const own = codes.codeFor(id);
+    const code = asked === undefined || own.length === asked.length ? own : randomCode(asked.length, asked.random);
     // A generated code could spell one of kurz's own paths ("healthz" is 7 base62 characters): skip it.
     if (RESERVED_PATHS.has(code.toLowerCase())) continue;
     if ((await tx.insertLink({ ...link, code }, id)) !== undefined) return newLink(id, { ...link, code });
   }
+  if (asked !== undefined)
+    throw new AppError(
+      'conflict',
+      `no free code of ${asked.length} characters turned up in ${MAX_CODE_TRIES} tries: ask for a longer one`,
+      'codeLength',
+    );
   throw new Error(`no free code after ${MAX_CODE_TRIES} ids`);
 }
 

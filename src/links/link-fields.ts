@@ -1,7 +1,7 @@
 import * as z from 'zod';
 import { orNull, jsonSchemaOf, ruled } from '../core/request-schema.ts';
 import { RESERVED_PATHS } from './reserved-paths.ts';
-import { checkAlias } from './alias-rules.ts';
+import { checkAlias, checkCodeLength, MAX_CODE_CHARS, MIN_ASKED_LENGTH } from './alias-rules.ts';
 import { PREVIEW_LIMITS } from './preview.ts';
 import { LIMITS, OPTION_RULES, REDIRECT_STATUSES, type OptionField } from './link-options.ts';
 
@@ -30,6 +30,18 @@ export const ALIAS_FIELD = ruled(
     .regex(/^[A-Za-z0-9_-]{1,64}$/)
     .describe("A code of one's own: 1 to 64 letters, digits, - and _, none of kurz's own paths"),
   checkedBy((value) => checkAlias(value, RESERVED_PATHS)),
+);
+
+/** The length of a link's generated code (links/alias-rules.ts); absent: the instance's `codeLength`. */
+export const CODE_LENGTH_FIELD = ruled(
+  z
+    .int()
+    .min(MIN_ASKED_LENGTH)
+    .max(MAX_CODE_CHARS)
+    .describe(
+      "The generated code's length instead of the instance's codeLength: the id's own code when it has that length, else a random one; not with alias",
+    ),
+  checkedBy(checkCodeLength),
 );
 
 /** The domain a link is created on: a host (the domains' registry decides, as the link is stored); absent: the default domain. */

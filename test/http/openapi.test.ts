@@ -138,7 +138,8 @@ test('the request schemas take exactly the fields the API takes', async (t) => {
   const fieldsOf = (name: string) => Object.keys(doc.components.schemas[name]?.properties ?? {}).sort();
   // `domain`: the domain a link is created on, or moved to (issue 24).
   // `split`: the link's own A/B split; `pages`: its pages before the redirect (issue 26).
-  t.deepEqual(fieldsOf('LinkCreate'), ['url', 'alias', 'domain', 'split', 'pages', ...OPTION_FIELDS].sort());
+  // `codeLength`: the length of a generated code (Shlink's shortCodeLength, issue 28).
+  t.deepEqual(fieldsOf('LinkCreate'), ['url', 'alias', 'codeLength', 'domain', 'split', 'pages', ...OPTION_FIELDS].sort());
   // `owner`: an admin hands a link to another user (issue 25); `pages`: its pages before the redirect (issue 26).
   t.deepEqual(fieldsOf('LinkEdit'), ['url', 'domain', 'owner', 'split', 'pages', ...OPTION_FIELDS].sort());
   // `users`: who may create links on the domain (issue 25).

@@ -92,6 +92,28 @@ test('the SDK creates a short URL with every field Shlink takes, reads it back, 
   t.is(await k.linkCount(), 5);
 });
 
+test('the SDK gets a generated short code of the shortCodeLength asked for, unless it gives a slug', async (t) => {
+  const k = await startKurz(t);
+  t.is((await k.postJson('/api/v1/domains', { host: 'short.test' })).status, 201);
+  const api = sdk(k);
+  for (const shortCodeLength of [4, 9, 64]) {
+    const made = await api.createShortUrl({ longUrl: 'https://example.com/sized', shortCodeLength, domain: 'short.test' });
+    t.regex(made.shortCode, new RegExp(`^[0-9a-zA-Z]{${shortCodeLength}}$`), `shortCodeLength ${shortCodeLength}`);
+    t.is(made.shortUrl, `https://short.test/${made.shortCode}`);
+    t.deepEqual(await api.getShortUrl({ shortCode: made.shortCode, domain: 'short.test' }), made);
+  }
+  const slug = await api.createShortUrl({ longUrl: 'https://example.com/sized', customSlug: 'my-slug', shortCodeLength: 4 });
+  t.is(slug.shortCode, 'my-slug', 'a slug wins over shortCodeLength, as in Shlink');
+  for (const shortCodeLength of [3, 65]) {
+    t.like(await problemOf(api.createShortUrl({ longUrl: 'https://example.com/sized', shortCodeLength })), {
+      type: ErrorType.INVALID_ARGUMENT,
+      status: 400,
+      invalidElements: ['shortCodeLength'],
+    });
+  }
+  t.is(await k.linkCount(), 4);
+});
+
 test('the SDK lists short URLs with Shlink filters, orders and numbered pages', async (t) => {
   const k = await startKurz(t);
   t.is((await k.postJson('/api/v1/domains', { host: 'short.test' })).status, 201);

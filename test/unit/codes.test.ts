@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import type { IncomingMessage } from 'node:http';
 import test from 'ava';
 import fc from 'fast-check';
@@ -6,6 +6,7 @@ import { BASE62_ALPHABET, decodeBase62, encodeBase62, encodeBase62Fixed, isBase6
 import { createCodeGenerator } from '../../src/codes/code-generator.ts';
 import type { CodeGenerator, CodeGeneratorOptions } from '../../src/codes/code-generator.ts';
 import { createFf1, createFf1Text } from '../../src/codes/ff1.ts';
+import { randomCode } from '../../src/codes/random-code.ts';
 import { redirectSegment } from '../../src/edge/redirect.ts';
 import { CODE } from '../../src/links/alias-rules.ts';
 import { RESERVED_PATHS } from '../../src/links/reserved-paths.ts';
@@ -404,4 +405,38 @@ test('property: every generated code, in both modes, is a code spelling that the
     { numRuns: 500 },
   );
   t.pass();
+});
+
+// --- random codes (a length asked for)
+
+/** A random source that hands out these bytes in order, as many as each call asks for. */
+function bytes(...values: number[]): (size: number) => Buffer {
+  let at = 0;
+  return (size) => {
+    if (at + size > values.length) throw new Error('the test ran out of bytes');
+    return Buffer.from(values.slice(at, (at += size)));
+  };
+}
+
+test('randomCode maps each byte below 248 to one base62 character and draws again for the rest', (t) => {
+  const table: [number, number[], string][] = [
+    [4, [0, 1, 2, 3], '0123'],
+    [4, [10, 35, 36, 61], 'azAZ'],
+    [4, [62, 123, 124, 247], '0Z0Z'],
+    // 248 to 255 would favour the first eight characters: they are dropped, and what is missing drawn again.
+    [4, [248, 0, 255, 1, 250, 2, 7], '0127'],
+    [1, [255, 255, 9], '9'],
+  ];
+  for (const [length, values, code] of table) t.is(randomCode(length, bytes(...values)), code, JSON.stringify(values));
+});
+
+test('randomCode gives every character from four of the 248 bytes it keeps, and codes of the length asked for', (t) => {
+  const all = randomCode(248, bytes(...Array.from({ length: 256 }, (_, byte) => byte)));
+  const counts = new Map<string, number>();
+  for (const c of all) counts.set(c, (counts.get(c) ?? 0) + 1);
+  t.is(counts.size, 62);
+  t.true([...counts.values()].every((n) => n === 4));
+  fc.assert(
+    fc.property(fc.integer({ min: 4, max: 64 }), (length) => new RegExp(`^[0-9a-zA-Z]{${length}}$`).test(randomCode(length, randomBytes))),
+  );
 });

@@ -8,7 +8,7 @@ import { AppError } from '../../core/errors.ts';
 import { parseBody, ruled } from '../../core/request-schema.ts';
 import { BULK_BODY_LIMIT, readBody } from '../../http/body.ts';
 import { sendJson, sendNoContent } from '../../http/respond.ts';
-import { ALIAS_FIELD, DOMAIN_FIELD, OPTION_SCHEMAS, SPLIT_FIELD, TAG, URL_FIELD } from '../../links/link-fields.ts';
+import { ALIAS_FIELD, CODE_LENGTH_FIELD, DOMAIN_FIELD, OPTION_SCHEMAS, SPLIT_FIELD, TAG, URL_FIELD } from '../../links/link-fields.ts';
 import { linkJson } from '../../links/link-json.ts';
 import { LIST_QUERY } from '../../links/list-query.ts';
 import { RULE_LIMITS } from '../../rules/rule.ts';
@@ -25,6 +25,7 @@ export const BATCH_MAX = 1000;
 export const LINK_CREATE = z.strictObject({
   url: URL_FIELD.nonoptional({ error: 'url is required' }),
   alias: ALIAS_FIELD,
+  codeLength: CODE_LENGTH_FIELD,
   domain: DOMAIN_FIELD,
   ...OPTION_SCHEMAS,
   split: SPLIT_FIELD,

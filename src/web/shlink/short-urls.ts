@@ -5,6 +5,7 @@ import { AppError } from '../../core/errors.ts';
 import { readBody } from '../../http/body.ts';
 import { sendJson, sendNoContent } from '../../http/respond.ts';
 import type { Link, LinkQuery, ListOrder, ListSort, TagMode } from '../../links/link.ts';
+import { checkCodeLength } from '../../links/alias-rules.ts';
 import { parseTags } from '../../links/link-options.ts';
 import { takeCreations } from '../creation-limit.ts';
 import { actorOf } from '../session.ts';
@@ -24,9 +25,6 @@ const SORTS: Readonly<Record<string, ListSort>> = {
 
 /** Links of the same target looked through for findIfExists, newest first. */
 const FIND_LIMIT = 100;
-
-/** Shlink's shortest generated code. */
-const MIN_CODE_LENGTH = 4;
 
 /** The fields a short URL is created and edited with, in kurz's words (links/link-fields.ts). */
 type LinkInput = Record<string, unknown>;
@@ -76,7 +74,10 @@ function editionFields(body: Record<string, unknown>, now: number): LinkInput {
   return input;
 }
 
-/** The creation fields on top of the edition's: `customSlug`, `domain`, and the ones kurz checks and leaves (`shortCodeLength`). */
+/**
+ * The creation fields on top of the edition's: `customSlug`, `domain`, `shortCodeLength` (kurz's `codeLength`,
+ * checked here by kurz's rule so that findIfExists never skips it; unused beside a slug, as Shlink does).
+ */
 function creationFields(body: Record<string, unknown>, now: number): { input: LinkInput & { url: unknown }; findIfExists: boolean } {
   if (body['longUrl'] === undefined || body['longUrl'] === null) throw invalidData(['longUrl'], 'longUrl is required');
   const input: LinkInput & { url: unknown } = { ...editionFields(body, now), url: body['longUrl'] };
@@ -86,8 +87,10 @@ function creationFields(body: Record<string, unknown>, now: number): { input: Li
   const prefix = body['pathPrefix'];
   if (prefix !== undefined && prefix !== null && prefix !== '') throw invalidData(['pathPrefix'], 'kurz has no path prefixes');
   const length = body['shortCodeLength'];
-  if (length !== undefined && length !== null && (typeof length !== 'number' || !Number.isInteger(length) || length < MIN_CODE_LENGTH))
-    throw invalidData(['shortCodeLength'], `shortCodeLength must be a whole number from ${MIN_CODE_LENGTH}`);
+  if (length !== undefined && length !== null) {
+    const checked = checkCodeLength(length);
+    if (input['alias'] === undefined) input['codeLength'] = checked;
+  }
   const findIfExists = body['findIfExists'] ?? false;
   if (typeof findIfExists !== 'boolean') throw invalidData(['findIfExists'], 'findIfExists must be true or false');
   return { input, findIfExists };
