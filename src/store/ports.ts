@@ -128,6 +128,12 @@ export interface LinkWriter {
    * across all domains, so moving such a link never collides.
    */
   insertLink(link: NewLink, id: number | null): Promise<number | undefined>;
+  /**
+   * Adds to the rollups (hours, days, the owner's days, breakdowns) the visits another shortener logged for
+   * links imported in this transaction; the links' counts are left as imported (importLink set them), and none
+   * is a unique visitor (the log cannot tell).
+   */
+  addPastVisits(batch: Pick<VisitBatch, 'hours' | 'days' | 'dimensions' | 'dimensionDays'>): Promise<void>;
   /** Inserts an imported link under its own code on its domain, with its visits; undefined when the code is taken there. */
   importLink(record: LinkRecord & { ownerId: number; review: 'pending' | null }, urlHash: Buffer | null): Promise<number | undefined>;
   /**

@@ -231,7 +231,8 @@ export function peerRecord(
   };
   const generated = link.code === null;
   try {
-    return { line: link.line, record: toRecord(row, link.line, reserved, domainOf, generated), rules: null, generated };
+    const record = toRecord(row, link.line, reserved, domainOf, generated);
+    return { line: link.line, record, rules: null, generated, ...(link.visits.length > 0 ? { visits: link.visits } : {}) };
   } catch (err) {
     // Tags kurz cannot keep (a character it does not allow, too many) would lose part of the link: it stays behind, with why.
     if (!(err instanceof AppError) || err.field !== 'tags') throw err;

@@ -8,6 +8,15 @@ export interface NumberedRecord {
   rules: unknown;
   /** The file gives no code: one is generated (and `record.code` is ''). */
   generated?: boolean;
+  /** The visits another shortener logged (YOURLS' yourls_log): they go into the link's figures, not its count. */
+  visits?: PastVisit[];
+}
+
+/** A visit another shortener logged, as kurz keeps it: when, the referrer's host and the country (null: unknown). */
+export interface PastVisit {
+  at: number;
+  referrer: string | null;
+  country: string | null;
 }
 
 /** A link as an export carries it: its record and its redirect rules as the API sets them, null for none. */

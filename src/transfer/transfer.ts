@@ -11,7 +11,8 @@ import { hashUrl, insertWithGeneratedCode } from '../links/create.ts';
 import type { Link, LinkAddress, LinkRecord } from '../links/link.ts';
 import type { CodeGenerator } from '../codes/code-generator.ts';
 import { RESERVED_PATHS } from '../links/reserved-paths.ts';
-import type { ExportedLink, NumberedRecord } from './records.ts';
+import type { ExportedLink, NumberedRecord, PastVisit } from './records.ts';
+import { rollUp } from '../visits/rollup.ts';
 import { readImportFile, type ImportFile, type ReadFile, type SqliteReader } from './sources.ts';
 import { isPlain } from '../links/link-options.ts';
 import { reviewOf } from '../links/review-rules.ts';
@@ -56,6 +57,19 @@ export interface ImportReport {
 export interface ImportHow {
   from: 'kurz' | 'peer';
   dryRun?: boolean;
+}
+
+/**
+ * The rollups of the visits another shortener logged for the link `linkId`, each a person's (a log keeps no
+ * verdict on bots kurz could trust), without the link's count, which the file gives.
+ */
+function pastRollups(linkId: number, visits: readonly PastVisit[]) {
+  const details = { bot: null, browser: null, os: null, device: null, language: null, visitor: null, variant: null, rule: null };
+  const { hours, days, dimensions, dimensionDays } = rollUp(
+    visits.map((v) => ({ ...details, linkId, at: v.at, referrer: v.referrer, country: v.country })),
+    false,
+  );
+  return { hours, days, dimensions, dimensionDays };
 }
 
 /** Carries a rehearsal's report out of the transaction it rolls back. */
@@ -186,7 +200,7 @@ export function linkTransfer({ config, listening, blocklist, links, cache, regis
       const stored: LinkAddress[] = [];
       const work = async (tx: LinkWriter): Promise<ImportReport> => {
         const lines: LineOutcome[] = [];
-        for (const { line, record, generated } of records) {
+        for (const { line, record, generated, visits } of records) {
           const skip = (code: string, reason: string) =>
             lines.push({ line, code, domain: record.domain, url: record.url, action: 'skip', reason });
           let url: string;
@@ -220,6 +234,7 @@ export function linkTransfer({ config, listening, blocklist, links, cache, regis
             !record.isAlias && split === null && linkRules === undefined && isPlain({ options: record, password: record.passwordHash });
           const id = await tx.importLink({ ...record, url, ownerId: actor.userId, review }, plain ? hashUrl(url) : null);
           if (id !== undefined) {
+            if (visits !== undefined) await tx.addPastVisits(pastRollups(id, visits));
             if (split !== null) await tx.setSplit(id, storedSplit(split), record.updatedAt);
             if (linkRules !== undefined) await tx.setRules(id, storedRules(linkRules), record.updatedAt);
             stored.push(record);

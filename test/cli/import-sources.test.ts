@@ -10,8 +10,25 @@ const fixture = (name: string) => join(FIXTURES, name);
 
 /** A CLI runner on a fresh database whose default domain is s.example, and a folder for its files. */
 async function kurzOn(t: ExecutionContext) {
-  const env = { ...(await freshDatabase(t)).env, KURZ_PUBLIC_URL: 'https://s.example' };
-  return Object.assign((...args: string[]) => runCli(args, env), { env, dir: tempDir(t) });
+  const database = await freshDatabase(t);
+  const env = { ...database.env, KURZ_PUBLIC_URL: 'https://s.example' };
+  return Object.assign((...args: string[]) => runCli(args, env), { env, dir: tempDir(t), sql: database.sql });
+}
+
+/** How many rows of visit figures the database holds: hours, days, the owners' days, breakdowns. */
+async function figureRows(kurz: Awaited<ReturnType<typeof kurzOn>>): Promise<number> {
+  let rows = 0;
+  for (const table of ['visit_hours', 'visit_days', 'visit_totals', 'visit_dimensions', 'visit_dimension_days']) {
+    const [row] = await kurz.sql<{ n: number }>(`SELECT count(*) AS n FROM ${table}`);
+    rows += row?.n ?? 0;
+  }
+  return rows;
+}
+
+/** `kurz stats CODE --json` over the days [from, to), by day: the figures GET /api/v1/links/CODE/stats gives. */
+async function statsOf(kurz: Awaited<ReturnType<typeof kurzOn>>, code: string, from: string, to: string) {
+  const result = await kurz('stats', code, '--granularity', 'day', '--from', from, '--to', to, '--json');
+  return JSON.parse(result.stdout) as { visitCount: number; stats: Record<string, unknown> & { series: Array<{ t: string }> } };
 }
 
 interface Listed {
@@ -94,6 +111,62 @@ test('--from yourls reads a mysqldump: keywords, titles with escapes, UTC times,
     ].join('\n'),
     'importing twice is harmless, and says why each line was skipped',
   );
+});
+
+test("--from yourls puts yourls_log's clicks in each link's figures by day, referrer and country, its count staying the url's", async (t) => {
+  const kurz = await kurzOn(t);
+  t.is((await kurz('import', '--from', 'yourls', fixture('yourls.sql'))).code, 0);
+  const ozh = await statsOf(kurz, 'ozh', '2024-03-01', '2024-03-05');
+  t.is(ozh.visitCount, 3);
+  t.like(ozh.stats, {
+    visits: { total: 3, humans: 3, bots: 0, uniqueVisitors: 0 },
+    series: [
+      { t: '2024-03-01T00:00:00.000Z', humans: 0, bots: 0 },
+      { t: '2024-03-02T00:00:00.000Z', humans: 1, bots: 0 },
+      { t: '2024-03-03T00:00:00.000Z', humans: 1, bots: 0 },
+      { t: '2024-03-04T00:00:00.000Z', humans: 1, bots: 0 },
+    ],
+    referrers: [
+      { name: 'direct', count: 2 },
+      { name: 'news.example', count: 1 },
+    ],
+    countries: [
+      { name: 'DE', count: 1 },
+      { name: 'FR', count: 1 },
+      { name: 'unknown', count: 1 },
+    ],
+  });
+  t.is(ozh.stats.series.length, 4);
+  // YOURLS counted 41 clicks but its log kept one (pruned): the count is the url's, the days show the log's.
+  const release = await statsOf(kurz, 'Release_2', '2024-04-30', '2024-05-02');
+  t.is(release.visitCount, 41);
+  t.like(release.stats, { visits: { humans: 1 }, countries: [{ name: 'US', count: 1 }] });
+  const rows = await figureRows(kurz);
+  t.true(rows > 0);
+  t.is((await kurz('import', '--from', 'yourls', fixture('yourls.sql'))).stdout.split('\n')[0], 'imported 0 links, skipped 3');
+  t.is(await figureRows(kurz), rows, 'a skipped link adds no figures: importing twice counts nothing twice');
+  t.like((await statsOf(kurz, 'ozh', '2024-03-01', '2024-03-05')).stats, { visits: { humans: 3 } });
+});
+
+test('a YOURLS dump with a log line kurz cannot read imports nothing, neither links nor figures; a rehearsal stores none', async (t) => {
+  const kurz = await kurzOn(t);
+  const file = join(kurz.dir, 'bad-log.sql');
+  writeFileSync(
+    file,
+    [
+      "INSERT INTO `yourls_url` VALUES ('a','https://a.example/','t','2024-01-01 00:00:00','ip',2);",
+      "INSERT INTO `yourls_log` VALUES (1,'2024-03-02 08:15:00','a','direct','UA','ip','FR'),",
+      "(2,'2024-02-30 08:15:00','a','direct','UA','ip','FR');",
+      '',
+    ].join('\n'),
+  );
+  const refused = await kurz('import', '--from', 'yourls', file);
+  t.is(refused.code, 1);
+  t.regex(refused.stderr, /^kurz: line 3: click_time is not a date and time/);
+  t.deepEqual(await links(kurz), {});
+  t.is(await figureRows(kurz), 0);
+  t.is((await kurz('import', '--from', 'yourls', fixture('yourls.sql'), '--dry-run')).code, 0);
+  t.is(await figureRows(kurz), 0, 'a dry run stores no figures');
 });
 
 test('a code kurz already has with another URL is reported by line and never overwritten; the rest is imported', async (t) => {

@@ -181,7 +181,7 @@ export function createPostgresVisitStore(db: Database): PostgresVisitStore {
 }
 
 /** Rows as one array per column: a whole rollup goes in one statement (unnest), whatever its size. */
-function columns<T>(rows: readonly T[], row: (r: T) => unknown[]): unknown[][] {
+export function columns<T>(rows: readonly T[], row: (r: T) => unknown[]): unknown[][] {
   const out: unknown[][] = [];
   for (const r of rows) {
     row(r).forEach((value, i) => (out[i] ??= []).push(value));

@@ -23,6 +23,9 @@ import { toLink, toLinkUrl, toTarget, type DomainRow, type LinkRow, type LinkUrl
 import { storedPreview } from '../../links/preview.ts';
 import type { LinkStore, LinkWriter, StoredFormAnswer } from '../ports.ts';
 import { creatorColumns } from '../audit-rows.ts';
+import { FIRST_ADMIN } from '../../auth/actor.ts';
+import { sumByOwner } from '../../visits/rollup.ts';
+import { DIMENSIONS } from '../../visits/visit.ts';
 import { createGroupCommit } from '../group-commit.ts';
 import { connectionSync } from './database.ts';
 import { outsideTransaction, waitingForLock } from './outside-transaction.ts';
@@ -89,6 +92,12 @@ export function createSqliteLinkStore(
   const lastLinkId = statement<[], { seq: number }>(q.LAST_LINK_ID);
   const insertLink = db.prepare(q.INSERT_LINK);
   const addVisit = db.prepare(q.ADD_VISITS);
+  const addVisitHour = db.prepare(q.ADD_VISIT_HOUR);
+  const addVisitDay = db.prepare(q.ADD_VISIT_DAY);
+  const addVisitTotal = db.prepare(q.ADD_VISIT_TOTAL);
+  const addVisitDimension = db.prepare<[number, number, number, string, number]>(q.ADD_VISIT_DIMENSION);
+  const addVisitDimensionDay = db.prepare<[number, number, number, string, number]>(q.ADD_VISIT_DIMENSION_DAY);
+  const ownerOfLink = db.prepare<[number], number>(q.OWNER_OF_LINK).pluck();
   /** The list's statements, one per order and first or later page, prepared when first asked for. */
   const lists = new Map<string, Statement<[ListParams], LinkRow>>();
   const listIn = (sort: ListSort, order: ListOrder, paged: boolean): Statement<[ListParams], LinkRow> => {
@@ -175,6 +184,14 @@ export function createSqliteLinkStore(
       if (inserted !== undefined) for (const tag of link.tags) insertTag.run(inserted, tag);
       if (inserted !== undefined && link.preview !== null) setPreview.run({ id: inserted, preview: storedPreview(link.preview) });
       return inserted;
+    },
+    async addPastVisits({ hours, days, dimensions, dimensionDays }) {
+      for (const h of hours) addVisitHour.run({ ...h, uniques: 0 });
+      const owned = days.map((d) => ({ ...d, ownerId: ownerOfLink.get(d.linkId) ?? FIRST_ADMIN, uniques: 0 }));
+      for (const d of owned) addVisitDay.run(d);
+      for (const d of sumByOwner(owned)) addVisitTotal.run(d);
+      for (const d of dimensions) addVisitDimension.run(d.linkId, d.hour, DIMENSIONS.indexOf(d.dimension), d.value, d.count);
+      for (const d of dimensionDays) addVisitDimensionDay.run(d.linkId, d.hour, DIMENSIONS.indexOf(d.dimension), d.value, d.count);
     },
     async importLink(record: LinkRecord & { ownerId: number; review: 'pending' | null }, urlHash) {
       checkDomain(record.domain);

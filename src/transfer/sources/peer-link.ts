@@ -1,6 +1,7 @@
 import { parse as parseCsv } from 'csv-parse/sync';
 import { AppError } from '../../core/errors.ts';
 import { timeOf } from '../../links/times.ts';
+import type { PastVisit } from '../records.ts';
 
 /** A link as another shortener's file gives it, before kurz checks it (format.ts's recordOf does). */
 export interface PeerLink {
@@ -17,6 +18,8 @@ export interface PeerLink {
   visitCount: number;
   lastVisitAt: Date | null;
   expiresAt: Date | null;
+  /** The visits the source logged for it, for its figures by day (YOURLS' log); empty when it logs none. */
+  visits: PastVisit[];
 }
 
 /** A line the source has that is not imported, and why. */
@@ -39,7 +42,19 @@ export interface PeerFile {
 
 /** A PeerLink with only what every source has; the rest empty. */
 export function peerLink(line: number, code: string | null, url: string): PeerLink {
-  return { line, code, url, domain: null, title: null, tags: [], createdAt: null, visitCount: 0, lastVisitAt: null, expiresAt: null };
+  return {
+    line,
+    code,
+    url,
+    domain: null,
+    title: null,
+    tags: [],
+    createdAt: null,
+    visitCount: 0,
+    lastVisitAt: null,
+    expiresAt: null,
+    visits: [],
+  };
 }
 
 /** Throws AppError('invalid') naming the line. */
