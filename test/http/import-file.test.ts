@@ -83,6 +83,17 @@ test('the import page previews a YOURLS dump line by line, stores nothing, and i
     'the result lists the skipped lines',
   );
   t.like(await (await k.get('/api/v1/links/Release_2')).json(), { visitCount: 41, createdAt: '2024-04-30T23:59:59.000Z' });
+  // The log's one click of Release_2 is in its figures by day; none of ozh's goes to the link that kept the code.
+  const days = (code: string, from: string, to: string) => k.get(`/api/v1/links/${code}/stats?from=${from}&to=${to}&granularity=day`);
+  t.like(await (await days('Release_2', '2024-04-30', '2024-05-02')).json(), {
+    visits: { total: 1, humans: 1 },
+    series: [
+      { t: '2024-04-30T00:00:00.000Z', humans: 0 },
+      { t: '2024-05-01T00:00:00.000Z', humans: 1 },
+    ],
+    countries: [{ name: 'US', count: 1 }],
+  });
+  t.like(await (await days('ozh', '2024-03-01', '2024-03-05')).json(), { visits: { total: 0 } });
   t.like(await (await k.get('/api/v1/links/ozh')).json(), { url: 'https://example.com/mine' }, 'never overwritten');
 });
 
