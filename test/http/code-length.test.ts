@@ -87,3 +87,24 @@ test("a random code never takes a code in use on any domain or a deleted link's,
   const gone = await fetch(`${k.base}/1111`, { redirect: 'manual', headers: { 'user-agent': BROWSER_UA } });
   t.is(gone.status, 410, 'the deleted link still answers for its code');
 });
+
+test('a batch takes codeLength per entry: a bad one fails alone', async (t) => {
+  const k = await startKurz(t);
+  const res = await k.postJson('/api/v1/links/batch', {
+    links: [
+      { url: 'https://example.com/b1', codeLength: 5 },
+      { url: 'https://example.com/b2', codeLength: 3 },
+      { url: 'https://example.com/b3', codeLength: 20 },
+    ],
+  });
+  t.is(res.status, 200);
+  const body = (await res.json()) as {
+    created: number;
+    failed: number;
+    results: Array<{ status: string; link?: { code: string }; error?: { field: string } }>;
+  };
+  t.like(body, { created: 2, failed: 1 });
+  t.is(body.results[0]?.link?.code.length, 5);
+  t.is(body.results[1]?.error?.field, 'codeLength');
+  t.is(body.results[2]?.link?.code.length, 20);
+});
