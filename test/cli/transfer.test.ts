@@ -81,7 +81,7 @@ test('CSV export is safe to open in a spreadsheet and still reads back exactly',
   t.true(
     csv.startsWith(
       'code,url,isAlias,createdAt,updatedAt,visitCount,lastVisitAt,deletedAt,' +
-        'title,note,tags,expiresAt,maxVisits,claimedVisits,passwordHash,redirectStatus,forwardQuery,enabled,domain,split,preview,rules,pages\n',
+        'title,note,tags,expiresAt,maxVisits,claimedVisits,passwordHash,redirectStatus,forwardQuery,enabled,domain,split,preview,rules,pages,startsAt,crawlable\n',
     ),
   );
   t.regex(csv, /^'-12,https:\/\/example\.com\/formula,true,/m, 'a cell starting with - is defused');

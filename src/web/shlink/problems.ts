@@ -90,6 +90,7 @@ export function routeNotFound(method: string, url: string): ShlinkProblem {
 const SHLINK_FIELDS: Readonly<Record<string, string>> = {
   url: 'longUrl',
   alias: 'customSlug',
+  startsAt: 'validSince',
   expiresAt: 'validUntil',
   name: 'newName',
   rootRedirect: 'baseUrlRedirect',
