@@ -537,3 +537,17 @@ export function getWithHost(base: string, host: string, path: string, accept = '
     req.end();
   });
 }
+
+/** The body and content type of a GET of `path` with exactly this Host header (fetch sends the URL's own). */
+export function textWithHost(base: string, host: string, path: string): Promise<{ text: string; type: string | undefined }> {
+  return new Promise((resolve, reject) => {
+    const req = httpRequest({ host: '127.0.0.1', port: new URL(base).port, path, headers: { host } }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (text += chunk));
+      res.on('end', () => resolve({ text, type: res.headers['content-type'] }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+}

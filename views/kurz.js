@@ -204,9 +204,9 @@ const localValue = (date) =>
 for (const field of document.querySelectorAll('input[data-local-time]')) {
   const zone = Intl.DateTimeFormat().resolvedOptions().timeZone;
   const label = document.querySelector(`label[for="${field.id}"]`);
-  if (label && label.firstChild) label.firstChild.textContent = `Expires (your time, ${zone}) `;
+  if (label && label.firstChild) label.firstChild.textContent = label.firstChild.textContent.replace('(UTC)', `(your time, ${zone})`);
   const hint = document.getElementById(`${field.id}-hint`);
-  if (hint) hint.textContent = 'Date and time where you are. From then on the link answers “410 Gone”. Empty: never.';
+  if (hint) hint.textContent = hint.textContent.replace(/^Date and time in UTC[^.]*\./, 'Date and time where you are.');
   if (field.value !== '') {
     const at = new Date(`${field.value}Z`);
     if (!Number.isNaN(at.getTime())) field.value = localValue(at);

@@ -1,6 +1,7 @@
 import { LRUCache } from 'lru-cache';
 import { Doorkeeper } from './doorkeeper.ts';
 import type { Target } from '../links/link.ts';
+import type { Robots } from '../links/robots.ts';
 
 export interface RedirectCacheOptions {
   /** Most links kept; 0 turns the cache off. */
@@ -51,6 +52,8 @@ export class RedirectCache {
   readonly #door: Doorkeeper;
   /** Counted in a typed array: a lookup allocates nothing. */
   readonly #lookups = new Float64Array(3);
+  /** Each domain's robots.txt (links/robots.ts), made off the redirect's path when asked for. */
+  readonly #robots = new Map<number, Robots>();
 
   constructor(options: RedirectCacheOptions) {
     const perf = { now: options.now };
@@ -93,5 +96,16 @@ export class RedirectCache {
     const key = keyOf(domain, code);
     this.#known?.delete(key);
     this.#unknown?.delete(key);
+    this.#robots.delete(domain);
+  }
+
+  /** The domain's robots.txt as last made, while it is right at `at` (every change of one of its links drops it). */
+  robots(domain: number, at: number): Robots | undefined {
+    const robots = this.#robots.get(domain);
+    return robots && (robots.until === null || at < robots.until) ? robots : undefined;
+  }
+
+  rememberRobots(domain: number, robots: Robots): void {
+    this.#robots.set(domain, robots);
   }
 }

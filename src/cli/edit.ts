@@ -14,7 +14,9 @@ export const edit: Command = {
     owner: { type: 'string', placeholder: 'USER', doc: 'hand the link to this user (see kurz users list); an admin’s to do' },
     url: { type: 'string', placeholder: 'URL', doc: 'a new target' },
     ...OPTION_FLAGS,
+    'no-starts-at': { type: 'boolean', doc: 'remove the start time: the link redirects at once' },
     'no-expires': { type: 'boolean', doc: 'remove the expiry' },
+    'no-crawlable': { type: 'boolean', doc: 'robots.txt disallows the short URL again, as every other path' },
     'no-max-visits': { type: 'boolean', doc: 'remove the visit limit' },
     'no-password': { type: 'boolean', doc: 'remove the password' },
     'no-split': { type: 'boolean', doc: 'remove the A/B split: redirect to the target again' },
@@ -27,7 +29,9 @@ export const edit: Command = {
   },
   positionals: [1, 1],
   async run({ values, positionals, config, out }) {
+    refuseTogether(values, 'starts-at', 'no-starts-at');
     refuseTogether(values, 'expires', 'no-expires');
+    refuseTogether(values, 'crawlable', 'no-crawlable');
     refuseTogether(values, 'max-visits', 'no-max-visits');
     refuseTogether(values, 'redirect-status', 'default-redirect-status');
     refuseTogether(values, 'forward-query', 'default-forward-query');
@@ -37,6 +41,7 @@ export const edit: Command = {
     for (const part of ['preview-title', 'preview-description', 'preview-image']) refuseTogether(values, part, 'no-preview');
     const fields = await optionFields(values);
     const cleared: Array<[flag: string, field: string]> = [
+      ['no-starts-at', 'startsAt'],
       ['no-expires', 'expiresAt'],
       ['no-max-visits', 'maxVisits'],
       ['no-password', 'password'],
@@ -82,12 +87,14 @@ function describe(link: LinkJson, domains: boolean): string {
     ['Title', link.title],
     ['Note', link.note],
     ['Tags', link.tags.length > 0 ? link.tags.join(', ') : null],
+    ['Starts', link.startsAt],
     ['Expires', link.expiresAt ?? 'never'],
     ['Visits', visits],
     ['Password', link.passwordProtected ? 'yes' : 'no'],
     ['Preview', link.preview && [link.preview.title, link.preview.description, link.preview.image].filter((p) => p !== null).join(' · ')],
     ['Redirect', `${link.redirectStatus}${link.forwardQuery ? ', query string forwarded' : ''}`],
     ['Enabled', link.enabled ? 'yes' : 'no: answers 410'],
+    ['Crawlable', link.crawlable ? 'yes: robots.txt allows it' : null],
     ['Blocked', link.blocked && `answers 410: "${link.blocked.rule}" is listed in ${link.blocked.list}`],
   ];
   return (

@@ -37,6 +37,11 @@ export const OPTION_FLAGS = {
   title: { type: 'string', placeholder: 'TEXT', doc: 'a title to tell the link by (empty: none)' },
   note: { type: 'string', placeholder: 'TEXT', doc: 'a private note (empty: none)' },
   tags: { type: 'string', placeholder: 'A,B', doc: 'tags, comma-separated (empty: none)', multiple: true },
+  'starts-at': {
+    type: 'string',
+    placeholder: 'TIME',
+    doc: 'until this RFC 3339 time the code answers 404 as if it did not exist, e.g. 2026-12-01T09:00:00Z',
+  },
   expires: { type: 'string', placeholder: 'TIME', doc: 'from this RFC 3339 time on the link answers 410, e.g. 2026-12-31T23:59:59Z' },
   'max-visits': { type: 'string', placeholder: 'N', doc: 'visits allowed in all; then the link answers 410' },
   password: {
@@ -48,6 +53,7 @@ export const OPTION_FLAGS = {
   'redirect-status': { type: 'string', placeholder: 'N', doc: "301, 302, 307 or 308 instead of the instance's setting" },
   'forward-query': { type: 'boolean', doc: "append the visitor's query string to the target" },
   'no-forward-query': { type: 'boolean', doc: "never append the visitor's query string" },
+  crawlable: { type: 'boolean', doc: 'robots.txt allows search engines to follow the short URL' },
   split: {
     type: 'string',
     placeholder: 'URL=W,URL=W',
@@ -73,11 +79,13 @@ export async function optionFields(values: Values): Promise<Record<string, unkno
     title: values['title'],
     note: values['note'],
     tags: Array.isArray(values['tags']) ? values['tags'].join(',') : undefined,
+    startsAt: values['starts-at'],
     expiresAt: values['expires'],
     maxVisits: whole(values['max-visits']),
     password: values['password-stdin'] ? await readPassword() : values['password'],
     redirectStatus: whole(values['redirect-status']),
     forwardQuery: values['forward-query'] ? true : values['no-forward-query'] ? false : undefined,
+    crawlable: values['crawlable'] ? true : values['no-crawlable'] ? false : undefined,
     split: typeof values['split'] === 'string' ? splitVariants(values['split']) : undefined,
     preview: previewParts(values),
   };

@@ -1,6 +1,6 @@
 import type { RedirectStatus } from '../config.ts';
 import { CACHED_REDIRECT, UNCACHED } from '../http/respond.ts';
-import { guards, locationOf, queryOf, refusalOf } from '../links/gate.ts';
+import { guards, locationOf, notStarted, queryOf, refusalOf } from '../links/gate.ts';
 import type { Refusal, Target } from '../links/link.ts';
 import { chooseRule, drawVariant, NO_RULE, type RuleFacts } from '../rules/match.ts';
 import type { PageKind, RefusalStatus, Variant } from '../rules/rule.ts';
@@ -123,13 +123,25 @@ export function newDecision(): Decision {
   };
 }
 
+/** A code no link has, or a link before its start time: 404, or the domain's not-found redirect. */
+function notFound(into: Decision, settings: RedirectSettings): Decision {
+  if (settings.notFoundRedirect === null) into.outcome = 'not_found';
+  else {
+    into.outcome = 'redirect';
+    into.status = 302;
+    into.location = settings.notFoundRedirect;
+    into.cache = UNCACHED;
+  }
+  return into;
+}
+
 /**
  * THE redirect's decision, from what the lookup found (`target`, undefined for an unknown code), the
  * request's facts and the instance's settings, written into `into` and returned. Pure: no I/O, no clock or
  * random number but the facts'. An ordinary link (no gate) redirects after one field test, reading only
  * `method` (and `url` when the query is forwarded).
  *
- * A gated link: blocked, disabled or expired is refused; a locked one asks for its password; then it
+ * A gated link before its start time answers as an unknown code; blocked, disabled or expired is refused; a locked one asks for its password; then it
  * redirects with its own status and query forwarding. A gate that guards the target (`guards`) hands it out
  * only in an answer that counts, a person's GET, uncached, which a link with a visit limit claims from the
  * store first; a HEAD or a bot is shown the link's state instead (asking the store whether any visits are
@@ -170,16 +182,7 @@ export function decideRedirect(
   into.record = false;
   into.variant = '';
   into.rule = '';
-  if (target === undefined) {
-    if (settings.notFoundRedirect === null) into.outcome = 'not_found';
-    else {
-      into.outcome = 'redirect';
-      into.status = 302;
-      into.location = settings.notFoundRedirect;
-      into.cache = UNCACHED;
-    }
-    return into;
-  }
+  if (target === undefined) return notFound(into, settings);
   if (target.deleted) {
     into.outcome = 'gone';
     return into;
@@ -193,6 +196,7 @@ export function decideRedirect(
     into.record = facts.method === 'GET';
     return into;
   }
+  if (notStarted(gate.startsAt, facts.now)) return notFound(into, settings);
   const refusal = refusalOf(gate, facts.now);
   if (refusal !== undefined) return refuse(into, refusal);
   // A link with a social preview: link-preview bots get its card (which names no target), people the redirect;

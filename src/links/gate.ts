@@ -1,5 +1,13 @@
 import type { Gate, Link, Refusal } from './link.ts';
 
+/**
+ * True while a link with this start time has not started at `at`: it answers as a code no link has (404), as
+ * Shlink does for a short URL before its validSince, so that nothing tells a stranger it exists yet.
+ */
+export function notStarted(startsAt: number | null, at: number): boolean {
+  return startsAt !== null && at < startsAt;
+}
+
 /** Why a live link with this gate does not redirect at `at` (before any password or visit limit), or undefined. */
 export function refusalOf(gate: Pick<Gate, 'blocked' | 'review' | 'enabled' | 'expiresAt'>, at: number): Refusal | undefined {
   if (gate.blocked) return 'blocked';

@@ -81,6 +81,17 @@ export const OPTION_SCHEMAS = {
       .describe('A list, or one comma-separated string; stored trimmed, unique and sorted'),
     checkedBy(OPTION_RULES.tags),
   ),
+  startsAt: ruled(
+    orNull(
+      jsonSchemaOf(
+        z.string().meta({
+          format: 'date-time',
+          description: 'An RFC 3339 time with an offset, before expiresAt; until then the code answers 404 as one no link has',
+        }),
+      ),
+    ),
+    checkedBy(OPTION_RULES.startsAt),
+  ),
   expiresAt: ruled(
     orNull(
       jsonSchemaOf(
@@ -121,6 +132,10 @@ export const OPTION_SCHEMAS = {
   preview: ruled(
     { ...orNull(jsonSchemaOf(PREVIEW)), description: 'Link-preview bots get this card instead of the redirect; null clears it' },
     checkedBy(OPTION_RULES.preview),
+  ),
+  crawlable: ruled(
+    z.boolean().describe('robots.txt allows its short URL (every other path is disallowed)'),
+    checkedBy(OPTION_RULES.crawlable),
   ),
 } satisfies Record<OptionField, z.ZodType>;
 

@@ -81,12 +81,14 @@ function flag(field: string, value: unknown): boolean {
 /**
  * The rule of each field a link takes besides `url` and `alias`, under the API's name, in the order they are
  * checked: it takes the value as given (never undefined), returns it as stored and throws AppError('invalid')
- * naming the field. Null clears an option. `expiresAt` is not compared with now here (parseOptions does).
+ * naming the field. Null clears an option. `expiresAt` is not compared with now here (parseOptions does); `startsAt`
+ * may lie in the past (Shlink's clients send their own now as validSince).
  */
 export const OPTION_RULES = {
   title: (value: unknown): string | null => text('title', value),
   note: (value: unknown): string | null => text('note', value),
   tags: parseTags,
+  startsAt: (value: unknown): Date | null => (value === null ? null : parseTime('startsAt', value)),
   expiresAt: (value: unknown): Date | null => (value === null ? null : parseTime('expiresAt', value)),
   maxVisits(value: unknown): number | null {
     if (value !== null && (typeof value !== 'number' || !Number.isSafeInteger(value) || value < 1 || value > LIMITS.maxVisits))
@@ -114,6 +116,7 @@ export const OPTION_RULES = {
   forwardQuery: (value: unknown): boolean | null => (value === null ? null : flag('forwardQuery', value)),
   enabled: (value: unknown): boolean => flag('enabled', value),
   preview: (value: unknown): Preview | null => parsePreview(value),
+  crawlable: (value: unknown): boolean => flag('crawlable', value),
 } as const;
 
 export type OptionField = keyof typeof OPTION_RULES;
@@ -131,10 +134,12 @@ export function parseOptions(input: Record<string, unknown>, at: number): Option
   for (const field of OPTION_FIELDS) {
     if (input[field] === undefined) continue;
     const value = OPTION_RULES[field](input[field]);
-    if (value instanceof Date && value.getTime() <= at) throw invalid(field, 'must be in the future');
+    if (field === 'expiresAt' && value instanceof Date && value.getTime() <= at) throw invalid(field, 'must be in the future');
     if (field === 'password') result.password = value as string | null;
     else (options as Record<string, unknown>)[field] = value;
   }
+  const { startsAt, expiresAt } = options;
+  if (startsAt && expiresAt && startsAt.getTime() >= expiresAt.getTime()) throw invalid('startsAt', 'must be before expiresAt');
   return result;
 }
 
@@ -146,11 +151,13 @@ export function isPlain(input: OptionsInput): boolean {
     o.title == null &&
     o.note == null &&
     (o.tags?.length ?? 0) === 0 &&
+    o.startsAt == null &&
     o.expiresAt == null &&
     o.maxVisits == null &&
     o.redirectStatus == null &&
     o.forwardQuery == null &&
     o.enabled !== false &&
-    o.preview == null
+    o.preview == null &&
+    o.crawlable !== true
   );
 }

@@ -11,6 +11,8 @@ export interface LinkOptions {
   note: string | null;
   /** Sorted, without duplicates. */
   tags: string[];
+  /** Until then the link answers 404, as a code no link has (Shlink's validSince); null: from its creation. */
+  startsAt: Date | null;
   /** From then on the link answers 410. */
   expiresAt: Date | null;
   /** Visits allowed in all; then the link answers 410. */
@@ -23,6 +25,8 @@ export interface LinkOptions {
   enabled: boolean;
   /** The social preview link-preview bots are shown (links/preview.ts); null for none. */
   preview: Preview | null;
+  /** robots.txt allows its short URL (Shlink's crawlable); every other path is disallowed. */
+  crawlable: boolean;
 }
 
 /**
@@ -91,12 +95,14 @@ export const DEFAULT_OPTIONS: Readonly<LinkOptions> = Object.freeze({
   title: null,
   note: null,
   tags: [],
+  startsAt: null,
   expiresAt: null,
   maxVisits: null,
   redirectStatus: null,
   forwardQuery: null,
   enabled: true,
   preview: null,
+  crawlable: false,
 });
 
 /** What a redirect needs, and nothing more. */
@@ -114,6 +120,8 @@ export interface Gate {
   enabled: boolean;
   /** The target is on a blocklist. */
   blocked: boolean;
+  /** Milliseconds since the epoch: before it the code answers as one no link has. */
+  startsAt: number | null;
   /** Milliseconds since the epoch. */
   expiresAt: number | null;
   maxVisits: number | null;
@@ -211,7 +219,7 @@ export type ListOrder = (typeof LIST_ORDERS)[number];
 export const TAG_MODES = ['any', 'all'] as const;
 export type TagMode = (typeof TAG_MODES)[number];
 /** A link's state as the list filters it (presenters.ts linkState words it the same way). */
-export const LIST_STATES = ['active', 'disabled', 'expired', 'used-up', 'blocked', 'in-review', 'deleted'] as const;
+export const LIST_STATES = ['active', 'scheduled', 'disabled', 'expired', 'used-up', 'blocked', 'in-review', 'deleted'] as const;
 export type ListState = (typeof LIST_STATES)[number];
 
 /** A sort's order when none is given: the newest and the most visited first, code, target and title from A. */

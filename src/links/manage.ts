@@ -10,7 +10,7 @@ import type { DomainRegistry } from '../domains/registry.ts';
 import type { LinkStore } from '../store/ports.ts';
 import type { Config } from '../config.ts';
 import { CODE } from './alias-rules.ts';
-import { linkRefusal } from './gate.ts';
+import { linkRefusal, notStarted } from './gate.ts';
 import {
   goneMessage,
   notFoundMessage,
@@ -124,7 +124,7 @@ export function linkManagement({
     if (edit.passwordHash !== undefined) details['password'] = edit.passwordHash === null ? 'removed' : 'set';
     if (edit.preview !== undefined && JSON.stringify(before.preview) !== JSON.stringify(after.preview))
       details['preview'] = after.preview === null ? 'removed' : 'set';
-    for (const field of ['title', 'note', 'expiresAt', 'maxVisits', 'redirectStatus', 'forwardQuery'] as const) {
+    for (const field of ['title', 'note', 'startsAt', 'expiresAt', 'maxVisits', 'redirectStatus', 'forwardQuery', 'crawlable'] as const) {
       const [was, is] = [before[field], after[field]];
       if (edit[field] !== undefined && String(was) !== String(is)) details[field] = is instanceof Date ? is.toISOString() : is;
     }
@@ -209,7 +209,7 @@ export function linkManagement({
      */
     async unlockLink(code: string, password: unknown, client: string, domain = DEFAULT_DOMAIN): Promise<Link> {
       const link = await anyonesLink(code, domain);
-      if (!link) throw linkNotFound(code);
+      if (!link || (!link.deletedAt && notStarted(link.startsAt?.getTime() ?? null, now()))) throw linkNotFound(code);
       if (link.deletedAt) throw new AppError('gone', goneMessage(code));
       const refusal = linkRefusal(link, now());
       if (refusal) throw new AppError(refusalCode(refusal), refusalMessage(code, refusal));

@@ -1,6 +1,7 @@
 import type { RedirectCache } from '../cache/redirect-cache.ts';
 import type { LinkStore } from '../store/ports.ts';
 import type { LinkChange, Target } from './link.ts';
+import { robotsOf } from './robots.ts';
 
 export interface ResolveDeps {
   links: LinkStore;
@@ -18,6 +19,12 @@ const CHANGES_KEPT = 10_000;
 /** Entries below the newest seen that are still looked for, in case they commit after it. */
 const LATE_ENTRIES = 64;
 
+/**
+ * How long a robots.txt is kept at most: edits reach it through the change log at once, but a link another
+ * process creates is in no change log (as the negative cache, it is seen when this runs out).
+ */
+const ROBOTS_MAX_AGE = 60_000;
+
 export type LinkResolver = ReturnType<typeof linkResolver>;
 
 /** The redirect's lookup: the cache first, answered synchronously, then the store. */
@@ -33,6 +40,15 @@ export function linkResolver({ links, cache }: ResolveDeps) {
       const target = links.targetByAddressAtOnce(domain, code);
       cache.remember(domain, code, target);
       return target ?? null;
+    },
+
+    /** The robots.txt of a domain at `at`: remembered until a link of it changes, one it lists expires or one it waits for starts. */
+    async robotsText(domain: number, at: number): Promise<string> {
+      const cached = cache.robots(domain, at);
+      if (cached) return cached.text;
+      const robots = robotsOf(await links.crawlableLinks(domain), at);
+      cache.rememberRobots(domain, { text: robots.text, until: Math.min(robots.until ?? Infinity, at + ROBOTS_MAX_AGE) });
+      return robots.text;
     },
 
     /** Asks the store, and remembers the answer (from an address's second lookup on). */

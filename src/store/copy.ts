@@ -44,6 +44,8 @@ export const COPIED_TABLES: ReadonlyArray<{ name: string; columns: readonly stri
       'split',
       'preview',
       'pages',
+      'starts_at',
+      'crawlable',
     ],
   },
   { name: 'link_tags', columns: ['link_id', 'tag'] },

@@ -1,3 +1,4 @@
+import type { CrawlableLink } from '../links/robots.ts';
 import type { AuditEntry, AuditQuery, CreationQuery, CreationRow, NewAuditEntry } from '../audit/entry.ts';
 import type { ApiKey, Session } from '../auth/identity.ts';
 import type { Scope } from '../auth/scopes.ts';
@@ -65,6 +66,8 @@ export interface LinkStore {
    * process): a redirect missing the cache then costs no promise. A network backend leaves it out.
    */
   targetByAddressAtOnce?(domain: number, code: string): Target | undefined;
+  /** The live links on this domain that robots.txt may allow (crawlable, enabled, not blocked, not in review), any time. */
+  crawlableLinks(domain: number): Promise<CrawlableLink[]>;
   listLinks(query: LinkQuery): Promise<Link[]>;
   /** How many links `query` takes, without its cursor, offset and limit: a numbered list's total. */
   countLinks(query: LinkQuery): Promise<number>;

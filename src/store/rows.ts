@@ -51,6 +51,8 @@ export interface LinkRow {
   preview: string | null;
   /** The page settings' JSON (src/rules/page-settings.ts), null for the defaults. */
   pages: string | null;
+  startsAt: number | null;
+  crawlable: number;
 }
 
 /** What the redirect cache holds of a link. */
@@ -74,6 +76,7 @@ export interface TargetRow {
   preview: string | null;
   /** The page settings' JSON (src/rules/page-settings.ts), null for the defaults. */
   pages: string | null;
+  startsAt: number | null;
 }
 
 /** The link of a row, or undefined for none. */
@@ -94,6 +97,7 @@ export function toLink(row: LinkRow | undefined): Link | undefined {
     title: row.title,
     note: row.note,
     tags: JSON.parse(row.tags) as string[],
+    startsAt: row.startsAt === null ? null : new Date(row.startsAt),
     expiresAt: row.expiresAt === null ? null : new Date(row.expiresAt),
     maxVisits: row.maxVisits,
     claimedVisits: row.claimedVisits,
@@ -107,6 +111,7 @@ export function toLink(row: LinkRow | undefined): Link | undefined {
     hasRules: row.hasRules === 1,
     preview: previewFromStored(row.preview),
     pages: pagesFromStored(row.pages, () => undefined),
+    crawlable: row.crawlable === 1,
   };
 }
 
@@ -146,6 +151,7 @@ export function toTarget(row: TargetRow, log: Pick<Logger, 'error'>): Target {
   const plain =
     row.blocked === 0 &&
     row.enabled === 1 &&
+    row.startsAt === null &&
     row.expiresAt === null &&
     row.maxVisits === null &&
     row.locked === 0 &&
@@ -172,6 +178,7 @@ export function toTarget(row: TargetRow, log: Pick<Logger, 'error'>): Target {
       : {
           blocked: row.blocked === 1,
           enabled: row.enabled === 1,
+          startsAt: row.startsAt,
           expiresAt: row.expiresAt,
           maxVisits: row.maxVisits,
           locked: row.locked === 1,

@@ -23,7 +23,8 @@ export const FORMATS: readonly TransferFormat[] = ['csv', 'ndjson'];
  * locked after a move; the password itself is never known. `domain` is the link's host, empty (null) for
  * the default domain, so that a file moves between instances with different publicUrls. `split` (the link's
  * own A/B split, a list), `preview` (the social preview, an object) and `rules` (the redirect rules as the API sets them, a list) and `pages` (the pages before the redirect as the API
- * sets them, an object; null for none) are JSON in a CSV cell.
+ * sets them, an object; null for none) are JSON in a CSV cell. `startsAt` and `crawlable` came last: a file without them imports
+ * links live from their creation and disallowed by robots.txt.
  */
 const COLUMNS = [
   'code',
@@ -49,13 +50,15 @@ const COLUMNS = [
   'preview',
   'rules',
   'pages',
+  'startsAt',
+  'crawlable',
 ] as const;
 
 /** The columns whose CSV cell holds JSON. */
 const CSV_JSON = ['split', 'preview', 'rules', 'pages'];
 
 const CSV_TAG_SEPARATOR = ';';
-const CSV_BOOLEANS = ['isAlias', 'forwardQuery', 'enabled', 'hasPassword'];
+const CSV_BOOLEANS = ['isAlias', 'forwardQuery', 'enabled', 'hasPassword', 'crawlable'];
 const CSV_NUMBERS = ['visitCount', 'maxVisits', 'claimedVisits', 'redirectStatus'];
 
 // A spreadsheet treats a cell starting with one of these as a formula; a leading ' makes it text.
@@ -105,6 +108,8 @@ export function formatRecord(record: ExportedLink, format: TransferFormat, secre
     preview: record.preview,
     rules: record.rules,
     pages: record.pages === undefined || storedPages(record.pages) === null ? null : record.pages,
+    startsAt: record.startsAt?.toISOString() ?? null,
+    crawlable: record.crawlable,
   };
   if (format === 'ndjson') return JSON.stringify(row) + '\n';
   const cell = (column: string, value: unknown) =>
@@ -284,6 +289,8 @@ function toRecord(
     if (problem !== undefined) fail('passwordHash', problem);
   }
   const expiresAt = time('expiresAt', true);
+  const startsAt = time('startsAt', true);
+  if (startsAt && expiresAt && startsAt.getTime() >= expiresAt.getTime()) fail('startsAt', 'must be before expiresAt');
   const options = linkOptions(row, line);
   let domain = 0;
   try {
@@ -303,6 +310,7 @@ function toRecord(
     lastVisitAt: time('lastVisitAt', true),
     deletedAt: time('deletedAt', true),
     ...options,
+    startsAt,
     expiresAt,
     claimedVisits: claimedVisits as number,
     passwordHash: passwordHash as string | null,
@@ -341,13 +349,14 @@ function splitCell(value: unknown, fail: (field: string, message: string) => nev
 
 /**
  * The options of an exported link, checked as a new link's are (links/link-options.ts); a field the file
- * lacks takes its default. The expiry is checked apart: an imported link may have expired already.
+ * lacks takes its default. The start and the expiry are checked apart: an imported link may have expired already.
  */
 function linkOptions(row: Record<string, unknown>, line: number) {
   const given = (field: string, fallback: unknown) => (row[field] === undefined ? fallback : row[field]);
   const fields = ['title', 'note', 'tags', 'maxVisits', 'redirectStatus', 'forwardQuery', 'preview'];
   const input: Record<string, unknown> = Object.fromEntries(fields.map((f) => [f, given(f, null)]));
   input['enabled'] = given('enabled', true);
+  input['crawlable'] = given('crawlable', false);
   try {
     const { options } = parseOptions(input, 0);
     return {
@@ -359,6 +368,7 @@ function linkOptions(row: Record<string, unknown>, line: number) {
       forwardQuery: options.forwardQuery ?? null,
       enabled: options.enabled ?? true,
       preview: options.preview ?? null,
+      crawlable: options.crawlable ?? false,
     };
   } catch (err) {
     if (!(err instanceof AppError)) throw err;

@@ -118,8 +118,8 @@ export function linkTransfer({ config, listening, blocklist, links, cache, regis
 
   /** Stores a link of a file without a code under a generated one, its options kept; a bare one is a dedupe target. */
   function insertGenerated(tx: LinkWriter, actor: Actor, record: LinkRecord, url: string, review: 'pending' | null): Promise<Link> {
-    const { title, note, tags, expiresAt, maxVisits, redirectStatus, forwardQuery, enabled, preview } = record;
-    const options = { title, note, tags, expiresAt, maxVisits, redirectStatus, forwardQuery, enabled, preview };
+    const { title, note, tags, startsAt, expiresAt, maxVisits, redirectStatus, forwardQuery, enabled, preview, crawlable } = record;
+    const options = { title, note, tags, startsAt, expiresAt, maxVisits, redirectStatus, forwardQuery, enabled, preview, crawlable };
     return insertWithGeneratedCode(tx, codes, {
       ...options,
       domain: record.domain,

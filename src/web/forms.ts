@@ -25,12 +25,14 @@ const LABELS: Record<string, string> = {
   title: 'Title',
   note: 'Note',
   tags: 'Tags',
+  startsAt: 'Starts (UTC)',
   expiresAt: 'Expires (UTC)',
   maxVisits: 'Max visits',
   password: 'Password',
   redirectStatus: 'Redirect status',
   forwardQuery: 'Forward query string',
   enabled: 'Enabled',
+  crawlable: 'Crawlable',
   urls: 'URLs',
   source: 'From',
   file: 'File',
@@ -145,16 +147,20 @@ const DATETIME_LOCAL = /^\d{4}-\d\d-\d\dT\d\d:\d\d(:\d\d(\.\d{1,3})?)?$/;
 /**
  * The API's fields (links/link-options.ts) of a submitted link form. Creating, an empty field is left out
  * (the link gets the default); editing, it clears the option. An empty password leaves it as it is unless
- * "remove password" is ticked. The expiry is a datetime-local value, read as UTC. The UTM fields go into `url`.
- * Throws AppError('invalid') for an expiry that is no date and time, or a UTM value that cannot be used.
+ * "remove password" is ticked. The start and the expiry are datetime-local values, read as UTC. The UTM fields go
+ * into `url`. Throws AppError('invalid') for a start or expiry that is no date and time, or a UTM value that cannot be used.
  */
 export function linkInput(values: FormValues, editing: boolean): Record<string, unknown> & { url: string } {
   const get = (name: string): string => values[name] ?? '';
   const empty = editing ? null : undefined;
   const orEmpty = (name: string): string | null | undefined => (get(name).trim() === '' ? empty : get(name));
-  const expires = get('expiresAt').trim();
-  if (expires !== '' && !DATETIME_LOCAL.test(expires))
-    throw new AppError('invalid', 'expiresAt must be a date and time like 2026-12-31T23:59', 'expiresAt');
+  const time = (name: 'startsAt' | 'expiresAt'): string | null | undefined => {
+    const value = get(name).trim();
+    if (value === '') return empty;
+    if (!DATETIME_LOCAL.test(value)) throw new AppError('invalid', `${name} must be a date and time like 2026-12-31T23:59`, name);
+    return `${value}Z`;
+  };
+  const [startsAt, expiresAt] = [time('startsAt'), time('expiresAt')];
   const visits = get('maxVisits').trim();
   const forward: Record<string, boolean | null | undefined> = { '': empty, yes: true, no: false };
   const password = get('password');
@@ -165,12 +171,14 @@ export function linkInput(values: FormValues, editing: boolean): Record<string, 
     title: orEmpty('title'),
     note: orEmpty('note'),
     tags: orEmpty('tags'),
-    expiresAt: expires === '' ? empty : `${expires}Z`,
+    startsAt,
+    expiresAt,
     maxVisits: visits === '' ? empty : /^\d{1,16}$/.test(visits) ? Number(visits) : visits,
     password: password !== '' ? password : editing && get('removePassword') !== '' ? null : undefined,
     redirectStatus: get('redirectStatus') === '' ? empty : Number(get('redirectStatus')),
     forwardQuery: get('forwardQuery') in forward ? forward[get('forwardQuery')] : get('forwardQuery'),
     enabled: get('enabled') !== '',
+    crawlable: get('crawlable') !== '',
     preview: previewInput(values, editing),
   };
 }
@@ -194,6 +202,7 @@ export function linkValues(link: Link, host: string): FormValues {
     title: link.title ?? '',
     note: link.note ?? '',
     tags: link.tags.join(', '),
+    startsAt: link.startsAt ? link.startsAt.toISOString().slice(0, 16) : '',
     expiresAt: link.expiresAt ? link.expiresAt.toISOString().slice(0, 16) : '',
     maxVisits: link.maxVisits === null ? '' : String(link.maxVisits),
     password: '',
@@ -201,6 +210,7 @@ export function linkValues(link: Link, host: string): FormValues {
     redirectStatus: link.redirectStatus === null ? '' : String(link.redirectStatus),
     forwardQuery: link.forwardQuery === null ? '' : link.forwardQuery ? 'yes' : 'no',
     enabled: link.enabled ? 'true' : '',
+    crawlable: link.crawlable ? 'true' : '',
     previewTitle: link.preview?.title ?? '',
     previewDescription: link.preview?.description ?? '',
     previewImage: link.preview?.image ?? '',

@@ -1,6 +1,6 @@
 import type { Actor } from '../auth/actor.ts';
 import type { WebServices } from '../context.ts';
-import { linkRefusal } from '../links/gate.ts';
+import { linkRefusal, notStarted } from '../links/gate.ts';
 import type { Link } from '../links/link.ts';
 import { DEFAULT_DOMAIN } from '../domains/domain.ts';
 
@@ -14,6 +14,7 @@ export function formatTime(date: Date): string {
 /** What a link does now, in a word, and the badge's classes: redirecting, off, or off by the blocklist. */
 export function linkState(link: Link, at: number): { label: string; classes: string } {
   if (link.deletedAt) return { label: 'deleted', classes: 'state-off' };
+  if (notStarted(link.startsAt?.getTime() ?? null, at)) return { label: 'scheduled', classes: 'state-off state-scheduled' };
   const refusal = linkRefusal(link, at);
   if (refusal === 'in_review') return { label: 'in review', classes: 'state-review' };
   if (refusal) return { label: refusal.replace('_', ' '), classes: refusal === 'blocked' ? 'state-off state-blocked' : 'state-off' };
@@ -77,6 +78,8 @@ export function linkDetails(link: Link, web: WebServices) {
   return {
     ...linkRow(link, web),
     note: link.note,
+    starts: link.startsAt ? formatTime(link.startsAt) : null,
+    startsIso: link.startsAt ? link.startsAt.toISOString() : null,
     expires: link.expiresAt ? formatTime(link.expiresAt) : 'never',
     expiresIso: link.expiresAt ? link.expiresAt.toISOString() : null,
     visitsUsed: link.maxVisits === null ? `${link.claimedVisits} (no limit)` : `${link.claimedVisits} of ${link.maxVisits}`,
@@ -84,6 +87,7 @@ export function linkDetails(link: Link, web: WebServices) {
     redirectStatus: link.redirectStatus === null ? `${redirectStatus} (instance default)` : String(link.redirectStatus),
     forwardQuery: link.forwardQuery === null ? `${forwardQuery ? 'yes' : 'no'} (instance default)` : link.forwardQuery ? 'yes' : 'no',
     enabled: link.enabled,
+    crawlable: link.crawlable,
     review: link.review,
     reviewPath: `/review/${encodeURIComponent(link.code)}`,
     blocked: link.blocked && {

@@ -53,6 +53,8 @@ for (const format of ['csv', 'ndjson']) {
     const source = await seeded(t);
     writeFileSync(join(source.dir, 'rich.ndjson'), JSON.stringify(RICH) + '\n');
     t.is((await source('import', join(source.dir, 'rich.ndjson'))).code, 0);
+    const later = ['https://example.com/later', '--alias', 'later', '--starts-at', '2030-01-01T00:00:00Z', '--crawlable'];
+    t.is((await source('create', ...later)).code, 0);
     const exported = await source('export', '--format', format);
     t.is(exported.code, 0);
     const file = join(source.dir, `links.${format}`);
@@ -60,18 +62,23 @@ for (const format of ['csv', 'ndjson']) {
 
     const target = await kurzOn(t);
     const imported = await target('import', file, '--format', format);
-    t.is(imported.stdout, 'imported 6 links, skipped 0 already present\n');
+    t.is(imported.stdout, 'imported 7 links, skipped 0 already present\n');
     t.is((await target('rules', 'rich', '--list', '--json')).stdout, JSON.stringify({ rules: RICH.rules }) + '\n', 'the rules came along');
     t.is((await target('export', '--format', format)).stdout, exported.stdout);
     t.regex((await target('stats', 'old-promo')).stdout, /Visits {6}12\nLast visit {2}2020-04-01T08:30:00\.123Z/);
     t.is((await target('create', 'https://example.com/new', '--alias', 'gone')).code, 1, 'a deleted code stays reserved');
+    t.like(
+      JSON.parse((await target('list', '--json')).stdout).find((l: { code: string }) => l.code === 'later'),
+      { startsAt: '2030-01-01T00:00:00.000Z', crawlable: true },
+      'the start time and crawlable came along',
+    );
     t.like(
       JSON.parse((await target('list', '--json')).stdout).find((l: { code: string }) => l.code === 'old-promo'),
       { pages: OLD.pages },
     );
 
     const again = await target('import', file, '--format', format);
-    t.is(again.stdout, 'imported 0 links, skipped 6 already present\n', 'importing twice is harmless');
+    t.is(again.stdout, 'imported 0 links, skipped 7 already present\n', 'importing twice is harmless');
   });
 }
 
@@ -81,7 +88,7 @@ test('CSV export is safe to open in a spreadsheet and still reads back exactly',
   t.true(
     csv.startsWith(
       'code,url,isAlias,createdAt,updatedAt,visitCount,lastVisitAt,deletedAt,' +
-        'title,note,tags,expiresAt,maxVisits,claimedVisits,passwordHash,redirectStatus,forwardQuery,enabled,domain,split,preview,rules,pages\n',
+        'title,note,tags,expiresAt,maxVisits,claimedVisits,passwordHash,redirectStatus,forwardQuery,enabled,domain,split,preview,rules,pages,startsAt,crawlable\n',
     ),
   );
   t.regex(csv, /^'-12,https:\/\/example\.com\/formula,true,/m, 'a cell starting with - is defused');

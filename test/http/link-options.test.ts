@@ -121,6 +121,85 @@ test('an expired link answers 410 with a page saying it expired', async (t) => {
   t.like((await api.json()) as Problem, { code: 'gone', detail: `the link "${code}" has expired` });
 });
 
+test('a link with a start time answers 404 as an unknown code until then, to every client, and is listed as scheduled', async (t) => {
+  const k = await startKurz(t);
+  const startsAt = new Date(k.clock.now() + 60_000).toISOString();
+  const link = await create(k, { url: 'https://example.com/later', alias: 'later', startsAt, password: 'open sesame' });
+  t.is(link['startsAt'], startsAt);
+  const unknown = (await (await follow(k, '/nolink')).json()) as Problem;
+  for (const init of [{}, { method: 'HEAD' }, { headers: { accept: BROWSER_ACCEPT } }]) {
+    const res = await follow(k, '/later', init);
+    t.is(res.status, 404, JSON.stringify(init));
+    t.is(res.headers.get('location'), null);
+  }
+  const problem = (await (await follow(k, '/later')).json()) as Problem;
+  t.deepEqual({ ...problem, detail: problem.detail.replace('later', 'nolink') }, { ...unknown }, 'the same answer as a code no link has');
+  const unlock = await follow(k, '/links/later/unlock', {
+    method: 'POST',
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: new URLSearchParams({ password: 'open sesame' }),
+  });
+  t.is(unlock.status, 404, 'its password opens nothing yet');
+  const listed = async (state: string) =>
+    ((await (await k.get(`/api/v1/links?state=${state}`)).json()) as { links: LinkBody[] }).links.map((l) => l.code);
+  t.deepEqual(await listed('scheduled'), ['later']);
+  t.deepEqual(await listed('active'), []);
+  const page = await fetch(`${k.base}/links`, { headers: { cookie: await k.login(), accept: BROWSER_ACCEPT } });
+  t.regex(await page.text(), /state-scheduled[^>]*>scheduled</);
+
+  k.clock.advance(60_000);
+  t.is((await follow(k, '/later')).status, 401, 'from its start on it is the link it is: here, one asking for its password');
+  t.deepEqual(await listed('scheduled'), []);
+  t.deepEqual(await listed('active'), ['later']);
+});
+
+test('startsAt is checked: a time with an offset, before expiresAt; null clears it on an edit', async (t) => {
+  const k = await startKurz(t);
+  const refused: Array<[Record<string, unknown>, RegExp]> = [
+    [{ startsAt: 'tomorrow' }, /startsAt must be an RFC 3339 time/],
+    [{ startsAt: '2026-02-01T00:00:00' }, /startsAt must be an RFC 3339 time/],
+    [{ startsAt: 5 }, /startsAt must be an RFC 3339 time/],
+    [{ startsAt: '2026-03-01T00:00:00Z', expiresAt: '2026-02-01T00:00:00Z' }, /startsAt must be before expiresAt/],
+    [{ startsAt: '2026-02-01T00:00:00Z', expiresAt: '2026-02-01T00:00:00Z' }, /startsAt must be before expiresAt/],
+  ];
+  for (const [body, message] of refused) {
+    const res = await k.postJson('/api/v1/links', { url: 'https://example.com/x', ...body });
+    t.is(res.status, 400, JSON.stringify(body));
+    const problem = (await res.json()) as Problem;
+    t.is(problem.field, 'startsAt');
+    t.regex(problem.detail, message);
+  }
+  t.is(await k.linkCount(), 0);
+  const past = await create(k, { url: 'https://example.com/x', alias: 'past', startsAt: '2020-01-01T00:00:00Z' });
+  t.is(past['startsAt'], '2020-01-01T00:00:00.000Z', 'a start already past is kept: the link redirects at once');
+  t.is((await follow(k, '/past')).status, 302);
+  const moved = await k.request('PATCH', '/api/v1/links/past', { startsAt: new Date(k.clock.now() + 1000).toISOString() });
+  t.is(moved.status, 200);
+  t.is((await follow(k, '/past')).status, 404, 'the cached redirect follows the edit at once');
+  const cleared = (await (await k.request('PATCH', '/api/v1/links/past', { startsAt: null })).json()) as LinkBody;
+  t.is(cleared['startsAt'], null);
+  t.is((await follow(k, '/past')).status, 302);
+});
+
+test('the CLI sets and removes a start time; a running server follows', async (t) => {
+  const k = await startKurz(t);
+  const made = await runCli(
+    ['create', 'https://example.com/cli', '--alias', 'clistart', '--starts-at', '2026-02-01T00:00:00Z', '--json', ...k.database.flags],
+    {},
+  );
+  t.is(made.code, 0, made.stderr);
+  t.like(JSON.parse(made.stdout), { code: 'clistart', startsAt: '2026-02-01T00:00:00.000Z' });
+  await waitFor(async () => (await follow(k, '/clistart')).status === 404);
+  const bad = await runCli(['edit', 'clistart', '--starts-at', 'soon', ...k.database.flags], {});
+  t.not(bad.code, 0);
+  t.regex(bad.stderr, /startsAt must be an RFC 3339 time/);
+  const both = await runCli(['edit', 'clistart', '--starts-at', '2026-03-01T00:00:00Z', '--no-starts-at', ...k.database.flags], {});
+  t.not(both.code, 0);
+  const cleared = await runCli(['edit', 'clistart', '--no-starts-at', ...k.database.flags], {});
+  t.is(cleared.code, 0, cleared.stderr);
+  await waitFor(async () => (await follow(k, '/clistart')).status === 302);
+});
+
 test('a link with max visits redirects that many times, then answers 410 used up; HEAD uses none and is not shown the target', async (t) => {
   const k = await startKurz(t);
   const { code } = await create(k, { url: 'https://example.com/twice', maxVisits: 2 });

@@ -117,12 +117,15 @@ test("kurz's answers to every Shlink operation it serves validate against Shlink
     validSince: '2026-01-01T00:00:00+00:00',
     validUntil: '2027-01-01T00:00:00+00:00',
     maxVisits: 3,
-    crawlable: false,
+    crawlable: true,
     forwardQuery: true,
     findIfExists: false,
     shortCodeLength: 5,
   };
-  await check(await call('POST', '/rest/v3/short-urls', full), 'post', '/rest/v{version}/short-urls');
+  t.like(await check(await call('POST', '/rest/v3/short-urls', full), 'post', '/rest/v{version}/short-urls'), {
+    meta: { validSince: '2026-01-01T00:00:00+00:00', validUntil: '2027-01-01T00:00:00+00:00', maxVisits: 3 },
+    crawlable: true,
+  });
   await check(
     await call('POST', '/rest/v3/short-urls', { longUrl: 'https://example.com/x', domain: 'short.test' }),
     'post',

@@ -1,6 +1,6 @@
 import test from 'ava';
 import { ErrorType, shlinkClient, type ShlinkApiClient } from '../support/shlink-sdk.ts';
-import { BROWSER_UA, getWithHost, startKurz, type TestKurz } from '../helpers.ts';
+import { BROWSER_UA, getWithHost, startKurz, textWithHost, type TestKurz } from '../helpers.ts';
 
 // Shlink's own SDK from npm drives kurz as it would drive Shlink: both of its HTTP clients (fetch, node:http).
 
@@ -40,7 +40,7 @@ test('the SDK creates a short URL with every field Shlink takes, reads it back, 
     validSince: new Date(now - DAY).toISOString(),
     validUntil: '2027-01-01T00:00:00+00:00',
     maxVisits: 10,
-    crawlable: false,
+    crawlable: true,
     forwardQuery: false,
     findIfExists: false,
     domain: 'short.test',
@@ -53,10 +53,10 @@ test('the SDK creates a short URL with every field Shlink takes, reads it back, 
     dateCreated: '2026-01-15T12:00:00+00:00',
     visitsSummary: { total: 0, nonBots: 0, bots: 0 },
     tags: ['blog', 'news'],
-    meta: { validSince: null, validUntil: '2027-01-01T00:00:00+00:00', maxVisits: 10 },
+    meta: { validSince: '2026-01-14T12:00:00+00:00', validUntil: '2027-01-01T00:00:00+00:00', maxVisits: 10 },
     domain: 'short.test',
     title: 'Everything set',
-    crawlable: false,
+    crawlable: true,
     forwardQuery: false,
     hasRedirectRules: false,
   });
@@ -64,11 +64,15 @@ test('the SDK creates a short URL with every field Shlink takes, reads it back, 
   const own = (await (await k.get('/api/v1/links/full-link?domain=short.test')).json()) as Record<string, unknown>;
   t.like(own, {
     url: 'https://example.com/full',
+    startsAt: '2026-01-14T12:00:00.000Z',
     expiresAt: '2027-01-01T00:00:00.000Z',
+    crawlable: true,
     maxVisits: 10,
     forwardQuery: false,
     title: 'Everything set',
   });
+  t.is((await textWithHost(k.base, 'short.test', '/robots.txt')).text, 'User-agent: *\nAllow: /full-link\nDisallow: /\n');
+  t.is((await textWithHost(k.base, 'kurz.test', '/robots.txt')).text, 'User-agent: *\nDisallow: /\n', 'only on its own domain');
   t.deepEqual(await api.getShortUrl({ shortCode: 'full-link', domain: 'short.test' }), full);
   const notThere = await problemOf(api.getShortUrl({ shortCode: 'full-link' }));
   t.like(notThere, { type: ErrorType.INVALID_SHORTCODE, status: 404, shortCode: 'full-link' }, 'a code is looked up on its domain');
@@ -180,9 +184,18 @@ test('the SDK edits and deletes a short URL, and the redirect follows at once; a
     maxVisits: 5,
     validUntil: '2027-01-01T00:00:00Z',
   });
+  t.is((await textWithHost(k.base, 'kurz.test', '/robots.txt')).text, 'User-agent: *\nDisallow: /\n');
   const edited = await api.updateShortUrl(
     { shortCode: 'edit-me' },
-    { longUrl: 'https://example.com/new', title: 'Now titled', tags: ['b', 'c'], maxVisits: null, validUntil: null, forwardQuery: true },
+    {
+      longUrl: 'https://example.com/new',
+      title: 'Now titled',
+      tags: ['b', 'c'],
+      maxVisits: null,
+      validUntil: null,
+      forwardQuery: true,
+      crawlable: true,
+    },
   );
   t.like(edited, {
     longUrl: 'https://example.com/new',
@@ -190,11 +203,22 @@ test('the SDK edits and deletes a short URL, and the redirect follows at once; a
     tags: ['b', 'c'],
     meta: { validSince: null, validUntil: null, maxVisits: null },
     forwardQuery: true,
+    crawlable: true,
   });
+  t.is(
+    (await textWithHost(k.base, 'kurz.test', '/robots.txt')).text,
+    'User-agent: *\nAllow: /edit-me\nDisallow: /\n',
+    'an edit reaches robots.txt at once',
+  );
   const redirect = await fetch(`${k.base}/edit-me`, { redirect: 'manual', headers: { 'user-agent': BROWSER_UA } });
   t.is(redirect.headers.get('location'), 'https://example.com/new');
 
   await api.deleteShortUrl({ shortCode: 'edit-me' });
+  t.is(
+    (await textWithHost(k.base, 'kurz.test', '/robots.txt')).text,
+    'User-agent: *\nDisallow: /\n',
+    'a deleted link is no longer allowed',
+  );
   t.like(await problemOf(api.getShortUrl({ shortCode: 'edit-me' })), {
     type: ErrorType.INVALID_SHORTCODE,
     title: 'Short URL not found',
@@ -208,6 +232,36 @@ test('the SDK edits and deletes a short URL, and the redirect follows at once; a
     status: 400,
     customSlug: 'edit-me',
   });
+});
+
+test('a future validSince keeps the short URL unknown to visitors until then; editing it moves the start or clears it', async (t) => {
+  const k = await startKurz(t);
+  const api = sdk(k);
+  const start = new Date(k.clock.now() + DAY);
+  const created = await api.createShortUrl({
+    longUrl: 'https://example.com/launch',
+    customSlug: 'launch',
+    validSince: start.toISOString(),
+  });
+  t.is(created.meta.validSince, '2026-01-16T12:00:00+00:00');
+  const before = await fetch(`${k.base}/launch`, { redirect: 'manual', headers: { 'user-agent': BROWSER_UA } });
+  t.is(before.status, 404, 'before its start the code answers as one no link has');
+  t.is(await visit(k, 'never-made'), 404);
+  t.like(await api.getShortUrl({ shortCode: 'launch' }), { shortCode: 'launch' }, 'its owner still sees it');
+
+  k.clock.advance(DAY - 1);
+  t.is(await visit(k, 'launch'), 404, 'a millisecond before');
+  k.clock.advance(1);
+  const after = await fetch(`${k.base}/launch`, { redirect: 'manual', headers: { 'user-agent': BROWSER_UA } });
+  t.is(after.status, 302, 'from its start on it redirects');
+  t.is(after.headers.get('location'), 'https://example.com/launch');
+
+  const later = await api.updateShortUrl({ shortCode: 'launch' }, { validSince: new Date(k.clock.now() + DAY).toISOString() });
+  t.is(later.meta.validSince, '2026-01-17T12:00:00+00:00');
+  t.is(await visit(k, 'launch'), 404, 'a start moved ahead applies at once, cached or not');
+  const cleared = await api.updateShortUrl({ shortCode: 'launch' }, { validSince: null });
+  t.is(cleared.meta.validSince, null);
+  t.is(await visit(k, 'launch'), 302);
 });
 
 test('the SDK reads tags, renames and deletes them; tag stats count short URLs and visits', async (t) => {
@@ -358,8 +412,12 @@ test("refusals come as Shlink's problems, with its types and extra fields, and s
   await invalid({ longUrl: 'https://example.com/x', customSlug: 'rest' }, 'customSlug');
   await invalid({ longUrl: 'https://example.com/x', maxVisits: -1 }, 'maxVisits');
   await invalid({ longUrl: 'https://example.com/x', validUntil: 'tomorrow' }, 'validUntil');
-  await invalid({ longUrl: 'https://example.com/x', validSince: new Date(k.clock.now() + DAY).toISOString() }, 'validSince');
-  await invalid({ longUrl: 'https://example.com/x', crawlable: true }, 'crawlable');
+  await invalid({ longUrl: 'https://example.com/x', validSince: 'next week' }, 'validSince');
+  await invalid(
+    { longUrl: 'https://example.com/x', validSince: '2027-02-01T00:00:00+00:00', validUntil: '2027-01-01T00:00:00+00:00' },
+    'validSince',
+  );
+  await invalid({ longUrl: 'https://example.com/x', crawlable: 'yes' }, 'crawlable');
   await invalid({ longUrl: 'https://example.com/x', shortCodeLength: 3 }, 'shortCodeLength');
   await invalid({ longUrl: 'https://example.com/x', pathPrefix: 'p' }, 'pathPrefix');
   await invalid({ longUrl: 'https://example.com/x', domain: 'unknown.test' }, 'domain');

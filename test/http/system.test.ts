@@ -1,5 +1,5 @@
 import test from 'ava';
-import { backend, startKurz, waitFor } from '../helpers.ts';
+import { backend, startKurz, textWithHost, waitFor } from '../helpers.ts';
 
 test('GET /healthz is 200 while the database answers, 503 when it does not', async (t) => {
   const k = await startKurz(t);
@@ -22,6 +22,32 @@ test('/favicon.ico is an icon and /robots.txt keeps crawlers out, neither touchi
   const robots = await k.get('/robots.txt');
   t.is(robots.status, 200);
   t.is(await robots.text(), 'User-agent: *\nDisallow: /\n');
+});
+
+test("robots.txt allows the live crawlable links of the request's domain before disallowing everything else, and follows their changes", async (t) => {
+  const k = await startKurz(t);
+  t.is((await k.postJson('/api/v1/domains', { host: 'short.test' })).status, 201);
+  const make = async (body: Record<string, unknown>) => t.is((await k.postJson('/api/v1/links', body)).status, 201, JSON.stringify(body));
+  const robots = async (host = 'kurz.test') => (await textWithHost(k.base, host, '/robots.txt')).text;
+  t.is(await robots(), 'User-agent: *\nDisallow: /\n', 'cached before any crawlable link exists');
+  await make({ url: 'https://example.com/b', alias: 'bee', crawlable: true });
+  await make({ url: 'https://example.com/a', alias: 'ant', crawlable: true, expiresAt: new Date(k.clock.now() + 60_000).toISOString() });
+  await make({ url: 'https://example.com/c', alias: 'cat', crawlable: true, startsAt: new Date(k.clock.now() + 30_000).toISOString() });
+  await make({ url: 'https://example.com/d', alias: 'dog' });
+  await make({ url: 'https://example.com/e', alias: 'elk', crawlable: true, enabled: false });
+  await make({ url: 'https://example.com/f', alias: 'fox', crawlable: true, domain: 'short.test' });
+  t.is(await robots(), 'User-agent: *\nAllow: /ant\nAllow: /bee\nDisallow: /\n', 'a link waiting for its start is not told of');
+  t.is(await robots('short.test'), 'User-agent: *\nAllow: /fox\nDisallow: /\n', 'each domain its own links');
+  k.clock.advance(30_000);
+  t.is(await robots(), 'User-agent: *\nAllow: /ant\nAllow: /bee\nAllow: /cat\nDisallow: /\n', 'listed from its start');
+  k.clock.advance(30_000);
+  t.is(await robots(), 'User-agent: *\nAllow: /bee\nAllow: /cat\nDisallow: /\n', 'left out once expired');
+  t.is((await k.request('PATCH', '/api/v1/links/bee', { crawlable: false })).status, 200);
+  t.is((await k.request('DELETE', '/api/v1/links/cat')).status, 204);
+  t.is((await k.request('PATCH', '/api/v1/links/dog', { crawlable: true })).status, 200);
+  const res = await textWithHost(k.base, 'kurz.test', '/robots.txt');
+  t.is(res.text, 'User-agent: *\nAllow: /dog\nDisallow: /\n', 'edits and deletes apply at once');
+  t.is(res.type, 'text/plain; charset=utf-8');
 });
 
 test('a wrong method is a 405 naming the allowed ones', async (t) => {

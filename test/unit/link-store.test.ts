@@ -262,3 +262,45 @@ test("the list's numbered pages: an offset, a count of the whole list, and tags 
   await database.sql('UPDATE links SET deleted_at = 1 WHERE id = 7');
   t.is(await storage.links.countLinks({ limit: 1 }), 6, 'deleted links are left out of the count, as of the list');
 });
+
+test('a start time and crawlable are stored, read back, carried in the gate, logged as changes and listed for robots.txt', async (t) => {
+  const { storage } = await freshStorage(t);
+  const store = storage.links;
+  const insert = (code: string, options: Partial<typeof DEFAULT_OPTIONS>) =>
+    store.write((tx) =>
+      tx.insertLink(
+        {
+          ...DEFAULT_OPTIONS,
+          ...options,
+          domain: 0,
+          ownerId: 1,
+          review: null,
+          createdBy: SERVER_ADMIN,
+          code,
+          url: `https://example.com/${code}`,
+          isAlias: true,
+          passwordHash: null,
+          urlHash: null,
+          createdAt: new Date(100),
+        },
+        null,
+      ),
+    );
+  await insert('later', { startsAt: new Date(5000), crawlable: true });
+  await insert('plain', {});
+  t.like(await store.linkByAddress(0, 'later'), { startsAt: new Date(5000), crawlable: true });
+  t.like(await store.linkByAddress(0, 'plain'), { startsAt: null, crawlable: false });
+  t.like((await store.targetByAddress(0, 'later'))?.gate, { startsAt: 5000 });
+  t.is((await store.targetByAddress(0, 'plain'))?.gate, null, 'a plain link still has no gate');
+  t.deepEqual(await store.crawlableLinks(0), [{ code: 'later', startsAt: 5000, expiresAt: null }]);
+
+  const seen = await store.lastChange();
+  const plain = (await store.linkByAddress(0, 'plain'))!;
+  t.true(await store.write((tx) => tx.updateLink(plain, { startsAt: new Date(7000), crawlable: true }, null, new Date(200))));
+  t.like(await store.linkByAddress(0, 'plain'), { startsAt: new Date(7000), crawlable: true });
+  t.like(await store.changesAfter(seen), [{ domain: 0, code: 'plain' }], 'every cache drops it');
+  const later = (await store.linkByAddress(0, 'later'))!;
+  await store.write((tx) => tx.updateLink(later, { crawlable: false, startsAt: null }, null, new Date(300)));
+  t.deepEqual(await store.crawlableLinks(0), [{ code: 'plain', startsAt: 7000, expiresAt: null }]);
+  t.is((await store.targetByAddress(0, 'later'))?.gate, null, 'without its start time it is plain again');
+});

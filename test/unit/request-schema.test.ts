@@ -8,7 +8,7 @@ import { BATCH_CREATE, LINK_CREATE, LINK_EDIT } from '../../src/web/handlers/lin
 
 // `domain`: the domain a link is created on (issue 24).
 const KNOWN =
-  'url, alias, domain, title, note, tags, expiresAt, maxVisits, password, redirectStatus, forwardQuery, enabled, preview, split, pages';
+  'url, alias, domain, title, note, tags, startsAt, expiresAt, maxVisits, password, redirectStatus, forwardQuery, enabled, preview, crawlable, split, pages';
 
 /** Bodies the API refuses before any use case runs, with the message and field of today's answers. */
 const REFUSED: Array<[string, z.ZodObject, unknown, string, string | undefined]> = [
@@ -50,14 +50,14 @@ const REFUSED: Array<[string, z.ZodObject, unknown, string, string | undefined]>
     'nothing to change',
     LINK_EDIT,
     {},
-    `give at least one field to change (url, title, note, tags, expiresAt, maxVisits, password, redirectStatus, forwardQuery, enabled, preview, split, domain, owner, pages)`,
+    `give at least one field to change (url, title, note, tags, startsAt, expiresAt, maxVisits, password, redirectStatus, forwardQuery, enabled, preview, crawlable, split, domain, owner, pages)`,
     undefined,
   ],
   [
     'alias on an edit',
     LINK_EDIT,
     { alias: 'x' },
-    'unknown field "alias" (known: url, title, note, tags, expiresAt, maxVisits, password, redirectStatus, forwardQuery, enabled, preview, split, domain, owner, pages)',
+    'unknown field "alias" (known: url, title, note, tags, startsAt, expiresAt, maxVisits, password, redirectStatus, forwardQuery, enabled, preview, crawlable, split, domain, owner, pages)',
     'alias',
   ],
   ['links not a list', BATCH_CREATE, { links: {} }, 'links must be a list of links', 'links'],

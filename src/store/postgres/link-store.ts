@@ -1,3 +1,4 @@
+import type { CrawlableLink } from '../../links/robots.ts';
 import { AppError } from '../../core/errors.ts';
 import type { Logger } from '../../core/log.ts';
 import { unknownDomain } from '../../domains/domain.ts';
@@ -95,7 +96,15 @@ export function createPostgresLinkStore(db: Database, idBlockSize: number, log: 
       async insertLink(link: NewLink, id) {
         await holdDomain(tx, link.domain);
         const { creatorId, createdVia, createdKey, createdClient } = creatorColumns(link.createdBy);
-        const params = [id ?? (await takeLinkId()), ...newLinkParams(link, link.urlHash), creatorId, createdVia, createdKey, createdClient];
+        const params = [
+          id ?? (await takeLinkId()),
+          ...newLinkParams(link, link.urlHash),
+          creatorId,
+          createdVia,
+          createdKey,
+          createdClient,
+          ...laterOptionParams(link),
+        ];
         const inserted = await insert(tx, q.INSERT_LINK, params, link.tags, id === null);
         if (inserted !== undefined && link.preview !== null) await tx.query(q.SET_PREVIEW, [inserted, storedPreview(link.preview)]);
         return inserted;
@@ -119,6 +128,7 @@ export function createPostgresLinkStore(db: Database, idBlockSize: number, log: 
           record.updatedAt.getTime(),
           record.deletedAt?.getTime() ?? null,
           record.claimedVisits,
+          ...laterOptionParams(record),
         ];
         const id = await insert(tx, q.IMPORT_LINK, params, record.tags, true);
         if (id !== undefined && record.preview !== null) await tx.query(q.SET_PREVIEW, [id, storedPreview(record.preview)]);
@@ -136,7 +146,16 @@ export function createPostgresLinkStore(db: Database, idBlockSize: number, log: 
           // Refused before the update, as on SQLite, whether the link is live or deleted.
           if ((await tx.query(q.LINK_BY_ADDRESS, [link.code, merged.domain])).rowCount !== 0) throw movedOntoTaken(link);
         }
-        const params = [link.id, merged.url, urlHash, ...optionParams(merged), at.getTime(), merged.domain, merged.ownerId];
+        const params = [
+          link.id,
+          merged.url,
+          urlHash,
+          ...optionParams(merged),
+          at.getTime(),
+          merged.domain,
+          merged.ownerId,
+          ...laterOptionParams(merged),
+        ];
         if ((await updateOrRefuseMove(tx, params, link)).rowCount === 0) return false;
         if (edit.tags !== undefined) {
           await tx.query(q.DELETE_TAGS, [link.id]);
@@ -203,6 +222,8 @@ export function createPostgresLinkStore(db: Database, idBlockSize: number, log: 
       const row = (await db.query<TargetRow>(q.TARGET_BY_ADDRESS, [code, domain])).rows[0];
       return row && toTarget(row, log);
     },
+
+    crawlableLinks: async (domain) => (await db.query<CrawlableLink>(q.CRAWLABLE_LINKS, [domain])).rows,
 
     async listLinks(query: LinkQuery) {
       const { text, values } = q.listLinks(listAsk(query));
@@ -309,6 +330,11 @@ function optionParams(o: LinkOptions & { passwordHash: string | null }): unknown
     o.forwardQuery === null ? null : o.forwardQuery ? 1 : 0,
     o.enabled ? 1 : 0,
   ];
+}
+
+/** The options whose columns came after the statements' first ones, which each statement takes last: the start time and crawlable. */
+function laterOptionParams(o: Pick<LinkOptions, 'startsAt' | 'crawlable'>): unknown[] {
+  return [o.startsAt?.getTime() ?? null, o.crawlable ? 1 : 0];
 }
 
 /** The columns of a new link after its id, in INSERT_LINK's order: domain to enabled, then the owner and its review. */

@@ -447,4 +447,14 @@ export const MIGRATIONS: readonly string[] = [
   END $$;
   CREATE TRIGGER visits_webhook_event AFTER INSERT ON visits FOR EACH ROW EXECUTE FUNCTION kurz_visit_webhook_event();
   `,
+  // A link's start time and whether robots.txt allows it, as SQLite's migration 24: the change log follows both.
+  `
+  ALTER TABLE links ADD COLUMN starts_at BIGINT, ADD COLUMN crawlable INTEGER NOT NULL DEFAULT 0;
+  CREATE INDEX links_crawlable ON links (domain_id) WHERE crawlable = 1;
+  DROP TRIGGER links_changed ON links;
+  CREATE TRIGGER links_changed
+    AFTER UPDATE OF url, deleted_at, enabled, expires_at, max_visits, password_hash, redirect_status, forward_query, blocked_rule,
+      code, domain_id, review, rules, split, preview, pages, starts_at, crawlable ON links
+    FOR EACH ROW EXECUTE FUNCTION kurz_link_changed();
+  `,
 ];

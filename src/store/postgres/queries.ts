@@ -63,7 +63,8 @@ const LINK_COLUMNS = `links.id, domain_id AS domain, owner_id AS "ownerId", code
   (SELECT coalesce(json_agg(tag ORDER BY tag COLLATE "C"), '[]'::json)::text FROM link_tags WHERE link_id = links.id) AS tags,
   expires_at AS "expiresAt", max_visits AS "maxVisits", claimed_visits AS "claimedVisits", password_hash AS "passwordHash",
   redirect_status AS "redirectStatus", forward_query AS "forwardQuery", enabled, blocked_rule AS "blockedRule",
-  blocked_list AS "blockedList", blocked_at AS "blockedAt", review, split, (rules IS NOT NULL)::int AS "hasRules", preview, pages`;
+  blocked_list AS "blockedList", blocked_at AS "blockedAt", review, split, (rules IS NOT NULL)::int AS "hasRules", preview, pages,
+  starts_at AS "startsAt", crawlable`;
 
 const LINKS = `links LEFT JOIN link_visits AS v ON v.link_id = links.id`;
 
@@ -76,10 +77,14 @@ export const LINK_BY_ADDRESS_FOR_UPDATE = `${LINK_BY_ADDRESS} FOR UPDATE OF link
 /** The redirect's lookup: the target and what the redirect cache holds of the link's options. Code $1, domain $2. */
 export const TARGET_BY_ADDRESS = `SELECT id, url, (deleted_at IS NOT NULL)::int AS deleted, (blocked_rule IS NOT NULL)::int AS blocked,
   enabled, expires_at AS "expiresAt", max_visits AS "maxVisits", (password_hash IS NOT NULL)::int AS locked, review,
-  redirect_status AS "redirectStatus", forward_query AS "forwardQuery", rules, split, preview, pages
+  redirect_status AS "redirectStatus", forward_query AS "forwardQuery", rules, split, preview, pages, starts_at AS "startsAt"
   FROM links WHERE code = $1 AND domain_id = $2`;
 
 export const LINK_BY_ID = `SELECT ${LINK_COLUMNS} FROM ${LINKS} WHERE links.id = $1`;
+
+/** The live crawlable links of domain $1, for its robots.txt (index links_crawlable). */
+export const CRAWLABLE_LINKS = `SELECT code, starts_at AS "startsAt", expires_at AS "expiresAt" FROM links
+  WHERE domain_id = $1 AND crawlable = 1 AND deleted_at IS NULL AND enabled = 1 AND blocked_rule IS NULL AND review IS NULL`;
 
 /** Serialises the dedupe probes of one URL hash (its first four bytes, $1) across nodes until the transaction ends. */
 export const LOCK_URL_HASH = `SELECT pg_advisory_xact_lock(${KURZ_LOCK}, $1)`;
@@ -169,8 +174,9 @@ function stateFilter(state: string, now: () => string): string {
   const live = 'deleted_at IS NULL AND ';
   if (state === 'active') {
     const at = now();
-    return `${live}enabled = 1 AND blocked_rule IS NULL AND review IS NULL AND (expires_at IS NULL OR expires_at > ${at}) AND (max_visits IS NULL OR claimed_visits < max_visits)`;
+    return `${live}enabled = 1 AND blocked_rule IS NULL AND review IS NULL AND (expires_at IS NULL OR expires_at > ${at}) AND (max_visits IS NULL OR claimed_visits < max_visits) AND (starts_at IS NULL OR starts_at <= ${at})`;
   }
+  if (state === 'scheduled') return `${live}starts_at > ${now()}`;
   if (state === 'disabled') return `${live}enabled = 0`;
   if (state === 'expired') return `${live}expires_at <= ${now()}`;
   if (state === 'used-up') return `${live}max_visits IS NOT NULL AND claimed_visits >= max_visits`;
@@ -189,10 +195,12 @@ export const INSERT_TAGS = `INSERT INTO link_tags (link_id, tag) SELECT $1::bigi
 /**
  * Sets every editable column; the caller merges the edit into the stored link first. A new target clears the
  * link's block: it passed the blocklist on its way in. $13 is the domain: another one moves the link (the
- * unique index links_by_address refuses it when the code is taken there). $14 is the owner.
+ * unique index links_by_address refuses it when the code is taken there). $14 is the owner, $15 and $16 the start time and
+ * whether robots.txt allows it (laterOptionParams).
  */
 export const UPDATE_LINK = `UPDATE links SET url = $2, url_hash = $3, title = $4, note = $5, expires_at = $6, max_visits = $7,
   password_hash = $8, redirect_status = $9, forward_query = $10, enabled = $11, updated_at = $12, domain_id = $13, owner_id = $14,
+  starts_at = $15, crawlable = $16,
   blocked_rule = CASE WHEN url = $2 THEN blocked_rule END, blocked_list = CASE WHEN url = $2 THEN blocked_list END,
   blocked_at = CASE WHEN url = $2 THEN blocked_at END
   WHERE id = $1 AND deleted_at IS NULL`;
@@ -301,17 +309,18 @@ const NEW_LINK_VALUES = `$1::bigint, $2::bigint, $3::text, $4::text, $5::bytea, 
 
 /**
  * A link created through kurz: $18 to $21 record who created it (audit-rows.ts reads that as the audit
- * trail's entry). No row comes back when the code is taken on the link's domain, or, for a generated code ($6 = 0: not an
+ * trail's entry), $22 and $23 are its start time and whether robots.txt allows it. No row comes back when the code is taken on the link's domain, or, for a generated code ($6 = 0: not an
  * alias), on any domain (links_by_address starts with the code): generated codes are unique across all.
  */
-export const INSERT_LINK = `INSERT INTO links (${NEW_LINK_COLUMNS}, updated_at, creator_id, created_via, created_key, created_client)
-  SELECT ${NEW_LINK_VALUES}, $7, $18::bigint, $19::text, $20::text, $21::text
+export const INSERT_LINK = `INSERT INTO links (${NEW_LINK_COLUMNS}, updated_at, creator_id, created_via, created_key, created_client,
+    starts_at, crawlable)
+  SELECT ${NEW_LINK_VALUES}, $7, $18::bigint, $19::text, $20::text, $21::text, $22::bigint, $23::integer
   WHERE $6 = 1 OR NOT EXISTS (SELECT 1 FROM links WHERE code = $3)
   ON CONFLICT (code, domain_id) DO NOTHING RETURNING id`;
 
-/** An imported link under its own code: no row comes back when the code is taken on its domain. */
-export const IMPORT_LINK = `INSERT INTO links (${NEW_LINK_COLUMNS}, updated_at, deleted_at, claimed_visits)
-  VALUES (${NEW_LINK_VALUES}, $18, $19, $20) ON CONFLICT (code, domain_id) DO NOTHING RETURNING id`;
+/** An imported link under its own code ($21 and $22: its start time and crawlable): no row comes back when the code is taken on its domain. */
+export const IMPORT_LINK = `INSERT INTO links (${NEW_LINK_COLUMNS}, updated_at, deleted_at, claimed_visits, starts_at, crawlable)
+  VALUES (${NEW_LINK_VALUES}, $18, $19, $20, $21, $22) ON CONFLICT (code, domain_id) DO NOTHING RETURNING id`;
 
 /**
  * Reserves $1 link ids for this node: run on its own, never inside a write transaction, so that nodes

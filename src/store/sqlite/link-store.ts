@@ -1,3 +1,4 @@
+import type { CrawlableLink } from '../../links/robots.ts';
 import { closeSync, fdatasync, openSync } from 'node:fs';
 import { promisify } from 'node:util';
 import type { Database, Statement } from 'better-sqlite3';
@@ -87,6 +88,7 @@ export function createSqliteLinkStore(
   const codeOnAnyDomain = statement<[string], number>(q.CODE_ON_ANY_DOMAIN).pluck();
   const liveDomain = statement<[number], DomainRow>(q.DOMAIN_BY_ID);
   const targetByAddress = statement<[string, number], TargetRow>(q.TARGET_BY_ADDRESS);
+  const crawlableLinks = statement<[number], CrawlableLink>(q.CRAWLABLE_LINKS);
   const linkById = statement<[number], LinkRow>(q.LINK_BY_ID);
   const linkIdsByUrlHash = statement<[Buffer, number, number, number, number], number>(q.LINK_IDS_BY_URL_HASH).pluck();
   const lastLinkId = statement<[], { seq: number }>(q.LAST_LINK_ID);
@@ -329,6 +331,8 @@ export function createSqliteLinkStore(
 
     targetByAddressAtOnce: targetAtOnce,
 
+    crawlableLinks: async (domain) => crawlableLinks.all(domain),
+
     async listLinks(query: LinkQuery) {
       const ask = listAsk(query);
       return listIn(ask.sort, ask.order, ask.after !== null)
@@ -400,6 +404,8 @@ function optionParams(o: LinkOptions & { passwordHash: string | null }) {
     redirectStatus: o.redirectStatus,
     forwardQuery: o.forwardQuery === null ? null : o.forwardQuery ? 1 : 0,
     enabled: o.enabled ? 1 : 0,
+    startsAt: o.startsAt?.getTime() ?? null,
+    crawlable: o.crawlable ? 1 : 0,
   };
 }
 

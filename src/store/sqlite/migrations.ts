@@ -648,6 +648,23 @@ export const MIGRATIONS: readonly string[] = [
   `
   DROP TRIGGER visits_webhook_clicked;
   `,
+  // A link's start time and whether robots.txt allows it (migration 24): starts_at NULL is live from its
+  // creation, crawlable 0 is disallowed like every other path. The change log follows both, so that every
+  // cache drops a link whose start time changed and every robots.txt is made again.
+  `
+  ALTER TABLE links ADD COLUMN starts_at INTEGER;
+  ALTER TABLE links ADD COLUMN crawlable INTEGER NOT NULL DEFAULT 0;
+  CREATE INDEX links_crawlable ON links (domain_id) WHERE crawlable = 1;
+  DROP TRIGGER links_changed;
+  CREATE TRIGGER links_changed
+    AFTER UPDATE OF url, deleted_at, enabled, expires_at, max_visits, password_hash, redirect_status, forward_query, blocked_rule,
+      code, domain_id, review, rules, split, preview, pages, starts_at, crawlable ON links
+  BEGIN
+    INSERT INTO link_changes (link_id, domain_id, code) VALUES (OLD.id, OLD.domain_id, OLD.code);
+    INSERT INTO link_changes (link_id, domain_id, code) SELECT NEW.id, NEW.domain_id, NEW.code
+      WHERE NEW.domain_id IS NOT OLD.domain_id OR NEW.code IS NOT OLD.code;
+  END;
+  `,
 ];
 
 /**

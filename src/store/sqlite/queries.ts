@@ -8,7 +8,7 @@ const LINK_COLUMNS = `id, domain_id AS domain, owner_id AS ownerId, code, url, i
   (SELECT json_group_array(tag) FROM (SELECT tag FROM link_tags WHERE link_id = links.id ORDER BY tag)) AS tags,
   expires_at AS expiresAt, max_visits AS maxVisits, claimed_visits AS claimedVisits, password_hash AS passwordHash,
   redirect_status AS redirectStatus, forward_query AS forwardQuery, enabled, blocked_rule AS blockedRule,
-  blocked_list AS blockedList, blocked_at AS blockedAt, review, split, rules IS NOT NULL AS hasRules, preview, pages`;
+  blocked_list AS blockedList, blocked_at AS blockedAt, review, split, rules IS NOT NULL AS hasRules, preview, pages, starts_at AS startsAt, crawlable`;
 
 const LINKS = `links LEFT JOIN link_visits AS v ON v.link_id = links.id`;
 
@@ -21,10 +21,14 @@ export const CODE_ON_ANY_DOMAIN = `SELECT 1 FROM links WHERE code = ? LIMIT 1`;
 /** The redirect's lookup: the target and what the redirect cache holds of the link's options. Parameters (code, domain). */
 export const TARGET_BY_ADDRESS = `SELECT id, url, deleted_at IS NOT NULL AS deleted, blocked_rule IS NOT NULL AS blocked, enabled,
   expires_at AS expiresAt, max_visits AS maxVisits, password_hash IS NOT NULL AS locked, review, redirect_status AS redirectStatus,
-  forward_query AS forwardQuery, rules, split, preview, pages
+  forward_query AS forwardQuery, rules, split, preview, pages, starts_at AS startsAt
   FROM links WHERE code = ? AND domain_id = ?`;
 
 export const LINK_BY_ID = `SELECT ${LINK_COLUMNS} FROM ${LINKS} WHERE id = ?`;
+
+/** The live crawlable links of a domain, for its robots.txt (index links_crawlable). */
+export const CRAWLABLE_LINKS = `SELECT code, starts_at AS startsAt, expires_at AS expiresAt FROM links
+  WHERE domain_id = ? AND crawlable = 1 AND deleted_at IS NULL AND enabled = 1 AND blocked_rule IS NULL AND review IS NULL`;
 
 /**
  * The dedupe probe: ids of the live deduplicable links with this URL hash created at or after the cut-off.
@@ -57,7 +61,9 @@ const LIST_FILTER = `(@search IS NULL OR code LIKE @search ESCAPE '\\' OR url LI
       OR (@state = 'deleted' AND deleted_at IS NOT NULL)
       OR (deleted_at IS NULL AND (
         (@state = 'active' AND enabled = 1 AND blocked_rule IS NULL AND review IS NULL
-          AND (expires_at IS NULL OR expires_at > @now) AND (max_visits IS NULL OR claimed_visits < max_visits))
+          AND (expires_at IS NULL OR expires_at > @now) AND (max_visits IS NULL OR claimed_visits < max_visits)
+          AND (starts_at IS NULL OR starts_at <= @now))
+        OR (@state = 'scheduled' AND starts_at > @now)
         OR (@state = 'disabled' AND enabled = 0)
         OR (@state = 'expired' AND expires_at <= @now)
         OR (@state = 'used-up' AND max_visits IS NOT NULL AND claimed_visits >= max_visits)
@@ -108,7 +114,7 @@ export const INSERT_TAG = `INSERT INTO link_tags (link_id, tag) VALUES (?, ?) ON
  * link's block: it passed the blocklist on its way in.
  */
 export const UPDATE_LINK = `UPDATE links SET url = @url, url_hash = @urlHash, title = @title, note = @note, expires_at = @expiresAt,
-  max_visits = @maxVisits, password_hash = @passwordHash, redirect_status = @redirectStatus, forward_query = @forwardQuery,
+  starts_at = @startsAt, crawlable = @crawlable, max_visits = @maxVisits, password_hash = @passwordHash, redirect_status = @redirectStatus, forward_query = @forwardQuery,
   enabled = @enabled, domain_id = @domain, owner_id = @ownerId, updated_at = @updatedAt, blocked_rule = CASE WHEN url = @url THEN blocked_rule END,
   blocked_list = CASE WHEN url = @url THEN blocked_list END, blocked_at = CASE WHEN url = @url THEN blocked_at END
   WHERE id = @id AND deleted_at IS NULL`;
@@ -210,9 +216,9 @@ export const PENDING_COUNT = `SELECT count(*) FROM links WHERE review = 'pending
 /** The columns every insert sets, as named parameters. */
 const NEW_LINK = {
   columns: `domain_id, owner_id, code, url, url_hash, is_alias, created_at, title, note, expires_at, max_visits, password_hash, redirect_status,
-    forward_query, enabled, review`,
+    forward_query, enabled, review, starts_at, crawlable`,
   values: `@domain, @ownerId, @code, @url, @urlHash, @isAlias, @createdAt, @title, @note, @expiresAt, @maxVisits, @passwordHash, @redirectStatus,
-    @forwardQuery, @enabled, @review`,
+    @forwardQuery, @enabled, @review, @startsAt, @crawlable`,
 };
 
 export const IMPORT_LINK = `INSERT INTO links (${NEW_LINK.columns}, updated_at, deleted_at, claimed_visits)

@@ -3,10 +3,8 @@ import { readAsset } from '../../assets.ts';
 import type { WebServices } from '../../context.ts';
 import { AppError } from '../../core/errors.ts';
 import { send, sendJson } from '../../http/respond.ts';
+import { DEFAULT_DOMAIN } from '../../domains/domain.ts';
 import type { OpenApiDocument } from '../openapi.ts';
-
-// Short links are for people; crawlers following them only skew the counts, and kurz's pages are not content.
-const ROBOTS = 'User-agent: *\nDisallow: /\n';
 
 /** The files under /assets/: the pages' stylesheet and their one, optional, script. */
 const ASSETS: Readonly<Record<string, string>> = {
@@ -39,8 +37,11 @@ export function systemHandlers(web: WebServices, openApi: OpenApiDocument) {
       send(ctx.res, 200, headers, asset.body);
     },
 
-    showRobots(ctx: Context): void {
-      send(ctx.res, 200, { 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'public, max-age=86400' }, ROBOTS);
+    /** The robots.txt of the request's domain (links/robots.ts): its crawlable links allowed, every other path not. */
+    async showRobots(ctx: Context): Promise<void> {
+      const domain = web.registry.domainOfRequest(ctx.req.rawHeaders) ?? DEFAULT_DOMAIN;
+      const text = await web.resolver.robotsText(domain, web.now());
+      send(ctx.res, 200, { 'Content-Type': 'text/plain; charset=utf-8', 'Cache-Control': 'public, max-age=3600' }, text);
     },
 
     /** The OpenAPI document of every route (web/openapi.ts); needs no key. */

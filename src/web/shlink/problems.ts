@@ -91,6 +91,7 @@ const SHLINK_FIELDS: Readonly<Record<string, string>> = {
   url: 'longUrl',
   alias: 'customSlug',
   codeLength: 'shortCodeLength',
+  startsAt: 'validSince',
   expiresAt: 'validUntil',
   name: 'newName',
   rootRedirect: 'baseUrlRedirect',

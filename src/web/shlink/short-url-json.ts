@@ -21,9 +21,8 @@ export function visitsSummary(total: VisitTotal): { total: number; nonBots: numb
 }
 
 /**
- * A link as Shlink's `ShortUrl`. `validSince` is always null (kurz links are valid from their creation) and
- * `crawlable` always false (kurz's robots.txt disallows every path); `forwardQuery` is what the redirect
- * does; `domain` is null on the default domain.
+ * A link as Shlink's `ShortUrl`. `validSince` is its start time (null: valid from its creation); `forwardQuery`
+ * is what the redirect does; `domain` is null on the default domain.
  */
 export function shortUrlJson(link: Link, total: VisitTotal | undefined, web: ShortUrlPresenter) {
   return {
@@ -34,13 +33,13 @@ export function shortUrlJson(link: Link, total: VisitTotal | undefined, web: Sho
     visitsSummary: visitsSummary(total ?? { humans: link.visitCount, bots: 0 }),
     tags: link.tags,
     meta: {
-      validSince: null,
+      validSince: link.startsAt === null ? null : shlinkTime(link.startsAt),
       validUntil: link.expiresAt === null ? null : shlinkTime(link.expiresAt),
       maxVisits: link.maxVisits,
     },
     domain: link.domain === DEFAULT_DOMAIN ? null : web.registry.hostOf(link.domain),
     title: link.title,
-    crawlable: false,
+    crawlable: link.crawlable,
     forwardQuery: link.forwardQuery ?? web.config.forwardQuery,
     hasRedirectRules: link.hasRules,
   };

@@ -37,12 +37,11 @@ async function readObject(ctx: Context): Promise<Record<string, unknown>> {
 }
 
 /**
- * The fields both creation and edition take, from Shlink's names to kurz's. What kurz has no place for is
- * refused when it would change how the link behaves, and taken when it changes nothing: a `validSince` not in
- * the future (a kurz link is valid from its creation), `crawlable: false` (kurz's robots.txt disallows every
- * short URL).
+ * The fields both creation and edition take, from Shlink's names to kurz's: `validSince` is the link's start
+ * time and `crawlable` its place in robots.txt, one to one. What kurz has no place for is refused when it would
+ * change how the link behaves.
  */
-function editionFields(body: Record<string, unknown>, now: number): LinkInput {
+function editionFields(body: Record<string, unknown>): LinkInput {
   const input: LinkInput = {};
   if (body['longUrl'] !== undefined) input['url'] = body['longUrl'];
   if (body['title'] !== undefined) input['title'] = body['title'];
@@ -50,12 +49,10 @@ function editionFields(body: Record<string, unknown>, now: number): LinkInput {
     if (body['tags'] !== null && !Array.isArray(body['tags'])) throw invalidData(['tags'], 'tags must be a list of strings');
     input['tags'] = body['tags'];
   }
+  if (body['validSince'] !== undefined) input['startsAt'] = body['validSince'];
   if (body['validUntil'] !== undefined) input['expiresAt'] = body['validUntil'];
   if (body['maxVisits'] !== undefined) input['maxVisits'] = body['maxVisits'];
   if (body['forwardQuery'] !== undefined) input['forwardQuery'] = body['forwardQuery'];
-  const validSince = timeParam(body['validSince'], 'validSince');
-  if (validSince !== undefined && validSince > now)
-    throw invalidData(['validSince'], 'kurz has no start time: a link is valid from its creation, so validSince cannot lie ahead');
   // Shlink 3's long URLs per device are kurz's device rules: refused here rather than dropped.
   const devices = body['deviceLongUrls'];
   if (
@@ -67,10 +64,8 @@ function editionFields(body: Record<string, unknown>, now: number): LinkInput {
       ['deviceLongUrls'],
       "kurz sends devices elsewhere with redirect rules (the link's page or PUT /api/v1/links/CODE/rules)",
     );
-  const crawlable = body['crawlable'];
-  if (crawlable !== undefined && crawlable !== null && typeof crawlable !== 'boolean')
-    throw invalidData(['crawlable'], 'crawlable must be true or false');
-  if (crawlable === true) throw invalidData(['crawlable'], "kurz's robots.txt disallows every short URL: crawlable must be false");
+  // Shlink takes a null crawlable as not given.
+  if (body['crawlable'] !== undefined && body['crawlable'] !== null) input['crawlable'] = body['crawlable'];
   return input;
 }
 
@@ -78,9 +73,9 @@ function editionFields(body: Record<string, unknown>, now: number): LinkInput {
  * The creation fields on top of the edition's: `customSlug`, `domain`, `shortCodeLength` (kurz's `codeLength`,
  * checked here by kurz's rule so that findIfExists never skips it; unused beside a slug, as Shlink does).
  */
-function creationFields(body: Record<string, unknown>, now: number): { input: LinkInput & { url: unknown }; findIfExists: boolean } {
+function creationFields(body: Record<string, unknown>): { input: LinkInput & { url: unknown }; findIfExists: boolean } {
   if (body['longUrl'] === undefined || body['longUrl'] === null) throw invalidData(['longUrl'], 'longUrl is required');
-  const input: LinkInput & { url: unknown } = { ...editionFields(body, now), url: body['longUrl'] };
+  const input: LinkInput & { url: unknown } = { ...editionFields(body), url: body['longUrl'] };
   const slug = body['customSlug'];
   if (slug !== undefined && slug !== null && slug !== '') input['alias'] = slug;
   if (body['domain'] !== undefined && body['domain'] !== null && body['domain'] !== '') input['domain'] = body['domain'];
@@ -98,18 +93,20 @@ function creationFields(body: Record<string, unknown>, now: number): { input: Li
 
 /**
  * Whether an existing link is what a creation with `findIfExists` asked for: each of the fields given that
- * the link keeps (its slug, tags, title, expiry, visit limit, query forwarding) is the link's, read by the same rules.
+ * the link keeps (its slug, tags, title, start, expiry, visit limit, query forwarding, crawlable) is the link's, read by the same rules.
  */
 function matches(link: Link, input: LinkInput): boolean {
   const given = (field: string) => input[field] !== undefined;
-  const time = (value: unknown) => (value === null ? null : (timeParam(value, 'validUntil') ?? null));
+  const time = (value: unknown, field: string) => (value === null ? null : (timeParam(value, field) ?? null));
   return (
     (!given('alias') || input['alias'] === link.code) &&
     (!given('tags') || parseTags(input['tags']).join('\n') === link.tags.join('\n')) &&
     (!given('title') || (typeof input['title'] === 'string' ? input['title'].trim() || null : null) === link.title) &&
-    (!given('expiresAt') || time(input['expiresAt']) === (link.expiresAt?.getTime() ?? null)) &&
+    (!given('startsAt') || time(input['startsAt'], 'validSince') === (link.startsAt?.getTime() ?? null)) &&
+    (!given('expiresAt') || time(input['expiresAt'], 'validUntil') === (link.expiresAt?.getTime() ?? null)) &&
     (!given('maxVisits') || input['maxVisits'] === link.maxVisits) &&
-    (!given('forwardQuery') || input['forwardQuery'] === link.forwardQuery)
+    (!given('forwardQuery') || input['forwardQuery'] === link.forwardQuery) &&
+    (!given('crawlable') || input['crawlable'] === link.crawlable)
   );
 }
 
@@ -170,7 +167,7 @@ export function shortUrlHandlers(web: WebServices) {
     async createShortUrl(ctx: Context): Promise<void> {
       takeCreations(ctx, web, 1);
       const body = await readObject(ctx);
-      const { input, findIfExists } = creationFields(body, web.now());
+      const { input, findIfExists } = creationFields(body);
       try {
         const actor = actorOf(ctx);
         const existing = findIfExists ? await findExisting(actor, input) : undefined;
@@ -223,7 +220,7 @@ export function shortUrlHandlers(web: WebServices) {
     /** Sets the fields given (null clears one) and answers the short URL as it is now. */
     async editShortUrl(ctx: Context): Promise<void> {
       const link = await liveShortUrl(ctx, web);
-      const input = editionFields(await readObject(ctx), web.now());
+      const input = editionFields(await readObject(ctx));
       let edited = link;
       try {
         if (Object.keys(input).length > 0) edited = await web.links.editLink(actorOf(ctx), link.code, input, link.domain);
