@@ -8,7 +8,7 @@ import { BATCH_CREATE, LINK_CREATE, LINK_EDIT } from '../../src/web/handlers/lin
 
 // `domain`: the domain a link is created on (issue 24).
 const KNOWN =
-  'url, alias, domain, title, note, tags, startsAt, expiresAt, maxVisits, password, redirectStatus, forwardQuery, enabled, preview, crawlable, split, pages';
+  'url, alias, codeLength, domain, title, note, tags, startsAt, expiresAt, maxVisits, password, redirectStatus, forwardQuery, enabled, preview, crawlable, split, pages';
 
 /** Bodies the API refuses before any use case runs, with the message and field of today's answers. */
 const REFUSED: Array<[string, z.ZodObject, unknown, string, string | undefined]> = [
