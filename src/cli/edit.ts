@@ -94,7 +94,7 @@ function describe(link: LinkJson, domains: boolean): string {
     ['Preview', link.preview && [link.preview.title, link.preview.description, link.preview.image].filter((p) => p !== null).join(' · ')],
     ['Redirect', `${link.redirectStatus}${link.forwardQuery ? ', query string forwarded' : ''}`],
     ['Enabled', link.enabled ? 'yes' : 'no: answers 410'],
-    ['Crawlable', link.crawlable ? 'yes: robots.txt allows it' : null],
+    ['Crawlable', link.crawlable ? 'yes: robots.txt allows it while the link is live' : null],
     ['Blocked', link.blocked && `answers 410: "${link.blocked.rule}" is listed in ${link.blocked.list}`],
   ];
   return (

@@ -27,7 +27,7 @@ async function schedule(t: ExecutionContext, viewport: Viewport): Promise<void> 
   const stored = (await (await k.get(`/api/v1/links/${code}`)).json()) as { startsAt: string; crawlable: boolean };
   t.is(stored.startsAt, '2027-03-01T15:00:00.000Z', 'ten in the morning in New York is three in the afternoon in UTC');
   t.true(stored.crawlable);
-  t.is(await page.locator('dt:text-is("Crawlable") + dd').textContent(), 'yes (robots.txt allows it)');
+  t.is(await page.locator('dt:text-is("Crawlable") + dd').textContent(), 'yes (robots.txt allows it while the link is live)');
   t.regex((await page.locator('dt:text-is("Starts") + dd time').textContent()) ?? '', /^Mar 1, 2027, 10:00\sAM/);
   await shoot(t, page, 'scheduled-link', viewport);
   await page.goto('/links');
