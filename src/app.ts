@@ -44,7 +44,7 @@ const SALT_INTERVAL_MS = 600_000;
 const CHANGE_POLL_MS = 250;
 
 export interface AppOptions {
-  /** SQLite: write visits and checkpoints from a separate process (what `serve` does); off in tests. Default on. */
+  /** Write visits (and SQLite's checkpoints) from a separate process (what `serve` does); off in tests. Default on. */
   backgroundWriter?: boolean;
   /**
    * Hands every flush of visits to another process instead (a worker to its primary, which writes and

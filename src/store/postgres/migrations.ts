@@ -457,4 +457,15 @@ export const MIGRATIONS: readonly string[] = [
       code, domain_id, review, rules, split, preview, pages, starts_at, crawlable ON links
     FOR EACH ROW EXECUTE FUNCTION kurz_link_changed();
   `,
+  // The background writer's receipt, as SQLite's migration 6: kept with each chunk of visits it writes, so
+  // that when a writer is killed the server hands the next one exactly the visits it had not written. Every
+  // node's writers share the table; each names itself with 64 random bits.
+  `
+  CREATE TABLE visit_handovers (
+    writer    TEXT   PRIMARY KEY,
+    pass_from BIGINT NOT NULL,
+    pass_to   BIGINT NOT NULL,
+    written   BIGINT NOT NULL
+  );
+  `,
 ];

@@ -390,6 +390,13 @@ export const ADD_VISIT_DIMENSION_DAYS = `INSERT INTO visit_dimension_days (link_
 export const INSERT_VISITS = `INSERT INTO visits (link_id, at, bot, referrer, browser, os, device, country, language)
   SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[])`;
 
+/** A background writer's receipt, replaced with each chunk it writes. */
+export const SET_HANDOVER = `INSERT INTO visit_handovers (writer, pass_from, pass_to, written) VALUES ($1, $2, $3, $4)
+  ON CONFLICT (writer) DO UPDATE SET pass_from = excluded.pass_from, pass_to = excluded.pass_to, written = excluded.written`;
+
+/** A writer's receipt, removed as it is read. */
+export const TAKE_HANDOVER = `DELETE FROM visit_handovers WHERE writer = $1 RETURNING pass_from AS "from", pass_to AS "to", written`;
+
 /** The oldest raw visits before the cut-off, $2 at a time (index visits_by_at). */
 export const DELETE_VISITS_BEFORE = `DELETE FROM visits WHERE id IN (SELECT id FROM visits WHERE at < $1 ORDER BY at LIMIT $2)`;
 

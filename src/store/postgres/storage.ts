@@ -1,9 +1,11 @@
 import type { Config } from '../../config.ts';
 import type { Logger } from '../../core/log.ts';
 import type { Query } from '../invariants.ts';
-import type { Storage } from '../ports.ts';
+import type { Storage, VisitStore } from '../ports.ts';
+import type { BackgroundWriter, StartBackgroundWriter, WriterDatabase } from '../writer-ports.ts';
 import { createPostgresAccessStore } from './access-store.ts';
 import { createPostgresAuditStore } from './audit-store.ts';
+import { postgresWriterDatabase, postgresWriterHost } from './background-writer.ts';
 import { createPostgresWebhookStore } from './webhook-store.ts';
 import { openDatabase, type Database } from './database.ts';
 import { createPostgresDomainStore } from './domain-store.ts';
@@ -31,18 +33,31 @@ export interface PostgresStorage extends Storage {
   inSnapshot<T>(work: (query: Query) => Promise<T>): Promise<T>;
 }
 
+export interface PostgresOptions {
+  log: Logger;
+  /**
+   * Starts the background writer process (`serve`: cluster/background-writer.ts, which the composition
+   * root passes here) on this database; without it, visits are written in this process.
+   */
+  backgroundWriter?: StartBackgroundWriter | undefined;
+}
+
 /** Connects, migrates, builds the stores. Rejects with a clear message (the URL's password masked) when it cannot connect. */
 export async function openPostgresStorage(
   config: Pick<Config, 'databaseUrl' | 'idBlockSize'>,
-  options: { log: Logger },
+  options: PostgresOptions,
 ): Promise<PostgresStorage> {
   const db = await openDatabase(config.databaseUrl, options.log);
   const links = createPostgresLinkStore(db, config.idBlockSize, options.log);
   const visits = createPostgresVisitStore(db);
+  const background: BackgroundWriter | undefined = options.backgroundWriter?.(postgresWriterHost(db, config.databaseUrl, options.log));
   let closed: Promise<void> | undefined;
   return {
     links,
-    visits,
+    visits: {
+      ...visits,
+      offload: (events, giveBack) => background?.offload(events, giveBack) ?? false,
+    },
     domains: createPostgresDomainStore(db),
     settings: createPostgresSettingsStore(db),
     access: createPostgresAccessStore(db),
@@ -59,16 +74,30 @@ export async function openPostgresStorage(
         await tx.query(q.READ_ONLY_SNAPSHOT);
         return work(async (sql) => (await tx.query(sql)).rows);
       }),
-    problem: async () => ((await db.ping()) ? undefined : 'database unreachable'),
+    problem: async () => ((await db.ping()) ? background?.fault : 'database unreachable'),
     close() {
       closed ??= (async () => {
         await links.idle();
         await visits.idle();
+        await background?.stop();
         await db.close();
       })();
       return closed;
     },
   };
+}
+
+/**
+ * The background writer's own pool (`kurz background`), named `handover` by the server that started it: the
+ * visit store that keeps its receipts under that name, and the rest it does with the database.
+ */
+export async function openPostgresWriterDatabase(
+  config: Pick<Config, 'databaseUrl'>,
+  handover: string,
+  log: Logger,
+): Promise<{ store: VisitStore; database: WriterDatabase }> {
+  const db = await openDatabase(config.databaseUrl, log);
+  return { store: { ...createPostgresVisitStore(db, { handover }), offload: () => false }, database: postgresWriterDatabase(db, handover) };
 }
 
 /** `table` if it is one of kurz's data tables; table names go into SQL, so no other is accepted. */
