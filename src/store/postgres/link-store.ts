@@ -19,6 +19,13 @@ import { DIMENSIONS } from '../../visits/visit.ts';
 /** Links read per query when all of them are exported. */
 const PAGE = 1000;
 
+/**
+ * Group-commit transactions written at once, each on a connection of its own: a job's statements are one
+ * round trip each, so one transaction at a time leaves both processes waiting on each other; jobs of
+ * concurrent transactions meet on row locks and unique indexes, as those of two nodes do.
+ */
+const WRITE_TRANSACTIONS = 4;
+
 /** Times a job that lost a deadlock to another node runs again in its savepoint before it fails. */
 const JOB_ATTEMPTS = 3;
 
@@ -31,7 +38,8 @@ type Job = (tx: LinkWriter) => Promise<unknown>;
 
 /**
  * The link store on a PostgreSQL pool. Reads run on any connection; writes go through a group commit: the
- * writes of one turn of the event loop share one transaction on one connection, each in its own savepoint.
+ * writes of one turn of the event loop share one transaction on one connection, each in its own savepoint,
+ * and up to WRITE_TRANSACTIONS such transactions run at once.
  * Link ids come from blocks of `idBlockSize` this node reserves, so nodes never wait on each other for one.
  */
 export function createPostgresLinkStore(db: Database, idBlockSize: number, log: Pick<Logger, 'error'>): PostgresLinkStore {
@@ -183,17 +191,19 @@ export function createPostgresLinkStore(db: Database, idBlockSize: number, log: 
     };
   }
 
-  /** Runs a job in its own savepoint: undone alone if it fails, run again if it lost a deadlock. */
-  async function runJob(tx: Querier, job: Job): Promise<unknown> {
+  /**
+   * Runs a job in its own savepoint: undone alone if it fails, run again if it lost a deadlock. The savepoint
+   * stays open after the job (the next job's releases it in the same round trip as it starts its own, and
+   * COMMIT the last one's): `first` says there is none yet.
+   */
+  async function runJob(tx: Querier, job: Job, first: boolean): Promise<unknown> {
+    await tx.query(first ? q.SAVEPOINT : q.NEXT_SAVEPOINT);
     for (let attempt = 1; ; attempt++) {
-      await tx.query(q.SAVEPOINT);
       try {
-        const result = await job(writerOn(tx));
-        await tx.query(q.RELEASE);
-        return result;
+        return await job(writerOn(tx));
       } catch (err) {
+        // The savepoint stays, for another attempt or the next job to release.
         await tx.query(q.ROLLBACK_TO);
-        await tx.query(q.RELEASE);
         const code = (err as { code?: unknown } | undefined)?.code;
         if ((code === '40P01' || code === '40001') && attempt < JOB_ATTEMPTS) continue;
         return err instanceof Error ? err : new Error(String(err));
@@ -205,11 +215,12 @@ export function createPostgresLinkStore(db: Database, idBlockSize: number, log: 
     (jobs) =>
       db.transaction(async (tx) => {
         const results: unknown[] = [];
-        for (const job of jobs) results.push(await runJob(tx, job));
+        for (const [i, job] of jobs.entries()) results.push(await runJob(tx, job, i === 0));
         return results;
       }),
     // A PostgreSQL COMMIT returns once the commit is durable: nothing is left to wait for.
     async () => undefined,
+    WRITE_TRANSACTIONS,
   );
 
   const listeners = new Set<(change: Omit<LinkChange, 'seq'>) => void>();

@@ -31,7 +31,8 @@ export const ROLLBACK = `ROLLBACK`;
 /** Each job of a group commit runs in its own savepoint, so one that fails is undone alone. */
 export const SAVEPOINT = `SAVEPOINT job`;
 
-export const RELEASE = `RELEASE job`;
+/** The previous job's savepoint released and the next one's begun, in one round trip (simple protocol). */
+export const NEXT_SAVEPOINT = `RELEASE job; SAVEPOINT job`;
 
 export const ROLLBACK_TO = `ROLLBACK TO job`;
 
