@@ -304,12 +304,21 @@ function startKurz(scenario: Scenario, setup: Setup, storeEnv: Record<string, st
   };
   return startServer({
     name: 'kurz',
-    command: [process.execPath, ...NODE_FLAGS, setup.bundle, 'serve'],
+    command: [process.execPath, ...NODE_FLAGS, ...profileFlags(scenario), setup.bundle, 'serve'],
     env,
     // Workers get both cores, the one wrk runs on too: this machine has no third.
     cores: workers > 1 ? `${KURZ_CORE},${WRK_CORE}` : String(KURZ_CORE),
     logFile: join(setup.dir, `${scenario.name}-kurz.log`),
   });
+}
+
+/**
+ * `BENCH_PROFILE_DIR=DIR`: kurz writes a V8 CPU profile of each scenario's run into DIR/SCENARIO at its stop
+ * (warm-up, rounds and the stop's writing included), for `node --cpu-prof`'s usual readers.
+ */
+function profileFlags(scenario: Scenario): string[] {
+  const dir = process.env.BENCH_PROFILE_DIR;
+  return dir ? ['--cpu-prof', `--cpu-prof-dir=${join(dir, scenario.name)}`] : [];
 }
 
 /** Where a scenario's kurz keeps its data: its environment, what the checks read, its size, and its removal. */
