@@ -206,5 +206,6 @@ export async function createServices(config: Config, deps: Deps, storage: Storag
     databaseProblem: () => storage.problem(),
     cacheStats: () => cache.stats(),
     databaseBytes: () => storage.databaseBytes(),
+    visitDetailDropped: () => storage.visitDetailDropped(),
   };
 }

@@ -3,7 +3,7 @@ import type { Logger } from '../core/log.ts';
 import type { VisitStore } from '../store/ports.ts';
 import { primaryLanguage, referrerHost, type ClientKind } from './classify.ts';
 import type { CountryOf } from './geo.ts';
-import { rollUp } from './rollup.ts';
+import { rollUp, type UndetailedVisits } from './rollup.ts';
 import { DAY, dayOf, type Visit } from './visit.ts';
 import { NO_EVENTS, stringsOf, VisitLog, type VisitEvents } from './visit-events.ts';
 import { passOrder } from './visit-handover.ts';
@@ -86,14 +86,15 @@ export function createVisitRecorder(options: VisitRecorderOptions): VisitRecorde
   /** Visits dropped since writes began to fail, because too many waited. */
   let dropped = 0;
 
-  /** Events order[from…to) as what the database may hold. */
-  function classified(events: VisitEvents, from: number, to: number): Visit[] {
+  /** Events order[from…to) as what the database may hold: visits, and visits only counted. */
+  function classified(events: VisitEvents, from: number, to: number): { visits: Visit[]; undetailed: UndetailedVisits[] } {
     // Each distinct string of the chunk is looked at once.
     const kinds = new Map<string, ClientKind>();
     const referrers = new Map<string, string | null>();
     const languages = new Map<string, string | null>();
     const countries = new Map<string, string | null>();
-    const visits: Visit[] = new Array<Visit>(to - from);
+    const visits: Visit[] = [];
+    const undetailed: UndetailedVisits[] = [];
     for (let k = from; k < to; k++) {
       const i = order[k]!;
       const { client, userAgent, referrer, language, variant, rule } = stringsOf(events, i);
@@ -101,8 +102,13 @@ export function createVisitRecorder(options: VisitRecorderOptions): VisitRecorde
       const time = events.times[i]!;
       let kind = kinds.get(userAgent);
       if (!kind) kinds.set(userAgent, (kind = classify(userAgent)));
+      const count = events.undetailed?.[i] ?? 0;
+      if (count > 0) {
+        undetailed.push({ linkId, at: time, bot: kind.bot !== null, visits: count });
+        continue;
+      }
       if (kind.bot !== null) {
-        visits[k - from] = {
+        visits.push({
           linkId,
           at: time,
           bot: kind.bot,
@@ -115,13 +121,13 @@ export function createVisitRecorder(options: VisitRecorderOptions): VisitRecorde
           visitor: null,
           variant: variant === '' ? null : variant,
           rule: rule === '' ? null : rule,
-        };
+        });
         continue;
       }
       if (!referrers.has(referrer)) referrers.set(referrer, referrerHost(referrer));
       if (!languages.has(language)) languages.set(language, primaryLanguage(language));
       if (!countries.has(client)) countries.set(client, countryOf(client));
-      visits[k - from] = {
+      visits.push({
         linkId,
         at: time,
         bot: null,
@@ -134,9 +140,9 @@ export function createVisitRecorder(options: VisitRecorderOptions): VisitRecorde
         visitor: visitorHash(salts.saltOf(dayOf(time))!, client, userAgent, linkId),
         variant: variant === '' ? null : variant,
         rule: rule === '' ? null : rule,
-      };
+      });
     }
-    return visits;
+    return { visits, undetailed };
   }
 
   /** Starts a pass over everything waiting. */
@@ -175,7 +181,8 @@ export function createVisitRecorder(options: VisitRecorderOptions): VisitRecorde
           if (salts.saltOf(day) === undefined) await salts.load(day);
         }
         const receipt = { from: passFrom, to: passFrom + pass.length, written: end };
-        await store.addVisits(rollUp(classified(pass, passWritten, end), options.retentionDays > 0), receipt);
+        const { visits, undetailed } = classified(pass, passWritten, end);
+        await store.addVisits(rollUp(visits, options.retentionDays > 0, undetailed), receipt);
       } catch (err) {
         // A database that cannot be written was logged by its store, with the cause.
         const reason = isUnavailable(err) ? (err as Error).message : err;
