@@ -85,8 +85,12 @@ export class VisitBacklog {
 
   #count(events: VisitEvents): void {
     const { linkIds, times, undetailed, strings, fields } = events;
+    // Each distinct user agent of the flush is checked once.
+    const bots: Array<boolean | undefined> = new Array<boolean | undefined>(strings.length);
     for (let i = 0; i < events.length; i++) {
-      const userAgent = strings[fields[i * FIELDS.length + USER_AGENT]!]!;
+      const ua = fields[i * FIELDS.length + USER_AGENT]!;
+      const userAgent = strings[ua]!;
+      const bot = (bots[ua] ??= this.#isBot(userAgent));
       const visits = undetailed?.[i] || 1;
       // A visit that had its detail loses it here; a count stays what it was.
       if (!undetailed?.[i]) this.#dropped++;
@@ -94,7 +98,7 @@ export class VisitBacklog {
       const hour = hourOf(at);
       let counts = this.#counts.get(hour);
       if (counts === undefined) this.#counts.set(hour, (counts = new Map()));
-      const key = linkIds[i]! * 2 + (this.#isBot(userAgent) ? 1 : 0);
+      const key = linkIds[i]! * 2 + (bot ? 1 : 0);
       const count = counts.get(key);
       if (count === undefined) {
         counts.set(key, { at, userAgent, visits });
