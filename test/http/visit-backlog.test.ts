@@ -1,4 +1,5 @@
 import test from 'ava';
+import { DIMENSIONS } from '../../src/visits/visit.ts';
 import {
   ADMIN_PASSWORD,
   BROWSER_ACCEPT,
@@ -114,6 +115,39 @@ sqliteOnly(
     t.regex(text.stdout, new RegExp(`Detail dropped +${one.visits.detailDropped} visits only counted`));
     const check = await runCli(['check'], db.env);
     t.is(check.code, 0, check.stdout + check.stderr);
+  },
+);
+
+sqliteOnly(
+  'counts a writer was handed and did not write go to the next writer: none lost, none twice',
+  'its background writer',
+  async (t) => {
+    const db = await freshDatabase(t);
+    const created = await runCli(['create', 'https://example.com/one', '--alias', 'one'], db.env);
+    t.is(created.code, 0, created.stderr);
+    const kurz = await startServe(t, { ...db.env, KURZ_VISIT_BACKLOG: '2', KURZ_VISIT_FLUSH_INTERVAL: '20ms' });
+    const first = backgroundPid(kurz.output().stderr);
+    process.kill(first, 'SIGSTOP');
+    for (let i = 0; i < 40; i++) t.is(await follow(kurz, 'one', i % 4 === 0 ? SLACKBOT : BROWSER_UA), 302);
+    await waitFor(async () => (await metric(kurz, 'kurz_visit_buffer_events')) === 0);
+    t.true((await metric(kurz, 'kurz_visit_detail_dropped_total')) >= 30);
+    // It dies holding what it was handed: the counts among them go to the next writer with the rest.
+    process.kill(first, 'SIGKILL');
+    await waitFor(() => [...kurz.output().stderr.matchAll(/background process started pid=(\d+)/g)].length === 2, 60_000);
+    await waitFor(async () => {
+      const [row] = await db.sql<{ humans: number | null; bots: number | null }>(
+        'SELECT sum(humans) AS humans, sum(bots) AS bots FROM visit_hours',
+      );
+      return row?.humans === 30 && row.bots === 10;
+    }, 60_000);
+    t.is(await kurz.stop(), 0);
+    t.deepEqual(await db.sql('SELECT sum(humans) AS humans, sum(bots) AS bots FROM visit_hours'), [{ humans: 30, bots: 10 }]);
+    t.deepEqual(await db.sql('SELECT count FROM link_visits'), [{ count: 30 }]);
+    const [raw] = await db.sql<{ n: number }>('SELECT count(*) AS n FROM visits');
+    const [counted] = await db.sql<{ n: number }>(
+      `SELECT coalesce(sum(count), 0) AS n FROM visit_dimensions WHERE dimension = ${DIMENSIONS.indexOf('undetailed')}`,
+    );
+    t.is(raw!.n + counted!.n, 40, 'each visit once: with its detail, or counted');
   },
 );
 
