@@ -131,7 +131,7 @@ export async function createApp(config: Config, deps: Deps, options: AppOptions 
   const writer = options.offloadVisits === undefined && (options.backgroundWriter ?? true);
   const opened = await openStorage(config, {
     log: deps.log,
-    backgroundWriter: writer ? (host) => startBackgroundWriter(host, writerFlags, deps.log) : undefined,
+    backgroundWriter: writer ? (host) => startBackgroundWriter(host, writerFlags, deps.log, config.visitBacklog) : undefined,
   });
   const relayed = options.offloadVisits;
   const adapted = options.adaptStorage?.(opened) ?? opened;

@@ -206,5 +206,7 @@ export async function createServices(config: Config, deps: Deps, storage: Storag
     databaseProblem: () => storage.problem(),
     cacheStats: () => cache.stats(),
     databaseBytes: () => storage.databaseBytes(),
+    // The background writer's backlog, and this process's own while its writes fail.
+    visitDetailDropped: () => storage.visitDetailDropped() + recorder.detailDropped,
   };
 }

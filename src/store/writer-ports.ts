@@ -24,6 +24,8 @@ export interface BackgroundWriter {
    * events are kept until the child has written them: if it dies, the next child gets what it had not.
    */
   offload(events: VisitEvents, giveBack: (events: VisitEvents) => void): boolean;
+  /** Visits only counted, their detail dropped, because too many waited for the child (VisitBacklog). */
+  readonly detailDropped: number;
   /** The fault the child's writes (visits, checkpoints) fail with, as it last reported; undefined when none. */
   readonly fault: string | undefined;
   /** Asks the child to write everything it was handed and waits for it to exit. */

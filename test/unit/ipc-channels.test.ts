@@ -18,6 +18,14 @@ const events = (() => {
   return log.take();
 })();
 
+/** A flush with one visit and a count of 40 visits whose detail was dropped. */
+const counted = (() => {
+  const log = new VisitLog();
+  log.record(1, Date.UTC(2026, 0, 1), '192.0.2.1', BROWSER_UA, '', 'en');
+  log.recordUndetailed(2, Date.UTC(2026, 0, 2), BROWSER_UA, 40);
+  return log.take();
+})();
+
 /** Values that are no channel's message. */
 const NOT_MESSAGES: unknown[] = [undefined, null, 0, 'ready', [], [{ ready: true }], {}, { constructor: true }];
 
@@ -83,8 +91,14 @@ const CASES: Array<{ channel: Channel<unknown>; title: string; good: unknown[]; 
   {
     channel: toWriter as Channel<unknown>,
     title: 'the background writer’s orders',
-    good: [{ events }, { finish: true }],
-    bad: [{ events: { length: 1 } }, { finish: false }],
+    good: [{ events }, { events: counted }, { finish: true }],
+    bad: [
+      { events: { length: 1 } },
+      { events: { ...counted, undetailed: [0, 40] } },
+      { events: { ...counted, undetailed: new Uint32Array(1) } },
+      { events: { ...counted, undetailed: new Float64Array(2) } },
+      { finish: false },
+    ],
   },
   {
     channel: fromWriter as Channel<unknown>,

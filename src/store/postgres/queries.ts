@@ -1,3 +1,4 @@
+import { DIMENSIONS } from '../../visits/visit.ts';
 import type { AuditFilterName } from '../audit-rows.ts';
 import type { ListAsk } from '../list-ask.ts';
 
@@ -403,6 +404,13 @@ export const LINK_HOURS = `SELECT hour AS t, humans, bots, uniques FROM visit_ho
 /** One link's breakdowns in [$2, $3), summed. */
 export const LINK_DIMENSIONS = `SELECT dimension, value, sum(count) AS count FROM visit_dimensions
   WHERE link_id = $1 AND hour >= $2 AND hour < $3 GROUP BY dimension, value`;
+
+/** Visits only counted, their detail dropped, in [$1, $2) ($3's links' alone unless null), as SQLite's. */
+const undetailedIn = (table: string, time: string): string =>
+  `SELECT coalesce(sum(count), 0)::float8 AS n FROM ${table} WHERE dimension = ${DIMENSIONS.indexOf('undetailed')}
+  AND ${time} >= $1 AND ${time} < $2 AND ($3::bigint IS NULL OR link_id IN (SELECT id FROM links WHERE owner_id = $3))`;
+export const UNDETAILED_HOURS = undetailedIn('visit_dimensions', 'hour');
+export const UNDETAILED_DAYS = undetailedIn('visit_dimension_days', 'day');
 
 /** One link's breakdowns over whole days in [$2, $3), summed. */
 export const LINK_DIMENSION_DAYS = `SELECT dimension, value, sum(count) AS count FROM visit_dimension_days

@@ -116,6 +116,12 @@ export function createPostgresVisitStore(db: Database): PostgresVisitStore {
       return rows.map((row): DimensionCount => ({ dimension: DIMENSIONS[row.dimension] as Dimension, value: row.value, count: row.count }));
     },
 
+    async detailDropped(from, to, owner) {
+      const byDay = from.getTime() === dayOf(from.getTime()) && to.getTime() === dayOf(to.getTime());
+      const params = [byDay ? from.getTime() : hourOf(from.getTime()), to.getTime(), owner ?? null];
+      return (await db.query<{ n: number }>(byDay ? q.UNDETAILED_DAYS : q.UNDETAILED_HOURS, params)).rows[0]?.n ?? 0;
+    },
+
     dayTotals: async (from, to, owner) =>
       (await db.query<VisitTally>(...scoped(q.DAY_TOTALS, q.OWNER_DAY_TOTALS, [from.getTime(), to.getTime()], owner))).rows,
 

@@ -1,3 +1,4 @@
+import { DIMENSIONS } from '../../visits/visit.ts';
 import type { AuditFilterName } from '../audit-rows.ts';
 
 /** Every SQL statement kurz runs, by name. Stores prepare them once, at construction. */
@@ -290,6 +291,16 @@ export const LINK_HOURS = `SELECT hour AS t, humans, bots, uniques FROM visit_ho
 /** One link's breakdowns in [from, to), summed. */
 export const LINK_DIMENSIONS = `SELECT dimension, value, sum(count) AS count FROM visit_dimensions
   WHERE link_id = ? AND hour >= ? AND hour < ? GROUP BY dimension, value`;
+
+/**
+ * Visits only counted, their detail dropped, in [from, to) (@owner's links' alone unless null): the literal
+ * dimension lets the partial indexes of migration 25 serve them.
+ */
+const undetailedIn = (table: string, time: string): string =>
+  `SELECT coalesce(sum(count), 0) FROM ${table} WHERE dimension = ${DIMENSIONS.indexOf('undetailed')}
+  AND ${time} >= @from AND ${time} < @to AND (@owner IS NULL OR link_id IN (SELECT id FROM links WHERE owner_id = @owner))`;
+export const UNDETAILED_HOURS = undetailedIn('visit_dimensions', 'hour');
+export const UNDETAILED_DAYS = undetailedIn('visit_dimension_days', 'day');
 
 /** One link's breakdowns over whole days in [from, to), summed. */
 export const LINK_DIMENSION_DAYS = `SELECT dimension, value, sum(count) AS count FROM visit_dimension_days
