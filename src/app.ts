@@ -212,7 +212,7 @@ export async function createApp(config: Config, deps: Deps, options: AppOptions 
 
   let closed: Promise<void> | undefined;
   return {
-    callback: createEdge(web, koa.callback(), accessLog),
+    callback: createEdge(web, koa.callback(), accessLog?.log),
     services,
     pipeline: web.pipeline,
     storage,
@@ -236,6 +236,7 @@ export async function createApp(config: Config, deps: Deps, options: AppOptions 
         const lost = services.recorder.pending;
         if (lost > 0) deps.log.error('stopping with visits the database did not take; they are lost', { visits: lost });
         await storage.close();
+        await accessLog?.drained();
       })();
       return closed;
     },

@@ -37,6 +37,11 @@ export interface Pipeline {
   answered(route: string, status: number): void;
   /** The request's context, the same object however often it is asked for. */
   contextOf(req: IncomingMessage): RequestContext;
+  /**
+   * The id a finished request is logged under (the access log's): its context's when something made one,
+   * else a new id, without building a context that nothing would read after the log line.
+   */
+  loggedIdOf(req: IncomingMessage): string;
   /** The client's address (see RequestContext.client), without building a context: the redirect's. */
   clientOf(req: IncomingMessage): string;
   /**
@@ -75,6 +80,7 @@ export function createPipeline(settings: Pick<Config, 'trustedProxies' | 'client
   const contexts = new WeakMap<IncomingMessage, RequestContext>();
   const prefix = randomBytes(3).toString('hex');
   let sequence = 0;
+  const newId = (): string => `${prefix}-${(++sequence).toString(36)}`;
 
   function contextOf(req: IncomingMessage): RequestContext {
     let request = contexts.get(req);
@@ -90,7 +96,7 @@ export function createPipeline(settings: Pick<Config, 'trustedProxies' | 'client
           return (limitKey ??= limitKeyOf(this.client));
         },
         get id() {
-          return (id ??= `${prefix}-${(++sequence).toString(36)}`);
+          return (id ??= newId());
         },
       };
       contexts.set(req, request);
@@ -108,6 +114,7 @@ export function createPipeline(settings: Pick<Config, 'trustedProxies' | 'client
     },
     answered: (route, status) => requests.count(route, status),
     contextOf,
+    loggedIdOf: (req) => contexts.get(req)?.id ?? newId(),
     clientOf,
     notFoundKeyOf(req) {
       const client = clientOf(req);
