@@ -3,11 +3,6 @@ import type { Context, Next } from 'koa';
 import { REDIRECT_METHODS, redirectPathSegment } from '../edge/redirect.ts';
 import { httpError } from '../http/problems.ts';
 
-/** Paths whose answer is remembered per method; past it they are forgotten and remembered again. */
-const REMEMBERED_PATHS = 1000;
-/** Longer paths are matched every time: a client sending long ones cannot make the memory grow past 256 KB a method. */
-const REMEMBERED_LENGTH = 256;
-
 /**
  * Koa's first say on a request's method, before anyone asks who it acts for: a method no route takes
  * anywhere (TRACE, PROPFIND, PURGE, …) is a 501, and one a path does not take a 405 with its `Allow`
@@ -17,23 +12,11 @@ const REMEMBERED_LENGTH = 256;
 export function checkMethod(router: Router) {
   const implemented = new Set(['OPTIONS', ...REDIRECT_METHODS, ...router.stack.flatMap((layer) => layer.methods)]);
   const known = [...implemented].join(', ');
-  // The route table never changes once built, so a path's answer is remembered: the router matches every
-  // request again anyway, and matching walks every route.
-  const answers = new Map<string, Map<string, string | undefined>>([...implemented].map((m) => [m, new Map()]));
-  const allowedFor = (path: string, method: string): string | undefined => {
-    const remembered = answers.get(method)!;
-    if (remembered.has(path)) return remembered.get(path);
-    const allow = allowedAt(router, path, method);
-    if (path.length > REMEMBERED_LENGTH) return allow;
-    if (remembered.size >= REMEMBERED_PATHS) remembered.clear();
-    remembered.set(path, allow);
-    return allow;
-  };
   return async function methods(ctx: Context, next: Next): Promise<void> {
     const { method } = ctx;
     if (!implemented.has(method)) throw httpError(501, `kurz does not implement ${method}; it answers ${known}`);
     if (method !== 'OPTIONS') {
-      const allow = allowedFor(ctx.path, method);
+      const allow = allowedAt(router, ctx.path, method);
       if (allow !== undefined) {
         ctx.set('Allow', allow);
         throw httpError(405, `${method} is not allowed here; allowed: ${allow}`);

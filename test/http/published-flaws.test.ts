@@ -608,7 +608,7 @@ const METHODS: Array<[string, string, number, string | undefined]> = [
   ['PATCH', '/api/v1/links', 405, 'HEAD, GET, POST'],
   ['POST', '/metrics', 405, 'HEAD, GET'],
   ['GET', '/links/CODE/unlock', 405, 'POST'],
-  // Past the length whose answer the method check remembers: matched every time, with the same answer.
+  // Past the length whose matches the router remembers: matched every time, with the same answer.
   ['GET', `/links/${'c'.repeat(300)}/unlock`, 405, 'POST'],
 ];
 
