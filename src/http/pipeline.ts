@@ -77,13 +77,15 @@ export function createPipeline(settings: Pick<Config, 'trustedProxies' | 'client
   const clientOf = clientAddress(settings.trustedProxies, settings.clientAddressHeader);
   const trusted = trustedProxy(settings.trustedProxies);
   const requests = new RequestCounter();
-  const contexts = new WeakMap<IncomingMessage, RequestContext>();
+  // Kept on the request itself: an entry in a WeakMap costs the garbage collector more, at every request.
+  const CONTEXT: unique symbol = Symbol('kurz request context');
   const prefix = randomBytes(3).toString('hex');
   let sequence = 0;
   const newId = (): string => `${prefix}-${(++sequence).toString(36)}`;
 
   function contextOf(req: IncomingMessage): RequestContext {
-    let request = contexts.get(req);
+    const held = req as IncomingMessage & { [CONTEXT]?: RequestContext };
+    let request = held[CONTEXT];
     if (!request) {
       let client: string | undefined;
       let id: string | undefined;
@@ -99,7 +101,7 @@ export function createPipeline(settings: Pick<Config, 'trustedProxies' | 'client
           return (id ??= newId());
         },
       };
-      contexts.set(req, request);
+      held[CONTEXT] = request;
     }
     return request;
   }

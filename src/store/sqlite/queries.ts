@@ -16,9 +16,6 @@ const LINKS = `links LEFT JOIN link_visits AS v ON v.link_id = links.id`;
 /** Parameters (code, domain): the order of the index links_by_address. */
 export const LINK_BY_ADDRESS = `SELECT ${LINK_COLUMNS} FROM ${LINKS} WHERE code = ? AND domain_id = ?`;
 
-/** Whether any domain has a link with this code (a generated code must be unique across all). */
-export const CODE_ON_ANY_DOMAIN = `SELECT 1 FROM links WHERE code = ? LIMIT 1`;
-
 /** The redirect's lookup: the target and what the redirect cache holds of the link's options. Parameters (code, domain). */
 export const TARGET_BY_ADDRESS = `SELECT id, url, deleted_at IS NOT NULL AS deleted, blocked_rule IS NOT NULL AS blocked, enabled,
   expires_at AS expiresAt, max_visits AS maxVisits, password_hash IS NOT NULL AS locked, review, redirect_status AS redirectStatus,
@@ -236,6 +233,14 @@ export const LAST_LINK_ID = `SELECT seq FROM sqlite_sequence WHERE name = 'links
 /** A link created through kurz: its row records who created it (audit-rows.ts reads that as the audit trail's entry). */
 export const INSERT_LINK = `INSERT INTO links (id, ${NEW_LINK.columns}, updated_at, creator_id, created_via, created_key, created_client)
   VALUES (@id, ${NEW_LINK.values}, @createdAt, @creatorId, @createdVia, @createdKey, @createdClient)`;
+
+/**
+ * INSERT_LINK for a generated code, which must be unique across all domains (an alias only within its own):
+ * no row when any domain has the code, found in the same statement.
+ */
+export const INSERT_GENERATED_LINK = `INSERT INTO links (id, ${NEW_LINK.columns}, updated_at, creator_id, created_via, created_key, created_client)
+  SELECT @id, ${NEW_LINK.values}, @createdAt, @creatorId, @createdVia, @createdKey, @createdClient
+  WHERE NOT EXISTS (SELECT 1 FROM links WHERE code = @code)`;
 
 export const ADD_VISITS = `INSERT INTO link_visits (link_id, count, last_at) VALUES (@id, @count, @lastVisitAt)
   ON CONFLICT (link_id) DO UPDATE SET count = count + excluded.count, last_at = max(last_at, excluded.last_at)`;
