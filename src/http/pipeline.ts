@@ -83,8 +83,10 @@ export function createPipeline(settings: Pick<Config, 'trustedProxies' | 'client
   let sequence = 0;
   const newId = (): string => `${prefix}-${(++sequence).toString(36)}`;
 
+  const holder = (req: IncomingMessage): IncomingMessage & { [CONTEXT]?: RequestContext } => req;
+
   function contextOf(req: IncomingMessage): RequestContext {
-    const held = req as IncomingMessage & { [CONTEXT]?: RequestContext };
+    const held = holder(req);
     let request = held[CONTEXT];
     if (!request) {
       let client: string | undefined;
@@ -116,7 +118,7 @@ export function createPipeline(settings: Pick<Config, 'trustedProxies' | 'client
     },
     answered: (route, status) => requests.count(route, status),
     contextOf,
-    loggedIdOf: (req) => contexts.get(req)?.id ?? newId(),
+    loggedIdOf: (req) => holder(req)[CONTEXT]?.id ?? newId(),
     clientOf,
     notFoundKeyOf(req) {
       const client = clientOf(req);
