@@ -39,10 +39,11 @@ const CHILD_NICE = 19;
 
 /**
  * Visits handed to the child and not yet written, at most (and at most the configured backlog): more wait
- * in the server as compact events rather than in the IPC queue, and a pass of the child is at most this
- * long, so that at shutdown it writes them in about a second.
+ * in the server as compact events rather than in the IPC queue. The child writes what it was sent every
+ * second, so this caps its rate at about this many a second (above the server's half load), and at
+ * shutdown it writes them in a second or two.
  */
-const WINDOW = 16_384;
+const WINDOW = 32_768;
 
 /** Distinct user agents whose bot verdict is kept, for the visits only counted (VisitBacklog). */
 const BOT_CHECKS = 1000;
