@@ -118,6 +118,8 @@ export type ShlinkRoute = keyof typeof SHLINK_SCOPES;
 const REMEMBERED_PATHS = 1000;
 /** Longer paths are matched every time: a client sending long ones cannot make the memory grow past 256 KB a method. */
 const REMEMBERED_LENGTH = 256;
+/** Methods remembered; others (the method check refuses any no route takes before the router sees it) are matched every time. */
+const REMEMBERED_METHODS = 16;
 
 type Match = ReturnType<Router['match']>;
 
@@ -131,11 +133,11 @@ class RememberingRouter extends Router {
 
   override match(path: string, method: string): Match {
     let remembered = this.#matches.get(method);
-    if (remembered === undefined) this.#matches.set(method, (remembered = new Map()));
-    let found = remembered.get(path);
+    if (remembered === undefined && this.#matches.size < REMEMBERED_METHODS) this.#matches.set(method, (remembered = new Map()));
+    let found = remembered?.get(path);
     if (found === undefined) {
       found = super.match(path, method);
-      if (path.length > REMEMBERED_LENGTH) return found;
+      if (remembered === undefined || path.length > REMEMBERED_LENGTH) return found;
       if (remembered.size >= REMEMBERED_PATHS) remembered.clear();
       remembered.set(path, found);
     }
