@@ -3,17 +3,20 @@ import { STATUS, type ErrorCode } from '../core/errors.ts';
 import type { CreatedLink, CreationWrite } from '../links/create.ts';
 import { isCount, isRecord, type Channel } from './channel.ts';
 
-/** Worker to primary: a validated creation to store in the primary's group commit, numbered for its answer. */
-export interface CreationToPrimary {
-  creation: number;
-  write: CreationWrite;
-}
+/**
+ * Worker to primary: a validated creation to store in the primary's group commit, numbered for its answer;
+ * `malformed` when the number came with something that is no creation, which the primary answers as a
+ * failure rather than drop (the worker's request would wait for ever).
+ */
+export type CreationToPrimary = { creation: number; write: CreationWrite } | { creation: number; malformed: true };
 
 export const creationToPrimary: Channel<CreationToPrimary> = {
   name: 'creation',
   parse(body) {
-    if (!isRecord(body) || !isCount(body['creation']) || !isCreationWrite(body['write'])) return undefined;
-    return { creation: body['creation'], write: body['write'] };
+    if (!isRecord(body) || !isCount(body['creation'])) return undefined;
+    return isCreationWrite(body['write'])
+      ? { creation: body['creation'], write: body['write'] }
+      : { creation: body['creation'], malformed: true };
   },
 };
 

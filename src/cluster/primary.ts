@@ -104,8 +104,14 @@ export async function superviseWorkers(config: Config, deps: Deps): Promise<numb
       receive(worker, handedVisits, deps.log, (message) => kurz.services.visits.addEvents(message.visits));
       // On SQLite, every worker's creations go to this process's one group commit: one writer, no lock taken in turn.
       if (config.databaseUrl === '')
-        receive(worker, creationToPrimary, deps.log, ({ creation, write }) => {
-          kurz.services.creation.store(write).then(
+        receive(worker, creationToPrimary, deps.log, (message) => {
+          const creation = message.creation;
+          if ('malformed' in message) {
+            deps.log.error("dropped a worker's malformed creation", { pid: worker.process.pid });
+            send(worker, creationFromPrimary, { failed: creation, message: 'the primary could not read the creation' });
+            return;
+          }
+          kurz.services.creation.store(message.write).then(
             (result) => send(worker, creationFromPrimary, { created: creation, result }),
             (err: unknown) => {
               if (err instanceof AppError) {

@@ -96,15 +96,7 @@ const CASES: Array<{ channel: Channel<unknown>; title: string; good: unknown[]; 
         write: { ...write, alias: 'mine', plain: false, lookUp: false, split: [{ url: 'https://a.example/', weight: 1, paused: false }] },
       },
     ],
-    bad: [
-      { creation: -1, write },
-      { creation: 1 },
-      { creation: 1, write: { ...write, url: 7 } },
-      { creation: 1, write: { ...write, createdBy: { userId: 1 } } },
-      { creation: 1, write: { ...write, review: 'approved' } },
-      { creation: 1, write: { ...write, split: [{ url: 'https://a.example/' }] } },
-      { creation: 1, write: { ...write, length: -6 } },
-    ],
+    bad: [{ creation: -1, write }, { creation: '1', write }, { write }],
   },
   {
     channel: creationFromPrimary as Channel<unknown>,
@@ -155,6 +147,18 @@ for (const { channel, title, good, bad } of CASES) {
     for (const message of [...NOT_MESSAGES, ...bad]) t.is(channel.parse(message), undefined, JSON.stringify(message) ?? String(message));
   });
 }
+
+test("a creation whose write is malformed still names its number, so the primary can answer the worker's request", (t) => {
+  for (const bad of [
+    undefined,
+    { ...write, url: 7 },
+    { ...write, createdBy: { userId: 1 } },
+    { ...write, review: 'approved' },
+    { ...write, split: [{ url: 'https://a.example/' }] },
+    { ...write, length: -6 },
+  ])
+    t.deepEqual(creationToPrimary.parse({ creation: 5, write: bad }), { creation: 5, malformed: true }, JSON.stringify(bad));
+});
 
 test('visit events whose string indexes point past their strings are refused: a writer would read undefined', (t) => {
   t.true(isVisitEvents(events));
