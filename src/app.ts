@@ -24,6 +24,7 @@ import { checkMethod } from './web/methods.ts';
 import { authenticate } from './web/middleware/authenticate.ts';
 import { countReviews } from './web/middleware/review-count.ts';
 import { createRouter } from './web/routes.ts';
+import type { CreatedLink, CreationWrite } from './links/create.ts';
 
 /** How often a server that writes its own visits deletes raw visits past the retention period. */
 const PRUNE_INTERVAL_MS = 3_600_000;
@@ -51,6 +52,11 @@ export interface AppOptions {
    * prunes them): false when it cannot, and this process writes them itself.
    */
   offloadVisits?: (events: VisitEvents, giveBack: (events: VisitEvents) => void) => boolean;
+  /**
+   * Hands each creation's write to another process instead (a SQLite worker to its primary, whose one group
+   * commit takes every worker's creations).
+   */
+  storeCreation?: (write: CreationWrite) => Promise<CreatedLink>;
   /** Adapts the storage before the app uses it (tests: to take a capability away). */
   adaptStorage?: (storage: Storage) => Storage;
   /** What /metrics answers instead of this process's metrics (a worker's: every process's, from its primary). */
@@ -139,7 +145,7 @@ export async function createApp(config: Config, deps: Deps, options: AppOptions 
   let services: Services;
   try {
     // A SQLite worker reads the salts its primary makes (it leaves the writes to it); every other process may make them.
-    services = await createServices(config, deps, storage, relayed === undefined || config.databaseUrl !== '');
+    services = await createServices(config, deps, storage, relayed === undefined || config.databaseUrl !== '', options.storeCreation);
     // A blocklist file that cannot be read stops the start, naming it.
     services.screening.load();
     // A provider that is down only delays single sign-on: its discovery is logged and tried again.
