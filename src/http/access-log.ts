@@ -10,6 +10,10 @@ const MAX_PENDING = 64 * 1024;
 /** How long the first line of a batch waits for others before it is written, in ms. */
 const FLUSH_MS = 100;
 
+/** What Linux writes to a pipe at once, whole (POSIX's PIPE_BUF). */
+const PIPE_BUF = 4096;
+const NEWLINE = 0x0a;
+
 /** How long a destination that takes nothing for now (a full non-blocking pipe) is left before the next try. */
 const RETRY_MS = 10;
 
@@ -96,7 +100,8 @@ function batchedLines(out: LogStream): { add(line: string): void; drained(): Pro
   };
 
   const send = (to: number, bytes: Buffer): void => {
-    write(to, bytes, 0, bytes.length, null, (err, written) => {
+    const piece = wholeLines(bytes);
+    write(to, bytes, 0, piece, null, (err, written) => {
       if (err?.code === 'EAGAIN') {
         setTimeout(() => send(to, bytes), RETRY_MS);
         return;
@@ -129,6 +134,19 @@ function batchedLines(out: LogStream): { add(line: string): void; drained(): Pro
         begin();
       }),
   };
+}
+
+/**
+ * How many of `bytes` to write at once: whole lines, at most PIPE_BUF of them (a longer line alone). A write
+ * to a pipe that long is atomic, so the lines other writers put on the same standard error meanwhile (this
+ * process's log, the background writer's, the workers') fall between lines, never inside one.
+ */
+function wholeLines(bytes: Buffer): number {
+  if (bytes.length <= PIPE_BUF) return bytes.length;
+  const last = bytes.lastIndexOf(NEWLINE, PIPE_BUF - 1);
+  if (last !== -1) return last + 1;
+  const first = bytes.indexOf(NEWLINE);
+  return first === -1 ? bytes.length : first + 1;
 }
 
 /** A path or URL as logged: the token of a one-time link to set a password is never written. */
