@@ -147,7 +147,7 @@ clean:
 # core 1, scenarios interleaved with the baseline. Results in bench/results/ (latest.md). Not part of `make test`.
 WRK := command -v wrk >/dev/null || (apt-get update && apt-get install -y wrk)
 
-.PHONY: bench bench-smoke bench-large bench-micro bench-stats bench-pages bench-writer bench-blocklist soak
+.PHONY: bench bench-smoke bench-large bench-micro bench-profile-create bench-stats bench-pages bench-writer bench-blocklist soak
 
 # The PostgreSQL scenarios run against a throwaway server (test/support/with-postgres.ts, fsync on) on kurz's
 # core 0; the bench itself may use both cores (it pins kurz and wrk).
@@ -173,6 +173,12 @@ bench-large: $(BUNDLE)
 # ops/s of URL validation and code generation, in process.
 bench-micro: $(DEPS)
 	node bench/micro.ts
+
+# A created link's server CPU by stage (parsing, API key, insert, commit, sync, answer…), from a CPU profile of
+# kurz under the create scenario's load: about 40 s. `PROFILE_SECONDS=20 make bench-profile-create` for longer.
+bench-profile-create: $(BUNDLE)
+	@$(WRK)
+	node bench/profile-create.ts $(or $(PROFILE_SECONDS),10)
 
 # A 500,000-line blocklist of each format, each in a fresh process: load time, memory kept, a lookup, a reload.
 bench-blocklist: $(DEPS)

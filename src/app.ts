@@ -24,6 +24,7 @@ import { checkMethod } from './web/methods.ts';
 import { authenticate } from './web/middleware/authenticate.ts';
 import { countReviews } from './web/middleware/review-count.ts';
 import { createRouter } from './web/routes.ts';
+import type { CreatedLink, CreationWrite } from './links/create.ts';
 
 /** How often a server that writes its own visits deletes raw visits past the retention period. */
 const PRUNE_INTERVAL_MS = 3_600_000;
@@ -51,6 +52,11 @@ export interface AppOptions {
    * prunes them): false when it cannot, and this process writes them itself.
    */
   offloadVisits?: (events: VisitEvents, giveBack: (events: VisitEvents) => void) => boolean;
+  /**
+   * Hands each creation's write to another process instead (a SQLite worker to its primary, whose one group
+   * commit takes every worker's creations).
+   */
+  storeCreation?: (write: CreationWrite) => Promise<CreatedLink>;
   /** Adapts the storage before the app uses it (tests: to take a capability away). */
   adaptStorage?: (storage: Storage) => Storage;
   /** What /metrics answers instead of this process's metrics (a worker's: every process's, from its primary). */
@@ -131,7 +137,7 @@ export async function createApp(config: Config, deps: Deps, options: AppOptions 
   const writer = options.offloadVisits === undefined && (options.backgroundWriter ?? true);
   const opened = await openStorage(config, {
     log: deps.log,
-    backgroundWriter: writer ? (host) => startBackgroundWriter(host, writerFlags, deps.log) : undefined,
+    backgroundWriter: writer ? (host) => startBackgroundWriter(host, writerFlags, deps.log, config.visitBacklog) : undefined,
   });
   const relayed = options.offloadVisits;
   const adapted = options.adaptStorage?.(opened) ?? opened;
@@ -139,7 +145,7 @@ export async function createApp(config: Config, deps: Deps, options: AppOptions 
   let services: Services;
   try {
     // A SQLite worker reads the salts its primary makes (it leaves the writes to it); every other process may make them.
-    services = await createServices(config, deps, storage, relayed === undefined || config.databaseUrl !== '');
+    services = await createServices(config, deps, storage, relayed === undefined || config.databaseUrl !== '', options.storeCreation);
     // A blocklist file that cannot be read stops the start, naming it.
     services.screening.load();
     // A provider that is down only delays single sign-on: its discovery is logged and tried again.
@@ -189,7 +195,7 @@ export async function createApp(config: Config, deps: Deps, options: AppOptions 
   if (options.screenLinks ?? true) services.screening.start({ beforeScreen: options.beforeScreen });
   // The process that writes the visits prunes them: here, unless a background writer or a primary does.
   // The audit trail is pruned on the same schedule by one process: this one, unless it is a worker.
-  const writesItsVisits = relayed === undefined && (config.databaseUrl !== '' || !writer);
+  const writesItsVisits = relayed === undefined && !writer;
   const prune = () => {
     if (writesItsVisits) services.recorder.prune().catch(logUnlessUnavailable('could not prune visits'));
     services.deliveries.prune(WEBHOOK_LOG_DAYS).catch(logUnlessUnavailable('could not prune the webhook deliveries'));
@@ -212,7 +218,7 @@ export async function createApp(config: Config, deps: Deps, options: AppOptions 
 
   let closed: Promise<void> | undefined;
   return {
-    callback: createEdge(web, koa.callback(), accessLog),
+    callback: createEdge(web, koa.callback(), accessLog?.log),
     services,
     pipeline: web.pipeline,
     storage,
@@ -236,6 +242,7 @@ export async function createApp(config: Config, deps: Deps, options: AppOptions 
         const lost = services.recorder.pending;
         if (lost > 0) deps.log.error('stopping with visits the database did not take; they are lost', { visits: lost });
         await storage.close();
+        await accessLog?.drained();
       })();
       return closed;
     },

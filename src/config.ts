@@ -37,6 +37,7 @@ export interface Config {
   readonly maxUrlLength: number;
   readonly visitFlushInterval: number;
   readonly visitFlushSize: number;
+  readonly visitBacklog: number;
   readonly cacheDir: string;
   readonly trustedProxies: string;
   readonly clientAddressHeader: ClientAddressHeader;
@@ -201,6 +202,12 @@ export const OPTIONS: readonly Option[] = [
     default: 10_000,
     parse: integer(1, 1_000_000),
     doc: 'Buffered visits are written as soon as this many links have visits pending',
+  },
+  {
+    name: 'visitBacklog',
+    default: 100_000,
+    parse: integer(1, 10_000_000),
+    doc: 'Visits that wait for the database with their detail; past it only their counts per link and hour do (the stats say how many lost their detail)',
   },
   {
     name: 'cacheDir',

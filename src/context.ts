@@ -86,6 +86,8 @@ export interface Services {
   cacheStats(): CacheStats;
   /** The database's size in bytes (see Storage.databaseBytes). */
   databaseBytes(): Promise<number>;
+  /** See Storage.visitDetailDropped. */
+  visitDetailDropped(): number;
 }
 
 /** What the edge and the Koa handlers add to the services. */

@@ -14,7 +14,7 @@ import type { Services } from './context.ts';
 import type { Deps } from './deps.ts';
 import { domainManagement } from './domains/manage.ts';
 import { DomainRegistry } from './domains/registry.ts';
-import { linkCreation } from './links/create.ts';
+import { linkCreation, type CreateDeps } from './links/create.ts';
 import { linkManagement } from './links/manage.ts';
 import { linkReview } from './links/review.ts';
 import { followChanges, linkResolver } from './links/resolve.ts';
@@ -71,8 +71,15 @@ function geoLookup(config: Config): Geo {
 /**
  * Builds the use cases on `storage`. Rejects if the storage cannot be read. `makesSalts` false (a SQLite
  * worker) reads the visitor salts its primary makes ahead rather than make one (visitor-salts.ts).
+ * `storeCreation` runs creations' writes elsewhere (a SQLite worker's primary; links/create.ts).
  */
-export async function createServices(config: Config, deps: Deps, storage: Storage, makesSalts = true): Promise<Services> {
+export async function createServices(
+  config: Config,
+  deps: Deps,
+  storage: Storage,
+  makesSalts = true,
+  storeCreation?: CreateDeps['storeCreation'],
+): Promise<Services> {
   const key = Buffer.from(await storage.settings.settingOrInit(CODE_KEY_SETTING, () => deps.random(32).toString('hex')), 'hex');
   const codes = readingAhead(
     createCodeGenerator({ mode: config.codeMode, length: config.codeLength, key, offset: config.codeOffset }),
@@ -151,7 +158,7 @@ export async function createServices(config: Config, deps: Deps, storage: Storag
     users,
     owners,
     sso: config.oidcIssuer === '' ? undefined : singleSignOn({ config, now, log: deps.log }),
-    creation: linkCreation({ config, listening, blocklist, now, random, links, codes, cache, hashing, domains: registry }),
+    creation: linkCreation({ config, listening, blocklist, now, random, links, codes, cache, hashing, domains: registry, storeCreation }),
     links: linkManagement({
       config,
       listening,
@@ -206,5 +213,7 @@ export async function createServices(config: Config, deps: Deps, storage: Storag
     databaseProblem: () => storage.problem(),
     cacheStats: () => cache.stats(),
     databaseBytes: () => storage.databaseBytes(),
+    // The background writer's backlog, and this process's own while its writes fail.
+    visitDetailDropped: () => storage.visitDetailDropped() + recorder.detailDropped,
   };
 }

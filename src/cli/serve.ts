@@ -9,6 +9,7 @@ import { exposedFiles } from '../core/file-modes.ts';
 import { createHttpServer } from '../http/server.ts';
 import { superviseWorkers } from '../cluster/primary.ts';
 import {
+  creationsThroughPrimary,
   followPrimaryBlocklist,
   isWorker,
   metricsThroughPrimary,
@@ -73,11 +74,13 @@ async function serveHttp(config: Config, deps: Deps, worker: boolean): Promise<n
   const relay = worker ? relayVisitsToPrimary() : undefined;
   const metrics = worker ? metricsThroughPrimary(deps.log) : undefined;
   const blocklist = worker ? followPrimaryBlocklist(deps.log) : undefined;
+  // On SQLite one process writes the links: a worker's creations go to its primary's group commit.
+  const storeCreation = worker && config.databaseUrl === '' ? creationsThroughPrimary(deps.log) : undefined;
   const port = worker ? await portFromPrimary(deps.log) : config.port;
   const kurz = await createApp(
     config,
     deps,
-    relay && metrics ? { offloadVisits: relay.offload, scrapeMetrics: metrics.scrape, screenLinks: false } : {},
+    relay && metrics ? { offloadVisits: relay.offload, scrapeMetrics: metrics.scrape, screenLinks: false, storeCreation } : {},
   );
   metrics?.report(kurz.metrics);
   blocklist?.start(() => kurz.services.screening.reload({ screen: false }));

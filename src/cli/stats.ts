@@ -59,6 +59,14 @@ export const stats: Command = {
             `${count(visits.humans)} human visits, ${count(visits.uniqueVisitors)} unique visitors, ${count(visits.bots)} bot hits`,
           ],
           ['Humans', `${sparkline(squeezed(humans))} peak ${count(Math.max(0, ...humans))} per ${figures.granularity}`],
+          ...(visits.detailDropped > 0
+            ? [
+                ['Detail dropped', `${count(visits.detailDropped)} visits only counted (too many waited for the database)`] as [
+                  string,
+                  string,
+                ],
+              ]
+            : []),
           ...lists(figures),
           // An A/B split's variants: one line each.
           ...figures.variants.map((v, i): [string, string] => [

@@ -7,6 +7,8 @@ import type { Logger } from '../core/log.ts';
 import { NODE_FLAGS } from '../node-flags.ts';
 import type { VisitStore } from '../store/ports.ts';
 import type { BackgroundWriter, WriterDatabase, WriterHost } from '../store/writer-ports.ts';
+import { cachedBotCheck } from '../visits/classify.ts';
+import { VisitBacklog } from '../visits/visit-backlog.ts';
 import { VisitBuffer } from '../visits/visit-buffer.ts';
 import type { VisitEvents } from '../visits/visit-events.ts';
 import { VisitHandover, writtenThrough } from '../visits/visit-handover.ts';
@@ -36,10 +38,15 @@ const FINISH_TIMEOUT_MS = 10_000;
 const CHILD_NICE = 19;
 
 /**
- * Visits handed to the child and not yet written, at most (about 10 MB of events): more wait in the
- * server as compact events rather than in the IPC queue, and a pass of the child is at most this long.
+ * Visits handed to the child and not yet written, at most (and at most the configured backlog): more wait
+ * in the server as compact events rather than in the IPC queue. The child writes what it was sent every
+ * second, so this caps its rate at about this many a second (above the server's half load), and at
+ * shutdown it writes them in a second or two.
  */
-const WINDOW = 262_144;
+const WINDOW = 32_768;
+
+/** Distinct user agents whose bot verdict is kept, for the visits only counted (VisitBacklog). */
+const BOT_CHECKS = 1000;
 
 /**
  * Waits before starting another child, by how many in a row died without writing anything; after one more,
@@ -59,12 +66,13 @@ const RESTART_DELAYS_MS = [0, 1000, 5000];
  * dying before writing anything, the server writes visits and checkpoints itself again. `flags` are the
  * settings the child needs besides the database's (`kurz background` reads them like any command).
  */
-export function startBackgroundWriter(host: WriterHost, flags: readonly string[], log: Logger): BackgroundWriter {
+export function startBackgroundWriter(host: WriterHost, flags: readonly string[], log: Logger, backlogLimit: number): BackgroundWriter {
   // The executable embeds kurz's Node options; `node` takes them before the script.
   const self = sea.isSea() ? [] : [...NODE_FLAGS, process.argv[1] ?? ''];
   const handover = new VisitHandover();
-  /** Flushes not sent yet: the window is full, or a child is starting. */
-  let queued: VisitEvents[] = [];
+  /** Flushes not sent yet (the window is full, or a child is starting): past the limit, counts alone. */
+  const backlog = new VisitBacklog(backlogLimit, cachedBotCheck(BOT_CHECKS));
+  const window = Math.min(WINDOW, backlogLimit);
   let giveBack: ((events: VisitEvents) => void) | undefined;
   let current: { child: ChildProcess; finishing: boolean } | undefined;
   let restart: NodeJS.Timeout | undefined;
@@ -77,7 +85,7 @@ export function startBackgroundWriter(host: WriterHost, flags: readonly string[]
   let stopped: (() => void) | undefined;
   let finishTimer: NodeJS.Timeout | undefined;
   let fault: string | undefined;
-  const waiting = (): number => handover.unconfirmed + countOf(queued);
+  const waiting = (): number => handover.unconfirmed + backlog.length;
 
   function start(): void {
     restart = undefined;
@@ -85,7 +93,7 @@ export function startBackgroundWriter(host: WriterHost, flags: readonly string[]
     const child = spawn(process.execPath, [...self, BACKGROUND_WRITER_COMMAND, '--handover', name, ...host.flags, ...flags], {
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
       serialization: 'advanced',
-      env: host.env,
+      env: host.env && { ...process.env, ...host.env },
     });
     const writer = { child, finishing: false };
     current = writer;
@@ -123,13 +131,13 @@ export function startBackgroundWriter(host: WriterHost, flags: readonly string[]
   function send(): void {
     const writer = current;
     if (writer === undefined || !writer.child.connected) return;
-    while (queued.length > 0 && handover.unconfirmed < WINDOW) {
-      const events = queued.shift()!;
+    while (backlog.length > 0 && handover.unconfirmed < window) {
+      const events = backlog.shift()!;
       handover.sent(events);
       // A send that fails finds the child gone: its end hands on what it had not written.
       sendTo(writer.child, toWriter, { events });
     }
-    if (stopping && queued.length === 0 && !writer.finishing) {
+    if (stopping && backlog.length === 0 && !writer.finishing) {
       writer.finishing = true;
       sendTo(writer.child, toWriter, { finish: true });
     }
@@ -145,7 +153,7 @@ export function startBackgroundWriter(host: WriterHost, flags: readonly string[]
     if (current === writer) current = undefined;
     fault = undefined;
     const left = handover.unwritten(receipt);
-    if (left.length > 0) queued.unshift(left);
+    backlog.unshift(left);
     if (abandoned) {
       log.error('the background process stopped making progress; its last visits are lost', { pid: writer.child.pid, visits: waiting() });
       stopped?.();
@@ -163,8 +171,8 @@ export function startBackgroundWriter(host: WriterHost, flags: readonly string[]
     if (delay === undefined) {
       inline = true;
       host.checkpointInline(true);
-      const back = queued;
-      queued = [];
+      const back: VisitEvents[] = [];
+      for (let events = backlog.shift(); events !== undefined; events = backlog.shift()) back.push(events);
       if (stopping) {
         const why = refused ? 'the database did not take the last visits' : 'the background process keeps stopping';
         log.error(`${why}; they are lost`, { code, signal, visits: countOf(back) });
@@ -192,10 +200,13 @@ export function startBackgroundWriter(host: WriterHost, flags: readonly string[]
     get fault() {
       return fault;
     },
+    get detailDropped() {
+      return backlog.dropped;
+    },
     offload(events, back) {
       if (inline) return false;
       giveBack = back;
-      queued.push(events);
+      backlog.add(events, handover.unconfirmed);
       send();
       return true;
     },
@@ -206,8 +217,10 @@ export function startBackgroundWriter(host: WriterHost, flags: readonly string[]
       current?.child.ref();
       current?.child.channel?.ref();
       restart?.ref();
+      // More than a window's detail would take the child seconds: their counts are written, not their detail.
+      if (waiting() > window) backlog.countAll();
       const left = waiting();
-      if (left > 0) log.info('writing the last visits before stopping', { visits: left });
+      if (left > 0) log.info('writing the last visits before stopping', { visits: left, detailDropped: backlog.dropped });
       finishTimer = setTimeout(() => {
         abandoned = true;
         if (current) current.child.kill('SIGKILL');

@@ -98,8 +98,9 @@ export function isCount(value: unknown): value is number {
  */
 export function isVisitEvents(value: unknown): value is VisitEvents {
   if (!isRecord(value)) return false;
-  const { length, linkIds, times, strings, fields } = value;
+  const { length, linkIds, times, strings, fields, undetailed } = value;
   if (!isCount(length) || !(linkIds instanceof Float64Array) || !(times instanceof Float64Array)) return false;
+  if (undetailed !== undefined && !(undetailed instanceof Uint32Array && undetailed.length >= length)) return false;
   if (!(fields instanceof Uint32Array) || !Array.isArray(strings) || !strings.every((s) => typeof s === 'string')) return false;
   if (linkIds.length < length || times.length < length || fields.length < length * FIELDS.length) return false;
   return fields.subarray(0, length * FIELDS.length).every((at) => at < strings.length);

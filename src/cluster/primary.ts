@@ -6,7 +6,9 @@ import type { Config } from '../config.ts';
 import type { Deps } from '../deps.ts';
 import { aggregateMetrics, type MetricsJson } from '../web/metrics.ts';
 import { blocklistReloaded, reloadBlocklist } from './blocklist-channel.ts';
+import { AppError } from '../core/errors.ts';
 import { receive, send } from './channel.ts';
+import { creationFromPrimary, creationToPrimary } from './creation-channel.ts';
 import { metricsFromWorker, metricsToWorker } from './metrics-channel.ts';
 import { listenOn, workerStarted } from './start-channel.ts';
 import { handedVisits } from './visits-channel.ts';
@@ -100,6 +102,28 @@ export async function superviseWorkers(config: Config, deps: Deps): Promise<numb
     started.set(worker, Date.now());
     const listening = new Promise<number>((resolve, reject) => {
       receive(worker, handedVisits, deps.log, (message) => kurz.services.visits.addEvents(message.visits));
+      // On SQLite, every worker's creations go to this process's one group commit: one writer, no lock taken in turn.
+      if (config.databaseUrl === '')
+        receive(worker, creationToPrimary, deps.log, (message) => {
+          const creation = message.creation;
+          if ('malformed' in message) {
+            deps.log.error("dropped a worker's malformed creation", { pid: worker.process.pid });
+            send(worker, creationFromPrimary, { failed: creation, message: 'the primary could not read the creation' });
+            return;
+          }
+          kurz.services.creation.store(message.write).then(
+            (result) => send(worker, creationFromPrimary, { created: creation, result }),
+            (err: unknown) => {
+              if (err instanceof AppError) {
+                const { code, message, field, retryAfter } = err;
+                send(worker, creationFromPrimary, { refused: creation, code, message, field, retryAfter });
+                return;
+              }
+              deps.log.error("could not store a worker's link", { err });
+              send(worker, creationFromPrimary, { failed: creation, message: (err as Error).message });
+            },
+          );
+        });
       receive(worker, metricsFromWorker, deps.log, (message) => {
         if ('report' in message) return reports.get(`${worker.id} ${message.report}`)?.(message.metrics);
         const scraped = message.scrape;

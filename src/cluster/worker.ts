@@ -3,7 +3,10 @@ import type { Logger } from '../core/log.ts';
 import type { VisitEvents } from '../visits/visit-events.ts';
 import type { Metrics } from '../web/metrics.ts';
 import { blocklistReloaded, reloadBlocklist } from './blocklist-channel.ts';
+import { AppError } from '../core/errors.ts';
+import type { CreatedLink, CreationWrite } from '../links/create.ts';
 import { receive, send } from './channel.ts';
+import { creationFromPrimary, creationToPrimary } from './creation-channel.ts';
 import { metricsFromWorker, metricsToWorker } from './metrics-channel.ts';
 import { listenOn, workerStarted } from './start-channel.ts';
 import { handedVisits } from './visits-channel.ts';
@@ -110,4 +113,42 @@ export function relayVisitsToPrimary(): {
       if (process.connected) process.disconnect();
     },
   };
+}
+
+/**
+ * A SQLite worker's side of creation: hands each creation's write to the primary, which stores every
+ * worker's in its one group commit (one writer: the workers no longer take SQLite's write lock in turn), and
+ * resolves with what it answers. When the primary is gone, or goes before it answers, the creation fails
+ * with 'unavailable' and is never tried again here: the primary may have stored it, and a retry here could
+ * store it twice.
+ */
+export function creationsThroughPrimary(log: Logger): (write: CreationWrite) => Promise<CreatedLink> {
+  const waiting = new Map<number, { resolve: (result: CreatedLink) => void; reject: (err: Error) => void }>();
+  let creations = 0;
+  const gone = (): AppError => new AppError('unavailable', 'kurz is restarting: the link may not be stored; try again');
+  receive(process, creationFromPrimary, log, (message) => {
+    const id = 'created' in message ? message.created : 'refused' in message ? message.refused : message.failed;
+    const creation = waiting.get(id);
+    waiting.delete(id);
+    if (creation === undefined) return;
+    if ('created' in message) creation.resolve(message.result);
+    else if ('refused' in message) creation.reject(new AppError(message.code, message.message, message.field, message.retryAfter));
+    else creation.reject(new Error(`the primary could not store the link: ${message.message}`));
+  });
+  process.once('disconnect', () => {
+    for (const creation of waiting.values()) creation.reject(gone());
+    waiting.clear();
+  });
+  return (write) =>
+    new Promise((resolve, reject) => {
+      const id = ++creations;
+      waiting.set(id, { resolve, reject });
+      const sent = send(process, creationToPrimary, { creation: id, write }, (err) => {
+        if (err === null || !waiting.delete(id)) return;
+        reject(gone());
+      });
+      if (sent) return;
+      waiting.delete(id);
+      reject(gone());
+    });
 }

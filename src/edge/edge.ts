@@ -26,7 +26,7 @@ const HSTS = 'max-age=31536000';
  * request is logged from here. With an https public URL, every answer tells browsers to come back over
  * https only (HSTS).
  */
-export function createEdge(web: WebServices, koa: RequestListener, accessLog?: AccessLog): RequestListener {
+export function createEdge(web: WebServices, koa: RequestListener, accessLog?: AccessLog['log']): RequestListener {
   const redirect = redirectHandler(web);
   const { pipeline, render } = web;
   const hsts = web.config.publicUrl.startsWith('https:');

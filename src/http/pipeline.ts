@@ -37,6 +37,11 @@ export interface Pipeline {
   answered(route: string, status: number): void;
   /** The request's context, the same object however often it is asked for. */
   contextOf(req: IncomingMessage): RequestContext;
+  /**
+   * The id a finished request is logged under (the access log's): its context's when something made one,
+   * else a new id, without building a context that nothing would read after the log line.
+   */
+  loggedIdOf(req: IncomingMessage): string;
   /** The client's address (see RequestContext.client), without building a context: the redirect's. */
   clientOf(req: IncomingMessage): string;
   /**
@@ -72,12 +77,17 @@ export function createPipeline(settings: Pick<Config, 'trustedProxies' | 'client
   const clientOf = clientAddress(settings.trustedProxies, settings.clientAddressHeader);
   const trusted = trustedProxy(settings.trustedProxies);
   const requests = new RequestCounter();
-  const contexts = new WeakMap<IncomingMessage, RequestContext>();
+  // Kept on the request itself: an entry in a WeakMap costs the garbage collector more, at every request.
+  const CONTEXT: unique symbol = Symbol('kurz request context');
   const prefix = randomBytes(3).toString('hex');
   let sequence = 0;
+  const newId = (): string => `${prefix}-${(++sequence).toString(36)}`;
+
+  const holder = (req: IncomingMessage): IncomingMessage & { [CONTEXT]?: RequestContext } => req;
 
   function contextOf(req: IncomingMessage): RequestContext {
-    let request = contexts.get(req);
+    const held = holder(req);
+    let request = held[CONTEXT];
     if (!request) {
       let client: string | undefined;
       let id: string | undefined;
@@ -90,10 +100,10 @@ export function createPipeline(settings: Pick<Config, 'trustedProxies' | 'client
           return (limitKey ??= limitKeyOf(this.client));
         },
         get id() {
-          return (id ??= `${prefix}-${(++sequence).toString(36)}`);
+          return (id ??= newId());
         },
       };
-      contexts.set(req, request);
+      held[CONTEXT] = request;
     }
     return request;
   }
@@ -108,6 +118,7 @@ export function createPipeline(settings: Pick<Config, 'trustedProxies' | 'client
     },
     answered: (route, status) => requests.count(route, status),
     contextOf,
+    loggedIdOf: (req) => holder(req)[CONTEXT]?.id ?? newId(),
     clientOf,
     notFoundKeyOf(req) {
       const client = clientOf(req);

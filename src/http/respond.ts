@@ -100,17 +100,22 @@ const PAGE_HEADERS = {
 const JSON_TYPE = 'application/json; charset=utf-8';
 const PROBLEM_TYPE = 'application/problem+json';
 
-/** Answers for someone known (an API key, a session): whatever their handler says, no cache keeps them. */
-const forSomeone = new WeakSet<ServerResponse>();
+/**
+ * Marks an answer for someone known (an API key, a session): whatever their handler says, no cache keeps it.
+ * Kept on the response itself: an entry in a WeakSet costs the garbage collector more, at every request.
+ */
+const FOR_SOMEONE: unique symbol = Symbol('kurz answer for someone known');
+
+type Marked = ServerResponse & { [FOR_SOMEONE]?: true };
 
 /** Marks `res` as an answer for someone known: it is sent `Cache-Control: no-store` (authenticate.ts). */
 export function markPersonal(res: ServerResponse): void {
-  forSomeone.add(res);
+  (res as Marked)[FOR_SOMEONE] = true;
 }
 
 /** `headers`, with Cache-Control: no-store when `res` is an answer for someone known. */
 function withCaching(res: ServerResponse, headers: OutgoingHttpHeaders): OutgoingHttpHeaders {
-  return forSomeone.has(res) ? { ...headers, 'Cache-Control': 'no-store' } : headers;
+  return (res as Marked)[FOR_SOMEONE] === true ? { ...headers, 'Cache-Control': 'no-store' } : headers;
 }
 
 /**

@@ -1,4 +1,4 @@
-import { NO_PAGES, parsePages, storedPages } from '../rules/page-settings.ts';
+import { NO_PAGES, parsePages, storedPages, type PageSettings } from '../rules/page-settings.ts';
 import { hash } from 'node:crypto';
 import type { RedirectCache } from '../cache/redirect-cache.ts';
 import type { PasswordHashing } from '../auth/passwords.ts';
@@ -11,7 +11,7 @@ import { RESERVED_PATHS } from './reserved-paths.ts';
 import type { LinkStore, LinkWriter } from '../store/ports.ts';
 import { checkAlias, checkCodeLength } from './alias-rules.ts';
 import { randomCode } from '../codes/random-code.ts';
-import { DEFAULT_OPTIONS, type Link, type NewLink } from './link.ts';
+import { DEFAULT_OPTIONS, type Link, type LinkOptions, type NewLink } from './link.ts';
 import { isPlain, parseOptions } from './link-options.ts';
 import type { BlocklistSource } from '../blocklist/blocklist.ts';
 import { reviewOf } from './review-rules.ts';
@@ -64,6 +64,35 @@ export interface CreateDeps {
   cache: RedirectCache;
   hashing: PasswordHashing;
   domains: DomainRegistry;
+  /**
+   * Runs a creation's store-facing part somewhere else (a SQLite worker: in its primary, whose one group
+   * commit takes every worker's creations); by default in this process's own write transaction.
+   */
+  storeCreation?: (write: CreationWrite) => Promise<CreatedLink>;
+}
+
+/**
+ * What a creation stores, validated, in plain data (it may cross to another process): the link's fields,
+ * and how the write transaction meets the actor's earlier links and taken codes.
+ */
+export interface CreationWrite {
+  url: string;
+  domain: number;
+  options: Partial<LinkOptions>;
+  passwordHash: string | null;
+  review: 'pending' | null;
+  /** The owner: the row records who created it. */
+  createdBy: Actor;
+  /** A bare URL: stored with its dedupe key, and answered with an earlier identical link when `lookUp`. */
+  plain: boolean;
+  /** Look for the owner's earlier link of the same URL within the dedupe window. */
+  lookUp: boolean;
+  /** The chosen alias; null for a generated code. */
+  alias: string | null;
+  /** The generated code's asked length; null for the usual one. */
+  length: number | null;
+  split: Variant[] | null;
+  pages: PageSettings | null;
 }
 
 /** Ids tried before giving up when generated codes keep landing on aliases or reserved words (each try skips one id). */
@@ -72,7 +101,19 @@ const MAX_CODE_TRIES = 1000;
 export type LinkCreation = ReturnType<typeof linkCreation>;
 
 /** Creating a link: validation, dedupe, and a code that is never shared or reused. */
-export function linkCreation({ config, listening, blocklist, now, random, links, codes, cache, hashing, domains }: CreateDeps) {
+export function linkCreation({
+  config,
+  listening,
+  blocklist,
+  now,
+  random,
+  links,
+  codes,
+  cache,
+  hashing,
+  domains,
+  storeCreation,
+}: CreateDeps) {
   const rules = urlRules(config, listening, blocklist);
   const stats = { created: 0, deduplicated: 0, refused: new Map<string, number>() };
 
@@ -129,33 +170,59 @@ export function linkCreation({ config, listening, blocklist, now, random, links,
     const lookUp = alias === undefined && length === undefined && !how.separate && config.dedupeWindow > 0 && (plain || how.ask === true);
     const passwordHash = given.password ? await hashing.hash(given.password, random) : null;
     const review = reviewOf(actor, config.reviewNewLinks);
-    const result = await links.write(async (tx): Promise<CreatedLink> => {
+    const write: CreationWrite = {
+      url,
+      domain,
+      options: given.options,
+      passwordHash,
+      review,
+      createdBy: actor,
+      plain,
+      lookUp,
+      alias: alias ?? null,
+      length: length ?? null,
+      split,
+      pages,
+    };
+    const result = await (storeCreation ?? store)(write);
+    // The address may be remembered as unknown (looked up before it existed).
+    cache.forget(result.link.domain, result.link.code);
+    return result;
+  }
+
+  /**
+   * A creation's store-facing part, in the write transaction: the blocklist's last word, dedupe, the insert
+   * under an alias or a generated code, the split and pages. Resolves once durably stored.
+   */
+  function store(write: CreationWrite): Promise<CreatedLink> {
+    const { url, domain, plain, split, pages, alias, length } = write;
+    return links.write(async (tx): Promise<CreatedLink> => {
       refuseListed(url, rules);
       for (const variant of split ?? []) refuseListed(variant.url, rules);
       const at = new Date(now());
       const urlHash = plain ? hashUrl(url) : null;
       const link = {
         ...DEFAULT_OPTIONS,
-        ...given.options,
+        ...write.options,
         domain,
-        ownerId: actor.userId,
+        ownerId: write.createdBy.userId,
         url,
         urlHash,
-        passwordHash,
-        isAlias: alias !== undefined,
+        passwordHash: write.passwordHash,
+        isAlias: alias !== null,
         createdAt: at,
-        review,
+        review: write.review,
         // The row records who created it: the audit trail's link.create entry, stored with the link itself.
-        createdBy: actor,
+        createdBy: write.createdBy,
       };
-      if (lookUp) {
+      if (write.lookUp) {
         const since = new Date(config.dedupeWindow === Number.POSITIVE_INFINITY ? 0 : at.getTime() - config.dedupeWindow);
-        const existing = await tx.linkByUrlHash(urlHash ?? hashUrl(url), since, domain, actor.userId, review !== null);
+        const existing = await tx.linkByUrlHash(urlHash ?? hashUrl(url), since, domain, link.ownerId, write.review !== null);
         if (existing) return plain ? { link: existing, created: false } : { link: existing, created: false, withheld: true };
       }
       const created =
-        alias === undefined
-          ? await insertWithGeneratedCode(tx, codes, link, length === undefined ? undefined : { length, random })
+        alias === null
+          ? await insertWithGeneratedCode(tx, codes, link, length === null ? undefined : { length, random })
           : await insertWithAlias(tx, { ...link, code: alias });
       if (split !== null) {
         await tx.setSplit(created.id, storedSplit(split), at);
@@ -167,13 +234,13 @@ export function linkCreation({ config, listening, blocklist, now, random, links,
       }
       return { link: created, created: true };
     });
-    // The address may be remembered as unknown (looked up before it existed).
-    cache.forget(result.link.domain, result.link.code);
-    return result;
   }
 
   return {
     createLink,
+
+    /** The store-facing part of a creation another process validated (a worker's, handed to its primary). */
+    store,
 
     stats: (): CreationStats => stats,
 

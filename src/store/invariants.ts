@@ -1,5 +1,6 @@
 import { RESERVED_PATHS } from '../links/reserved-paths.ts';
 import { CODE_KEY_BYTES, CODE_KEY_SETTING } from '../codes/code-generator.ts';
+import { UNDETAILED } from '../visits/rollup.ts';
 import { BREAKDOWNS, DIMENSIONS } from '../visits/visit.ts';
 
 /** Runs one statement and resolves with its rows; both backends answer the statements below alike. */
@@ -37,8 +38,8 @@ const ROLLUP_SUMS = [sums('by hour', 'visit_hours'), sums('by day', 'visit_days'
   ' UNION ALL ',
 );
 
-const DIMENSION_SUMS = `SELECT 'by hour' AS rollup, dimension, sum(count) AS count FROM visit_dimensions GROUP BY dimension
-  UNION ALL SELECT 'by day' AS rollup, dimension, sum(count) AS count FROM visit_dimension_days GROUP BY dimension`;
+const DIMENSION_SUMS = `SELECT 'by hour' AS rollup, dimension, value, sum(count) AS count FROM visit_dimensions GROUP BY dimension, value
+  UNION ALL SELECT 'by day' AS rollup, dimension, value, sum(count) AS count FROM visit_dimension_days GROUP BY dimension, value`;
 
 /** Links whose all-time count of human visits is below what their hourly series holds. */
 const COUNTS_BELOW_SERIES = `SELECT count(*) AS n, min(series.link_id) AS first FROM
@@ -154,15 +155,21 @@ export async function checkInvariants(query: Query): Promise<CheckOutcome[]> {
   });
 
   await run("each breakdown sums to the visits, by hour and by day (people's; 'bots' to the bots')", async () => {
-    const sums = new Map(
-      (await query(DIMENSION_SUMS)).map((r) => [`${String(r['rollup'])} ${Number(r['dimension'])}`, Number(r['count'])]),
-    );
+    const sums = new Map<string, number>();
+    const undetailed = DIMENSIONS.indexOf('undetailed');
+    for (const r of await query(DIMENSION_SUMS)) {
+      const dimension = Number(r['dimension']);
+      // Visits only counted are in no breakdown: 'undetailed' says how many, people's and bots'.
+      const key = `${String(r['rollup'])} ${dimension}${dimension === undetailed ? ` ${String(r['value'])}` : ''}`;
+      sums.set(key, (sums.get(key) ?? 0) + Number(r['count']));
+    }
     const problems: string[] = [];
     for (const rollup of ['by hour', 'by day']) {
+      const only = (value: string): number => sums.get(`${rollup} ${undetailed} ${value}`) ?? 0;
       // The variant dimensions count only the visits of links with a split.
       BREAKDOWNS.forEach((dimension) => {
         const i = DIMENSIONS.indexOf(dimension);
-        const expected = dimension === 'bots' ? hours.bots : hours.humans;
+        const expected = dimension === 'bots' ? hours.bots - only(UNDETAILED.bots) : hours.humans - only(UNDETAILED.humans);
         const actual = sums.get(`${rollup} ${i}`) ?? 0;
         if (actual !== expected) problems.push(`${dimension} ${rollup}: ${actual}, expected ${expected}`);
       });

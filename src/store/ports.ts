@@ -42,6 +42,8 @@ export interface Storage {
   problem(): Promise<string | undefined>;
   /** The database's size in bytes: SQLite's file and its write-ahead log; PostgreSQL's pg_database_size. */
   databaseBytes(): Promise<number>;
+  /** Visits only counted since the start, their detail dropped, because too many waited for the background writer. */
+  visitDetailDropped(): number;
   /** Writes what the store still holds (visits in a background writer) and lets go of the database. */
   close(): Promise<void>;
 }
@@ -236,6 +238,11 @@ export interface VisitStore {
   topLinks(from: Date, to: Date, limit: number, owner?: number): Promise<LinkTally[]>;
   /** Per domain (not removed): its live links and its links' human visits in [from, to), whole UTC days. */
   domainTotals(from: Date, to: Date): Promise<DomainTally[]>;
+  /**
+   * Visits (people's and bots') in [from, to) only counted, their detail dropped because too many waited for
+   * the database; `owner`'s links' alone when given. Whole UTC days read the daily rollup, else whole hours.
+   */
+  detailDropped(from: Date, to: Date, owner?: number): Promise<number>;
   /** Live links and all-time human and bot visits. */
   totals(owner?: number): Promise<{ links: number; humans: number; bots: number }>;
   /** The all-time human and bot visits of each of these links that has any (read from the hourly rollup). */

@@ -10,7 +10,7 @@ import type { VisitReceipt } from '../visits/visit-handover.ts';
 export interface WriterHost {
   /** What the writer needs to open the database the same way (`kurz background` reads them like any command). */
   readonly flags: readonly string[];
-  /** The writer's environment, when it is not the server's: a secret (a password) goes there, never into `ps`. */
+  /** What the writer's environment has instead of the server's (undefined: unset): a secret goes there, never into `ps`. */
   readonly env?: NodeJS.ProcessEnv;
   /** The receipt of the last chunk the writer named `name` committed (undefined if none); removes it. */
   takeReceipt(name: string): Promise<VisitReceipt | undefined>;
@@ -25,6 +25,8 @@ export interface BackgroundWriter {
    * events are kept until the child has written them: if it dies, the next child gets what it had not.
    */
   offload(events: VisitEvents, giveBack: (events: VisitEvents) => void): boolean;
+  /** Visits only counted, their detail dropped, because too many waited for the child (VisitBacklog). */
+  readonly detailDropped: number;
   /** The fault the child's writes (visits, checkpoints) fail with, as it last reported; undefined when none. */
   readonly fault: string | undefined;
   /** Asks the child to write everything it was handed and waits for it to exit. */

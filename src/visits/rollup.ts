@@ -65,8 +65,23 @@ export interface VisitBatch {
   links: VisitCount[];
 }
 
-/** Sums `visits` into the rows of each rollup; `keepRaw` false leaves the raw rows out. */
-export function rollUp(visits: readonly Visit[], keepRaw: boolean): VisitBatch {
+/** Visits of one link whose detail was dropped (visit-backlog.ts): what is known of them. */
+export interface UndetailedVisits {
+  linkId: number;
+  /** The latest of them, ms since the epoch; all in its hour. */
+  at: number;
+  bot: boolean;
+  visits: number;
+}
+
+/** The value of the 'undetailed' dimension for people's visits and for bots'. */
+export const UNDETAILED = { humans: 'humans', bots: 'bots' } as const;
+
+/**
+ * Sums `visits`, and the visits only counted (`undetailed`: in the hours, days and link counts, and the
+ * 'undetailed' dimension, nothing else), into the rows of each rollup; `keepRaw` false leaves the raw rows out.
+ */
+export function rollUp(visits: readonly Visit[], keepRaw: boolean, undetailed: readonly UndetailedVisits[] = []): VisitBatch {
   const hours = new Map<string, VisitSum>();
   const days = new Map<string, VisitSum>();
   const dimensions = new Map<string, DimensionSum>();
@@ -95,6 +110,13 @@ export function rollUp(visits: readonly Visit[], keepRaw: boolean): VisitBatch {
       }
     }
   }
+  for (const u of undetailed) {
+    const hour = hourOf(u.at);
+    add(hours, u.linkId, hour, u.bot, u.visits);
+    add(days, u.linkId, dayOf(u.at), u.bot, u.visits);
+    count(dimensions, u.linkId, hour, 'undetailed', u.bot ? UNDETAILED.bots : UNDETAILED.humans, u.visits);
+    if (!u.bot) addCount(links, u.linkId, u.visits, u.at);
+  }
   // A day's breakdowns are its hours' summed (fewer sums than visits to key).
   for (const sum of dimensions.values()) count(dimensionDays, sum.linkId, dayOf(sum.hour), sum.dimension, sum.value, sum.count);
   return {
@@ -115,10 +137,10 @@ function count(sums: Map<string, DimensionSum>, linkId: number, hour: number, di
   else sums.set(key, { linkId, hour, dimension, value, count: n });
 }
 
-function add(sums: Map<string, VisitSum>, linkId: number, t: number, bot: boolean): void {
+function add(sums: Map<string, VisitSum>, linkId: number, t: number, bot: boolean, n = 1): void {
   const key = `${linkId} ${t}`;
   let sum = sums.get(key);
   if (!sum) sums.set(key, (sum = { linkId, t, humans: 0, bots: 0 }));
-  if (bot) sum.bots++;
-  else sum.humans++;
+  if (bot) sum.bots += n;
+  else sum.humans += n;
 }

@@ -28,7 +28,8 @@ export interface LinkStats {
   from: Date;
   to: Date;
   granularity: Granularity;
-  visits: { total: number; humans: number; bots: number; uniqueVisitors: number };
+  /** `detailDropped`: of the total, visits only counted (in no breakdown) because too many waited for the database. */
+  visits: { total: number; humans: number; bots: number; uniqueVisitors: number; detailDropped: number };
   lastVisitAt: Date | null;
   series: Array<{ t: Date; humans: number; bots: number }>;
   referrers: Entry[];
@@ -63,7 +64,8 @@ export interface InstanceStats {
   granularity: Granularity;
   links: number;
   humansAllTime: number;
-  period: { linksCreated: number; humans: number; bots: number; uniqueVisitors: number };
+  /** `detailDropped` as LinkStats' visits'. */
+  period: { linksCreated: number; humans: number; bots: number; uniqueVisitors: number; detailDropped: number };
   /** The period's series, one entry per `granularity`, oldest first. */
   days: Array<{ t: Date; linksCreated: number; humans: number; bots: number; uniqueVisitors: number }>;
   topLinks: LinkTally[];
@@ -184,7 +186,7 @@ export function visitStats(deps: { visits: VisitStore; now: () => number; severa
         from: new Date(from),
         to: new Date(to),
         granularity: period.granularity,
-        visits: { total: humans + bots, humans, bots, uniqueVisitors },
+        visits: { total: humans + bots, humans, bots, uniqueVisitors, detailDropped: undetailedIn(dimensions) },
         lastVisitAt: link.lastVisitAt,
         series: [...buckets].map(([t, b]) => ({ t: new Date(t), humans: b.humans, bots: b.bots })),
         ...lists,
@@ -199,9 +201,10 @@ export function visitStats(deps: { visits: VisitStore; now: () => number; severa
       const to = typeof span === 'number' ? dayOf(now()) + DAY : of(span.to.getTime() - 1) + step;
       const from = typeof span === 'number' ? to - span * DAY : of(span.from.getTime());
       const byDomain = owner === undefined && severalDomains();
-      const [{ tallies, created, topLinks, domains }, totals] = await Promise.all([
+      const [{ tallies, created, topLinks, domains }, totals, detailDropped] = await Promise.all([
         hourly ? hourFigures(from, to, owner, byDomain) : dayFigures(from, to, owner, byDomain),
         visits.totals(owner),
+        visits.detailDropped(new Date(from), new Date(to), owner),
       ]);
       const byDay = new Map<number, InstanceStats['days'][number]>();
       for (let t = from; t < to; t += step) byDay.set(t, { t: new Date(t), linksCreated: 0, humans: 0, bots: 0, uniqueVisitors: 0 });
@@ -213,7 +216,7 @@ export function visitStats(deps: { visits: VisitStore; now: () => number; severa
         const day = byDay.get(c.t);
         if (day) day.linksCreated = c.count;
       }
-      const period = { linksCreated: 0, humans: 0, bots: 0, uniqueVisitors: 0 };
+      const period = { linksCreated: 0, humans: 0, bots: 0, uniqueVisitors: 0, detailDropped };
       for (const d of byDay.values()) {
         period.linksCreated += d.linksCreated;
         period.humans += d.humans;
@@ -288,6 +291,11 @@ function topLists(counts: readonly DimensionCount[]): Record<Listed, Entry[]> {
     }
   }
   return lists;
+}
+
+/** The visits only counted, people's and bots', from the 'undetailed' dimension. */
+function undetailedIn(counts: readonly DimensionCount[]): number {
+  return counts.reduce((sum, c) => (c.dimension === 'undetailed' ? sum + c.count : sum), 0);
 }
 
 /** The variants' figures from their three dimensions, most visited first, then by URL. */

@@ -15,9 +15,10 @@ export interface VisitBufferOptions {
 
 /**
  * Events that trigger a hand-over to the background writer whatever else: under load each one stays a
- * small message rather than a second's worth at once.
+ * small message rather than a second's worth at once, and holds the event loop a fraction of a millisecond
+ * (the hand-over's time grows with its events, and a redirect waiting behind it waits that long).
  */
-const MAX_EVENTS = 4096;
+const MAX_EVENTS = 1024;
 
 /** Upper bounds of the flush duration buckets, in seconds. */
 export const FLUSH_BUCKETS = [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5];

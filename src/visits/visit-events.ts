@@ -14,6 +14,12 @@ export interface VisitEvents {
   readonly strings: readonly string[];
   /** Six indexes into `strings` per event, in the order of FIELDS. */
   readonly fields: Uint32Array;
+  /**
+   * Per event, absent when all are 0: 0 for one visit with its detail; n ≥ 1 for n visits of the link whose
+   * detail was dropped because too many waited (visit-backlog.ts). Of those only the link, the latest time
+   * and whether they were bots (the user agent is one of theirs; every other string is '') are kept.
+   */
+  readonly undetailed?: Uint32Array;
 }
 
 /** The per-visit strings, in their order in `VisitEvents.fields`. */
@@ -39,6 +45,8 @@ export class VisitLog {
   #linkIds = new Float64Array(INITIAL_CAPACITY);
   #times = new Float64Array(INITIAL_CAPACITY);
   #strings: string[] = new Array<string>(INITIAL_CAPACITY * WIDTH).fill('');
+  /** Made by the first event without detail. */
+  #undetailed: Uint32Array | undefined;
   #length = 0;
 
   get length(): number {
@@ -59,6 +67,13 @@ export class VisitLog {
     this.#strings[s + 5] = rule;
   }
 
+  /** Records `visits` (≥ 1) visits of a link without their detail, the latest at `at`, by `userAgent` (one of theirs). */
+  recordUndetailed(linkId: number, at: number, userAgent: string, visits: number): void {
+    this.record(linkId, at, '', userAgent, '', '');
+    this.#undetailed ??= new Uint32Array(this.#linkIds.length);
+    this.#undetailed[this.#length - 1] = visits;
+  }
+
   append(events: VisitEvents): void {
     for (let i = 0; i < events.length; i++) this.copy(events, i);
   }
@@ -66,7 +81,9 @@ export class VisitLog {
   /** Records event `i` of `events` again, every field as it was. */
   copy(events: VisitEvents, i: number): void {
     const { client, userAgent, referrer, language, variant, rule } = stringsOf(events, i);
-    this.record(events.linkIds[i]!, events.times[i]!, client, userAgent, referrer, language, variant, rule);
+    const undetailed = events.undetailed?.[i] ?? 0;
+    if (undetailed > 0) this.recordUndetailed(events.linkIds[i]!, events.times[i]!, userAgent, undetailed);
+    else this.record(events.linkIds[i]!, events.times[i]!, client, userAgent, referrer, language, variant, rule);
   }
 
   /**
@@ -88,9 +105,11 @@ export class VisitLog {
       fields[s] = at;
       this.#strings[s] = '';
     }
-    const events = { length, linkIds: this.#linkIds.slice(0, length), times: this.#times.slice(0, length), strings, fields };
+    const events: VisitEvents = { length, linkIds: this.#linkIds.slice(0, length), times: this.#times.slice(0, length), strings, fields };
+    const undetailed = this.#undetailed;
+    this.#undetailed = undefined;
     this.#length = 0;
-    return events;
+    return undetailed === undefined ? events : { ...events, undetailed: undetailed.slice(0, length) };
   }
 
   #grow(): void {
@@ -102,6 +121,11 @@ export class VisitLog {
     this.#times = times;
     this.#strings.length = linkIds.length * WIDTH;
     this.#strings.fill('', this.#length * WIDTH);
+    if (this.#undetailed !== undefined) {
+      const undetailed = new Uint32Array(linkIds.length);
+      undetailed.set(this.#undetailed);
+      this.#undetailed = undetailed;
+    }
   }
 }
 
@@ -117,6 +141,15 @@ export function stringsOf(events: VisitEvents, i: number): VisitStrings {
     variant: strings[fields[f + 4]!]!,
     rule: strings[fields[f + 5]!]!,
   };
+}
+
+/** The visits `events` stand for: one per event with its detail, n per event that stands for n without. */
+export function visitsIn(events: VisitEvents): number {
+  const { undetailed } = events;
+  if (undetailed === undefined) return events.length;
+  let visits = 0;
+  for (let i = 0; i < events.length; i++) visits += undetailed[i]! || 1;
+  return visits;
 }
 
 /** An empty batch. */

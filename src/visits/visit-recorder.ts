@@ -3,9 +3,10 @@ import type { Logger } from '../core/log.ts';
 import type { VisitStore } from '../store/ports.ts';
 import { primaryLanguage, referrerHost, type ClientKind } from './classify.ts';
 import type { CountryOf } from './geo.ts';
-import { rollUp } from './rollup.ts';
+import { rollUp, type UndetailedVisits } from './rollup.ts';
 import { DAY, dayOf, type Visit } from './visit.ts';
 import { NO_EVENTS, stringsOf, VisitLog, type VisitEvents } from './visit-events.ts';
+import { VisitBacklog } from './visit-backlog.ts';
 import { passOrder } from './visit-handover.ts';
 import { visitorHash, type VisitorSalts } from './visitor-salts.ts';
 
@@ -23,8 +24,8 @@ const PRUNE_BATCH = 5000;
 
 /**
  * Visits kept in memory while writes fail (a full disk, a lock held by another program), as compact events
- * (README, Operations). Beyond it newer visits are dropped, and counted in the log, rather than memory
- * grow without bound for as long as the fault lasts.
+ * (README, Operations). Beyond it newer visits are only counted, per link, hour and bot, their detail
+ * dropped (visit-backlog.ts), rather than memory grow without bound for as long as the fault lasts.
  */
 const MAX_WAITING_WHILE_FAILING = 1_000_000;
 
@@ -47,8 +48,10 @@ export interface VisitRecorderOptions {
 export interface VisitRecorder {
   /** Queues a flush of events to be classified and written; never throws. */
   add(events: VisitEvents): void;
-  /** Visits added and not yet written. */
+  /** Events added and not yet written (an event that stands for visits only counted is one). */
   readonly pending: number;
+  /** Visits only counted since the start, their detail dropped, because too many waited while writes failed. */
+  readonly detailDropped: number;
   /** Resolves once everything added so far is written, or has failed and waits for its retry. */
   idle(): Promise<void>;
   /** Deletes raw visits older than the retention period and visitor hashes whose salt is gone; returns the visits deleted. */
@@ -62,7 +65,8 @@ export interface VisitRecorder {
  * browser, an OS, a device or a bot name; the client address a country and, with the user agent, the link
  * and the day's salt (visitor-salts.ts, the one the redirect draws a split's variant with), a visitor hash. Neither the address nor the user agent goes further than this.
  * Writes the classified visits and their rollups a chunk per transaction; a chunk that fails is kept and
- * tried again every second, with everything added meanwhile, up to MAX_WAITING_WHILE_FAILING visits.
+ * tried again every second, with everything added meanwhile: up to MAX_WAITING_WHILE_FAILING visits with
+ * their detail, and beyond it their counts.
  */
 export function createVisitRecorder(options: VisitRecorderOptions): VisitRecorder {
   const { store, classify, countryOf, now, log } = options;
@@ -83,17 +87,20 @@ export function createVisitRecorder(options: VisitRecorderOptions): VisitRecorde
   let retry: NodeJS.Timeout | undefined;
   /** Since a write failed and until one succeeds: its failure is logged once, and so is its end. */
   let failing = false;
-  /** Visits dropped since writes began to fail, because too many waited. */
-  let dropped = 0;
+  /** Past maxWaiting while writes fail: visits only counted; they go with the next pass. */
+  const overflow = new VisitBacklog(0, (userAgent) => classify(userAgent).bot !== null);
+  /** overflow.dropped when writes began to fail. */
+  let droppedBefore = 0;
 
-  /** Events order[from…to) as what the database may hold. */
-  function classified(events: VisitEvents, from: number, to: number): Visit[] {
+  /** Events order[from…to) as what the database may hold: visits, and visits only counted. */
+  function classified(events: VisitEvents, from: number, to: number): { visits: Visit[]; undetailed: UndetailedVisits[] } {
     // Each distinct string of the chunk is looked at once.
     const kinds = new Map<string, ClientKind>();
     const referrers = new Map<string, string | null>();
     const languages = new Map<string, string | null>();
     const countries = new Map<string, string | null>();
-    const visits: Visit[] = new Array<Visit>(to - from);
+    const visits: Visit[] = [];
+    const undetailed: UndetailedVisits[] = [];
     for (let k = from; k < to; k++) {
       const i = order[k]!;
       const { client, userAgent, referrer, language, variant, rule } = stringsOf(events, i);
@@ -101,8 +108,13 @@ export function createVisitRecorder(options: VisitRecorderOptions): VisitRecorde
       const time = events.times[i]!;
       let kind = kinds.get(userAgent);
       if (!kind) kinds.set(userAgent, (kind = classify(userAgent)));
+      const count = events.undetailed?.[i] ?? 0;
+      if (count > 0) {
+        undetailed.push({ linkId, at: time, bot: kind.bot !== null, visits: count });
+        continue;
+      }
       if (kind.bot !== null) {
-        visits[k - from] = {
+        visits.push({
           linkId,
           at: time,
           bot: kind.bot,
@@ -115,13 +127,13 @@ export function createVisitRecorder(options: VisitRecorderOptions): VisitRecorde
           visitor: null,
           variant: variant === '' ? null : variant,
           rule: rule === '' ? null : rule,
-        };
+        });
         continue;
       }
       if (!referrers.has(referrer)) referrers.set(referrer, referrerHost(referrer));
       if (!languages.has(language)) languages.set(language, primaryLanguage(language));
       if (!countries.has(client)) countries.set(client, countryOf(client));
-      visits[k - from] = {
+      visits.push({
         linkId,
         at: time,
         bot: null,
@@ -134,13 +146,15 @@ export function createVisitRecorder(options: VisitRecorderOptions): VisitRecorde
         visitor: visitorHash(salts.saltOf(dayOf(time))!, client, userAgent, linkId),
         variant: variant === '' ? null : variant,
         rule: rule === '' ? null : rule,
-      };
+      });
     }
-    return visits;
+    return { visits, undetailed };
   }
 
   /** Starts a pass over everything waiting. */
   function nextPass(): void {
+    const counts = overflow.shift();
+    if (counts !== undefined) waiting.push(counts);
     passFrom += pass.length;
     if (waiting.length === 1) pass = waiting[0]!;
     else {
@@ -164,7 +178,7 @@ export function createVisitRecorder(options: VisitRecorderOptions): VisitRecorde
   async function writeAll(): Promise<void> {
     for (;;) {
       if (passWritten === pass.length) {
-        if (waiting.length === 0) return;
+        if (waiting.length === 0 && overflow.length === 0) return;
         nextPass();
       }
       const end = Math.min(passWritten + chunkSize, pass.length);
@@ -175,12 +189,15 @@ export function createVisitRecorder(options: VisitRecorderOptions): VisitRecorde
           if (salts.saltOf(day) === undefined) await salts.load(day);
         }
         const receipt = { from: passFrom, to: passFrom + pass.length, written: end };
-        await store.addVisits(rollUp(classified(pass, passWritten, end), options.retentionDays > 0), receipt);
+        const { visits, undetailed } = classified(pass, passWritten, end);
+        await store.addVisits(rollUp(visits, options.retentionDays > 0, undetailed), receipt);
       } catch (err) {
         // A database that cannot be written was logged by its store, with the cause.
         const reason = isUnavailable(err) ? (err as Error).message : err;
-        if (!failing)
+        if (!failing) {
           log.error('could not write visits; will retry every second, keeping them in memory', { visits: pending(), err: reason });
+          droppedBefore = overflow.dropped;
+        }
         failing = true;
         retry ??= setTimeout(() => {
           retry = undefined;
@@ -190,15 +207,14 @@ export function createVisitRecorder(options: VisitRecorderOptions): VisitRecorde
       }
       passWritten = end;
       if (failing) {
-        log.info('visits are written again', { waiting: pending(), dropped });
+        log.info('visits are written again', { waiting: pending(), detailDropped: overflow.dropped - droppedBefore });
         failing = false;
-        dropped = 0;
       }
       await new Promise((resolve) => setImmediate(resolve));
     }
   }
 
-  const pending = (): number => waiting.reduce((sum, events) => sum + events.length, pass.length - passWritten);
+  const pending = (): number => waiting.reduce((sum, events) => sum + events.length, pass.length - passWritten + overflow.length);
 
   const retentionCutoff = (): Date => new Date(now() - options.retentionDays * DAY);
 
@@ -212,9 +228,11 @@ export function createVisitRecorder(options: VisitRecorderOptions): VisitRecorde
     add(events) {
       if (events.length === 0) return;
       if (failing && pending() + events.length > maxWaiting) {
-        if (dropped === 0)
-          log.error('too many visits wait for the database; dropping new ones until it takes writes again', { visits: pending() });
-        dropped += events.length;
+        if (overflow.dropped === droppedBefore)
+          log.error('too many visits wait for the database; only counting new ones, without their detail, until it takes writes again', {
+            visits: pending(),
+          });
+        overflow.add(events, 0);
         return;
       }
       waiting.push(events);
@@ -223,6 +241,10 @@ export function createVisitRecorder(options: VisitRecorderOptions): VisitRecorde
 
     get pending() {
       return pending();
+    },
+
+    get detailDropped() {
+      return overflow.dropped;
     },
 
     async idle() {

@@ -52,6 +52,9 @@ export const DIMENSIONS = [
   // The redirect rule that decided a person's visit, by its name (its conditions in words, so reordering the
   // rules mixes nothing): only for links with rules, so not one of the breakdowns every visit is counted in.
   'rules',
+  // Visits (people and bots) only counted, their detail dropped because too many waited for the database
+  // (visit-backlog.ts): value ''. Not a breakdown: the stats show it as a figure of its own.
+  'undetailed',
 ] as const;
 /** The dimensions the stats list as breakdowns (value → human visits); the variant ones make `variants`. */
 export const BREAKDOWNS = ['referrers', 'browsers', 'os', 'devices', 'countries', 'languages', 'bots'] as const;
@@ -62,7 +65,7 @@ export function valueIn(visit: Visit, dimension: Dimension): string | undefined 
   if (dimension === 'bots') return visit.bot ?? undefined;
   if (dimension === 'variant_visits') return visit.variant ?? undefined;
   // Counted by the store, for visitors new on their day.
-  if (dimension === 'variant_visitors') return undefined;
+  if (dimension === 'variant_visitors' || dimension === 'undetailed') return undefined;
   if (visit.bot !== null) return undefined;
   switch (dimension) {
     case 'referrers':

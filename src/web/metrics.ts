@@ -119,6 +119,12 @@ function buildRegistry(web: WebServices): Registry {
       values: () => [{ labels: {}, value: recorder.pending }],
     },
     {
+      name: 'kurz_visit_detail_dropped_total',
+      help: 'Visits only counted (per link and hour), their detail dropped, because more than visitBacklog waited for the background writer',
+      type: 'counter',
+      values: () => [{ labels: {}, value: web.visitDetailDropped() }],
+    },
+    {
       name: 'kurz_visit_flush_duration_seconds',
       help: "Time each flush of the visit buffer held the event loop: the hand-over, or this process's write",
       type: 'histogram',

@@ -99,16 +99,24 @@ const TOP_LIST: Schema = {
   },
 };
 
+const DETAIL_DROPPED: Schema = {
+  type: 'integer',
+  minimum: 0,
+  description:
+    'Visits (people and bots) only counted, their detail (referrer, browser, country, visitor…) dropped because too many waited for the database: in the counts, in no breakdown',
+};
+
 const DAY_FIGURES = (day: boolean): Schema => ({
   type: 'object',
   additionalProperties: false,
-  required: [...(day ? ['t'] : []), 'linksCreated', 'humans', 'bots', 'uniqueVisitors'],
+  required: [...(day ? ['t'] : ['detailDropped']), 'linksCreated', 'humans', 'bots', 'uniqueVisitors'],
   properties: {
     ...(day ? { t: { type: 'string', format: 'date-time', description: 'Start of the UTC day' } as Schema } : {}),
     linksCreated: COUNT,
     humans: COUNT,
     bots: COUNT,
     uniqueVisitors: COUNT,
+    ...(day ? {} : { detailDropped: DETAIL_DROPPED }),
   },
 });
 
@@ -277,11 +285,12 @@ const SCHEMAS: Record<string, Schema> = {
       visits: {
         type: 'object',
         additionalProperties: false,
-        required: ['total', 'humans', 'bots', 'uniqueVisitors'],
+        required: ['total', 'humans', 'bots', 'uniqueVisitors', 'detailDropped'],
         properties: {
           total: COUNT,
           humans: COUNT,
           bots: COUNT,
+          detailDropped: DETAIL_DROPPED,
           uniqueVisitors: {
             type: 'integer',
             minimum: 0,

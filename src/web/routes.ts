@@ -114,6 +114,37 @@ export const SHLINK_SCOPES = {
 } as const satisfies Record<string, Scope>;
 export type ShlinkRoute = keyof typeof SHLINK_SCOPES;
 
+/** Paths whose matches are remembered per method; past it they are forgotten and remembered again. */
+const REMEMBERED_PATHS = 1000;
+/** Longer paths are matched every time: a client sending long ones cannot make the memory grow past 256 KB a method. */
+const REMEMBERED_LENGTH = 256;
+/** Methods remembered; others (the method check refuses any no route takes before the router sees it) are matched every time. */
+const REMEMBERED_METHODS = 16;
+
+type Match = ReturnType<Router['match']>;
+
+/**
+ * The router, remembering which routes a path and method match: matching walks every route's pattern, and
+ * a request is matched twice (the method check, then the dispatch). The table never changes once built.
+ * Each caller gets its own copy of the lists, which the router may extend.
+ */
+class RememberingRouter extends Router {
+  readonly #matches = new Map<string, Map<string, Match>>();
+
+  override match(path: string, method: string): Match {
+    let remembered = this.#matches.get(method);
+    if (remembered === undefined && this.#matches.size < REMEMBERED_METHODS) this.#matches.set(method, (remembered = new Map()));
+    let found = remembered?.get(path);
+    if (found === undefined) {
+      found = super.match(path, method);
+      if (remembered === undefined || path.length > REMEMBERED_LENGTH) return found;
+      if (remembered.size >= REMEMBERED_PATHS) remembered.clear();
+      remembered.set(path, found);
+    }
+    return { ...found, path: [...found.path], pathAndMethod: [...found.pathAndMethod] };
+  }
+}
+
 /**
  * Every route Koa serves, in one table. The redirect (`GET|HEAD /CODE`) is the edge's (src/edge/); every
  * top-level segment here is in RESERVED_PATHS, so the edge hands it to Koa (a test checks this). Who may
@@ -156,7 +187,7 @@ export function createRouter(web: WebServices): Router {
   const shlinkDomains = shlinkDomainHandlers(web);
   const shlinkVisits = shlinkVisitHandlers(web);
   const shlinkRules = shlinkRuleHandlers(web);
-  const router = new Router({ sensitive: true });
+  const router = new RememberingRouter({ sensitive: true });
   const apiRoute = (route: ApiRoute, ...handlers: Middleware[]) => {
     const [method = '', path = ''] = route.split(' ');
     router.register(path, [method], [needs(API_SCOPES[route]), ...handlers]);

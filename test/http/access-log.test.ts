@@ -144,3 +144,50 @@ test('kurz serve with KURZ_ACCESS_LOG=on writes the access lines with its log, o
   );
   t.false(kurz.output().stdout.includes('"msg":"request"'), 'standard output keeps only what kurz says to the person starting it');
 });
+
+/** These tests ask for hundreds of unknown codes, which the 404 limit would refuse. */
+const MANY_NOT_FOUND = { KURZ_NOT_FOUND_RATE_LIMIT: '1000000' };
+
+/** The access lines in a kurz process's standard error, in the order written; a line still being read is left out. */
+const servedLines = (stderr: string): AccessLine[] =>
+  stderr
+    .slice(0, stderr.lastIndexOf('\n') + 1)
+    .split('\n')
+    .filter((line) => line.includes('"msg":"request"'))
+    .map((line) => JSON.parse(line) as AccessLine);
+
+test('kurz serve writes the access line of every request answered before it stops, however soon after it is stopped', async (t) => {
+  const db = await freshDatabase(t);
+  const kurz = await startServe(t, { ...db.env, ...MANY_NOT_FOUND, KURZ_ACCESS_LOG: 'on', KURZ_LOG_FORMAT: 'json' });
+  const paths = Array.from({ length: 300 }, (_, i) => `/nosuchcode${i}`);
+  const statuses = await Promise.all(paths.map(async (path) => (await fetch(`${kurz.url}${path}`)).status));
+  t.true(statuses.every((status) => status === 404));
+  // Stopped at once: the lines still waiting for their batch are written before kurz exits.
+  t.is(await kurz.stop(), 0);
+  t.deepEqual(
+    servedLines(kurz.output().stderr)
+      .map((line) => line.path)
+      .sort(),
+    [...paths].sort(),
+  );
+});
+
+test('a log destination that takes nothing for a while holds up no request, and loses no line', async (t) => {
+  const db = await freshDatabase(t);
+  const kurz = await startServe(t, { ...db.env, ...MANY_NOT_FOUND, KURZ_ACCESS_LOG: 'on', KURZ_LOG_FORMAT: 'json' });
+  // Standard error is a pipe the test stops reading: once it and the pipe's buffer are full, a write to it waits.
+  kurz.child.stderr!.pause();
+  // Lines of 3 KB: under PIPE_BUF, so that each is written whole, whatever else kurz logs meanwhile.
+  const query = 'q='.padEnd(3000, 'x');
+  const paths = Array.from({ length: 200 }, (_, i) => `/nosuchcode${i}?${query}`);
+  for (const path of paths) t.is((await fetch(`${kurz.url}${path}`)).status, 404);
+  // 200 lines of 3 KB each went nowhere meanwhile: more than the pipe (64 KB) and the reader's buffer hold.
+  t.true(kurz.output().stderr.length < 200 * 3000);
+  kurz.child.stderr!.resume();
+  await waitFor(() => servedLines(kurz.output().stderr).length === paths.length);
+  t.is(await kurz.stop(), 0);
+  t.deepEqual(
+    servedLines(kurz.output().stderr).map((line) => line.path),
+    paths,
+  );
+});

@@ -608,6 +608,8 @@ const METHODS: Array<[string, string, number, string | undefined]> = [
   ['PATCH', '/api/v1/links', 405, 'HEAD, GET, POST'],
   ['POST', '/metrics', 405, 'HEAD, GET'],
   ['GET', '/links/CODE/unlock', 405, 'POST'],
+  // Past the length whose matches the router remembers: matched every time, with the same answer.
+  ['GET', `/links/${'c'.repeat(300)}/unlock`, 405, 'POST'],
 ];
 
 test('issue 23: a method no route knows is a 405 with Allow or a 501, never a 500; logged at no error level, counted like an unknown path', async (t) => {
@@ -628,12 +630,28 @@ test('issue 23: a method no route knows is a 405 with Allow or a 501, never a 50
   );
   const metrics = await (await fetch(`${k.base}/metrics`)).text();
   t.regex(metrics, /kurz_http_requests_total\{route="unmatched",status="501"\} 15\b/);
-  t.regex(metrics, /kurz_http_requests_total\{route="unmatched",status="405"\} 21\b/);
+  t.regex(metrics, /kurz_http_requests_total\{route="unmatched",status="405"\} 24\b/);
   t.notRegex(metrics, /status="500"/);
   // Like a 404, each counts against the client's 404 limit.
   const limited = await startKurz(t, { notFoundRateLimit: 3 });
   for (const method of ['TRACE', 'PROPFIND', 'DELETE']) t.not((await requestFrom('127.0.0.1', limited.base, '/x', { method })).status, 429);
   t.is((await fetch(`${limited.base}/`)).status, 429);
+});
+
+test('more paths than the router remembers: each still gets its own answer, the forgotten ones as before', async (t) => {
+  const k = await startKurz(t, { notFoundRateLimit: 0 });
+  await k.postJson('/api/v1/links', { url: 'https://example.com/m', alias: 'CODE' });
+  const unlock = async (code: string) => requestFrom('127.0.0.1', k.base, `/links/${code}/unlock`);
+  const first = await unlock('c0');
+  t.is(first.status, 405);
+  t.is(first.headers.allow, 'POST');
+  // 1,100 more paths of one method than the router keeps: it forgets and starts again.
+  for (let i = 1; i <= 1100; i++) t.is((await unlock(`c${i}`)).status, 405);
+  const again = await unlock('c0');
+  t.is(again.status, 405);
+  t.is(again.headers.allow, 'POST');
+  t.is((await k.get('/api/v1/links/CODE')).status, 200);
+  t.is((await requestFrom('127.0.0.1', k.base, '/api/v1/links/CODE', { method: 'PUT' })).headers.allow, 'HEAD, GET, PATCH, DELETE');
 });
 
 test('issue 23: kurz serve on loopback with an https publicUrl and no trustedProxies warns what to set', async (t) => {

@@ -252,7 +252,7 @@ test('the instance stats: days zero-filled, links created and visits per day, to
   t.is(stats.from, new Date(Date.UTC(2026, 0, 2)).toISOString());
   t.is(stats.to, new Date(Date.UTC(2026, 0, 16)).toISOString());
   t.deepEqual(stats.totals, { links: 4, humans: 7 });
-  t.deepEqual(stats.period, { linksCreated: 4, humans: 7, bots: 1, uniqueVisitors: 7 });
+  t.deepEqual(stats.period, { linksCreated: 4, humans: 7, bots: 1, uniqueVisitors: 7, detailDropped: 0 });
   t.is(stats.days.length, 14);
   const day = (d: number) => new Date(Date.UTC(2026, 0, d)).toISOString();
   t.deepEqual(
@@ -300,7 +300,7 @@ test('the instance stats: days zero-filled, links created and visits per day, to
 
   const twoDays = (await (await k.get('/api/v1/stats?days=2')).json()) as InstanceStatsBody;
   t.is(twoDays.days.length, 2);
-  t.deepEqual(twoDays.period, { linksCreated: 2, humans: 5, bots: 1, uniqueVisitors: 5 });
+  t.deepEqual(twoDays.period, { linksCreated: 2, humans: 5, bots: 1, uniqueVisitors: 5, detailDropped: 0 });
   t.deepEqual(
     twoDays.topLinks.map((l) => [l.code, l.humans]),
     [

@@ -3,6 +3,7 @@ import { EventEmitter, once } from 'node:events';
 import test from 'ava';
 import { blocklistReloaded, reloadBlocklist } from '../../src/cluster/blocklist-channel.ts';
 import { isVisitEvents, receive, send, type Channel } from '../../src/cluster/channel.ts';
+import { creationFromPrimary, creationToPrimary } from '../../src/cluster/creation-channel.ts';
 import { metricsFromWorker, metricsToWorker } from '../../src/cluster/metrics-channel.ts';
 import { listenOn, workerStarted } from '../../src/cluster/start-channel.ts';
 import { handedVisits } from '../../src/cluster/visits-channel.ts';
@@ -17,6 +18,31 @@ const events = (() => {
   log.record(2, Date.UTC(2026, 0, 2), '192.0.2.2', BROWSER_UA, 'https://example.com/', '');
   return log.take();
 })();
+
+/** A flush with one visit and a count of 40 visits whose detail was dropped. */
+const counted = (() => {
+  const log = new VisitLog();
+  log.record(1, Date.UTC(2026, 0, 1), '192.0.2.1', BROWSER_UA, '', 'en');
+  log.recordUndetailed(2, Date.UTC(2026, 0, 2), BROWSER_UA, 40);
+  return log.take();
+})();
+
+/** A creation as a worker hands it over: a bare URL, looked up for dedupe. */
+const write = {
+  url: 'https://example.com/',
+  domain: 0,
+  options: {},
+  passwordHash: null,
+  review: null,
+  createdBy: { userId: 1, name: 'admin', role: 'admin', via: { kind: 'key', key: 'tests' } },
+  plain: true,
+  lookUp: true,
+  alias: null,
+  length: null,
+  split: null,
+  pages: null,
+};
+const link = { id: 1, code: 'b', url: 'https://example.com/', createdAt: new Date(0) };
 
 /** Values that are no channel's message. */
 const NOT_MESSAGES: unknown[] = [undefined, null, 0, 'ready', [], [{ ready: true }], {}, { constructor: true }];
@@ -69,6 +95,35 @@ const CASES: Array<{ channel: Channel<unknown>; title: string; good: unknown[]; 
     bad: [{ scraped: 1 }, { scraped: 1, text: 7 }, { scraped: -1, text: '' }],
   },
   {
+    channel: creationToPrimary as Channel<unknown>,
+    title: "a worker's creation",
+    good: [
+      { creation: 1, write },
+      {
+        creation: 2,
+        write: { ...write, alias: 'mine', plain: false, lookUp: false, split: [{ url: 'https://a.example/', weight: 1, paused: false }] },
+      },
+    ],
+    bad: [{ creation: -1, write }, { creation: '1', write }, { write }],
+  },
+  {
+    channel: creationFromPrimary as Channel<unknown>,
+    title: "the primary's answer to a creation",
+    good: [
+      { created: 1, result: { link, created: true } },
+      { refused: 2, code: 'conflict', message: 'alias "a" is already taken', field: 'alias', retryAfter: undefined },
+      { refused: 3, code: 'unavailable', message: 'the disk is full', field: undefined, retryAfter: undefined },
+      { failed: 4, message: 'disk I/O error' },
+    ],
+    bad: [
+      { created: 1, result: { link: { ...link, createdAt: 0 }, created: true } },
+      { created: 1, result: { link } },
+      { refused: 2, code: 'teapot', message: 'no' },
+      { refused: 2, code: 'conflict', message: 'taken', field: 3 },
+      { failed: 4 },
+    ],
+  },
+  {
     channel: reloadBlocklist as Channel<unknown>,
     title: 'a blocklist reload',
     good: [{ reload: true }],
@@ -83,8 +138,14 @@ const CASES: Array<{ channel: Channel<unknown>; title: string; good: unknown[]; 
   {
     channel: toWriter as Channel<unknown>,
     title: 'the background writer’s orders',
-    good: [{ events }, { finish: true }],
-    bad: [{ events: { length: 1 } }, { finish: false }],
+    good: [{ events }, { events: counted }, { finish: true }],
+    bad: [
+      { events: { length: 1 } },
+      { events: { ...counted, undetailed: [0, 40] } },
+      { events: { ...counted, undetailed: new Uint32Array(1) } },
+      { events: { ...counted, undetailed: new Float64Array(2) } },
+      { finish: false },
+    ],
   },
   {
     channel: fromWriter as Channel<unknown>,
@@ -100,6 +161,18 @@ for (const { channel, title, good, bad } of CASES) {
     for (const message of [...NOT_MESSAGES, ...bad]) t.is(channel.parse(message), undefined, JSON.stringify(message) ?? String(message));
   });
 }
+
+test("a creation whose write is malformed still names its number, so the primary can answer the worker's request", (t) => {
+  for (const bad of [
+    undefined,
+    { ...write, url: 7 },
+    { ...write, createdBy: { userId: 1 } },
+    { ...write, review: 'approved' },
+    { ...write, split: [{ url: 'https://a.example/' }] },
+    { ...write, length: -6 },
+  ])
+    t.deepEqual(creationToPrimary.parse({ creation: 5, write: bad }), { creation: 5, malformed: true }, JSON.stringify(bad));
+});
 
 test('visit events whose string indexes point past their strings are refused: a writer would read undefined', (t) => {
   t.true(isVisitEvents(events));

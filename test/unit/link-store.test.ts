@@ -61,6 +61,49 @@ test('a generated code that spells a reserved path is skipped, and its id never 
   t.is((await links.createLink({ url: 'https://example.com/2' })).link.id, 3);
 });
 
+test('ids taken in one transaction never meet the ids an alias or an import took in it: each link gets its own', async (t) => {
+  const { storage, database } = await freshStorage(t);
+  const link = (code: string, isAlias = false) => ({
+    ...DEFAULT_OPTIONS,
+    domain: 0,
+    ownerId: 1,
+    review: null,
+    createdBy: SERVER_ADMIN,
+    code,
+    url: `https://example.com/${code}`,
+    isAlias,
+    passwordHash: null,
+    urlHash: null,
+    createdAt: new Date(1),
+  });
+  const record = (code: string) => ({
+    ...link(code, true),
+    updatedAt: new Date(1),
+    visitCount: 0,
+    lastVisitAt: null,
+    deletedAt: null,
+    split: null,
+    claimedVisits: 0,
+  });
+  const ids = await storage.links.write(async (tx) => {
+    const taken: Array<number | undefined> = [];
+    for (const step of ['generated', 'alias', 'import', 'generated', 'import', 'alias', 'generated']) {
+      const n = taken.length;
+      if (step === 'generated') taken.push(await tx.insertLink(link(`gen${n}`), await tx.takeLinkId()));
+      else if (step === 'alias') taken.push(await tx.insertLink(link(`alias${n}`, true), null));
+      else taken.push(await tx.importLink(record(`imported${n}`), null));
+    }
+    return taken;
+  });
+  t.true(
+    ids.every((id) => id !== undefined),
+    JSON.stringify(ids),
+  );
+  t.is(new Set(ids).size, ids.length);
+  const stored = await database.sql<{ n: number }>(`SELECT count(*) AS n FROM links WHERE url LIKE 'https://example.com/%'`);
+  t.is(Number(stored[0]?.n), ids.length);
+});
+
 sqliteOnly('visit counts are written without a disk sync, and links keep their full sync afterwards', 'PRAGMA synchronous', async (t) => {
   const db = openDatabase(join(tempDir(t), 'k.db'));
   t.teardown(() => db.close());

@@ -370,7 +370,7 @@ test('with visitRetentionDays 0 no raw visit is written, only the rollups', asyn
   t.is(await r.one('SELECT count FROM link_visits WHERE link_id = 1'), 1);
 });
 
-test('while writes fail, visits wait up to a bound, newer ones beyond it are dropped and counted, and each is logged once', async (t) => {
+test('while writes fail, visits wait up to a bound with their detail, newer ones beyond it as counts, and each is logged once', async (t) => {
   let failing = true;
   const r = await recorderOn(t, {
     maxWaitingWhileFailing: 4,
@@ -386,7 +386,8 @@ test('while writes fail, visits wait up to a bound, newer ones beyond it are dro
   await r.record([visit(3)]);
   await r.record([visit(4), visit(5)]);
   await r.record([visit(6)]);
-  t.is(r.recorder.pending, 4, 'the first four wait');
+  t.is(r.recorder.pending, 5, 'the first four wait, and one count for the three after them');
+  t.is(r.recorder.detailDropped, 3);
   t.deepEqual(
     r.log.lines.filter((l) => l.includes('could not write visits')).map((l) => l.replace(/^\S+ /, '')),
     [
@@ -402,8 +403,11 @@ test('while writes fail, visits wait up to a bound, newer ones beyond it are dro
   t.deepEqual(
     (await r.all<{ at: number }>('SELECT at FROM visits ORDER BY at')).map((v) => v.at - now),
     [0, 1, 2, 3],
+    'a raw visit for each that kept its detail',
   );
-  t.true(r.log.lines.some((l) => l.includes('visits are written again') && l.endsWith('dropped=3')));
+  t.deepEqual(await r.all('SELECT sum(humans) AS humans FROM visit_hours'), [{ humans: 7 }], 'every visit counted');
+  t.deepEqual(await r.all('SELECT count FROM link_visits'), [{ count: 7 }]);
+  t.true(r.log.lines.some((l) => l.includes('visits are written again') && l.endsWith('detailDropped=3')));
 });
 
 test('a write that fails is tried again: nothing is lost and nothing is written twice', async (t) => {

@@ -18,7 +18,7 @@ const RECEIPT_RETRY_MS = 1000;
 export function postgresWriterHost(db: Database, url: string, log: Logger): WriterHost {
   return {
     flags: [],
-    env: { ...process.env, KURZ_DATABASE_URL: url, KURZ_DATABASE_URL_FILE: undefined },
+    env: { KURZ_DATABASE_URL: url, KURZ_DATABASE_URL_FILE: undefined },
     async takeReceipt(name) {
       for (let attempt = 1; ; attempt++) {
         try {

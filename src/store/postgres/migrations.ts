@@ -457,6 +457,11 @@ export const MIGRATIONS: readonly string[] = [
       code, domain_id, review, rules, split, preview, pages, starts_at, crawlable ON links
     FOR EACH ROW EXECUTE FUNCTION kurz_link_changed();
   `,
+  // Visits only counted, their detail dropped, across links for a period, as SQLite's migration 25.
+  `
+  CREATE INDEX visit_dimensions_undetailed ON visit_dimensions (hour) WHERE dimension = 11;
+  CREATE INDEX visit_dimension_days_undetailed ON visit_dimension_days (day) WHERE dimension = 11;
+  `,
   // The background writer's receipt, as SQLite's migration 6: kept with each chunk of visits it writes, so
   // that when a writer is killed the server hands the next one exactly the visits it had not written. Every
   // node's writers share the table; each names itself with 64 random bits.

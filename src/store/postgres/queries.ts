@@ -1,3 +1,4 @@
+import { DIMENSIONS } from '../../visits/visit.ts';
 import type { AuditFilterName } from '../audit-rows.ts';
 import type { ListAsk } from '../list-ask.ts';
 
@@ -391,9 +392,22 @@ export const ADD_VISIT_DIMENSION_DAYS = `INSERT INTO visit_dimension_days (link_
 export const INSERT_VISITS = `INSERT INTO visits (link_id, at, bot, referrer, browser, os, device, country, language)
   SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[])`;
 
-/** A background writer's receipt, replaced with each chunk it writes. */
-export const SET_HANDOVER = `INSERT INTO visit_handovers (writer, pass_from, pass_to, written) VALUES ($1, $2, $3, $4)
-  ON CONFLICT (writer) DO UPDATE SET pass_from = excluded.pass_from, pass_to = excluded.pass_to, written = excluded.written`;
+/**
+ * A background writer's receipt before it writes anything: each chunk then updates a committed row, whose
+ * lock has a server reading the receipt of a killed writer wait for that writer's last transaction to end.
+ */
+export const START_HANDOVER = `INSERT INTO visit_handovers (writer, pass_from, pass_to, written) VALUES ($1, 0, 0, 0)
+  ON CONFLICT (writer) DO NOTHING`;
+
+/**
+ * A background writer's receipt, replaced with each chunk it writes, first in the chunk's transaction. A
+ * writer's receipts only grow (by pass, then by visits written), so no row comes back when this chunk was
+ * committed already: its COMMIT's answer was lost with the connection, and the chunk is not written again.
+ */
+export const SET_HANDOVER = `INSERT INTO visit_handovers AS h (writer, pass_from, pass_to, written) VALUES ($1, $2, $3, $4)
+  ON CONFLICT (writer) DO UPDATE SET pass_from = excluded.pass_from, pass_to = excluded.pass_to, written = excluded.written
+  WHERE (h.pass_from, h.written) < (excluded.pass_from, excluded.written)
+  RETURNING writer`;
 
 /** A writer's receipt, removed as it is read. */
 export const TAKE_HANDOVER = `DELETE FROM visit_handovers WHERE writer = $1 RETURNING pass_from AS "from", pass_to AS "to", written`;
@@ -411,6 +425,13 @@ export const LINK_HOURS = `SELECT hour AS t, humans, bots, uniques FROM visit_ho
 /** One link's breakdowns in [$2, $3), summed. */
 export const LINK_DIMENSIONS = `SELECT dimension, value, sum(count) AS count FROM visit_dimensions
   WHERE link_id = $1 AND hour >= $2 AND hour < $3 GROUP BY dimension, value`;
+
+/** Visits only counted, their detail dropped, in [$1, $2) ($3's links' alone unless null), as SQLite's. */
+const undetailedIn = (table: string, time: string): string =>
+  `SELECT coalesce(sum(count), 0)::float8 AS n FROM ${table} WHERE dimension = ${DIMENSIONS.indexOf('undetailed')}
+  AND ${time} >= $1 AND ${time} < $2 AND ($3::bigint IS NULL OR link_id IN (SELECT id FROM links WHERE owner_id = $3))`;
+export const UNDETAILED_HOURS = undetailedIn('visit_dimensions', 'hour');
+export const UNDETAILED_DAYS = undetailedIn('visit_dimension_days', 'day');
 
 /** One link's breakdowns over whole days in [$2, $3), summed. */
 export const LINK_DIMENSION_DAYS = `SELECT dimension, value, sum(count) AS count FROM visit_dimension_days

@@ -67,6 +67,8 @@ export async function openPostgresStorage(
     finishImport: async () => void (await db.query(q.FINISH_IMPORT)),
     countRows: async (table) => (await db.query<{ count: number }>(q.countRows(dataTable(table)))).rows[0]?.count ?? 0,
     isEmpty: async () => (await db.query<{ empty: boolean }>(q.IS_EMPTY)).rows[0]?.empty === true,
+    // Visits are written by the serving process, which keeps them all with their detail.
+    visitDetailDropped: () => 0,
     databaseBytes: async () => (await db.query<{ bytes: number }>(q.DATABASE_SIZE)).rows[0]?.bytes ?? 0,
     serverVersion: async () => (await db.query<{ version: string }>(q.SERVER_VERSION)).rows[0]?.version ?? '',
     inSnapshot: (work) =>
@@ -89,7 +91,8 @@ export async function openPostgresStorage(
 
 /**
  * The background writer's own pool (`kurz background`), named `handover` by the server that started it: the
- * visit store that keeps its receipts under that name, and the rest it does with the database.
+ * visit store that keeps its receipts under that name (its row made before it writes anything), and the
+ * rest it does with the database.
  */
 export async function openPostgresWriterDatabase(
   config: Pick<Config, 'databaseUrl'>,
@@ -97,6 +100,7 @@ export async function openPostgresWriterDatabase(
   log: Logger,
 ): Promise<{ store: VisitStore; database: WriterDatabase }> {
   const db = await openDatabase(config.databaseUrl, log);
+  await db.query(q.START_HANDOVER, [handover]);
   return { store: { ...createPostgresVisitStore(db, { handover }), offload: () => false }, database: postgresWriterDatabase(db, handover) };
 }
 

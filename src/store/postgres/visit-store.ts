@@ -24,7 +24,7 @@ function scoped(instance: string, ofOwner: string, params: unknown[], owner: num
  * Visits on a PostgreSQL pool. Rollups only ever add, so nodes flushing at once never overwrite each other.
  * Dimensions are stored as their index in DIMENSIONS (a shipped index never changes meaning; new dimensions
  * are appended). `handover` is a background writer's name for itself: each write keeps its receipt under it
- * (visit_handovers), in the write's transaction.
+ * (visit_handovers), in the write's transaction, and a write its receipt shows committed is not made again.
  */
 export function createPostgresVisitStore(db: Database, options: { handover?: string } = {}): PostgresVisitStore {
   const { handover } = options;
@@ -88,9 +88,11 @@ export function createPostgresVisitStore(db: Database, options: { handover?: str
     addVisits: (batch, receipt) =>
       track(
         db.transaction(async (tx) => {
+          if (handover !== undefined && receipt !== undefined) {
+            const { rowCount } = await tx.query(q.SET_HANDOVER, [handover, receipt.from, receipt.to, receipt.written]);
+            if (rowCount === 0) return;
+          }
           await writeBatch(tx, batch);
-          if (handover !== undefined && receipt !== undefined)
-            await tx.query(q.SET_HANDOVER, [handover, receipt.from, receipt.to, receipt.written]);
         }),
       ),
 
@@ -123,6 +125,12 @@ export function createPostgresVisitStore(db: Database, options: { handover?: str
         [linkId, hourOf(from.getTime()), to.getTime()],
       );
       return rows.map((row): DimensionCount => ({ dimension: DIMENSIONS[row.dimension] as Dimension, value: row.value, count: row.count }));
+    },
+
+    async detailDropped(from, to, owner) {
+      const byDay = from.getTime() === dayOf(from.getTime()) && to.getTime() === dayOf(to.getTime());
+      const params = [byDay ? from.getTime() : hourOf(from.getTime()), to.getTime(), owner ?? null];
+      return (await db.query<{ n: number }>(byDay ? q.UNDETAILED_DAYS : q.UNDETAILED_HOURS, params)).rows[0]?.n ?? 0;
     },
 
     dayTotals: async (from, to, owner) =>

@@ -85,7 +85,6 @@ export function createSqliteLinkStore(
 ): SqliteLinkStore {
   const statement = <P extends unknown[], R = unknown>(sql: string) => db.prepare<P, R>(sql);
   const linkByAddress = statement<[string, number], LinkRow>(q.LINK_BY_ADDRESS);
-  const codeOnAnyDomain = statement<[string], number>(q.CODE_ON_ANY_DOMAIN).pluck();
   const liveDomain = statement<[number], DomainRow>(q.DOMAIN_BY_ID);
   const targetByAddress = statement<[string, number], TargetRow>(q.TARGET_BY_ADDRESS);
   const crawlableLinks = statement<[number], CrawlableLink>(q.CRAWLABLE_LINKS);
@@ -93,6 +92,7 @@ export function createSqliteLinkStore(
   const linkIdsByUrlHash = statement<[Buffer, number, number, number, number], number>(q.LINK_IDS_BY_URL_HASH).pluck();
   const lastLinkId = statement<[], { seq: number }>(q.LAST_LINK_ID);
   const insertLink = db.prepare(q.INSERT_LINK);
+  const insertGeneratedLink = db.prepare(q.INSERT_GENERATED_LINK);
   const addVisit = db.prepare(q.ADD_VISITS);
   const addVisitHour = db.prepare(q.ADD_VISIT_HOUR);
   const addVisitDay = db.prepare(q.ADD_VISIT_DAY);
@@ -164,13 +164,19 @@ export function createSqliteLinkStore(
     for (const tag of tags) insertTag.run(id, tag);
   }
 
-  /** The last id takeLinkId gave in the current transaction (0 at its start). */
-  let taken = 0;
+  /**
+   * The highest id given or inserted in the current transaction; undefined at its start. Every insert into
+   * links in it goes through the writer, so the sequence is asked once per transaction.
+   */
+  let taken: number | undefined;
+  const inserted = (id: number | undefined): void => {
+    if (id !== undefined && taken !== undefined) taken = Math.max(taken, id);
+  };
 
   const writer: LinkWriter = {
     async takeLinkId() {
-      // Under the write lock: the sequence is what inserts committed and made in this transaction.
-      taken = Math.max(taken, lastLinkId.get()?.seq ?? 0) + 1;
+      // Under the write lock: the sequence is what inserts committed, and no other connection writes meanwhile.
+      taken = (taken ?? lastLinkId.get()?.seq ?? 0) + 1;
       return taken;
     },
     linkByAddress: async (domain, code) => toLink(linkByAddress.get(code, domain)),
@@ -180,12 +186,13 @@ export function createSqliteLinkStore(
     },
     async insertLink(link: NewLink, id) {
       checkDomain(link.domain);
-      // A generated code is unique across all domains; an alias only within its own.
-      if (!link.isAlias && codeOnAnyDomain.get(link.code) !== undefined) return undefined;
-      const inserted = unlessTaken(() => insertLink.run({ id, ...newLinkParams(link, link.urlHash), ...creatorColumns(link.createdBy) }));
-      if (inserted !== undefined) for (const tag of link.tags) insertTag.run(inserted, tag);
-      if (inserted !== undefined && link.preview !== null) setPreview.run({ id: inserted, preview: storedPreview(link.preview) });
-      return inserted;
+      // A generated code is unique across all domains (the statement inserts nothing when one has it); an alias only within its own.
+      const params = { id, ...newLinkParams(link, link.urlHash), ...creatorColumns(link.createdBy) };
+      const newId = unlessTaken(() => (link.isAlias ? insertLink : insertGeneratedLink).run(params));
+      inserted(newId);
+      if (newId !== undefined) for (const tag of link.tags) insertTag.run(newId, tag);
+      if (newId !== undefined && link.preview !== null) setPreview.run({ id: newId, preview: storedPreview(link.preview) });
+      return newId;
     },
     async addPastVisits({ hours, days, dimensions, dimensionDays }) {
       for (const h of hours) addVisitHour.run({ ...h, uniques: 0 });
@@ -205,6 +212,7 @@ export function createSqliteLinkStore(
           claimedVisits: record.claimedVisits,
         }),
       );
+      inserted(id);
       if (id !== undefined) for (const tag of record.tags) insertTag.run(id, tag);
       if (id !== undefined && record.preview !== null) setPreview.run({ id, preview: storedPreview(record.preview) });
       const pages = record.pages === undefined ? null : storedPages(record.pages);
@@ -262,7 +270,7 @@ export function createSqliteLinkStore(
       throw health.failed(err);
     }
     try {
-      taken = 0;
+      taken = undefined;
       for (const job of jobs) {
         savepoint.run();
         try {
@@ -423,10 +431,11 @@ function newLinkParams(link: Omit<NewLink, 'urlHash' | 'createdBy'>, urlHash: Bu
   };
 }
 
-/** Runs an INSERT and returns the new id, or undefined when a UNIQUE constraint (the code) refused it. */
-function unlessTaken(insert: () => { lastInsertRowid: number | bigint }): number | undefined {
+/** Runs an INSERT and returns the new id, or undefined when it inserted nothing or a UNIQUE constraint (the code) refused it. */
+function unlessTaken(insert: () => { changes: number; lastInsertRowid: number | bigint }): number | undefined {
   try {
-    return Number(insert().lastInsertRowid);
+    const result = insert();
+    return result.changes === 0 ? undefined : Number(result.lastInsertRowid);
   } catch (err) {
     if ((err as { code?: string }).code === 'SQLITE_CONSTRAINT_UNIQUE') return undefined;
     throw err;

@@ -665,6 +665,12 @@ export const MIGRATIONS: readonly string[] = [
       WHERE NEW.domain_id IS NOT OLD.domain_id OR NEW.code IS NOT OLD.code;
   END;
   `,
+  // Visits only counted, their detail dropped (dimension 11, 'undetailed'), read across links for a period
+  // (migration 25): partial indexes by time, so the figure costs only the periods that had any.
+  `
+  CREATE INDEX visit_dimensions_undetailed ON visit_dimensions (hour) WHERE dimension = 11;
+  CREATE INDEX visit_dimension_days_undetailed ON visit_dimension_days (day) WHERE dimension = 11;
+  `,
 ];
 
 /**

@@ -1,8 +1,20 @@
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { Database } from 'better-sqlite3';
+import type { Database, Statement } from 'better-sqlite3';
 import { AppError } from '../../core/errors.ts';
 import { BUSY_TIMEOUT_MS } from './database.ts';
 import type { WriteHealth } from './write-health.ts';
+
+/** The two busy_timeout settings of a connection, prepared once: `db.pragma` compiles its statement at every call. */
+const busyTimeouts = new WeakMap<Database, { off: Statement; on: Statement }>();
+
+function busyTimeoutsOf(db: Database): { off: Statement; on: Statement } {
+  let found = busyTimeouts.get(db);
+  if (found === undefined) {
+    found = { off: db.prepare('PRAGMA busy_timeout = 0'), on: db.prepare(`PRAGMA busy_timeout = ${BUSY_TIMEOUT_MS}`) };
+    busyTimeouts.set(db, found);
+  }
+  return found;
+}
 
 /** How long a write waits for another process to release the write lock before it fails. */
 export const WRITE_LOCK_WAIT_MS = 5000;
@@ -22,13 +34,14 @@ export async function waitingForLock<T>(db: Database, attempt: () => T): Promise
     while (db.inTransaction) await new Promise((resolve) => setImmediate(resolve));
     // Closed while this write waited (kurz stopping, e.g. during the first prune): nothing to write any more.
     if (!db.open) throw new AppError('unavailable', 'the database is closed: kurz is stopping');
-    db.pragma('busy_timeout = 0');
+    const busy = busyTimeoutsOf(db);
+    busy.off.run();
     try {
       return attempt();
     } catch (err) {
       if ((err as { code?: string }).code !== 'SQLITE_BUSY' || Date.now() > deadline) throw err;
     } finally {
-      db.pragma(`busy_timeout = ${BUSY_TIMEOUT_MS}`);
+      busy.on.run();
     }
     await sleep(wait);
   }

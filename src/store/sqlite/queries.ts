@@ -1,3 +1,4 @@
+import { DIMENSIONS } from '../../visits/visit.ts';
 import type { AuditFilterName } from '../audit-rows.ts';
 
 /** Every SQL statement kurz runs, by name. Stores prepare them once, at construction. */
@@ -14,9 +15,6 @@ const LINKS = `links LEFT JOIN link_visits AS v ON v.link_id = links.id`;
 
 /** Parameters (code, domain): the order of the index links_by_address. */
 export const LINK_BY_ADDRESS = `SELECT ${LINK_COLUMNS} FROM ${LINKS} WHERE code = ? AND domain_id = ?`;
-
-/** Whether any domain has a link with this code (a generated code must be unique across all). */
-export const CODE_ON_ANY_DOMAIN = `SELECT 1 FROM links WHERE code = ? LIMIT 1`;
 
 /** The redirect's lookup: the target and what the redirect cache holds of the link's options. Parameters (code, domain). */
 export const TARGET_BY_ADDRESS = `SELECT id, url, deleted_at IS NOT NULL AS deleted, blocked_rule IS NOT NULL AS blocked, enabled,
@@ -236,6 +234,14 @@ export const LAST_LINK_ID = `SELECT seq FROM sqlite_sequence WHERE name = 'links
 export const INSERT_LINK = `INSERT INTO links (id, ${NEW_LINK.columns}, updated_at, creator_id, created_via, created_key, created_client)
   VALUES (@id, ${NEW_LINK.values}, @createdAt, @creatorId, @createdVia, @createdKey, @createdClient)`;
 
+/**
+ * INSERT_LINK for a generated code, which must be unique across all domains (an alias only within its own):
+ * no row when any domain has the code, found in the same statement.
+ */
+export const INSERT_GENERATED_LINK = `INSERT INTO links (id, ${NEW_LINK.columns}, updated_at, creator_id, created_via, created_key, created_client)
+  SELECT @id, ${NEW_LINK.values}, @createdAt, @creatorId, @createdVia, @createdKey, @createdClient
+  WHERE NOT EXISTS (SELECT 1 FROM links WHERE code = @code)`;
+
 export const ADD_VISITS = `INSERT INTO link_visits (link_id, count, last_at) VALUES (@id, @count, @lastVisitAt)
   ON CONFLICT (link_id) DO UPDATE SET count = count + excluded.count, last_at = max(last_at, excluded.last_at)`;
 
@@ -290,6 +296,16 @@ export const LINK_HOURS = `SELECT hour AS t, humans, bots, uniques FROM visit_ho
 /** One link's breakdowns in [from, to), summed. */
 export const LINK_DIMENSIONS = `SELECT dimension, value, sum(count) AS count FROM visit_dimensions
   WHERE link_id = ? AND hour >= ? AND hour < ? GROUP BY dimension, value`;
+
+/**
+ * Visits only counted, their detail dropped, in [from, to) (@owner's links' alone unless null): the literal
+ * dimension lets the partial indexes of migration 25 serve them.
+ */
+const undetailedIn = (table: string, time: string): string =>
+  `SELECT coalesce(sum(count), 0) FROM ${table} WHERE dimension = ${DIMENSIONS.indexOf('undetailed')}
+  AND ${time} >= @from AND ${time} < @to AND (@owner IS NULL OR link_id IN (SELECT id FROM links WHERE owner_id = @owner))`;
+export const UNDETAILED_HOURS = undetailedIn('visit_dimensions', 'hour');
+export const UNDETAILED_DAYS = undetailedIn('visit_dimension_days', 'day');
 
 /** One link's breakdowns over whole days in [from, to), summed. */
 export const LINK_DIMENSION_DAYS = `SELECT dimension, value, sum(count) AS count FROM visit_dimension_days

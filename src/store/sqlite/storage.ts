@@ -95,6 +95,7 @@ export function openSqliteStorage(config: Pick<Config, 'db' | 'cacheDir' | 'dura
         .prepare<[], number>(q.countRows(copiedTable(table)))
         .pluck()
         .get() ?? 0,
+    visitDetailDropped: () => background?.detailDropped ?? 0,
     async problem() {
       if (!db.open) return 'database unreachable';
       return health.fault ?? background?.fault;

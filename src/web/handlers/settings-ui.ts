@@ -68,7 +68,7 @@ export const SETTING_TOPICS: ReadonlyArray<{ title: string; id: string; options:
   {
     title: 'Visits and analytics',
     id: 'visits',
-    options: ['visitFlushInterval', 'visitFlushSize', 'visitRetentionDays', 'geoipDatabase', 'auditRetentionDays'],
+    options: ['visitFlushInterval', 'visitFlushSize', 'visitBacklog', 'visitRetentionDays', 'geoipDatabase', 'auditRetentionDays'],
   },
   {
     title: 'Accounts and sign-in',
