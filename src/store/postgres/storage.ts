@@ -67,8 +67,7 @@ export async function openPostgresStorage(
     finishImport: async () => void (await db.query(q.FINISH_IMPORT)),
     countRows: async (table) => (await db.query<{ count: number }>(q.countRows(dataTable(table)))).rows[0]?.count ?? 0,
     isEmpty: async () => (await db.query<{ empty: boolean }>(q.IS_EMPTY)).rows[0]?.empty === true,
-    // Visits are written by the serving process, which keeps them all with their detail.
-    visitDetailDropped: () => 0,
+    visitDetailDropped: () => background?.detailDropped ?? 0,
     databaseBytes: async () => (await db.query<{ bytes: number }>(q.DATABASE_SIZE)).rows[0]?.bytes ?? 0,
     serverVersion: async () => (await db.query<{ version: string }>(q.SERVER_VERSION)).rows[0]?.version ?? '',
     inSnapshot: (work) =>
