@@ -37,6 +37,11 @@ export const NEXT_SAVEPOINT = `RELEASE job; SAVEPOINT job`;
 
 export const ROLLBACK_TO = `ROLLBACK TO job`;
 
+/** Around the jobs of a group commit run together: undone as a whole when they cannot all stand (link-store.ts). */
+export const SAVEPOINT_TOGETHER = `SAVEPOINT together`;
+
+export const ROLLBACK_TO_TOGETHER = `ROLLBACK TO together`;
+
 export const LISTEN_LINK_CHANGES = `LISTEN ${LINK_CHANGES_CHANNEL}`;
 
 // Schema and migrations.
@@ -97,6 +102,16 @@ export const LOCK_URL_HASH = `SELECT pg_advisory_xact_lock(${KURZ_LOCK}, $1)`;
  */
 export const LINK_ID_BY_URL_HASH = `SELECT max(id) AS id FROM links
   WHERE url_hash = $1 AND created_at >= $2 AND deleted_at IS NULL AND domain_id = $3 AND owner_id = $4 AND (review IS NULL OR $5::boolean)`;
+
+/** LOCK_URL_HASH for several keys, taken in order, so that two transactions never wait for each other's. */
+export const LOCK_URL_HASHES = `SELECT pg_advisory_xact_lock(${KURZ_LOCK}, k) FROM (SELECT DISTINCT unnest($1::integer[]) AS k ORDER BY k) AS keys`;
+
+/** LINK_ID_BY_URL_HASH for several probes, a parameter of theirs an array each: a row per probe, in order, its id null for none. */
+export const LINK_IDS_BY_URL_HASH = `SELECT (SELECT max(id) FROM links
+    WHERE url_hash = p.hash AND created_at >= p.since AND deleted_at IS NULL AND domain_id = p.domain AND owner_id = p.owner
+      AND (review IS NULL OR p.in_review)) AS id
+  FROM unnest($1::bytea[], $2::bigint[], $3::bigint[], $4::bigint[], $5::boolean[]) WITH ORDINALITY AS p(hash, since, domain, owner, in_review, n)
+  ORDER BY p.n`;
 
 /** What each order sorts by, of the row `links` (or `c`, the cursor's link): text in code point order, as SQLite's. */
 const ORDER_KEYS = {
@@ -318,6 +333,24 @@ export const INSERT_LINK = `INSERT INTO links (${NEW_LINK_COLUMNS}, updated_at, 
     starts_at, crawlable)
   SELECT ${NEW_LINK_VALUES}, $7, $18::bigint, $19::text, $20::text, $21::text, $22::bigint, $23::integer
   WHERE $6 = 1 OR NOT EXISTS (SELECT 1 FROM links WHERE code = $3)
+  ON CONFLICT (code, domain_id) DO NOTHING RETURNING id`;
+
+/**
+ * INSERT_LINK for several links at once, a column of theirs an array each (in INSERT_LINK's parameter order);
+ * a row of a taken code is left out as there, so only the ids inserted come back. Rows of one statement do
+ * not see each other: the caller gives it no two rows with one code.
+ */
+export const INSERT_LINKS = `INSERT INTO links (${NEW_LINK_COLUMNS}, updated_at, creator_id, created_via, created_key, created_client,
+    starts_at, crawlable)
+  SELECT n.id, n.domain_id, n.code, n.url, n.url_hash, n.is_alias, n.created_at, n.title, n.note, n.expires_at, n.max_visits,
+    n.password_hash, n.redirect_status, n.forward_query, n.enabled, n.owner_id, n.review, n.created_at, n.creator_id, n.created_via,
+    n.created_key, n.created_client, n.starts_at, n.crawlable
+  FROM unnest($1::bigint[], $2::bigint[], $3::text[], $4::text[], $5::bytea[], $6::integer[], $7::bigint[], $8::text[], $9::text[],
+    $10::bigint[], $11::bigint[], $12::text[], $13::integer[], $14::integer[], $15::integer[], $16::bigint[], $17::text[],
+    $18::bigint[], $19::text[], $20::text[], $21::text[], $22::bigint[], $23::integer[])
+    AS n(id, domain_id, code, url, url_hash, is_alias, created_at, title, note, expires_at, max_visits, password_hash, redirect_status,
+      forward_query, enabled, owner_id, review, creator_id, created_via, created_key, created_client, starts_at, crawlable)
+  WHERE n.is_alias = 1 OR NOT EXISTS (SELECT 1 FROM links WHERE links.code = n.code)
   ON CONFLICT (code, domain_id) DO NOTHING RETURNING id`;
 
 /** An imported link under its own code ($21 and $22: its start time and crawlable): no row comes back when the code is taken on its domain. */
