@@ -11,13 +11,16 @@ import { NODE_FLAGS } from '../../src/node-flags.ts';
 // The built executable under test (make smoke sets it): these tests never touch the source.
 const BUILT = process.env['KURZ_BINARY'] ?? '';
 
+// Where qemu-user finds the C libraries of an executable built for another architecture (make smoke ARCH=arm64).
+const QEMU_LD_PREFIX = process.env['QEMU_LD_PREFIX'];
+
 /** A copy of the executable in an empty folder, run with no Node on PATH and its own home. */
 function installed(t: ExecutionContext) {
   if (!BUILT || !existsSync(BUILT)) throw new Error('KURZ_BINARY must name the built executable (run make smoke)');
   const dir = tempDir(t);
   const binary = join(dir, 'kurz');
   copyFileSync(BUILT, binary);
-  const env = { PATH: '/nonexistent', HOME: join(dir, 'home') };
+  const env = { PATH: '/nonexistent', HOME: join(dir, 'home'), ...(QEMU_LD_PREFIX ? { QEMU_LD_PREFIX } : {}) };
   return {
     dir,
     binary,
