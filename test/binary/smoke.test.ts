@@ -1,5 +1,5 @@
-import { execFile } from 'node:child_process';
-import { copyFileSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { execFile, execFileSync } from 'node:child_process';
+import { closeSync, copyFileSync, existsSync, openSync, readdirSync, readFileSync, readSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { once } from 'node:events';
 import { join } from 'node:path';
@@ -27,6 +27,16 @@ function installed(t: ExecutionContext) {
     env,
     run: (args: string[], extra: Record<string, string> = {}) => runCli(args, { ...env, ...extra }, { binary, cwd: dir }),
   };
+}
+
+/** The CPU an ELF executable is for, in Node's words, from its header's e_machine field. */
+function architectureOf(file: string): string {
+  const header = Buffer.alloc(20);
+  const fd = openSync(file, 'r');
+  readSync(fd, header, 0, 20, 0);
+  closeSync(fd);
+  const machine = header.readUInt16LE(18);
+  return ({ 0x3e: 'x64', 0xb7: 'arm64' } as Record<number, string>)[machine] ?? `ELF machine ${machine}`;
 }
 
 /** A name for the target site: kurz refuses loopback targets (they would lead back to it), so curl maps this one. */
@@ -105,9 +115,12 @@ test('the executable is the CLI: version, create, list, stats', async (t) => {
   const kurz = installed(t);
   const run = await kurz.run(['version', '--json']);
   t.is(run.stderr, '', 'no warning at start, such as a code cache V8 rejects');
-  const version = JSON.parse(run.stdout) as { node: string; nodeOptions: string[] };
+  const version = JSON.parse(run.stdout) as { node: string; nodeOptions: string[]; arch: string; commit: string };
   t.regex(version.node, /^24\./);
   t.deepEqual(version.nodeOptions, [...NODE_FLAGS], 'the executable runs with the options it embeds');
+  t.is(version.arch, architectureOf(kurz.binary), 'names the architecture it was built for');
+  const [, commit] = /^([0-9a-f]{12})(-dirty)?$/.exec(version.commit) ?? [];
+  t.notThrows(() => execFileSync('git', ['cat-file', '-e', `${commit}^{commit}`], { stdio: 'ignore' }), version.commit);
   const created = await kurz.run(['create', 'https://example.com/cli', '--alias', 'cli']);
   t.is(created.stdout, 'http://127.0.0.1:8080/cli\n');
   t.regex((await kurz.run(['list'])).stdout, /^CODE .*\ncli /);
