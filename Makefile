@@ -130,9 +130,14 @@ startup: dist/kurz
 
 # The smoke test runs the built executable, not the source; the arm64 one under qemu-user, its C libraries
 # named by QEMU_LD_PREFIX.
-smoke: $(BINARY) $(if $(filter arm64,$(ARCH)),$(if $(ARM64_EMULATOR),binfmt-arm64))
-	$(if $(filter arm64,$(ARCH)),$(if $(ARM64_EMULATOR),QEMU_LD_PREFIX=$(ARM64_SYSROOT))) \
-	  KURZ_BINARY=$(CURDIR)/$(BINARY) ava --config ava.smoke.config.js
+SMOKE_EMULATION := $(if $(filter arm64,$(ARCH)),$(ARM64_EMULATOR))
+smoke: $(BINARY) $(if $(SMOKE_EMULATION),binfmt-arm64)
+	$(if $(SMOKE_EMULATION),QEMU_LD_PREFIX=$(ARM64_SYSROOT) )KURZ_BINARY=$(CURDIR)/$(BINARY) ava --config ava.smoke.config.js
+
+# For .ci/run, which runs one target at a time.
+.PHONY: smoke-arm64
+smoke-arm64:
+	$(MAKE) smoke ARCH=arm64
 
 # The Node options of src/node-flags.ts, which the executable embeds.
 NODE_FLAGS := $(shell grep -o "'--[^']*'" src/node-flags.ts | tr -d "'")
