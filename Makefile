@@ -54,12 +54,21 @@ $(DEPS): package.json package-lock.json | $(NODE)
 	npm ci --no-audit --no-fund --loglevel=error
 	touch $@
 
-$(BUNDLE): $(DEPS) $(SOURCES) scripts/bundle.ts
+# The commit HEAD names, which the bundles carry (`kurz version --json`): rewritten only when it changes, so
+# that a new commit rebuilds them even when no source changed.
+build/commit: FORCE
+	@mkdir -p build
+	@head=$$(git rev-parse HEAD 2>/dev/null || echo unknown); [ "$$head" = "$$(cat $@ 2>/dev/null)" ] || echo "$$head" > $@
+
+.PHONY: FORCE
+FORCE:
+
+$(BUNDLE): $(DEPS) $(SOURCES) scripts/bundle.ts build/commit
 	node scripts/bundle.ts
 
 build: $(BUNDLE)
 
-build/kurz-sea.cjs: $(DEPS) $(SOURCES) scripts/bundle.ts
+build/kurz-sea.cjs: $(DEPS) $(SOURCES) scripts/bundle.ts build/commit
 	node scripts/bundle.ts --sea
 
 dist/kurz: build/kurz-sea.cjs scripts/binary.ts | $(PINNED_NODE)
