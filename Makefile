@@ -105,8 +105,10 @@ binfmt-arm64: qemu-arm64
 	@test -e /proc/sys/fs/binfmt_misc/qemu-aarch64 || { \
 	  if [ "$$(id -u)" = 0 ]; then sudo=; else sudo=sudo; fi; \
 	  echo "registering qemu-aarch64 with binfmt_misc, to run arm64 executables"; \
-	  mountpoint -q /proc/sys/fs/binfmt_misc || $$sudo mount -t binfmt_misc binfmt_misc /proc/sys/fs/binfmt_misc; \
-	  $$sudo sh -c 'cat /usr/lib/binfmt.d/qemu-aarch64.conf > /proc/sys/fs/binfmt_misc/register'; }
+	  { mountpoint -q /proc/sys/fs/binfmt_misc || $$sudo mount -t binfmt_misc binfmt_misc /proc/sys/fs/binfmt_misc; } && \
+	  $$sudo sh -c 'cat /usr/lib/binfmt.d/qemu-aarch64.conf > /proc/sys/fs/binfmt_misc/register' || { \
+	    echo "make: could not register qemu-aarch64 with binfmt_misc (as root: mount -t binfmt_misc binfmt_misc" \
+	      "/proc/sys/fs/binfmt_misc; cat /usr/lib/binfmt.d/qemu-aarch64.conf > /proc/sys/fs/binfmt_misc/register)" >&2; exit 1; }; }
 
 # ARCH picks the executable of `make binary` and `make smoke`: x64 (dist/kurz, the default) or arm64. Only from
 # the command line: some shells export an ARCH of their own.
