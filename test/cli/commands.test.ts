@@ -182,6 +182,15 @@ test('version names kurz, Node and SQLite; with --json also the commit and the a
   t.is(versions['commit'], 'unknown', 'the sources are no build: the bundle names its commit');
 
   t.regex((await kurz('version', '--help')).stdout, /--json +print JSON, which also names the commit .* and the CPU architecture/);
+  for (const args of [
+    ['version', 'extra'],
+    ['version', '--json', '--arch'],
+  ]) {
+    const refused = await kurz(...args);
+    t.is(refused.code, 2, args.join(' '));
+    t.is(refused.stdout, '', args.join(' '));
+    t.regex(refused.stderr, /^kurz: .*\nRun "kurz help" for usage\.\n$/, args.join(' '));
+  }
 });
 
 test('the bundle names the commit it was built from', async (t) => {
