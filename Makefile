@@ -140,10 +140,11 @@ startup: dist/kurz
 	node bench/startup.ts dist/kurz
 
 # The smoke test runs the built executable, not the source; the arm64 one under qemu-user, its C libraries
-# named by QEMU_LD_PREFIX.
+# named by QEMU_LD_PREFIX, with more time: emulated, each of its tests takes one to one and a half minutes.
 SMOKE_EMULATION := $(if $(filter arm64,$(ARCH)),$(ARM64_EMULATOR))
 smoke: $(BINARY) $(if $(SMOKE_EMULATION),binfmt-arm64)
-	$(if $(SMOKE_EMULATION),QEMU_LD_PREFIX=$(ARM64_SYSROOT) )KURZ_BINARY=$(CURDIR)/$(BINARY) ava --config ava.smoke.config.js
+	$(if $(SMOKE_EMULATION),QEMU_LD_PREFIX=$(ARM64_SYSROOT) )KURZ_BINARY=$(CURDIR)/$(BINARY) \
+	  ava --config ava.smoke.config.js$(if $(SMOKE_EMULATION), --timeout=5m)
 
 # For .ci/run, which runs one target at a time.
 .PHONY: smoke-arm64
