@@ -106,6 +106,10 @@ test('the executable serves, survives a restart, and backs up while serving', as
   t.is(copy.prepare('SELECT url FROM links WHERE code = ?').pluck().get(code), `${site.url}/landing`);
 
   t.is(await first.stop(), 0);
+  // The visits went through the background writer, a second process of the same executable (which, for an
+  // executable of another CPU, the kernel must also hand to the emulator), and nothing failed on the way.
+  t.regex(first.output().stderr, /background process started pid=\d+/);
+  t.notRegex(first.output().stderr, /^\S+ error /m);
   const second = await startServe(t, kurz.env, { binary: kurz.binary, cwd: kurz.dir });
   t.is(await curl(`${second.url}/${code}`, site), 'arrived at /landing [200 via 1 redirect]');
   t.is(await second.stop(), 0);
