@@ -131,7 +131,7 @@ dist/kurz-linux-x64: dist/kurz
 	ln -f $< $@
 
 release: $(RELEASE)
-	cd dist && find . -maxdepth 1 -type f ! -name SHA256SUMS -printf '%P\n' | LC_ALL=C sort | xargs sha256sum > SHA256SUMS.tmp
+	cd dist && find . -maxdepth 1 -type f ! -name 'SHA256SUMS*' -printf '%P\n' | LC_ALL=C sort | xargs sha256sum > SHA256SUMS.tmp
 	mv dist/SHA256SUMS.tmp dist/SHA256SUMS
 	cat dist/SHA256SUMS
 
