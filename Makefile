@@ -133,7 +133,7 @@ dist/kurz-linux-x64: dist/kurz
 release: $(RELEASE)
 	cd dist && find . -maxdepth 1 -type f ! -name 'SHA256SUMS*' -printf '%P\n' | LC_ALL=C sort | xargs sha256sum > SHA256SUMS.tmp
 	mv dist/SHA256SUMS.tmp dist/SHA256SUMS
-	cat dist/SHA256SUMS
+	cd dist && sha256sum --check SHA256SUMS
 
 # Exec-to-first-response time of the executable over 10 starts (figures in the README).
 startup: dist/kurz
