@@ -77,3 +77,26 @@ test('the cache remembers an unknown code from its second lookup on, even with r
   cache.forget(0, 'nope');
   t.is(cache.get(0, 'nope'), undefined, 'a link created under that code is found at once');
 });
+
+test('unknown codes take none of the room links are kept in at once', (t) => {
+  const cache = new RedirectCache({ size: 1, negativeTtl: 60_000, now: () => 0 });
+  for (let i = 0; i < 50; i++) {
+    cache.remember(0, `scan${i}`, undefined);
+    cache.remember(0, `scan${i}`, undefined);
+  }
+  t.is(cache.get(0, 'scan7'), null, 'the unknown codes are remembered');
+  cache.remember(0, 'link', target);
+  t.deepEqual(cache.get(0, 'link'), target, 'the link is kept from its first lookup');
+});
+
+test('a forgotten link makes room: the next link is kept from its first lookup', (t) => {
+  const cache = new RedirectCache({ size: 2, negativeTtl: 0, now: () => 0 });
+  cache.remember(0, 'a', target);
+  cache.remember(0, 'b', target);
+  cache.remember(0, 'c', target);
+  t.is(cache.get(0, 'c'), undefined, 'full: not on its first lookup');
+  cache.forget(0, 'a');
+  cache.remember(0, 'd', target);
+  t.deepEqual(cache.get(0, 'd'), target);
+  t.deepEqual(cache.get(0, 'b'), target, 'nothing was evicted for it');
+});
