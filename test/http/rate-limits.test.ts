@@ -212,7 +212,7 @@ test('code scanning: after notFoundRateLimit unknown codes a client gets 429 for
   t.is((await get(`/${code}`)).status, 302);
   for (let i = 0; i < 5; i++) t.is((await get(`/scan${i}`)).status, 404);
   const atLimit = lookups;
-  t.is(atLimit, 6, 'each distinct code was a lookup: the negative cache only holds a code from its second lookup');
+  t.is(atLimit, 6, 'each distinct code was a lookup: the negative cache holds an unknown code from its second lookup');
 
   await assertLimited(t, await get(`/${code}`), 'too many requests for unknown links from this address; try again in 60 s', '60');
   for (let i = 5; i < 100; i++) t.is((await get(`/scan${i}`)).status, 429);
