@@ -87,7 +87,7 @@ STORAGE_TESTS := "test/http/**/*.test.ts" "test/cli/**/*.test.ts" test/unit/link
 # With a throwaway PostgreSQL server (test/support/with-postgres.ts, for both passes: the PostgreSQL store's
 # own tests are in the first): every test on SQLite, then STORAGE_TESTS with KURZ_TEST_BACKEND=postgres.
 # The second pass runs even when the first fails; the target fails if either does.
-test: $(BUNDLE) chromium postgresql nginx
+test: $(BUNDLE) chromium postgresql nginx shells
 	tsc -p .
 	node test/support/with-postgres.ts -- bash -c 'status=0; ava || status=1; \
 	  KURZ_TEST_BACKEND=postgres ava $(STORAGE_TESTS) || status=1; exit $$status'
@@ -115,7 +115,7 @@ define apt-install
     echo "make: could not install $(2) with apt-get; install it by hand (Debian/Ubuntu: apt-get install $(2))" >&2; exit 1; }; }
 endef
 
-.PHONY: e2e chromium postgresql nginx
+.PHONY: e2e chromium postgresql nginx shells
 # The browser tests need /usr/bin/chromium.
 chromium:
 	$(call apt-install,test -x /usr/bin/chromium,chromium,the browser tests)
@@ -129,6 +129,11 @@ postgresql:
 # with docs/nginx-kurz.conf; its own service is never started.
 nginx:
 	$(call apt-install,test -x /usr/sbin/nginx,nginx,the proxy tests)
+
+# The completion tests (test/cli/completion.test.ts) load kurz's scripts into a real zsh and fish (bash is here).
+shells:
+	$(call apt-install,command -v zsh >/dev/null,zsh,the completion tests)
+	$(call apt-install,command -v fish >/dev/null,fish,the completion tests)
 
 lint: $(DEPS)
 	tsc -p .
