@@ -38,6 +38,7 @@ help:
 	@echo "make build   bundle to $(BUNDLE)"
 	@echo "make binary  build dist/kurz, the single executable (linux-x64)"
 	@echo "make smoke   build dist/kurz and run the smoke test against it"
+	@echo "make deb     build dist/kurz_$(VERSION)_amd64.deb (and arm64 when dist/kurz-linux-arm64 exists); make deb-test installs it into a throwaway Debian root"
 	@echo "make startup build dist/kurz and time 10 starts"
 	@echo "make soak    10 minutes of redirects, creations and stats reads at fixed rates against kurz: memory, p99, errors (SOAK_MINUTES=N)"
 	@echo "make clean   remove build output, node_modules and .tools (keeps ./data)"
@@ -65,6 +66,29 @@ dist/kurz: build/kurz-sea.cjs scripts/binary.ts | $(PINNED_NODE)
 	node scripts/binary.ts $(PINNED_NODE)
 
 binary: dist/kurz
+
+# --- Debian package ---
+# dist/kurz_VERSION_amd64.deb (and _arm64.deb when dist/kurz-linux-arm64 is built): scripts/deb.ts with dpkg-deb.
+VERSION := $(shell sed -n "s/^export const VERSION = '\(.*\)';/\1/p" src/core/version.ts)
+.PHONY: deb deb-test
+deb: dist/kurz
+	node scripts/deb.ts amd64 dist/kurz
+	if [ -f dist/kurz-linux-arm64 ]; then node scripts/deb.ts arm64 dist/kurz-linux-arm64; fi
+
+# A minimal Debian 12 root (debootstrap from Debian's mirror, with systemd, adduser and man-db) for the package test:
+# built once (about 80 s), kept as a tar in .cache/ and copied for each run. Needs root, as dpkg in a chroot does.
+DEBIAN_ROOT := $(CURDIR)/.cache/debian-root/bookworm.tar
+DEBIAN_MIRROR ?= http://deb.debian.org/debian
+$(DEBIAN_ROOT):
+	$(call apt-install,command -v debootstrap >/dev/null,debootstrap,the Debian package test)
+	rm -rf $@.dir && mkdir -p $@.dir
+	debootstrap --variant=minbase --include=systemd,adduser,man-db bookworm $@.dir $(DEBIAN_MIRROR)
+	tar -C $@.dir -cf $@.tmp . && mv $@.tmp $@ && rm -rf $@.dir
+
+# Installs the package into a copy of that root: files, user, conffile, systemd-analyze verify, kurz started as
+# the unit would start it, remove and purge.
+deb-test: deb $(DEBIAN_ROOT)
+	KURZ_DEBIAN_ROOT=$(DEBIAN_ROOT) ava --config ava.deb.config.js
 
 # Exec-to-first-response time of the executable over 10 starts (figures in the README).
 startup: dist/kurz
@@ -130,10 +154,12 @@ postgresql:
 nginx:
 	$(call apt-install,test -x /usr/sbin/nginx,nginx,the proxy tests)
 
-# The completion tests (test/cli/completion.test.ts) load kurz's scripts into a real zsh and fish (bash is here).
+# The completion tests (test/cli/completion.test.ts) load kurz's scripts into a real zsh and fish (bash is here);
+# the man page's (test/unit/manual.test.ts) has groff read it.
 shells:
 	$(call apt-install,command -v zsh >/dev/null,zsh,the completion tests)
 	$(call apt-install,command -v fish >/dev/null,fish,the completion tests)
+	$(call apt-install,command -v groff >/dev/null,groff-base,the man page test)
 
 lint: $(DEPS)
 	tsc -p .
