@@ -49,7 +49,10 @@ const VALUE_FLAGS = new Set(OPTIONS.map((o) => `--${flagName(o.name)}`));
  */
 export async function runCli(argv: string[], env: Env): Promise<number | undefined> {
   const [first, ...rest] = argv;
-  if (first === 'help' || first === '--help' || first === '-h') return await printHelp(rest[0]);
+  if (first === 'help' || first === '--help' || first === '-h') {
+    if (rest.length > 1) return report(new UsageError(`help takes one command, got ${rest.length}: ${rest.join(' ')}`));
+    return await printHelp(rest[0]);
+  }
   if (first === '--version' || first === '-v') return runCli(['version'], env);
   const at = commandIndex(argv);
   const name = at === -1 ? 'serve' : (argv[at] ?? 'serve');

@@ -42,11 +42,19 @@ test('kurz help with an unknown command exits 2 and names the commands', async (
   t.regex(result.stderr, /^kurz: help: unknown command "frobnicate"; the commands are serve, create, .*, completion\n/);
 });
 
+test('kurz help with more than one command exits 2', async (t) => {
+  const result = await kurz('help', 'create', 'list');
+  t.is(result.code, 2);
+  t.is(result.stdout, '');
+  t.regex(result.stderr, /^kurz: help takes one command, got 2: create list\n/);
+});
+
 test('kurz completion with no shell or an unknown one exits 2', async (t) => {
   t.like(await kurz('completion'), { code: 2, stdout: '' });
   const result = await kurz('completion', 'powershell');
   t.is(result.code, 2);
   t.regex(result.stderr, /completion: unknown subcommand "powershell"; try "completion bash", "completion zsh", "completion fish"/);
+  t.like(await kurz('completion', 'bash', 'zsh'), { code: 2, stdout: '' });
 });
 
 /** Writes `kurz completion SHELL` to a file in the test's folder. */
