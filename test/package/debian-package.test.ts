@@ -214,6 +214,25 @@ test.serial(
   },
 );
 
+test.serial(
+  "the README's upgrade line: a backup as the kurz user, then the package over itself; the link and the enabled unit stay",
+  async (t) => {
+    const readme = readFileSync(join(import.meta.dirname, '..', '..', 'README.md'), 'utf8');
+    const line = /\n(sudo -u kurz kurz [^\n]* backup [^\n]*) && sudo apt install \.\/kurz_NEW_amd64\.deb\n/.exec(readme)?.[1];
+    t.truthy(line, 'the upgrade line is in the README');
+    const backupArgs = (line ?? '').replace(/^sudo -u kurz kurz /, '').split(' ');
+    const backup = await inRoot(...asKurz([], ['/usr/bin/kurz', ...backupArgs]));
+    t.is(backup.code, 0, backup.stderr);
+    const copy = backupArgs[backupArgs.indexOf('backup') + 1] ?? '';
+    t.is((await inRoot('stat', '-c', '%U %a', copy)).stdout, 'kurz 600\n');
+    const upgrade = await inRoot('dpkg', '-i', '/tmp/kurz.deb');
+    t.is(upgrade.code, 0, upgrade.stderr);
+    t.true(lstatSync(at('etc/systemd/system/multi-user.target.wants/kurz.service')).isSymbolicLink());
+    const listed = await inRoot(...asKurz([], ['/usr/bin/kurz', '--db', copy, 'list']));
+    t.regex(listed.stdout, /^deb .* https:\/\/example\.com\/packaged$/m, 'the copy holds the link');
+  },
+);
+
 test.serial('dpkg -r keeps the database, the settings and the user; installing again finds them as they were', async (t) => {
   const remove = await inRoot('dpkg', '-r', 'kurz');
   t.is(remove.code, 0, remove.stderr);
