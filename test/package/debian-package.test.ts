@@ -136,6 +136,18 @@ test.serial(
   },
 );
 
+test.serial("each shell of the root finds kurz's completion where the package put it", async (t) => {
+  // bash-completion loads a command's file from its folder on first use.
+  const bash = await inRoot('bash', '-c', 'source /usr/share/bash-completion/bash_completion && _completion_loader kurz; complete -p kurz');
+  t.is(bash.stdout, 'complete -o filenames -F _kurz kurz\n', bash.stderr);
+  // compinit reads the #compdef line of every file in $fpath, Debian's vendor-completions included.
+  const zsh = await inRoot('zsh', '-f', '-c', 'autoload -Uz compinit && compinit -u -D && print -r -- $_comps[kurz]');
+  t.is(zsh.stdout, '_kurz\n', zsh.stderr);
+  // fish loads a command's completions from vendor_completions.d when it first completes it.
+  const fish = await inRoot('env', 'HOME=/root', 'fish', '-c', "complete -C 'kurz keys '");
+  t.regex(fish.stdout, /^create\t.*\nlist\t.*\nrevoke\t/, fish.stderr);
+});
+
 test.serial(
   'systemd-analyze verify accepts the installed unit (its Documentation=man:kurz(8) included), and refuses it with a missing executable',
   async (t) => {
