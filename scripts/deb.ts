@@ -15,6 +15,19 @@ import { VERSION } from '../src/core/version.ts';
 const [arch, executable] = process.argv.slice(2);
 if ((arch !== 'amd64' && arch !== 'arm64') || !executable) throw new Error('usage: node scripts/deb.ts amd64|arm64 EXECUTABLE');
 
+// An executable of the other architecture would install and then fail at its first start: refuse it here. ELF's
+// e_machine (bytes 18-19, little-endian): 0x3e x86-64, 0xb7 AArch64.
+const MACHINES = { amd64: 0x3e, arm64: 0xb7 } as const;
+const header = readFileSync(executable).subarray(0, 20);
+const machine = header.readUInt16LE(18);
+if (header.subarray(0, 4).toString('latin1') !== '\x7fELF' || machine !== MACHINES[arch]) {
+  const found = Object.entries(MACHINES).find(([, m]) => m === machine)?.[0] ?? `ELF machine 0x${machine.toString(16)}`;
+  console.error(
+    `scripts/deb.ts: ${executable} is not an ${arch} executable (it is ${header.subarray(0, 4).toString('latin1') === '\x7fELF' ? found : 'not ELF'})`,
+  );
+  process.exit(2);
+}
+
 const root = join('build', `deb-${arch}`);
 rmSync(root, { recursive: true, force: true });
 

@@ -70,6 +70,16 @@ test.after.always(async () => {
   rmSync(root, { recursive: true, force: true });
 });
 
+test('scripts/deb.ts refuses an executable of another architecture than the package names, and builds nothing', async (t) => {
+  const repo = join(import.meta.dirname, '..', '..');
+  const arm64 = join(repo, 'dist', `kurz_${VERSION}_arm64.deb`);
+  const before = existsSync(arm64) ? statSync(arm64).mtimeMs : undefined;
+  const refused = await run(process.execPath, [join(repo, 'scripts', 'deb.ts'), 'arm64', join(repo, 'dist', 'kurz')]);
+  t.is(refused.code, 2);
+  t.regex(refused.stderr, /dist\/kurz is not an arm64 executable \(it is amd64\)/);
+  t.is(existsSync(arm64) ? statSync(arm64).mtimeMs : undefined, before, 'no arm64 package written or replaced');
+});
+
 /** The unit's `Key=` values in order, from the installed file. */
 function unitValues(unit: string, key: string): string[] {
   return [...unit.matchAll(new RegExp(`^${key}=(.*)$`, 'gm'))].map((m) => m[1] ?? '');
