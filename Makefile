@@ -39,6 +39,7 @@ help:
 	@echo "make binary  build dist/kurz, the single executable (linux-x64); ARCH=arm64: dist/kurz-linux-arm64"
 	@echo "make release build every executable and write dist/SHA256SUMS for every file in dist/"
 	@echo "make smoke   build dist/kurz and run the smoke test against it; ARCH=arm64: dist/kurz-linux-arm64 under qemu-user"
+	@echo "make deb     build dist/kurz_$(VERSION)_amd64.deb (and arm64 when dist/kurz-linux-arm64 exists); make deb-test installs it into a throwaway Debian root"
 	@echo "make startup build dist/kurz and time 10 starts"
 	@echo "make soak    10 minutes of redirects, creations and stats reads at fixed rates against kurz: memory, p99, errors (SOAK_MINUTES=N)"
 	@echo "make clean   remove build output, node_modules and .tools (keeps ./data)"
@@ -130,6 +131,35 @@ RELEASE := dist/kurz-linux-x64 dist/kurz-linux-arm64
 dist/kurz-linux-x64: dist/kurz
 	ln -f $< $@
 
+# --- Debian package ---
+# dist/kurz_VERSION_amd64.deb (and _arm64.deb when dist/kurz-linux-arm64 is built): scripts/deb.ts with dpkg-deb.
+VERSION := $(shell sed -n "s/^export const VERSION = '\(.*\)';/\1/p" src/core/version.ts)
+.PHONY: deb deb-test
+DEB_PARTS := scripts/deb.ts docs/kurz.service docs/kurz.env
+dist/kurz_$(VERSION)_amd64.deb: dist/kurz $(DEB_PARTS)
+	node scripts/deb.ts amd64 dist/kurz
+dist/kurz_$(VERSION)_arm64.deb: dist/kurz-linux-arm64 $(DEB_PARTS)
+	node scripts/deb.ts arm64 dist/kurz-linux-arm64
+deb: dist/kurz_$(VERSION)_amd64.deb $(if $(wildcard dist/kurz-linux-arm64),dist/kurz_$(VERSION)_arm64.deb)
+RELEASE += dist/kurz_$(VERSION)_amd64.deb dist/kurz_$(VERSION)_arm64.deb
+
+# A minimal Debian 12 root for the package test: debootstrap from Debian's mirror, with systemd, adduser, man-db
+# and the three shells (the test asks each for kurz's completion). Built once (35 s to 2.5 min), kept as a tar in
+# .cache/ named after its package list (a new list builds a new root), copied for each run. Needs root.
+DEBIAN_ROOT_PACKAGES := systemd,adduser,man-db,bash-completion,zsh,fish
+DEBIAN_ROOT := $(CURDIR)/.cache/debian-root/bookworm-$(shell echo '$(DEBIAN_ROOT_PACKAGES)' | md5sum | cut -c1-8).tar
+DEBIAN_MIRROR ?= http://deb.debian.org/debian
+$(DEBIAN_ROOT):
+	$(call apt-install,command -v debootstrap >/dev/null,debootstrap,the Debian package test)
+	rm -rf $@.dir && mkdir -p $@.dir
+	debootstrap --variant=minbase --include=$(DEBIAN_ROOT_PACKAGES) bookworm $@.dir $(DEBIAN_MIRROR)
+	tar -C $@.dir -cf $@.tmp . && mv $@.tmp $@ && rm -rf $@.dir
+
+# Installs the package into a copy of that root: files, user, conffile, systemd-analyze verify, kurz started as
+# the unit would start it, remove and purge.
+deb-test: deb $(DEBIAN_ROOT)
+	KURZ_DEBIAN_ROOT=$(DEBIAN_ROOT) ava --config ava.deb.config.js
+
 release: $(RELEASE)
 	cd dist && find . -maxdepth 1 -type f ! -name 'SHA256SUMS*' -printf '%P\n' | LC_ALL=C sort | xargs sha256sum > SHA256SUMS.tmp
 	mv dist/SHA256SUMS.tmp dist/SHA256SUMS
@@ -164,7 +194,7 @@ STORAGE_TESTS := "test/http/**/*.test.ts" "test/cli/**/*.test.ts" test/unit/link
 # With a throwaway PostgreSQL server (test/support/with-postgres.ts, for both passes: the PostgreSQL store's
 # own tests are in the first): every test on SQLite, then STORAGE_TESTS with KURZ_TEST_BACKEND=postgres.
 # The second pass runs even when the first fails; the target fails if either does.
-test: $(BUNDLE) chromium postgresql nginx
+test: $(BUNDLE) chromium postgresql nginx shells
 	tsc -p .
 	node test/support/with-postgres.ts -- bash -c 'status=0; ava || status=1; \
 	  KURZ_TEST_BACKEND=postgres ava $(STORAGE_TESTS) || status=1; exit $$status'
@@ -192,7 +222,7 @@ define apt-install
     echo "make: could not install $(2) with apt-get; install it by hand (Debian/Ubuntu: apt-get install $(2))" >&2; exit 1; }; }
 endef
 
-.PHONY: e2e chromium postgresql nginx
+.PHONY: e2e chromium postgresql nginx shells
 # The browser tests need /usr/bin/chromium.
 chromium:
 	$(call apt-install,test -x /usr/bin/chromium,chromium,the browser tests)
@@ -206,6 +236,13 @@ postgresql:
 # with docs/nginx-kurz.conf; its own service is never started.
 nginx:
 	$(call apt-install,test -x /usr/sbin/nginx,nginx,the proxy tests)
+
+# The completion tests (test/cli/completion.test.ts) load kurz's scripts into a real zsh and fish (bash is here);
+# the man page's (test/unit/manual.test.ts) has groff read it.
+shells:
+	$(call apt-install,command -v zsh >/dev/null,zsh,the completion tests)
+	$(call apt-install,command -v fish >/dev/null,fish,the completion tests)
+	$(call apt-install,command -v groff >/dev/null,groff-base,the man page test)
 
 lint: $(DEPS)
 	tsc -p .

@@ -5,6 +5,7 @@ import { sqliteVersion } from './wiring.ts';
 export const version: Command = {
   summary: 'Print the versions of kurz, Node.js and SQLite, and the options Node runs with.',
   usage: 'version [--json]',
+  examples: ['kurz version --json'],
   flags: { json: { ...JSON_FLAG, doc: 'print JSON, which also names the commit kurz was built from and the CPU architecture' } },
   positionals: [0, 0],
   async run({ values, config, out }) {

@@ -101,6 +101,7 @@ test('every command has --help, exiting 0', async (t) => {
     'rules',
     'answers',
     'version',
+    'completion',
   ]);
   for (const name of names) {
     const result = await kurz(name, '--help');
