@@ -29,6 +29,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   rules: async () => (await import('./rules.ts')).rules,
   answers: async () => (await import('./answers.ts')).answers,
   version: async () => (await import('./version.ts')).version,
+  healthcheck: async () => (await import('./healthcheck.ts')).healthcheck,
 };
 
 /** Started by `serve`, not by people: not listed in help. */
@@ -93,7 +94,8 @@ async function printHelp(topic: string | undefined): Promise<number> {
     return EXIT.ok;
   }
   const lines = ['Usage: kurz [command] [flags]       (no command: serve)', '', 'Commands:'];
-  for (const [name, load] of Object.entries(COMMANDS)) lines.push(`  ${name.padEnd(9)} ${(await load()).summary}`);
+  const width = Math.max(...Object.keys(COMMANDS).map((name) => name.length)) + 1;
+  for (const [name, load] of Object.entries(COMMANDS)) lines.push(`  ${name.padEnd(width)} ${(await load()).summary}`);
   lines.push(
     '',
     'Run "kurz COMMAND --help" for its flags.',

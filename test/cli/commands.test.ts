@@ -100,6 +100,7 @@ test('every command has --help, exiting 0', async (t) => {
     'rules',
     'answers',
     'version',
+    'healthcheck',
   ]);
   for (const name of names) {
     const result = await kurz(name, '--help');
