@@ -38,6 +38,8 @@ help:
 	@echo "make build   bundle to $(BUNDLE)"
 	@echo "make binary  build dist/kurz, the single executable (linux-x64)"
 	@echo "make smoke   build dist/kurz and run the smoke test against it"
+	@echo "make image   build dist/kurz-image.tar, the container image (OCI archive for docker load / podman load)"
+	@echo "make image-test  build the image and run it with podman: serve, create, redirect, restart, stop"
 	@echo "make startup build dist/kurz and time 10 starts"
 	@echo "make soak    10 minutes of redirects, creations and stats reads at fixed rates against kurz: memory, p99, errors (SOAK_MINUTES=N)"
 	@echo "make clean   remove build output, node_modules and .tools (keeps ./data)"
@@ -65,6 +67,22 @@ dist/kurz: build/kurz-sea.cjs scripts/binary.ts | $(PINNED_NODE)
 	node scripts/binary.ts $(PINNED_NODE)
 
 binary: dist/kurz
+
+# The container image (README: _Container_): dist/kurz, the libraries it links and a non-root user, written
+# as an OCI archive by scripts/image.ts, without a container daemon. `make image-test` runs it with podman.
+IMAGE := dist/kurz-image.tar
+$(IMAGE): dist/kurz scripts/image.ts
+	SOURCE_DATE_EPOCH=$$(git log -1 --format=%ct) node scripts/image.ts dist/kurz $@
+
+.PHONY: image image-test podman
+image: $(IMAGE)
+
+image-test: $(IMAGE) podman
+	ava --config ava.image.config.js
+
+# podman with runc: crun refuses machines whose cgroups mix v1 and v2 (test/package/image.test.ts).
+podman:
+	$(call apt-install,command -v podman >/dev/null && command -v runc >/dev/null,podman runc,the image test)
 
 # Exec-to-first-response time of the executable over 10 starts (figures in the README).
 startup: dist/kurz
