@@ -93,12 +93,15 @@ async function stop(t: ExecutionContext, name: string): Promise<{ seconds: numbe
   return { seconds, exitCode: state.stdout.trim() };
 }
 
+// Serial: the tests share the loaded image, and the last one changes how podman stores it.
 test.before(async () => {
+  // A fresh load each run: podman keeps an image it already has as it was stored (see the last test).
+  await podman('rmi', '-f', IMAGE);
   const loaded = await podman('load', '-i', ARCHIVE);
   if (loaded.code !== 0) throw new Error(`podman load failed: ${loaded.stderr}`);
 });
 
-test('the image runs as a non-root user, with kurz and its libraries only: no shell', async (t) => {
+test.serial('the image runs as a non-root user, with kurz and its libraries only: no shell', async (t) => {
   const config = await podman(
     'image',
     'inspect',
@@ -115,7 +118,7 @@ test('the image runs as a non-root user, with kurz and its libraries only: no sh
   t.regex(shell.stderr, /\/bin\/sh.*(no such file|not found)/i);
 });
 
-test('a container serves, keeps its links in the /data volume across a restart, and stops within 10 s', async (t) => {
+test.serial('a container serves, keeps its links in the /data volume across a restart, and stops within 10 s', async (t) => {
   const volume = `kurz-test-${randomBytes(4).toString('hex')}`;
   t.is((await podman('volume', 'create', volume)).code, 0);
   t.teardown(async () => void (await podman('volume', 'rm', '-f', volume)));
@@ -167,4 +170,16 @@ test('a container serves, keeps its links in the /data volume across a restart, 
   const secondStop = await stop(t, second.name);
   t.true(secondStop.seconds < 10, `stopped in ${secondStop.seconds} s`);
   t.is(secondStop.exitCode, '0');
+});
+
+test.serial("podman load keeps the OCI image, without docker's HEALTHCHECK; the archive's docker side keeps it", async (t) => {
+  // OCI's image config has no health check field; docker's extension of it does, and podman reads it only
+  // from a docker-format image.
+  const loaded = await podman('image', 'inspect', IMAGE, '--format', '{{.ManifestType}} {{json .HealthCheck}}');
+  t.is(loaded.stdout.trim(), 'application/vnd.oci.image.manifest.v1+json null');
+  // manifest.json, as docker save writes it: podman stores the same image (the same config) in docker's format.
+  const pulled = await podman('pull', `docker-archive:${ARCHIVE}`);
+  t.is(pulled.code, 0, pulled.stderr);
+  const inspected = await podman('image', 'inspect', IMAGE, '--format', '{{.ManifestType}} {{json .HealthCheck.Test}} {{.User}}');
+  t.is(inspected.stdout.trim(), 'application/vnd.docker.distribution.manifest.v2+json ["CMD","/usr/bin/kurz","healthcheck"] 10001:10001');
 });
