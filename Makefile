@@ -39,7 +39,7 @@ help:
 	@echo "make binary  build dist/kurz, the single executable (linux-x64); ARCH=arm64: dist/kurz-linux-arm64"
 	@echo "make release build every executable and write dist/SHA256SUMS for every file in dist/"
 	@echo "make smoke   build dist/kurz and run the smoke test against it; ARCH=arm64: dist/kurz-linux-arm64 under qemu-user"
-	@echo "make image   build dist/kurz-image.tar, the container image (OCI archive for docker load / podman load)"
+	@echo "make image   build dist/kurz-image.tar, the container image for amd64 and arm64 (OCI archive for docker load / podman load)"
 	@echo "make image-test  build the image and run it with podman: serve, create, redirect, restart, stop"
 	@echo "make startup build dist/kurz and time 10 starts"
 	@echo "make soak    10 minutes of redirects, creations and stats reads at fixed rates against kurz: memory, p99, errors (SOAK_MINUTES=N)"
@@ -137,16 +137,17 @@ release: $(RELEASE)
 	mv dist/SHA256SUMS.tmp dist/SHA256SUMS
 	cd dist && sha256sum --check SHA256SUMS
 
-# The container image (README: _Container_): dist/kurz, the libraries it links and a non-root user, written
-# as an OCI archive by scripts/image.ts, without a container daemon. `make image-test` runs it with podman.
+# The container image (README: _Container_): for amd64 and arm64, each executable, the libraries it links and a
+# non-root user, written as an OCI archive by scripts/image.ts, without a container daemon. `make image-test`
+# runs it with podman, the arm64 image under qemu-user.
 IMAGE := dist/kurz-image.tar
-$(IMAGE): dist/kurz scripts/image.ts
-	SOURCE_DATE_EPOCH=$$(git log -1 --format=%ct) node scripts/image.ts dist/kurz $@
+$(IMAGE): dist/kurz dist/kurz-linux-arm64 scripts/image.ts
+	SOURCE_DATE_EPOCH=$$(git log -1 --format=%ct) node scripts/image.ts $@ amd64=dist/kurz arm64=dist/kurz-linux-arm64
 
 .PHONY: image image-test podman
 image: $(IMAGE)
 
-image-test: $(IMAGE) podman
+image-test: $(IMAGE) podman binfmt-arm64
 	ava --config ava.image.config.js
 
 # podman with runc: crun refuses machines whose cgroups mix v1 and v2 (test/package/image.test.ts).

@@ -10,7 +10,9 @@ import { VERSION } from '../../src/core/version.ts';
 import { tempDir, waitFor } from '../helpers.ts';
 
 const ARCHIVE = process.env['KURZ_IMAGE'] ?? 'dist/kurz-image.tar';
-const IMAGE = `docker.io/library/kurz:${VERSION}`;
+// The archive's docker side names them so (it knows no platforms): what podman load reads from an index of two images.
+const IMAGE = `kurz:${VERSION}`;
+const ARM64_IMAGE = `kurz:${VERSION}-arm64`;
 
 /**
  * How podman must run here, and why: crun refuses a machine whose cgroups are mixed v1 and v2 ("cgroups in
@@ -53,7 +55,7 @@ async function freePort(): Promise<number> {
 }
 
 /** Starts the image with `volume` on /data, published on a free loopback port; removed after the test. */
-async function start(t: ExecutionContext, volume: string, extra: string[] = []): Promise<{ name: string; base: string }> {
+async function start(t: ExecutionContext, volume: string, extra: string[] = [], image = IMAGE): Promise<{ name: string; base: string }> {
   const name = `kurz-test-${randomBytes(4).toString('hex')}`;
   const port = await freePort();
   const run = await podman(
@@ -67,7 +69,7 @@ async function start(t: ExecutionContext, volume: string, extra: string[] = []):
     '-p',
     `127.0.0.1:${port}:8080`,
     ...extra,
-    IMAGE,
+    image,
   );
   t.is(run.code, 0, run.stderr);
   t.teardown(async () => void (await podman('rm', '-f', '-t', '0', name)));
@@ -95,8 +97,8 @@ async function stop(t: ExecutionContext, name: string): Promise<{ seconds: numbe
 
 // Serial: the tests share the loaded image, and the last one changes how podman stores it.
 test.before(async () => {
-  // A fresh load each run: podman keeps an image it already has as it was stored (see the last test).
-  await podman('rmi', '-f', IMAGE);
+  // A fresh load each run: podman keeps an image it already has as it was stored.
+  await podman('rmi', '-f', IMAGE, ARM64_IMAGE);
   const loaded = await podman('load', '-i', ARCHIVE);
   if (loaded.code !== 0) throw new Error(`podman load failed: ${loaded.stderr}`);
 });
@@ -172,14 +174,17 @@ test.serial('a container serves, keeps its links in the /data volume across a re
   t.is(secondStop.exitCode, '0');
 });
 
-test.serial("podman load keeps the OCI image, without docker's HEALTHCHECK; the archive's docker side keeps it", async (t) => {
-  // OCI's image config has no health check field; docker's extension of it does, and podman reads it only
-  // from a docker-format image.
-  const loaded = await podman('image', 'inspect', IMAGE, '--format', '{{.ManifestType}} {{json .HealthCheck}}');
-  t.is(loaded.stdout.trim(), 'application/vnd.oci.image.manifest.v1+json null');
-  // manifest.json, as docker save writes it: podman stores the same image (the same config) in docker's format.
-  const pulled = await podman('pull', `docker-archive:${ARCHIVE}`);
-  t.is(pulled.code, 0, pulled.stderr);
-  const inspected = await podman('image', 'inspect', IMAGE, '--format', '{{.ManifestType}} {{json .HealthCheck.Test}} {{.User}}');
-  t.is(inspected.stdout.trim(), 'application/vnd.docker.distribution.manifest.v2+json ["CMD","/usr/bin/kurz","healthcheck"] 10001:10001');
+test.serial("podman load takes both architectures, with docker's HEALTHCHECK, and the arm64 image serves under qemu-user", async (t) => {
+  const format = '{{.Architecture}} {{.ManifestType}} {{json .HealthCheck.Test}} {{.User}}';
+  const docker = 'application/vnd.docker.distribution.manifest.v2+json ["CMD","/usr/bin/kurz","healthcheck"] 10001:10001';
+  t.is((await podman('image', 'inspect', IMAGE, '--format', format)).stdout.trim(), `amd64 ${docker}`);
+  t.is((await podman('image', 'inspect', ARM64_IMAGE, '--format', format)).stdout.trim(), `arm64 ${docker}`);
+  const version = await podman('run', '--rm', ...LIMITS, ARM64_IMAGE, 'version', '--json');
+  t.is(version.code, 0, version.stderr);
+  t.like(JSON.parse(version.stdout), { kurz: VERSION, arch: 'arm64' });
+  const volume = `kurz-test-${randomBytes(4).toString('hex')}`;
+  t.teardown(async () => void (await podman('volume', 'rm', '-f', volume)));
+  const arm64 = await start(t, volume, [], ARM64_IMAGE);
+  t.deepEqual(await (await fetch(`${arm64.base}/healthz`)).json(), { status: 'ok', database: 'sqlite' });
+  t.true((await stop(t, arm64.name)).seconds < 10);
 });
