@@ -22,7 +22,8 @@ export const healthcheck: Command = {
       out(`ok: ${url} (${health.database ?? 'database'})\n`);
       return EXIT.ok;
     }
-    const problem = health?.problem ?? (text.trim().slice(0, 200) || 'no body');
+    // One line, whatever answered: its body could be a whole page.
+    const problem = health?.problem ?? (text.replace(/\s+/g, ' ').trim().slice(0, 200) || 'no body');
     throw new CommandError(`healthcheck: ${url} answered ${response.status}: ${problem}`);
   },
 };

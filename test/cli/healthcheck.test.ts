@@ -33,10 +33,12 @@ test('healthcheck exits 1 when nothing listens on the port', async (t) => {
 });
 
 test('healthcheck exits 1 when something other than kurz answers on the port', async (t) => {
-  const other = await listen(t, (_req, res) => res.writeHead(404, { 'content-type': 'text/html' }).end('<h1>Not Found</h1>\n'));
+  const other = await listen(t, (_req, res) =>
+    res.writeHead(404, { 'content-type': 'text/html' }).end('<h1>Not Found</h1>\n<hr>\n<center>nginx</center>\n'),
+  );
   const result = await runCli(['healthcheck'], { KURZ_PORT: portOf(other) });
   t.is(result.code, 1);
-  t.is(result.stderr, `kurz: healthcheck: ${other}/healthz answered 404: <h1>Not Found</h1>\n`);
+  t.is(result.stderr, `kurz: healthcheck: ${other}/healthz answered 404: <h1>Not Found</h1> <hr> <center>nginx</center>\n`);
 });
 
 test('healthcheck gives up after 5 s on a server that never answers', async (t) => {
