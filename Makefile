@@ -40,6 +40,8 @@ help:
 	@echo "make release build every executable and write dist/SHA256SUMS for every file in dist/"
 	@echo "make smoke   build dist/kurz and run the smoke test against it; ARCH=arm64: dist/kurz-linux-arm64 under qemu-user"
 	@echo "make deb     build dist/kurz_$(VERSION)_amd64.deb (and arm64 when dist/kurz-linux-arm64 exists); make deb-test installs it into a throwaway Debian root"
+	@echo "make image   build dist/kurz-image.tar, the container image for amd64 and arm64 (OCI archive for docker load / podman load)"
+	@echo "make image-test  build the image and run it with podman: serve, create, redirect, restart, stop"
 	@echo "make startup build dist/kurz and time 10 starts"
 	@echo "make soak    10 minutes of redirects, creations and stats reads at fixed rates against kurz: memory, p99, errors (SOAK_MINUTES=N)"
 	@echo "make clean   remove build output, node_modules and .tools (keeps ./data)"
@@ -159,6 +161,25 @@ $(DEBIAN_ROOT):
 # the unit would start it, remove and purge.
 deb-test: deb $(DEBIAN_ROOT)
 	KURZ_DEBIAN_ROOT=$(DEBIAN_ROOT) ava --config ava.deb.config.js
+
+# The container image (README: _Container_): for amd64 and arm64, each executable, the libraries it links and a
+# non-root user, written as an OCI archive by scripts/image.ts, without a container daemon. `make image-test`
+# runs it with podman, the arm64 image under qemu-user.
+IMAGE := dist/kurz-image.tar
+$(IMAGE): dist/kurz dist/kurz-linux-arm64 scripts/image.ts
+	SOURCE_DATE_EPOCH=$$(git log -1 --format=%ct) node scripts/image.ts $@ amd64=dist/kurz arm64=dist/kurz-linux-arm64
+
+.PHONY: image image-test podman
+image: $(IMAGE)
+
+image-test: $(IMAGE) podman binfmt-arm64
+	ava --config ava.image.config.js
+
+# podman with runc: crun refuses machines whose cgroups mix v1 and v2 (test/package/image.test.ts).
+podman:
+	$(call apt-install,command -v podman >/dev/null && command -v runc >/dev/null,podman runc,the image test)
+
+RELEASE += $(IMAGE)
 
 release: $(RELEASE)
 	cd dist && find . -maxdepth 1 -type f ! -name 'SHA256SUMS*' -printf '%P\n' | LC_ALL=C sort | xargs sha256sum > SHA256SUMS.tmp

@@ -30,6 +30,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   answers: async () => (await import('./answers.ts')).answers,
   version: async () => (await import('./version.ts')).version,
   completion: async () => (await import('./completion.ts')).completion(listedCommands),
+  healthcheck: async () => (await import('./healthcheck.ts')).healthcheck,
 };
 
 /** Every command people run, in the order help lists them: what help, the completions and the man page read. */
@@ -104,7 +105,8 @@ async function printHelp(topic: string | undefined): Promise<number> {
     return EXIT.ok;
   }
   const lines = ['Usage: kurz [command] [flags]       (no command: serve)', '', 'Commands:'];
-  for (const [name, command] of await listedCommands()) lines.push(`  ${name.padEnd(11)} ${command.summary}`);
+  const width = Math.max(...Object.keys(COMMANDS).map((name) => name.length)) + 1;
+  for (const [name, command] of await listedCommands()) lines.push(`  ${name.padEnd(width)} ${command.summary}`);
   lines.push(
     '',
     'Run "kurz help COMMAND" (or "kurz COMMAND --help") for its flags and an example.',

@@ -102,6 +102,7 @@ test('every command has --help, exiting 0', async (t) => {
     'answers',
     'version',
     'completion',
+    'healthcheck',
   ]);
   for (const name of names) {
     const result = await kurz(name, '--help');

@@ -39,7 +39,7 @@ test('kurz help with an unknown command exits 2 and names the commands', async (
   const result = await kurz('help', 'frobnicate');
   t.is(result.code, 2);
   t.is(result.stdout, '');
-  t.regex(result.stderr, /^kurz: help: unknown command "frobnicate"; the commands are serve, create, .*, completion\n/);
+  t.regex(result.stderr, /^kurz: help: unknown command "frobnicate"; the commands are serve, create, .*, completion, healthcheck\n/);
 });
 
 test('kurz help with more than one command exits 2', async (t) => {
