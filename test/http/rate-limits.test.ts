@@ -1,7 +1,7 @@
 import test, { type ExecutionContext } from 'ava';
 import { refusalCounts } from '../../src/auth/rate-limits.ts';
 import type { Storage } from '../../src/store/ports.ts';
-import { ADMIN_PASSWORD, BROWSER_ACCEPT, cookiesOf, csrfOf, startKurz, type TestKurz } from '../helpers.ts';
+import { ADMIN_PASSWORD, BROWSER_ACCEPT, cookiesOf, countingLookups, csrfOf, startKurz, type TestKurz } from '../helpers.ts';
 import { browser } from './ui-session.ts';
 
 interface Problem {
@@ -192,16 +192,7 @@ test('code scanning: after notFoundRateLimit unknown codes a client gets 429 for
     t,
     { notFoundRateLimit: 5, trustedProxies: '127.0.0.1' },
     {
-      adaptStorage: (storage): Storage => ({
-        ...storage,
-        links: {
-          ...storage.links,
-          targetByAddress: (domain, code) => (lookups++, storage.links.targetByAddress(domain, code)),
-          ...(storage.links.targetByAddressAtOnce
-            ? { targetByAddressAtOnce: (domain: number, code: string) => (lookups++, storage.links.targetByAddressAtOnce!(domain, code)) }
-            : {}),
-        },
-      }),
+      adaptStorage: (storage) => countingLookups(storage, () => lookups++),
     },
   );
   const { code } = (await (await k.postJson('/api/v1/links', { url: 'https://example.com/live' })).json()) as { code: string };

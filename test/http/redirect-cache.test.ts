@@ -1,6 +1,5 @@
 import test, { type ExecutionContext } from 'ava';
-import type { Storage } from '../../src/store/ports.ts';
-import { startKurz, type TestKurz } from '../helpers.ts';
+import { countingLookups, startKurz, type TestKurz } from '../helpers.ts';
 
 /** A kurz whose redirect cache holds `cacheSize` links, counting the lookups that reach its store. */
 async function countingKurz(t: ExecutionContext, cacheSize: number): Promise<{ k: TestKurz; lookups: () => number }> {
@@ -9,16 +8,7 @@ async function countingKurz(t: ExecutionContext, cacheSize: number): Promise<{ k
     t,
     { cacheSize },
     {
-      adaptStorage: (storage): Storage => ({
-        ...storage,
-        links: {
-          ...storage.links,
-          targetByAddress: (domain, code) => (lookups++, storage.links.targetByAddress(domain, code)),
-          ...(storage.links.targetByAddressAtOnce
-            ? { targetByAddressAtOnce: (domain: number, code: string) => (lookups++, storage.links.targetByAddressAtOnce!(domain, code)) }
-            : {}),
-        },
-      }),
+      adaptStorage: (storage) => countingLookups(storage, () => lookups++),
     },
   );
   return { k, lookups: () => lookups };

@@ -1,12 +1,11 @@
 import { execFile, spawn } from 'node:child_process';
-import { once } from 'node:events';
 import { appendFileSync, existsSync, lstatSync, mkdtempSync, readFileSync, readlinkSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import test, { type ExecutionContext } from 'ava';
 import { VERSION } from '../../src/core/version.ts';
-import { waitFor } from '../helpers.ts';
+import { waitFor, watchServe } from '../helpers.ts';
 
 // `make deb-test` builds the package and a Debian root (debootstrap, cached as a tar); these tests install the
 // package into a fresh copy of that root, as root, and look at what dpkg, the maintainer scripts and kurz did there.
@@ -188,25 +187,11 @@ async function startAsUnit(t: ExecutionContext) {
   const [workdir] = unitValues(unit, 'WorkingDirectory');
   const [execStart] = unitValues(unit, 'ExecStart');
   t.deepEqual(unitValues(unit, 'User'), ['kurz']);
-  const child = spawn('chroot', [root, ...asKurz(env, ['/bin/sh', '-c', `cd ${workdir} && exec ${execStart}`])], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  child.stdout.on('data', (d: Buffer) => (stdout += d));
-  child.stderr.on('data', (d: Buffer) => (stderr += d));
-  const exited = once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
-  t.teardown(() => {
-    if (child.exitCode === null) child.kill('SIGKILL');
-  });
-  const url = await new Promise<string>((resolve, reject) => {
-    child.stdout.on('data', () => {
-      const m = /open (http:\/\/127\.0\.0\.1:\d+)\//.exec(stdout);
-      if (m?.[1]) resolve(m[1]);
-    });
-    child.on('exit', (code) => reject(new Error(`kurz exited with ${code}: ${stderr}`)));
-  });
-  return { url, output: () => stdout + stderr, stop: async () => (child.kill('SIGTERM'), (await exited)[0]) };
+  const kurz = await watchServe(
+    t,
+    spawn('chroot', [root, ...asKurz(env, ['/bin/sh', '-c', `cd ${workdir} && exec ${execStart}`])], { stdio: ['ignore', 'pipe', 'pipe'] }),
+  );
+  return { url: kurz.url, output: () => kurz.output().stdout + kurz.output().stderr, stop: kurz.stop };
 }
 
 test.serial(
