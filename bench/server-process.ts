@@ -94,25 +94,34 @@ export async function startServer(options: ServerOptions): Promise<ServerProcess
       throw failure('is gone: it exited or was killed during the run');
     }
   };
-  const rss = (id: number): number => Number(/^VmRSS:\s+(\d+) kB/m.exec(read(id, 'status'))?.[1]);
-  const cpu = (id: number): number => {
+  const rss = (status: string): number => Number(/^VmRSS:\s+(\d+) kB/m.exec(status)?.[1]);
+  const cpu = (stat: string): number => {
     // The fields after the ")" that ends the command name; utime and stime are the 12th and 13th.
-    const fields = read(id, 'stat').split(')').at(-1)!.trim().split(' ');
+    const fields = stat.split(')').at(-1)!.trim().split(' ');
     return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
   };
-  const uss = (id: number): number =>
-    [...read(id, 'smaps_rollup').matchAll(/^Private_(?:Clean|Dirty):\s+(\d+) kB/gm)].reduce((sum, m) => sum + Number(m[1]), 0);
+  const uss = (smaps: string): number =>
+    [...smaps.matchAll(/^Private_(?:Clean|Dirty):\s+(\d+) kB/gm)].reduce((sum, m) => sum + Number(m[1]), 0);
   const children = (): number[] =>
     readdirSync(`/proc/${pid}/task`).flatMap((task) => read(pid, `task/${task}/children`).split(' ').filter(Boolean).map(Number));
+  // A child may end between its listing and its reading (a scheduled backup's does): it then counts nothing.
+  const sumOverChildren = (file: string, value: (text: string) => number): number =>
+    children().reduce((sum, id) => {
+      try {
+        return sum + value(readFileSync(`/proc/${id}/${file}`, 'utf8'));
+      } catch {
+        return sum;
+      }
+    }, 0);
   return {
     name: options.name,
     pid,
     url,
-    rssKiB: () => rss(pid),
-    cpuSeconds: () => cpu(pid),
-    childRssKiB: () => children().reduce((sum, id) => sum + rss(id), 0),
-    childCpuSeconds: () => children().reduce((sum, id) => sum + cpu(id), 0),
-    childPrivateKiB: () => children().reduce((sum, id) => sum + uss(id), 0),
+    rssKiB: () => rss(read(pid, 'status')),
+    cpuSeconds: () => cpu(read(pid, 'stat')),
+    childRssKiB: () => sumOverChildren('status', rss),
+    childCpuSeconds: () => sumOverChildren('stat', cpu),
+    childPrivateKiB: () => sumOverChildren('smaps_rollup', uss),
     errorLines: () =>
       readFileSync(options.logFile, 'utf8')
         .split('\n')

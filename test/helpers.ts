@@ -289,6 +289,21 @@ function runProcess(
   });
 }
 
+/** `storage` with every link lookup by address (the redirect's, past its cache) reported to `looked`. */
+export function countingLookups(storage: Storage, looked: () => void): Storage {
+  const { links } = storage;
+  return {
+    ...storage,
+    links: {
+      ...links,
+      targetByAddress: (domain, code) => (looked(), links.targetByAddress(domain, code)),
+      ...(links.targetByAddressAtOnce
+        ? { targetByAddressAtOnce: (domain: number, code: string) => (looked(), links.targetByAddressAtOnce!(domain, code)) }
+        : {}),
+    },
+  };
+}
+
 export interface ServeProcess {
   url: string;
   child: ReturnType<typeof spawn>;
@@ -316,16 +331,24 @@ export async function startServe(
     cwd: options.cwd,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
+  return watchServe(t, child);
+}
+
+/**
+ * A `kurz serve` started some other way (in a chroot, say) with its output piped: resolves once it prints the URL
+ * to open; killed after the test if still running.
+ */
+export async function watchServe(t: ExecutionContext, child: ReturnType<typeof spawn>): Promise<ServeProcess> {
   let stdout = '';
   let stderr = '';
-  child.stdout.on('data', (d: Buffer) => (stdout += d));
-  child.stderr.on('data', (d: Buffer) => (stderr += d));
+  child.stdout!.on('data', (d: Buffer) => (stdout += d));
+  child.stderr!.on('data', (d: Buffer) => (stderr += d));
   const exited = once(child, 'exit') as Promise<[number | null, NodeJS.Signals | null]>;
   t.teardown(() => {
     if (child.exitCode === null) child.kill('SIGKILL');
   });
   const url = await new Promise<string>((resolve, reject) => {
-    child.stdout.on('data', () => {
+    child.stdout!.on('data', () => {
       const m = /open (http:\/\/127\.0\.0\.1:\d+)\//.exec(stdout);
       if (m?.[1]) resolve(m[1]);
     });

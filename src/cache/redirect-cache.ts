@@ -43,8 +43,10 @@ function keyOf(domain: number, code: string): string {
 
 /**
  * The redirect cache: (domain, code) -> target, plus a short-lived memory of unknown codes so that a scan of
- * random codes does not become a scan of the database. A code is kept from its second lookup on (see
- * Doorkeeper). Writers must call `forget` on any change.
+ * random codes does not become a scan of the database. A link is kept from its first lookup while the cache has
+ * room, and once it is full from its second (see Doorkeeper), so that a sweep of links visited once evicts
+ * nothing; an unknown code always from its second, so that a link just created by another process is not
+ * answered 404 after a single earlier ask. Writers must call `forget` on any change.
  */
 export class RedirectCache {
   readonly #known: LRUCache<string, Target> | undefined;
@@ -84,12 +86,15 @@ export class RedirectCache {
     return { hits: lookups[HIT]!, unknownHits: lookups[UNKNOWN_HIT]!, misses: lookups[MISS]!, size: this.#known?.size ?? 0 };
   }
 
-  /** Keeps what a lookup found, if the address was looked up before in the doorkeeper's window. */
+  /** Keeps what a lookup found: a link at once while the cache has room, otherwise if looked up before in the doorkeeper's window. */
   remember(domain: number, code: string, target: Target | undefined): void {
     const key = keyOf(domain, code);
-    if (!this.#door.admit(key)) return;
-    if (target) this.#known?.set(key, target);
-    else this.#unknown?.set(key, true);
+    // Asked every time, so that the doorkeeper also knows the lookups made while there was room.
+    const again = this.#door.admit(key);
+    if (target) {
+      const known = this.#known;
+      if (known && (again || known.size < known.max)) known.set(key, target);
+    } else if (again) this.#unknown?.set(key, true);
   }
 
   forget(domain: number, code: string): void {

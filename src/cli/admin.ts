@@ -11,6 +11,7 @@ export const admin: Command = {
       summary: 'set the admin password: asked twice on a terminal, else the first line of standard input; ends every login session',
     },
   },
+  examples: ['kurz admin password', 'printf \'%s\\n\' "$NEW_PASSWORD" | kurz admin password'],
   flags: {},
   positionals: [0, 1],
   async run({ positionals, config, out }) {

@@ -9,6 +9,7 @@ const PAGE = 500;
 export const answers: Command = {
   summary: "The answers visitors gave a link's form (a page before the redirect): as CSV, newest first, or --delete them all.",
   usage: 'answers CODE [--domain HOST] [--delete] [--as USER]',
+  examples: ['kurz answers signup > answers.csv'],
   flags: {
     as: AS_FLAG,
     domain: DOMAIN_FLAG,

@@ -13,6 +13,7 @@ const DETAILS_WIDTH = 60;
 export const audit: Command = {
   summary: 'Show the audit trail: who created, edited, moved or deleted which link, key, user or domain, newest first.',
   usage: 'audit [--user NAME] [--action A] [--link CODE] [--domain HOST] [--since DURATION|DATE] [--limit N] [--json]',
+  examples: ['kurz audit --user alice --since 7d'],
   flags: {
     user: { type: 'string', placeholder: 'NAME', doc: "only what this user did (a name, or a user's id)" },
     action: {

@@ -5,6 +5,7 @@ import { runBackgroundWriter } from './wiring.ts';
 export const backgroundWriter: Command = {
   summary: "Internal: write the visits of the parent server (and checkpoint SQLite's WAL) while it lives.",
   usage: 'background [--db FILE] --handover NAME',
+  examples: ['kurz background --db /var/lib/kurz/kurz.db --handover node-1'],
   flags: { handover: { type: 'string', doc: "the server's name for this process, under which it keeps how far it has written" } },
   positionals: [0, 0],
   async run({ config, values }) {

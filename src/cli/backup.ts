@@ -6,6 +6,7 @@ import { backupDatabase } from './wiring.ts';
 export const backup: Command = {
   summary: 'Copy the live database to FILE: an online, consistent snapshot, safe while kurz serves.',
   usage: 'backup FILE [--force]',
+  examples: ['kurz backup /var/backups/kurz/kurz-$(date +%F).db'],
   flags: { force: { type: 'boolean', doc: 'replace FILE if it exists' } },
   positionals: [1, 1],
   async run({ values, positionals, config, out }) {

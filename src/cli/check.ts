@@ -6,6 +6,7 @@ export const check: Command = {
   summary:
     "Verify a database (FILE, e.g. a backup, or --db's): SQLite's integrity, that it is kurz's, that its tables agree; warn when others may read its files.",
   usage: 'check [FILE] [--quick]',
+  examples: ['kurz check /var/backups/kurz/pre-upgrade.db'],
   flags: {
     quick: { type: 'boolean', doc: "SQLite's quick_check instead of integrity_check: faster, does not match indexes against their tables" },
   },

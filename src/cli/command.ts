@@ -15,7 +15,7 @@ export class UsageError extends Error {}
 /** A run-time failure the command already explained; exit 1. */
 export class CommandError extends Error {}
 
-type Flag = {
+export type Flag = {
   type: 'string' | 'boolean';
   doc: string;
   placeholder?: string;
@@ -26,6 +26,8 @@ export interface Command {
   summary: string;
   /** e.g. "create URL [--alias A]" */
   usage: string;
+  /** Whole command lines that work as written, shown by help and the man page. */
+  examples: readonly string[];
   flags: Record<string, Flag>;
   /** A command with subcommands (`keys create`) names them here, each with its usage; the first positional picks one. */
   subcommands?: Record<string, { usage: string; summary: string }>;
@@ -108,6 +110,7 @@ export function commandHelp(command: Command): string {
       );
     lines.push('');
   }
+  lines.push('Example' + (command.examples.length > 1 ? 's:' : ':'), ...command.examples.map((e) => `  ${e}`), '');
   lines.push('Every configuration option is also a flag (--db FILE, --public-url URL, --config FILE, …): see "kurz help".');
   const shadowed = Object.keys(command.flags).filter((flag) => flag in CONFIG_FLAGS);
   if (shadowed.length > 0)

@@ -7,6 +7,7 @@ export const create: Command = {
   summary: 'Shorten URL and print the short link. The same bare URL again prints the existing link (dedupe).',
   usage:
     'create URL [--domain HOST] [--alias ALIAS] [--title T] [--tags A,B] [--expires TIME] [--password-stdin] [other options below] [--json] [--as USER]',
+  examples: ['kurz create https://example.com/a/long/path --alias docs --tags team,wiki'],
   flags: {
     as: AS_FLAG,
     alias: { type: 'string', placeholder: 'ALIAS', doc: 'use this code instead of a generated one' },

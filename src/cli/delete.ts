@@ -5,6 +5,7 @@ import { withServices } from './wiring.ts';
 export const remove: Command = {
   summary: 'Delete a link. Its code is never reused: it answers 410 Gone from then on.',
   usage: 'delete CODE [--domain HOST] [--json] [--as USER]',
+  examples: ['kurz delete docs'],
   flags: {
     as: AS_FLAG,
     domain: DOMAIN_FLAG,

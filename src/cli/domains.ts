@@ -33,6 +33,7 @@ export const domains: Command = {
     },
     remove: { usage: 'domains remove HOST', summary: 'stop serving HOST; refused while live links are on it' },
   },
+  examples: ['kurz domains add go.example.com --scheme https', 'kurz domains list'],
   flags: {
     scheme: { type: 'string', placeholder: 'http|https', doc: "domains add/edit: its short URLs' scheme (default: the publicUrl's)" },
     'not-found-redirect': {

@@ -7,6 +7,7 @@ export const edit: Command = {
   summary: 'Change a link: its target or options. Only the flags given change; the redirect follows at once.',
   usage:
     'edit CODE [--domain HOST] [--move-to HOST] [--owner USER] [--url URL] [--title T] [--tags A,B] [--no-expires] [--disable] [other options below] [--json] [--as USER]',
+  examples: ['kurz edit docs --url https://example.com/new/path --expires 2027-01-01'],
   flags: {
     as: AS_FLAG,
     domain: DOMAIN_FLAG,

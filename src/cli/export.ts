@@ -10,6 +10,7 @@ export const exportLinks: Command = {
   summary:
     'Write every link (deleted ones too) to standard output; `kurz import` reads it back unchanged. With --visits, the raw visits kept instead.',
   usage: 'export [--domain HOST] [--visits [--from DATE] [--to DATE]] [--format csv|ndjson] [--as USER]',
+  examples: ['kurz export --format ndjson > links.ndjson'],
   flags: {
     as: AS_FLAG,
     format: { type: 'string', placeholder: 'csv|ndjson', doc: 'output format (default csv); CSV cells are safe to open in a spreadsheet' },

@@ -13,6 +13,7 @@ export const importLinks: Command = {
     'Add the links of a file under their own codes: a kurz export (CSV or NDJSON), or another shortener’s (--from). All or nothing: one bad record imports none; a code kurz has is never overwritten.',
   usage:
     'import FILE [--from kurz|yourls|shlink|kutt|bitly|csv] [--format csv|ndjson] [--map FIELD=COLUMN,…] [--dry-run] [--json] [--as USER]',
+  examples: ['kurz import links.ndjson', 'kurz import yourls.sql --from yourls --dry-run'],
   flags: {
     as: AS_FLAG,
     from: {

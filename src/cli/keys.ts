@@ -22,6 +22,7 @@ export const keys: Command = {
       summary: "the key stops working at once; its name may be used again (a user's key: --user)",
     },
   },
+  examples: ['kurz keys create --name ci --scope links:write --expires 90d', 'kurz keys revoke ci'],
   flags: {
     name: { type: 'string', placeholder: 'NAME', doc: 'keys create: what the key is for (1-64 letters, digits, spaces, . _ -)' },
     scope: {

@@ -14,6 +14,7 @@ export const list: Command = {
   summary: 'List links, newest (or most visited) first.',
   usage:
     'list [--domain HOST] [--search TEXT] [--tag TAG] [--blocked] [--review pending|rejected] [--sort created|visits] [--limit N] [--deleted] [--json] [--as USER]',
+  examples: ['kurz list --search example.com --limit 20'],
   flags: {
     as: AS_FLAG,
     search: { type: 'string', placeholder: 'TEXT', doc: 'only links whose code or URL contains TEXT' },

@@ -6,6 +6,7 @@ export const migrate: Command = {
   summary:
     'Copy the SQLite database (links, visits, keys, sessions, settings, the code key) into an empty PostgreSQL database, then count both.',
   usage: 'migrate --to postgres://USER:PASSWORD@HOST:PORT/DATABASE [--db FILE]',
+  examples: ['PGPASSWORD=secret kurz migrate --to postgres://kurz@db.example.com/kurz'],
   flags: { to: { type: 'string', placeholder: 'URL', doc: 'the empty PostgreSQL database to copy into' } },
   positionals: [0, 0],
   async run({ values, config, out }) {

@@ -7,6 +7,7 @@ export const prune: Command = {
   summary:
     'Delete raw visits older than visitRetentionDays (the stats keep their rollups), audit entries older than auditRetentionDays and, with --unvisited-for, links nobody visited for a while (counting from creation if never visited). Try --dry-run first.',
   usage: 'prune [--unvisited-for AGE] [--dry-run] [--json] [--as USER]',
+  examples: ['kurz prune --unvisited-for 180d --dry-run'],
   flags: {
     as: AS_FLAG,
     'unvisited-for': { type: 'string', placeholder: 'AGE', doc: 'also delete links not visited for this long, e.g. 180d, 12h, 30m or 10s' },

@@ -15,6 +15,7 @@ export const review: Command = {
       summary: 'refuse a waiting link for good: it answers 410 and its code is retired',
     },
   },
+  examples: ['kurz review', 'kurz review approve docs'],
   flags: {
     as: AS_FLAG,
     domain: DOMAIN_FLAG,

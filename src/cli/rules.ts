@@ -10,6 +10,7 @@ const MODES = ['list', 'clear', 'set', 'add'] as const;
 export const rules: Command = {
   summary: "A link's redirect rules: list them, clear them, set them from a JSON file, or add one. The redirect follows at once.",
   usage: "rules CODE [--domain HOST] --list | --clear | --set FILE.json | --add 'JSON of one rule' [--json] [--as USER]",
+  examples: ['kurz rules docs --add \'{"conditions": [{"type": "device", "matchValue": "mobile"}], "target": "https://m.example.com/"}\''],
   flags: {
     as: AS_FLAG,
     domain: DOMAIN_FLAG,

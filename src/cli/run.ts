@@ -29,7 +29,14 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   rules: async () => (await import('./rules.ts')).rules,
   answers: async () => (await import('./answers.ts')).answers,
   version: async () => (await import('./version.ts')).version,
+  completion: async () => (await import('./completion.ts')).completion(listedCommands),
+  healthcheck: async () => (await import('./healthcheck.ts')).healthcheck,
 };
+
+/** Every command people run, in the order help lists them: what help, the completions and the man page read. */
+export async function listedCommands(): Promise<Array<[name: string, command: Command]>> {
+  return Promise.all(Object.entries(COMMANDS).map(async ([name, load]) => [name, await load()] as [string, Command]));
+}
 
 /** Started by `serve`, not by people: not listed in help. */
 const backgroundWriter = async (): Promise<Command> => (await import('./background-writer.ts')).backgroundWriter;
@@ -43,7 +50,10 @@ const VALUE_FLAGS = new Set(OPTIONS.map((o) => `--${flagName(o.name)}`));
  */
 export async function runCli(argv: string[], env: Env): Promise<number | undefined> {
   const [first, ...rest] = argv;
-  if (first === 'help' || first === '--help' || first === '-h') return await printHelp(rest[0]);
+  if (first === 'help' || first === '--help' || first === '-h') {
+    if (rest.length > 1) return report(new UsageError(`help takes one command, got ${rest.length}: ${rest.join(' ')}`));
+    return await printHelp(rest[0]);
+  }
   if (first === '--version' || first === '-v') return runCli(['version'], env);
   const at = commandIndex(argv);
   const name = at === -1 ? 'serve' : (argv[at] ?? 'serve');
@@ -87,21 +97,24 @@ function report(err: unknown): number {
 }
 
 async function printHelp(topic: string | undefined): Promise<number> {
-  const load = topic !== undefined && Object.hasOwn(COMMANDS, topic) ? COMMANDS[topic] : undefined;
-  if (load) {
+  if (topic !== undefined) {
+    const load = Object.hasOwn(COMMANDS, topic) ? COMMANDS[topic] : undefined;
+    if (!load)
+      return report(new UsageError(`help: unknown command ${JSON.stringify(topic)}; the commands are ${Object.keys(COMMANDS).join(', ')}`));
     process.stdout.write(commandHelp(await load()));
     return EXIT.ok;
   }
   const lines = ['Usage: kurz [command] [flags]       (no command: serve)', '', 'Commands:'];
-  for (const [name, load] of Object.entries(COMMANDS)) lines.push(`  ${name.padEnd(9)} ${(await load()).summary}`);
+  const width = Math.max(...Object.keys(COMMANDS).map((name) => name.length)) + 1;
+  for (const [name, command] of await listedCommands()) lines.push(`  ${name.padEnd(width)} ${command.summary}`);
   lines.push(
     '',
-    'Run "kurz COMMAND --help" for its flags.',
+    'Run "kurz help COMMAND" (or "kurz COMMAND --help") for its flags and an example.',
     '',
     'Configuration (flag, or KURZ_* environment variable, or key in the --config JSON file):',
   );
   for (const o of OPTIONS)
     lines.push(`  --${flagName(o.name).padEnd(22)} ${o.doc} (default: ${o.default === '' ? 'see text' : o.default})`);
   process.stdout.write(lines.join('\n') + '\n');
-  return topic === undefined ? EXIT.ok : EXIT.usage;
+  return EXIT.ok;
 }

@@ -28,6 +28,7 @@ const SHUTDOWN_IDLE_MS = 1000;
 export const serve: Command = {
   summary: 'Start the web server (the default command), in --workers processes. Stops cleanly on SIGTERM/SIGINT.',
   usage: 'serve [--host ADDR] [--port N] [--db FILE | --database-url URL] [--workers N|auto] [--public-url URL] [--config FILE]',
+  examples: ['kurz serve --host 0.0.0.0 --port 8080 --public-url https://s.example.com'],
   flags: {},
   positionals: [0, 0],
   async run({ config }) {

@@ -13,6 +13,7 @@ const SPARK_WIDTH = 60;
 export const stats: Command = {
   summary: "Show one link's visits: humans and bots apart, unique visitors, a sparkline and the top referrers, browsers, countries….",
   usage: 'stats CODE [--domain HOST] [--granularity hour|day] [--from DATE] [--to DATE] [--json] [--as USER]',
+  examples: ['kurz stats docs --granularity hour'],
   flags: {
     as: AS_FLAG,
     granularity: {

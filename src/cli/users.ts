@@ -31,6 +31,7 @@ export const users: Command = {
       summary: "give every link of NAME's to OTHER, deleted ones too (their figures go along)",
     },
   },
+  examples: ['kurz users add alice --role member', 'kurz users handover alice --to bob'],
   flags: {
     role: { type: 'string', placeholder: ROLES.join('|'), doc: 'users add: admin (everything) or member (their own links; the default)' },
     email: { type: 'string', placeholder: 'ADDRESS', doc: 'users add: their e-mail address (optional; kurz sends no mail)' },

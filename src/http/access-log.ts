@@ -1,10 +1,11 @@
-import { write } from 'node:fs';
+import { Worker } from 'node:worker_threads';
 import { WELCOME_PATH } from '../auth/users.ts';
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { MessagePort } from 'node:worker_threads';
 import type { LineFormat, LogStream } from '../core/log.ts';
 import type { Pipeline } from './pipeline.ts';
 
-/** Characters of lines that start a write at once. */
+/** Bytes of lines that start a write at once. */
 const MAX_PENDING = 64 * 1024;
 
 /** How long the first line of a batch waits for others before it is written, in ms. */
@@ -12,7 +13,9 @@ const FLUSH_MS = 100;
 
 /** What Linux writes to a pipe at once, whole (POSIX's PIPE_BUF). */
 const PIPE_BUF = 4096;
-const NEWLINE = 0x0a;
+
+/** Bytes handed to the log thread and not yet written past which new lines are dropped (and counted). */
+const MAX_BEHIND = 16 * 1024 * 1024;
 
 /** How long a destination that takes nothing for now (a full non-blocking pipe) is left before the next try. */
 const RETRY_MS = 10;
@@ -30,7 +33,9 @@ export interface AccessLog {
  * bytes sent (head and body), user agent and referrer. Lines go out in batches (see `batchedLines`).
  */
 export function createAccessLog(out: LogStream, format: LineFormat, pipeline: Pipeline): AccessLog {
-  const lines = batchedLines(out);
+  const lines = batchedLines(out, (count) =>
+    format(Date.now(), 'warn', 'access log lines dropped: the log was not taken fast enough', { dropped: count }),
+  );
   return {
     log(req, res) {
       const start = performance.now();
@@ -60,93 +65,147 @@ export function createAccessLog(out: LogStream, format: LineFormat, pipeline: Pi
 }
 
 /**
- * Lines written in batches, in order: by MAX_PENDING characters when requests come fast, else FLUSH_MS after
- * the first line of a batch (a write per line would cost a system call each, and a write per turn of the event
- * loop still a few lines each). To a file or a pipe (a stream with a descriptor, not a terminal) the write runs
- * on the thread pool, one at a time, so that a slow disk or a reader that lags never holds up the event loop;
- * the lines that come meanwhile wait for the next write. Anything else (a terminal, a test's array) gets
- * `out.write`.
+ * Lines written in batches, in order: by MAX_PENDING bytes when requests come fast, else FLUSH_MS after the
+ * first line of a batch (a write per line would cost a system call each). Each line is encoded straight into
+ * the batch's buffer. To a file, a pipe or a socket (a stream with a descriptor, not a terminal) a thread of its
+ * own writes them, so that a slow disk or a reader that lags never holds up the event loop: each batch's memory
+ * is handed to it, not copied, and it writes whole lines at most PIPE_BUF at a time (see `logThread`). When the
+ * thread is MAX_BEHIND bytes behind, new lines are dropped and counted until it catches up, and `dropped` makes
+ * the line that says so. Anything else (a terminal, a test's array) gets `out.write`.
  */
-function batchedLines(out: LogStream): { add(line: string): void; drained(): Promise<void> } {
-  let fd = out.isTTY === true ? undefined : out.fd;
-  let pending = '';
-  let writing = false;
+function batchedLines(out: LogStream, dropped: (count: number) => string): { add(line: string): void; drained(): Promise<void> } {
+  let thread = out.isTTY === true || out.fd === undefined ? undefined : startLogThread(out.fd);
+  let batch = Buffer.allocUnsafeSlow(MAX_PENDING);
+  let used = 0;
+  let behind = 0;
+  let lost = 0;
   let timer: NodeJS.Timeout | undefined;
   let waiting: Array<() => void> = [];
 
   const settle = (): void => {
-    if (writing || pending !== '') return;
+    if (behind > 0 || used > 0) return;
+    // Only a stop that waits for the last lines keeps kurz running for the thread.
+    thread?.unref();
     const done = waiting;
     waiting = [];
     for (const resolve of done) resolve();
   };
 
-  const begin = (): void => {
+  const flush = (): void => {
     clearTimeout(timer);
     timer = undefined;
-    if (writing || pending === '') return settle();
-    const text = pending;
-    pending = '';
-    if (fd === undefined) {
-      out.write(text);
+    if (used === 0) return settle();
+    send(batch, used);
+    batch = thread === undefined ? batch : Buffer.allocUnsafeSlow(MAX_PENDING);
+    used = 0;
+    settle();
+  };
+
+  // `bytes` owns its memory (allocUnsafeSlow), which goes to the thread.
+  const send = (bytes: Buffer, length: number): void => {
+    if (thread === undefined) {
+      out.write(bytes.toString('utf8', 0, length));
+      return;
+    }
+    behind += length;
+    thread.postMessage([bytes.buffer, bytes.byteOffset, length], [bytes.buffer as ArrayBuffer]);
+  };
+
+  const put = (line: string): void => {
+    // A UTF-16 unit is at most 3 bytes of UTF-8.
+    if (used + line.length * 3 > batch.length) flush();
+    if (line.length * 3 <= batch.length) {
+      used += batch.write(line, used);
+      return;
+    }
+    // A line longer than a batch goes alone, in memory of its own (never the shared pool's: it is handed over).
+    const alone = Buffer.allocUnsafeSlow(Buffer.byteLength(line));
+    send(alone, alone.write(line));
+  };
+
+  thread?.on('message', (message: LogThreadMessage) => {
+    if (typeof message === 'number') {
+      behind -= message;
       return settle();
     }
-    writing = true;
-    send(fd, Buffer.from(text));
-  };
-
-  const later = (): void => {
-    if (timer === undefined && pending !== '') timer = setTimeout(begin, FLUSH_MS);
-  };
-
-  const send = (to: number, bytes: Buffer): void => {
-    const piece = wholeLines(bytes);
-    write(to, bytes, 0, piece, null, (err, written) => {
-      if (err?.code === 'EAGAIN') {
-        setTimeout(() => send(to, bytes), RETRY_MS);
-        return;
-      }
-      if (err) {
-        // The descriptor failed (closed, say): the stream, and its own error handling, take the rest.
-        fd = undefined;
-        out.write(bytes.toString());
-      } else if (written < bytes.length) {
-        send(to, bytes.subarray(written));
-        return;
-      }
-      writing = false;
-      if (pending.length >= MAX_PENDING || waiting.length > 0) begin();
-      else later();
-    });
-  };
+    // The descriptor failed (closed, say): the stream, and its own error handling, take the rest.
+    void thread?.terminate();
+    thread = undefined;
+    behind = 0;
+    out.write(message.unwritten);
+    flush();
+  });
+  thread?.unref();
 
   return {
     add(line) {
-      pending += line;
-      if (writing) return;
-      if (pending.length >= MAX_PENDING) begin();
-      else later();
+      if (behind >= MAX_BEHIND) {
+        lost += 1;
+        return;
+      }
+      if (lost > 0) {
+        put(dropped(lost));
+        lost = 0;
+      }
+      put(line);
+      timer ??= setTimeout(flush, FLUSH_MS);
     },
     drained: () =>
       new Promise((resolve) => {
         waiting.push(resolve);
-        if (writing) return;
-        begin();
+        thread?.ref();
+        flush();
       }),
   };
 }
 
+/** What the log thread answers: how many bytes it wrote, or what it could not write when it gave up. */
+type LogThreadMessage = number | { unwritten: string };
+
+function startLogThread(fd: number): Worker {
+  const thread = new Worker(
+    `(${logThread.toString()})(require('node:fs'), require('node:worker_threads').parentPort, ${fd}, ${PIPE_BUF}, ${RETRY_MS});`,
+    {
+      eval: true,
+      // Its own heap holds a batch or two at a time.
+      resourceLimits: { maxOldGenerationSizeMb: 16, maxYoungGenerationSizeMb: 4 },
+    },
+  );
+  return thread;
+}
+
 /**
- * How many of `bytes` to write at once: whole lines, at most PIPE_BUF of them (a longer line alone). A write
- * to a pipe that long is atomic, so the lines other writers put on the same standard error meanwhile (this
- * process's log, the background writer's, the workers') fall between lines, never inside one.
+ * The log thread: writes each batch it is handed to `fd`, then answers with its length. It runs in a worker, so it
+ * uses nothing but its arguments. Each write is whole lines, at most PIPE_BUF of them (a longer line alone):
+ * a write to a pipe that long is atomic, so the lines other writers put on the same standard error meanwhile
+ * (this process's log, the background writer's, the workers') fall between lines, never inside one. A
+ * destination that takes nothing for now (a full non-blocking pipe) is tried again `retryMs` later.
  */
-function wholeLines(bytes: Buffer): number {
-  if (bytes.length <= PIPE_BUF) return bytes.length;
-  const last = bytes.lastIndexOf(NEWLINE, PIPE_BUF - 1);
-  if (last !== -1) return last + 1;
-  const first = bytes.indexOf(NEWLINE);
-  return first === -1 ? bytes.length : first + 1;
+function logThread(fs: typeof import('node:fs'), port: MessagePort, fd: number, pipeBuf: number, retryMs: number): void {
+  const pause = new Int32Array(new SharedArrayBuffer(4));
+  const wholeLines = (bytes: Buffer): number => {
+    if (bytes.length <= pipeBuf) return bytes.length;
+    const last = bytes.lastIndexOf(0x0a, pipeBuf - 1);
+    if (last !== -1) return last + 1;
+    const first = bytes.indexOf(0x0a);
+    return first === -1 ? bytes.length : first + 1;
+  };
+  port.on('message', ([memory, offset, length]: [ArrayBuffer, number, number]) => {
+    let bytes = Buffer.from(memory, offset, length);
+    while (bytes.length > 0) {
+      try {
+        bytes = bytes.subarray(fs.writeSync(fd, bytes, 0, wholeLines(bytes)));
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code === 'EAGAIN') {
+          Atomics.wait(pause, 0, 0, retryMs);
+          continue;
+        }
+        port.postMessage({ unwritten: bytes.toString() } satisfies LogThreadMessage);
+        return;
+      }
+    }
+    port.postMessage(length satisfies LogThreadMessage);
+  });
 }
 
 /** A path or URL as logged: the token of a one-time link to set a password is never written. */

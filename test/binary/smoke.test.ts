@@ -1,5 +1,5 @@
-import { execFile } from 'node:child_process';
-import { copyFileSync, existsSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { execFile, execFileSync } from 'node:child_process';
+import { closeSync, copyFileSync, existsSync, openSync, readdirSync, readFileSync, readSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import { once } from 'node:events';
 import { join } from 'node:path';
@@ -11,19 +11,32 @@ import { NODE_FLAGS } from '../../src/node-flags.ts';
 // The built executable under test (make smoke sets it): these tests never touch the source.
 const BUILT = process.env['KURZ_BINARY'] ?? '';
 
+// Where qemu-user finds the C libraries of an executable built for another architecture (make smoke ARCH=arm64).
+const QEMU_LD_PREFIX = process.env['QEMU_LD_PREFIX'];
+
 /** A copy of the executable in an empty folder, run with no Node on PATH and its own home. */
 function installed(t: ExecutionContext) {
   if (!BUILT || !existsSync(BUILT)) throw new Error('KURZ_BINARY must name the built executable (run make smoke)');
   const dir = tempDir(t);
   const binary = join(dir, 'kurz');
   copyFileSync(BUILT, binary);
-  const env = { PATH: '/nonexistent', HOME: join(dir, 'home') };
+  const env = { PATH: '/nonexistent', HOME: join(dir, 'home'), ...(QEMU_LD_PREFIX ? { QEMU_LD_PREFIX } : {}) };
   return {
     dir,
     binary,
     env,
     run: (args: string[], extra: Record<string, string> = {}) => runCli(args, { ...env, ...extra }, { binary, cwd: dir }),
   };
+}
+
+/** The CPU an ELF executable is for, in Node's words, from its header's e_machine field. */
+function architectureOf(file: string): string {
+  const header = Buffer.alloc(20);
+  const fd = openSync(file, 'r');
+  readSync(fd, header, 0, 20, 0);
+  closeSync(fd);
+  const machine = header.readUInt16LE(18);
+  return ({ 0x3e: 'x64', 0xb7: 'arm64' } as Record<number, string>)[machine] ?? `ELF machine ${machine}`;
 }
 
 /** A name for the target site: kurz refuses loopback targets (they would lead back to it), so curl maps this one. */
@@ -93,6 +106,10 @@ test('the executable serves, survives a restart, and backs up while serving', as
   t.is(copy.prepare('SELECT url FROM links WHERE code = ?').pluck().get(code), `${site.url}/landing`);
 
   t.is(await first.stop(), 0);
+  // The visits went through the background writer, a second process of the same executable (which, for an
+  // executable of another CPU, the kernel must also hand to the emulator), and nothing failed on the way.
+  t.regex(first.output().stderr, /background process started pid=\d+/);
+  t.notRegex(first.output().stderr, /^\S+ error /m);
   const second = await startServe(t, kurz.env, { binary: kurz.binary, cwd: kurz.dir });
   t.is(await curl(`${second.url}/${code}`, site), 'arrived at /landing [200 via 1 redirect]');
   t.is(await second.stop(), 0);
@@ -102,9 +119,12 @@ test('the executable is the CLI: version, create, list, stats', async (t) => {
   const kurz = installed(t);
   const run = await kurz.run(['version', '--json']);
   t.is(run.stderr, '', 'no warning at start, such as a code cache V8 rejects');
-  const version = JSON.parse(run.stdout) as { node: string; nodeOptions: string[] };
+  const version = JSON.parse(run.stdout) as { node: string; nodeOptions: string[]; arch: string; commit: string };
   t.regex(version.node, /^24\./);
   t.deepEqual(version.nodeOptions, [...NODE_FLAGS], 'the executable runs with the options it embeds');
+  t.is(version.arch, architectureOf(kurz.binary), 'names the architecture it was built for');
+  const [, commit] = /^([0-9a-f]{12})(-dirty)?$/.exec(version.commit) ?? [];
+  t.notThrows(() => execFileSync('git', ['cat-file', '-e', `${commit}^{commit}`], { stdio: 'ignore' }), version.commit);
   const created = await kurz.run(['create', 'https://example.com/cli', '--alias', 'cli']);
   t.is(created.stdout, 'http://127.0.0.1:8080/cli\n');
   t.regex((await kurz.run(['list'])).stdout, /^CODE .*\ncli /);

@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import test, { type ExecutionContext } from 'ava';
@@ -100,6 +101,8 @@ test('every command has --help, exiting 0', async (t) => {
     'rules',
     'answers',
     'version',
+    'completion',
+    'healthcheck',
   ]);
   for (const name of names) {
     const result = await kurz(name, '--help');
@@ -161,12 +164,46 @@ test('delete keeps the code reserved; deleting again is harmless; an unknown cod
   t.is((await kurz('delete', 'nope')).code, 1);
 });
 
-test('version names kurz, Node and SQLite', async (t) => {
-  const result = await (await kurzOn(t))('version', '--json');
-  const versions = JSON.parse(result.stdout) as { kurz: string; node: string; sqlite: string };
-  t.is(versions.kurz, VERSION);
-  t.regex(versions.node, /^24\./);
-  t.regex(versions.sqlite, /^3\.\d+\.\d+$/);
+test('version names kurz, Node and SQLite; with --json also the commit and the architecture', async (t) => {
+  const kurz = await kurzOn(t);
+  const text = await kurz('version');
+  t.is(text.code, 0, text.stderr);
+  t.regex(
+    text.stdout,
+    new RegExp(`^kurz ${VERSION.replaceAll('.', '\\.')}\nnode 24\\.\\d+\\.\\d+( \\(--[^\\n]+\\))?\nsqlite 3\\.\\d+\\.\\d+\n$`),
+  );
+
+  const result = await kurz('version', '--json');
+  t.is(result.code, 0, result.stderr);
+  const versions = JSON.parse(result.stdout) as Record<string, unknown>;
+  t.deepEqual(Object.keys(versions), ['kurz', 'commit', 'node', 'nodeOptions', 'sqlite', 'arch']);
+  t.is(versions['kurz'], VERSION);
+  t.regex(String(versions['node']), /^24\./);
+  t.regex(String(versions['sqlite']), /^3\.\d+\.\d+$/);
+  t.is(versions['arch'], process.arch);
+  t.is(versions['commit'], 'unknown', 'the sources are no build: the bundle names its commit');
+
+  t.regex((await kurz('version', '--help')).stdout, /--json +print JSON, which also names the commit .* and the CPU architecture/);
+  for (const args of [
+    ['version', 'extra'],
+    ['version', '--json', '--arch'],
+  ]) {
+    const refused = await kurz(...args);
+    t.is(refused.code, 2, args.join(' '));
+    t.is(refused.stdout, '', args.join(' '));
+    t.regex(refused.stderr, /^kurz: .*\nRun "kurz help" for usage\.\n$/, args.join(' '));
+  }
+});
+
+test('the bundle names the commit it was built from', async (t) => {
+  const bundle = join(import.meta.dirname, '..', '..', 'build', 'kurz.cjs');
+  const result = await runCli([bundle, 'version', '--json'], { HOME: tempDir(t) }, { binary: process.execPath });
+  t.is(result.code, 0, result.stderr);
+  const built = String((JSON.parse(result.stdout) as { commit: unknown }).commit);
+  // A commit of this repository (the bundle may be older than HEAD), "-dirty" when its sources had changes.
+  const [, commit] = /^([0-9a-f]{12})(-dirty)?$/.exec(built) ?? [];
+  t.truthy(commit, `commit ${built}`);
+  t.notThrows(() => execFileSync('git', ['cat-file', '-e', `${commit}^{commit}`], { stdio: 'ignore' }));
 });
 
 const ON_EXISTING: string[][] = [

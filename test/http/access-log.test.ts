@@ -191,3 +191,32 @@ test('a log destination that takes nothing for a while holds up no request, and 
     paths,
   );
 });
+
+test('a log destination that stalls for longer than 16 MB of lines: requests are still answered, and the lines kept out are counted in the log', async (t) => {
+  const db = await freshDatabase(t);
+  const kurz = await startServe(t, { ...db.env, ...MANY_NOT_FOUND, KURZ_ACCESS_LOG: 'on', KURZ_LOG_FORMAT: 'json' });
+  kurz.child.stderr!.pause();
+  // 2,600 lines of 7 KB: 18 MB, more than kurz keeps waiting for its log's reader.
+  const query = 'q='.padEnd(7000, 'x');
+  const paths = Array.from({ length: 2600 }, (_, i) => `/nosuchcode${i}?${query}`);
+  for (const path of paths) t.is((await fetch(`${kurz.url}${path}`)).status, 404);
+  kurz.child.stderr!.resume();
+  // The first request after the reader caught up carries the count of the lines kept out.
+  const dropped = () =>
+    kurz
+      .output()
+      .stderr.split('\n')
+      .filter((line) => line.includes('access log lines dropped'))
+      .map((line) => JSON.parse(line) as { level: string; dropped: number });
+  await waitFor(() => servedLines(kurz.output().stderr).length > 0);
+  t.is((await fetch(`${kurz.url}/after`)).status, 404);
+  await waitFor(() => dropped().length === 1 && servedLines(kurz.output().stderr).some((line) => line.path === '/after'));
+  t.is(await kurz.stop(), 0);
+  const written = servedLines(kurz.output().stderr).map((line) => line.path);
+  const [note] = dropped();
+  t.is(note?.level, 'warn');
+  t.true((note?.dropped ?? 0) > 0);
+  t.is(written.length - 1 + (note?.dropped ?? 0), paths.length, 'every request is either written or counted');
+  t.deepEqual(written.slice(0, -1), paths.slice(0, written.length - 1), 'the lines written are the first, in order');
+  t.is(written.at(-1), '/after');
+});

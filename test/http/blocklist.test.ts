@@ -112,7 +112,7 @@ test('a link whose target becomes listed answers 410 with a page saying why, and
   const victim = await create(k, { url: 'https://cdn.turned-bad.example/file.zip' });
   const other = await create(k, { url: 'https://fine.example/' });
   const switchedOff = await create(k, { url: 'https://turned-bad.example/off', enabled: false });
-  // Followed twice: the second lookup puts it in the redirect cache, which the block must reach.
+  // Followed twice: it is then in the redirect cache (whatever its admission rule), which the block must reach.
   t.is((await follow(k, `/${victim.code}`)).status, 302);
   t.is((await follow(k, `/${victim.code}`)).status, 302);
 

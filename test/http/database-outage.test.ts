@@ -17,7 +17,7 @@ outageTest(
     const created = await k.postJson('/api/v1/links', { url: 'https://example.com/cached' });
     const { code } = (await created.json()) as { code: string };
     const uncached = (await (await k.postJson('/api/v1/links', { url: 'https://example.com/uncached' })).json()) as { code: string };
-    for (let i = 0; i < 2; i++) t.is((await k.get(`/${code}`)).status, 302, 'the second lookup caches the code');
+    for (let i = 0; i < 2; i++) t.is((await k.get(`/${code}`)).status, 302, 'the code is then in the cache');
 
     await proxy.stop();
     t.is((await k.get(`/${code}`)).headers.get('location'), 'https://example.com/cached', 'served from the cache');

@@ -22,7 +22,7 @@ async function withDomains(t: Parameters<typeof startKurz>[0], settings: Record<
 test('the same alias on two domains leads each Host to its own target', async (t) => {
   const k = await withDomains(t);
   for (let i = 0; i < 3; i++) {
-    // Three rounds: the first lookups, then the cache (kept from an address's second lookup on).
+    // Three rounds: the first lookups, then the cache (a link kept from its first lookup, an unknown address from its second).
     t.is((await hit(k, 'kurz.test', '/go')).location, 'https://example.com/default-go');
     t.is((await hit(k, 's2.kurz.test', '/go')).location, 'https://example.com/s2-go');
     t.is((await hit(k, 's3.kurz.test', '/go')).status, 404, 'a code on other domains is unknown on s3');

@@ -34,7 +34,7 @@ nodesTest('an edit on the first node reaches the third within a second', async (
   const { key, nodes } = await threeNodes(t);
   const [first, , third] = nodes as [ServeProcess, ServeProcess, ServeProcess];
   const code = await createThrough(first.url, key, 'https://example.com/before');
-  // The third node caches the code from its second lookup on.
+  // The third node holds the code in its cache (kept from its first lookup while the cache has room).
   for (let i = 0; i < 3; i++) t.is((await freshRequest(`${third.url}/${code}`)).location, 'https://example.com/before');
   const edited = await freshRequest(`${first.url}/api/v1/links/${code}`, {
     method: 'PATCH',

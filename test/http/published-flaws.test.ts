@@ -476,11 +476,18 @@ test('issue 23: a link password needs at least 8 characters, said by the API, th
 // --- Issue 23: behind a proxy. kurz as docs/kurz.service runs it, behind the README's nginx configuration
 // (docs/nginx-kurz.conf) started by the test, and the requests an attacker would send through it.
 
-/** The settings of docs/kurz.service that decide who a client is, by option name (Environment=KURZ_…). */
+/**
+ * The settings of docs/kurz.service that decide who a client is, by option name: its Environment=KURZ_… lines and
+ * the lines of docs/kurz.env, the EnvironmentFile= it reads (which systemd lets override them).
+ */
 function unitSettings(): Record<string, string> {
-  const unit = readFileSync(join(import.meta.dirname, '..', '..', 'docs', 'kurz.service'), 'utf8');
+  const docs = join(import.meta.dirname, '..', '..', 'docs');
+  const unit = readFileSync(join(docs, 'kurz.service'), 'utf8');
+  const lines = [...unit.matchAll(/^Environment=(KURZ_[A-Z_]+=.*)$/gm)].map((m) => m[1] ?? '');
+  if (!unit.includes('\nEnvironmentFile=-/etc/kurz/kurz.env\n')) throw new Error('docs/kurz.service no longer reads /etc/kurz/kurz.env');
+  lines.push(...readFileSync(join(docs, 'kurz.env'), 'utf8').split('\n'));
   const settings: Record<string, string> = {};
-  for (const [, name = '', value = ''] of unit.matchAll(/^Environment=KURZ_([A-Z_]+)=(.*)$/gm)) {
+  for (const [, name = '', value = ''] of lines.join('\n').matchAll(/^KURZ_([A-Z_]+)=(.*)$/gm)) {
     const option = OPTIONS.find((o) => envName(o.name) === `KURZ_${name}`);
     if (option && ['trustedProxies', 'clientAddressHeader', 'publicUrl', 'notFoundRateLimit', 'loginRateLimit'].includes(option.name))
       settings[option.name] = value;

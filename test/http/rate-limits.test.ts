@@ -1,7 +1,7 @@
 import test, { type ExecutionContext } from 'ava';
 import { refusalCounts } from '../../src/auth/rate-limits.ts';
 import type { Storage } from '../../src/store/ports.ts';
-import { ADMIN_PASSWORD, BROWSER_ACCEPT, cookiesOf, csrfOf, startKurz, type TestKurz } from '../helpers.ts';
+import { ADMIN_PASSWORD, BROWSER_ACCEPT, cookiesOf, countingLookups, csrfOf, startKurz, type TestKurz } from '../helpers.ts';
 import { browser } from './ui-session.ts';
 
 interface Problem {
@@ -192,16 +192,7 @@ test('code scanning: after notFoundRateLimit unknown codes a client gets 429 for
     t,
     { notFoundRateLimit: 5, trustedProxies: '127.0.0.1' },
     {
-      adaptStorage: (storage): Storage => ({
-        ...storage,
-        links: {
-          ...storage.links,
-          targetByAddress: (domain, code) => (lookups++, storage.links.targetByAddress(domain, code)),
-          ...(storage.links.targetByAddressAtOnce
-            ? { targetByAddressAtOnce: (domain: number, code: string) => (lookups++, storage.links.targetByAddressAtOnce!(domain, code)) }
-            : {}),
-        },
-      }),
+      adaptStorage: (storage) => countingLookups(storage, () => lookups++),
     },
   );
   const { code } = (await (await k.postJson('/api/v1/links', { url: 'https://example.com/live' })).json()) as { code: string };
@@ -212,7 +203,7 @@ test('code scanning: after notFoundRateLimit unknown codes a client gets 429 for
   t.is((await get(`/${code}`)).status, 302);
   for (let i = 0; i < 5; i++) t.is((await get(`/scan${i}`)).status, 404);
   const atLimit = lookups;
-  t.is(atLimit, 6, 'each distinct code was a lookup: the negative cache only holds a code from its second lookup');
+  t.is(atLimit, 6, 'each distinct code was a lookup: the negative cache holds an unknown code from its second lookup');
 
   await assertLimited(t, await get(`/${code}`), 'too many requests for unknown links from this address; try again in 60 s', '60');
   for (let i = 5; i < 100; i++) t.is((await get(`/scan${i}`)).status, 429);

@@ -31,7 +31,7 @@ test('a member’s link waits: "being reviewed", never its target nor a cached a
   const created = await alice.api('POST', '/api/v1/links', { url: 'https://example.com/held', alias: 'held' });
   t.is(created.status, 201);
   t.like(await json(created), { code: 'held', owner: 'alice', review: 'pending' });
-  // Twice, so that the redirect cache holds the link (the doorkeeper lets an address in on its second lookup).
+  // Twice: the second answer comes from the redirect cache (a link is kept from its first lookup while there is room).
   for (let i = 0; i < 2; i++) {
     const page = await visit(k, 'held');
     t.is(page.status, 403);

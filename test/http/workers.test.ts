@@ -40,7 +40,7 @@ test.serial('creations spread over the workers get distinct codes that every wor
 test.serial('an edit through one worker, or through the CLI, reaches every worker within a second', async (t) => {
   const { env, key, kurz } = await workersServing(t);
   const code = await createThrough(kurz.url, key, 'https://example.com/before');
-  /** Every worker holds the code in its cache (from the second lookup on). */
+  /** Every worker holds the code in its cache (each has room, so from its first lookup there). */
   const warm = async () => {
     for (let i = 0; i < 4 * WORKERS; i++) await once(`${kurz.url}/${code}`);
   };
@@ -77,7 +77,7 @@ test.serial('a verdict on a link waiting for review, through the API or the CLI,
   const held = async (alias: string) => {
     const made = await runCli(['create', `https://example.com/${alias}`, '--alias', alias, '--as', 'alice'], env);
     t.is(made.code, 0, made.stderr);
-    // Every worker holds it in its cache (from the second lookup on), answering "being reviewed".
+    // Every worker holds it in its cache (from its first lookup there), answering "being reviewed".
     for (let i = 0; i < 4 * WORKERS; i++) t.is((await once(`${kurz.url}/${alias}`)).status, 403);
   };
   /** Asks over new connections until every answer has `status`; the time from `since` to the last other answer. */
@@ -108,7 +108,7 @@ test.serial('a verdict on a link waiting for review, through the API or the CLI,
 test.serial('a link’s new redirect rules, set through one worker, reach every worker within a second', async (t) => {
   const { key, kurz } = await workersServing(t);
   const code = await createThrough(kurz.url, key, 'https://example.com/ruled');
-  // Every worker holds the plain link in its cache (from the second lookup on).
+  // Every worker holds the plain link in its cache (from its first lookup there).
   for (let i = 0; i < 4 * WORKERS; i++) t.is((await once(`${kurz.url}/${code}`)).status, 302);
   const rules = [{ conditions: [{ type: 'ip-address', matchValue: '127.0.0.0/8' }], refuse: 451 }];
   const since = performance.now();

@@ -26,17 +26,49 @@ test('the doorkeeper rarely admits a key it has not seen (false positives stay u
   t.true(early < 5_000, `${early} of 99,999 keys admitted on their first ask`);
 });
 
-test('the cache keeps a found link from its second lookup on', (t) => {
-  const cache = new RedirectCache({ size: 10, negativeTtl: 0, now: () => 0 });
-  cache.remember(0, 'once', target);
-  t.is(cache.get(0, 'once'), undefined, 'a code looked up once is not kept');
-  cache.remember(0, 'once', target);
-  t.deepEqual(cache.get(0, 'once'), target);
-  cache.forget(0, 'once');
-  t.is(cache.get(0, 'once'), undefined);
+test('the cache keeps a found link from its first lookup while it has room', (t) => {
+  const cache = new RedirectCache({ size: 2, negativeTtl: 0, now: () => 0 });
+  cache.remember(0, 'one', target);
+  t.deepEqual(cache.get(0, 'one'), target);
+  cache.forget(0, 'one');
+  t.is(cache.get(0, 'one'), undefined);
+  cache.remember(0, 'two', target);
+  cache.remember(0, 'three', target);
+  t.deepEqual(cache.get(0, 'two'), target);
+  t.deepEqual(cache.get(0, 'three'), target);
+  t.is(cache.stats().size, 2);
 });
 
-test('the cache remembers an unknown code from its second lookup on', (t) => {
+test('a full cache keeps a link only from its second lookup, so links looked up once evict nothing', (t) => {
+  const cache = new RedirectCache({ size: 10, negativeTtl: 0, now: () => 0 });
+  for (let i = 0; i < 10; i++) cache.remember(0, `hot${i}`, target);
+  for (let i = 0; i < 1000; i++) cache.remember(0, `once${i}`, target);
+  for (let i = 0; i < 10; i++) t.deepEqual(cache.get(0, `hot${i}`), target, `hot${i} is still kept`);
+  t.is(cache.get(0, 'once5'), undefined, 'a link looked up once is not kept');
+  cache.remember(0, 'once5', target);
+  t.deepEqual(cache.get(0, 'once5'), target, 'looked up again, it is kept');
+  t.is(cache.stats().size, 10, 'in place of the least recently used one');
+});
+
+test('a lookup made while the cache had room counts as the first one once it is full', (t) => {
+  const cache = new RedirectCache({ size: 1, negativeTtl: 0, now: () => 0 });
+  cache.remember(0, 'early', target);
+  cache.forget(0, 'early');
+  cache.remember(0, 'filler', target);
+  cache.remember(0, 'early', target);
+  t.deepEqual(cache.get(0, 'early'), target, 'its second lookup in the window');
+  t.is(cache.get(0, 'filler'), undefined, 'evicted for it');
+});
+
+test('a cache of size 0 keeps nothing', (t) => {
+  const cache = new RedirectCache({ size: 0, negativeTtl: 0, now: () => 0 });
+  cache.remember(0, 'code', target);
+  cache.remember(0, 'code', target);
+  t.is(cache.get(0, 'code'), undefined);
+  t.is(cache.stats().size, 0);
+});
+
+test('the cache remembers an unknown code from its second lookup on, even with room', (t) => {
   const cache = new RedirectCache({ size: 10, negativeTtl: 60_000, now: () => 0 });
   cache.remember(0, 'nope', undefined);
   t.is(cache.get(0, 'nope'), undefined);
@@ -44,4 +76,27 @@ test('the cache remembers an unknown code from its second lookup on', (t) => {
   t.is(cache.get(0, 'nope'), null, 'known to be unknown');
   cache.forget(0, 'nope');
   t.is(cache.get(0, 'nope'), undefined, 'a link created under that code is found at once');
+});
+
+test('unknown codes take none of the room links are kept in at once', (t) => {
+  const cache = new RedirectCache({ size: 1, negativeTtl: 60_000, now: () => 0 });
+  for (let i = 0; i < 50; i++) {
+    cache.remember(0, `scan${i}`, undefined);
+    cache.remember(0, `scan${i}`, undefined);
+  }
+  t.is(cache.get(0, 'scan7'), null, 'the unknown codes are remembered');
+  cache.remember(0, 'link', target);
+  t.deepEqual(cache.get(0, 'link'), target, 'the link is kept from its first lookup');
+});
+
+test('a forgotten link makes room: the next link is kept from its first lookup', (t) => {
+  const cache = new RedirectCache({ size: 2, negativeTtl: 0, now: () => 0 });
+  cache.remember(0, 'a', target);
+  cache.remember(0, 'b', target);
+  cache.remember(0, 'c', target);
+  t.is(cache.get(0, 'c'), undefined, 'full: not on its first lookup');
+  cache.forget(0, 'a');
+  cache.remember(0, 'd', target);
+  t.deepEqual(cache.get(0, 'd'), target);
+  t.deepEqual(cache.get(0, 'b'), target, 'nothing was evicted for it');
 });
