@@ -221,11 +221,13 @@ test: $(BUNDLE) chromium postgresql nginx shells
 	  KURZ_TEST_BACKEND=postgres ava $(STORAGE_TESTS) || status=1; exit $$status'
 
 # The long-running tests (test/reliability/, one file at a time): crashes, faults, abuse, slow clients and
-# a one-minute soak, on 127.0.0.1 only; each prints its figures. `.ci/run` runs it after `make test`.
+# a one-minute soak, on 127.0.0.1 only; each prints its figures. `.ci/run` runs it after `make test`. The
+# background writer's kills run on PostgreSQL too (the rest of crash.test.ts is SQLite's).
 .PHONY: test-reliability
-test-reliability: $(BUNDLE)
+test-reliability: $(BUNDLE) postgresql
 	tsc -p .
 	ava --config ava.reliability.config.js
+	node test/support/with-postgres.ts -- bash -c 'KURZ_TEST_BACKEND=postgres ava --config ava.reliability.config.js test/reliability/crash.test.ts'
 
 # The browser tests alone (test/e2e/): Chromium drives the UI; screenshots land in test/e2e/screenshots/.
 e2e: $(DEPS) chromium

@@ -45,7 +45,7 @@ const SALT_INTERVAL_MS = 600_000;
 const CHANGE_POLL_MS = 250;
 
 export interface AppOptions {
-  /** SQLite: write visits and checkpoints from a separate process (what `serve` does); off in tests. Default on. */
+  /** Write visits (and SQLite's checkpoints) from a separate process (what `serve` does); off in tests. Default on. */
   backgroundWriter?: boolean;
   /**
    * Hands every flush of visits to another process instead (a worker to its primary, which writes and
@@ -195,7 +195,7 @@ export async function createApp(config: Config, deps: Deps, options: AppOptions 
   if (options.screenLinks ?? true) services.screening.start({ beforeScreen: options.beforeScreen });
   // The process that writes the visits prunes them: here, unless a background writer or a primary does.
   // The audit trail is pruned on the same schedule by one process: this one, unless it is a worker.
-  const writesItsVisits = relayed === undefined && (config.databaseUrl !== '' || !writer);
+  const writesItsVisits = relayed === undefined && !writer;
   const prune = () => {
     if (writesItsVisits) services.recorder.prune().catch(logUnlessUnavailable('could not prune visits'));
     services.deliveries.prune(WEBHOOK_LOG_DAYS).catch(logUnlessUnavailable('could not prune the webhook deliveries'));

@@ -5,10 +5,10 @@ import { defaultDeps } from '../deps.ts';
 import { createServices, createVisitRecording } from '../services.ts';
 import { copyDatabase, type TableCount } from '../store/copy.ts';
 import { checkInvariants, totalsOf, type CheckReport } from '../store/invariants.ts';
-import { openStorage } from '../store/open.ts';
+import { openStorage, openWriterStorage } from '../store/open.ts';
 import { checkSqliteFile } from '../store/sqlite/check.ts';
 import { loadNativeBinding } from '../store/sqlite/native-addon.ts';
-import { openSqliteStorage, openWriterDatabase, type SqliteStorage } from '../store/sqlite/storage.ts';
+import { openSqliteStorage, type SqliteStorage } from '../store/sqlite/storage.ts';
 
 export interface OpenOptions {
   /** The command works on links already stored: a path with no database is an error, not a new file. */
@@ -70,9 +70,9 @@ export function sqliteVersion(config: Config): Promise<string> {
 }
 
 /** The background writer's process, started by `serve`, which names it `handover`. */
-export function runBackgroundWriter(config: Config, handover: string): Promise<void> {
+export async function runBackgroundWriter(config: Config, handover: string): Promise<void> {
   const deps = defaultDeps(config);
-  const { store, database } = openWriterDatabase(config, handover, reportFault, deps.log);
+  const { store, database } = await openWriterStorage(config, handover, reportFault, deps.log);
   return runWriterProcess(database, store, (s) => createVisitRecording(config, deps, s), deps.log);
 }
 

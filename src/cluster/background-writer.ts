@@ -90,14 +90,11 @@ export function startBackgroundWriter(host: WriterHost, flags: readonly string[]
   function start(): void {
     restart = undefined;
     const name = randomBytes(8).toString('hex');
-    const child = spawn(
-      process.execPath,
-      [...self, BACKGROUND_WRITER_COMMAND, '--db', host.file, '--handover', name, ...host.flags, ...flags],
-      {
-        stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
-        serialization: 'advanced',
-      },
-    );
+    const child = spawn(process.execPath, [...self, BACKGROUND_WRITER_COMMAND, '--handover', name, ...host.flags, ...flags], {
+      stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
+      serialization: 'advanced',
+      env: host.env && { ...process.env, ...host.env },
+    });
     const writer = { child, finishing: false };
     current = writer;
     // Neither the child nor its IPC channel may keep the server alive while it serves.
@@ -302,7 +299,7 @@ export function runWriterProcess(
       else if (recorder.pending > 0)
         log.error('stopping with visits the database did not take; they are lost', { visits: recorder.pending });
       // With the server gone, nobody reads the receipt; a server reads and removes it itself.
-      database.close(!process.connected && recorder.pending === 0);
+      await database.close(!process.connected && recorder.pending === 0);
       if (process.connected) process.disconnect();
       resolve();
     };

@@ -23,24 +23,29 @@ export interface GroupCommit<I, R> {
  * gather for the next batch, which starts when that sync ends (one sync in flight, so the batches grow
  * with the load, as they would behind an inline fsync). Each job's promise settles only after its batch's
  * sync: a 201 means durably stored. `commit` gives each job its result or its own Error (a job that
- * failed alone, its writes undone); a `commit` that throws fails the whole batch.
+ * failed alone, its writes undone); a `commit` that throws fails the whole batch. `inFlight` batches may
+ * be written at once (default 1): a server whose commits are durable by themselves and that takes
+ * concurrent transactions (PostgreSQL) overlaps their round trips.
  */
 export function createGroupCommit<I, R>(
   commit: (inputs: I[]) => Array<R | Error> | Promise<Array<R | Error>>,
   synced: () => Promise<void>,
+  inFlight = 1,
 ): GroupCommit<I, R> {
   const waiting: Array<Waiting<I, R>> = [];
-  let busy = false;
+  /** Batches being written. */
+  let busy = 0;
   let scheduled = false;
   let whenIdle: Array<() => void> = [];
 
   function schedule(): void {
-    if (busy || scheduled) return;
+    if (busy >= inFlight || scheduled) return;
     if (waiting.length > 0) {
       scheduled = true;
       setImmediate(flush);
       return;
     }
+    if (busy > 0) return;
     const idle = whenIdle;
     whenIdle = [];
     for (const resolve of idle) resolve();
@@ -48,7 +53,7 @@ export function createGroupCommit<I, R>(
 
   async function flush(): Promise<void> {
     scheduled = false;
-    busy = true;
+    busy++;
     const batch = waiting.splice(0, MAX_BATCH);
     try {
       let results: Array<R | Error>;
@@ -73,7 +78,7 @@ export function createGroupCommit<I, R>(
         else w.resolve(result);
       });
     } finally {
-      busy = false;
+      busy--;
       schedule();
     }
   }

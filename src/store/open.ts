@@ -1,13 +1,14 @@
 import type { Config } from '../config.ts';
 import type { Logger } from '../core/log.ts';
-import type { Storage } from './ports.ts';
-import { openSqliteStorage, type SqliteOptions } from './sqlite/storage.ts';
+import type { Storage, VisitStore } from './ports.ts';
+import { openSqliteStorage, openWriterDatabase, type SqliteOptions } from './sqlite/storage.ts';
+import type { WriterDatabase } from './writer-ports.ts';
 import { readForeignSqlite, type ForeignTable } from './sqlite/foreign-file.ts';
 import { loadNativeBinding } from './sqlite/native-addon.ts';
 
 export interface StorageOptions {
   log: Logger;
-  /** SQLite only: starts the background writer (SqliteOptions.backgroundWriter). */
+  /** Starts the background writer (SqliteOptions.backgroundWriter, PostgresOptions.backgroundWriter). */
   backgroundWriter?: SqliteOptions['backgroundWriter'];
   /** SQLite only: refuse to create the file. */
   mustExist?: boolean;
@@ -20,7 +21,23 @@ export interface StorageOptions {
 export async function openStorage(config: Config, options: StorageOptions): Promise<Storage> {
   if (config.databaseUrl === '') return openSqliteStorage(config, options);
   const { openPostgresStorage } = await import('./postgres/storage.ts');
-  return openPostgresStorage(config, { log: options.log });
+  return openPostgresStorage(config, { log: options.log, backgroundWriter: options.backgroundWriter });
+}
+
+/**
+ * The background writer's own connection to the backend `config` names, named `handover` by its server
+ * (`kurz background`): see openWriterDatabase and openPostgresWriterDatabase. `onFault` hears of a fault
+ * its SQLite writes fail with (PostgreSQL's unreachable server is the server's own ping to see).
+ */
+export async function openWriterStorage(
+  config: Config,
+  handover: string,
+  onFault: (fault: string | undefined) => void,
+  log: Logger,
+): Promise<{ store: VisitStore; database: WriterDatabase }> {
+  if (config.databaseUrl === '') return openWriterDatabase(config, handover, onFault, log);
+  const { openPostgresWriterDatabase } = await import('./postgres/storage.ts');
+  return openPostgresWriterDatabase(config, handover, log);
 }
 
 /** Reads another application's SQLite file from its bytes (see readForeignSqlite), whatever kurz's own backend. */

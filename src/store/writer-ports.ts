@@ -2,15 +2,16 @@ import type { VisitEvents } from '../visits/visit-events.ts';
 import type { VisitReceipt } from '../visits/visit-handover.ts';
 
 /**
- * What a backend that writes visits in a process of its own (SQLite) offers that process's supervisor
- * (cluster/background-writer.ts): the file it opens, the receipt a writer left (kept in the database, in
- * each chunk's transaction), and the server's own checkpoints, which stop while a writer makes them.
+ * What a backend that writes visits in a process of its own offers that process's supervisor
+ * (cluster/background-writer.ts): how the writer opens the database, the receipt a writer left (kept in the
+ * database, in each chunk's transaction), and the server's own checkpoints, which stop while a writer makes
+ * them (SQLite; PostgreSQL checkpoints by itself).
  */
 export interface WriterHost {
-  /** The database file the writer opens. */
-  readonly file: string;
-  /** What the writer needs to open it the same way (`kurz background` reads them like any command). */
+  /** What the writer needs to open the database the same way (`kurz background` reads them like any command). */
   readonly flags: readonly string[];
+  /** What the writer's environment has instead of the server's (undefined: unset): a secret goes there, never into `ps`. */
+  readonly env?: NodeJS.ProcessEnv;
   /** The receipt of the last chunk the writer named `name` committed (undefined if none); removes it. */
   takeReceipt(name: string): Promise<VisitReceipt | undefined>;
   /** Whether the server's own commits checkpoint the WAL. */
@@ -40,5 +41,5 @@ export interface WriterDatabase {
   /** Copies the WAL into the database file, if it can without waiting; a failure is its own to log. */
   checkpoint(): void;
   /** Closes the connection; `forgetReceipt` when no server will read the writer's receipt. */
-  close(forgetReceipt: boolean): void;
+  close(forgetReceipt: boolean): void | Promise<void>;
 }

@@ -2,18 +2,7 @@ import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import test, { type ExecutionContext } from 'ava';
 import { DIMENSIONS } from '../../src/visits/visit.ts';
-import {
-  backend,
-  BROWSER_UA,
-  freshDatabase,
-  runCli,
-  sqliteOnly,
-  startServe,
-  tempDir,
-  waitFor,
-  type ServeProcess,
-  type TestDatabase,
-} from '../helpers.ts';
+import { BROWSER_UA, freshDatabase, runCli, startServe, tempDir, waitFor, type ServeProcess, type TestDatabase } from '../helpers.ts';
 import { buildCountryMmdb } from '../support/mmdb.ts';
 
 const IPHONE =
@@ -48,8 +37,7 @@ const backgroundPid = (stderr: string): number => Number(/background process sta
 test('on SIGTERM every buffered visit reaches the raw visits, the rollups and the counts', async (t) => {
   const db = await databaseWithLinks(t);
   const kurz = await startServe(t, { ...db.env, KURZ_VISIT_FLUSH_INTERVAL: '60s' });
-  // The background process is SQLite's; a server on PostgreSQL writes its visits itself.
-  if (backend === 'sqlite') t.true(backgroundPid(kurz.output().stderr) > 0, 'with its background process');
+  t.true(backgroundPid(kurz.output().stderr) > 0, 'with its background process');
   const visits: Array<[string, string, Record<string, string>]> = [
     ['one', BROWSER_UA, { referer: 'https://news.example/a', 'accept-language': 'de-DE' }],
     ['one', IPHONE, {}],
@@ -93,39 +81,35 @@ test('on SIGTERM every buffered visit reaches the raw visits, the rollups and th
   ]);
 });
 
-sqliteOnly(
-  'once the background process is killed, the server starts another, which classifies and writes later visits',
-  'its background writer',
-  async (t) => {
-    const db = await databaseWithLinks(t);
-    const kurz = await startServe(t, { ...db.env, KURZ_VISIT_FLUSH_INTERVAL: '100ms' });
-    t.is(await follow(kurz, 'one', BROWSER_UA), 302);
-    await waitFor(async () => (await hourTotals(db)).humans === 1);
-    const pid = backgroundPid(kurz.output().stderr);
-    process.kill(pid, 'SIGKILL');
-    await waitFor(() => /the background process stopped; starting another/.test(kurz.output().stderr));
-    await waitFor(() => [...kurz.output().stderr.matchAll(/background process started pid=(\d+)/g)].length === 2, 60_000);
+test('once the background process is killed, the server starts another, which classifies and writes later visits', async (t) => {
+  const db = await databaseWithLinks(t);
+  const kurz = await startServe(t, { ...db.env, KURZ_VISIT_FLUSH_INTERVAL: '100ms' });
+  t.is(await follow(kurz, 'one', BROWSER_UA), 302);
+  await waitFor(async () => (await hourTotals(db)).humans === 1);
+  const pid = backgroundPid(kurz.output().stderr);
+  process.kill(pid, 'SIGKILL');
+  await waitFor(() => /the background process stopped; starting another/.test(kurz.output().stderr));
+  await waitFor(() => [...kurz.output().stderr.matchAll(/background process started pid=(\d+)/g)].length === 2, 60_000);
 
-    t.is(await follow(kurz, 'one', IPHONE), 302);
-    t.is(await follow(kurz, 'two', BROWSER_UA), 302);
-    t.is(await follow(kurz, 'two', SLACKBOT), 302);
-    // Written while the server runs: no shutdown needed.
-    await waitFor(async () => {
-      const totals = await hourTotals(db);
-      return totals.humans === 3 && totals.bots === 1;
-    }, 60_000);
-    t.deepEqual(await hourTotals(db), { humans: 3, bots: 1 });
-    t.deepEqual(await db.sql('SELECT bot, browser, os FROM visits ORDER BY id'), [
-      { bot: null, browser: 'Chrome', os: 'Linux' },
-      { bot: null, browser: 'Safari', os: 'iOS' },
-      { bot: null, browser: 'Chrome', os: 'Linux' },
-      { bot: 'Slack', browser: null, os: null },
-    ]);
-    t.is(await kurz.stop(), 0);
-    t.deepEqual(await hourTotals(db), { humans: 3, bots: 1 }, 'nothing written twice at shutdown');
-    t.deepEqual(await db.sql('SELECT sum(count) AS n FROM link_visits'), [{ n: 3 }]);
-  },
-);
+  t.is(await follow(kurz, 'one', IPHONE), 302);
+  t.is(await follow(kurz, 'two', BROWSER_UA), 302);
+  t.is(await follow(kurz, 'two', SLACKBOT), 302);
+  // Written while the server runs: no shutdown needed.
+  await waitFor(async () => {
+    const totals = await hourTotals(db);
+    return totals.humans === 3 && totals.bots === 1;
+  }, 60_000);
+  t.deepEqual(await hourTotals(db), { humans: 3, bots: 1 });
+  t.deepEqual(await db.sql('SELECT bot, browser, os FROM visits ORDER BY id'), [
+    { bot: null, browser: 'Chrome', os: 'Linux' },
+    { bot: null, browser: 'Safari', os: 'iOS' },
+    { bot: null, browser: 'Chrome', os: 'Linux' },
+    { bot: 'Slack', browser: null, os: null },
+  ]);
+  t.is(await kurz.stop(), 0);
+  t.deepEqual(await hourTotals(db), { humans: 3, bots: 1 }, 'nothing written twice at shutdown');
+  t.deepEqual(await db.sql('SELECT sum(count) AS n FROM link_visits'), [{ n: 3 }]);
+});
 
 test('the background process uses the country database and the retention setting of the server', async (t) => {
   const db = await databaseWithLinks(t);
@@ -137,8 +121,7 @@ test('the background process uses the country database and the retention setting
     KURZ_GEOIP_DATABASE: mmdb,
     KURZ_VISIT_RETENTION_DAYS: '0',
   });
-  // On PostgreSQL the server records visits itself, with the same settings.
-  if (backend === 'sqlite') t.true(backgroundPid(kurz.output().stderr) > 0);
+  t.true(backgroundPid(kurz.output().stderr) > 0);
   for (let i = 0; i < 3; i++) t.is(await follow(kurz, 'one', BROWSER_UA), 302);
   const countries = () =>
     db.sql<{ value: string; count: number }>(

@@ -17,7 +17,7 @@ import { memoryLogger } from '../../src/core/log.ts';
 import { PasswordHashing } from '../../src/auth/passwords.ts';
 import type { VisitBatch } from '../../src/visits/rollup.ts';
 import type { VisitCount } from '../../src/visits/visit.ts';
-import { freshStorage, sqliteOnly, tempDir } from '../helpers.ts';
+import { backend, freshStorage, sqliteOnly, tempDir } from '../helpers.ts';
 import { SERVER_ADMIN } from '../../src/auth/actor.ts';
 
 /** A flush that only adds to links' all-time counts. */
@@ -195,6 +195,85 @@ test('a batch of creations gives each generated link the code of its id, around 
   );
   const stored = await database.sql<{ id: number; code: string }>('SELECT id, code FROM links WHERE url_hash IS NOT NULL ORDER BY id');
   for (const { id, code } of stored) t.is(code, codes.codeFor(id));
+});
+
+test('a batch meets its own aliases and URLs as one after another would, and its edits and deletes apply', async (t) => {
+  const { storage, database } = await freshStorage(t);
+  const codes = createCodeGenerator({ mode: 'obfuscated', length: 6, key: randomBytes(32), offset: 0 });
+  const links = serviceOn(storage.links, codes);
+  const gone = await links.createLink({ url: 'https://example.com/gone', alias: 'gone' });
+  const edited = await links.createLink({ url: 'https://example.com/edited', alias: 'edited' });
+  // One turn of the event loop: one group commit, its creations written together, the rest one at a time.
+  const [settled, deleted, ruled] = await Promise.all([
+    links.createLinks([
+      { url: 'https://example.com/a', alias: 'twice' },
+      { url: 'https://example.com/b', alias: 'twice' },
+      { url: 'https://example.com/c' },
+      { url: 'https://example.com/c' },
+      { url: 'https://example.com/d', title: 'With a title', tags: ['one', 'two'] },
+      { url: 'https://example.com/e', alias: 'gone' },
+    ]),
+    storage.links.write((tx) => tx.deleteLink(gone.link.id, new Date(2000))),
+    storage.links.write((tx) => tx.setRules(edited.link.id, null, new Date(2000))),
+  ]);
+  const outcomes = settled.map((s) =>
+    s.status === 'rejected' ? (s.reason as Error).message : s.value.created ? `created ${s.value.link.code}` : `same as ${s.value.link.id}`,
+  );
+  const c = settled[2]!.status === 'fulfilled' ? settled[2]!.value.link : undefined;
+  const d = settled[4]!.status === 'fulfilled' ? settled[4]!.value.link : undefined;
+  t.deepEqual(outcomes, [
+    'created twice',
+    'alias "twice" is already taken',
+    `created ${c?.code}`,
+    `same as ${c?.id}`,
+    `created ${d?.code}`,
+    'alias "gone" is already taken',
+  ]);
+  t.true(deleted);
+  t.true(ruled);
+  t.like(await storage.links.linkByAddress(0, 'twice'), { url: 'https://example.com/a' });
+  t.like(await storage.links.linkByAddress(0, d!.code), { title: 'With a title', tags: ['one', 'two'] });
+  t.truthy((await storage.links.linkById(gone.link.id))?.deletedAt);
+  const [{ n }] = (await database.sql<{ n: number }>('SELECT count(*) AS n FROM links')) as [{ n: number }];
+  t.is(n, 5, 'two before, three created');
+});
+
+test('a creation the database refuses in a batch fails alone: the others of its batch are stored', async (t) => {
+  const { storage, database } = await freshStorage(t);
+  const codes = createCodeGenerator({ mode: 'obfuscated', length: 6, key: randomBytes(32), offset: 0 });
+  const links = serviceOn(storage.links, codes);
+  const newLink = {
+    ...DEFAULT_OPTIONS,
+    domain: 0,
+    ownerId: 1,
+    isAlias: true,
+    createdAt: new Date(1000),
+    review: null,
+    urlHash: null,
+    passwordHash: null,
+  };
+  const insert = (code: string, url: string) =>
+    storage.links.write((tx) => tx.insertLink({ ...newLink, code, url, createdBy: SERVER_ADMIN }, null));
+  // A NUL character is no text to PostgreSQL: its statement fails, and with it one that wrote the whole batch.
+  const refused = backend === 'postgres';
+  const [good, bad, created] = await Promise.allSettled([
+    insert('good', 'https://example.com/good'),
+    insert('bad', 'https://example.com/\u0000'),
+    links.createLinks([{ url: 'https://example.com/1' }, { url: 'https://example.com/2', alias: 'two' }]),
+  ]);
+  t.is(good.status, 'fulfilled');
+  t.is(bad.status, refused ? 'rejected' : 'fulfilled');
+  t.deepEqual(
+    created.status === 'fulfilled' ? created.value.map((s) => s.status) : created.status,
+    ['fulfilled', 'fulfilled'],
+    "the batch's creations are stored",
+  );
+  const codesStored = await database.sql<{ code: string }>('SELECT code FROM links ORDER BY id');
+  t.deepEqual(
+    codesStored.map((row) => row.code).filter((code) => code === 'good' || code === 'bad' || code === 'two'),
+    refused ? ['good', 'two'] : ['good', 'bad', 'two'],
+  );
+  t.is(codesStored.length, refused ? 3 : 4);
 });
 
 sqliteOnly('a write keeps the WAL open for its sync, across a checkpoint that empties it, until close', 'the WAL file', async (t) => {

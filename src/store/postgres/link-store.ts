@@ -10,6 +10,7 @@ import { storedPages } from '../../rules/page-settings.ts';
 import type { LinkStore, LinkWriter, StoredFormAnswer } from '../ports.ts';
 import { creatorColumns } from '../audit-rows.ts';
 import { toLink, toLinkUrl, toTarget, type LinkRow, type LinkUrlRow, type TargetRow } from '../rows.ts';
+import type { QueryResultRow } from 'pg';
 import type { Database, Querier } from './database.ts';
 import * as q from './queries.ts';
 import { columns } from './visit-store.ts';
@@ -18,6 +19,13 @@ import { DIMENSIONS } from '../../visits/visit.ts';
 
 /** Links read per query when all of them are exported. */
 const PAGE = 1000;
+
+/**
+ * Group-commit transactions written at once, each on a connection of its own: a job's statements are one
+ * round trip each, so one transaction at a time leaves both processes waiting on each other; jobs of
+ * concurrent transactions meet on row locks and unique indexes, as those of two nodes do.
+ */
+const WRITE_TRANSACTIONS = 4;
 
 /** Times a job that lost a deadlock to another node runs again in its savepoint before it fails. */
 const JOB_ATTEMPTS = 3;
@@ -31,7 +39,8 @@ type Job = (tx: LinkWriter) => Promise<unknown>;
 
 /**
  * The link store on a PostgreSQL pool. Reads run on any connection; writes go through a group commit: the
- * writes of one turn of the event loop share one transaction on one connection, each in its own savepoint.
+ * writes of one turn of the event loop share one transaction on one connection, each in its own savepoint,
+ * and up to WRITE_TRANSACTIONS such transactions run at once.
  * Link ids come from blocks of `idBlockSize` this node reserves, so nodes never wait on each other for one.
  */
 export function createPostgresLinkStore(db: Database, idBlockSize: number, log: Pick<Logger, 'error'>): PostgresLinkStore {
@@ -95,16 +104,7 @@ export function createPostgresLinkStore(db: Database, idBlockSize: number, log: 
       },
       async insertLink(link: NewLink, id) {
         await holdDomain(tx, link.domain);
-        const { creatorId, createdVia, createdKey, createdClient } = creatorColumns(link.createdBy);
-        const params = [
-          id ?? (await takeLinkId()),
-          ...newLinkParams(link, link.urlHash),
-          creatorId,
-          createdVia,
-          createdKey,
-          createdClient,
-          ...laterOptionParams(link),
-        ];
+        const params = insertParams(link, id ?? (await takeLinkId()));
         const inserted = await insert(tx, q.INSERT_LINK, params, link.tags, id === null);
         if (inserted !== undefined && link.preview !== null) await tx.query(q.SET_PREVIEW, [inserted, storedPreview(link.preview)]);
         return inserted;
@@ -183,17 +183,19 @@ export function createPostgresLinkStore(db: Database, idBlockSize: number, log: 
     };
   }
 
-  /** Runs a job in its own savepoint: undone alone if it fails, run again if it lost a deadlock. */
-  async function runJob(tx: Querier, job: Job): Promise<unknown> {
+  /**
+   * Runs a job in its own savepoint: undone alone if it fails, run again if it lost a deadlock. The savepoint
+   * stays open after the job (the next job's releases it in the same round trip as it starts its own, and
+   * COMMIT the last one's): `first` says there is none yet.
+   */
+  async function runJob(tx: Querier, job: Job, first: boolean): Promise<unknown> {
+    await tx.query(first ? q.SAVEPOINT : q.NEXT_SAVEPOINT);
     for (let attempt = 1; ; attempt++) {
-      await tx.query(q.SAVEPOINT);
       try {
-        const result = await job(writerOn(tx));
-        await tx.query(q.RELEASE);
-        return result;
+        return await job(writerOn(tx));
       } catch (err) {
+        // The savepoint stays, for another attempt or the next job to release.
         await tx.query(q.ROLLBACK_TO);
-        await tx.query(q.RELEASE);
         const code = (err as { code?: unknown } | undefined)?.code;
         if ((code === '40P01' || code === '40001') && attempt < JOB_ATTEMPTS) continue;
         return err instanceof Error ? err : new Error(String(err));
@@ -201,15 +203,183 @@ export function createPostgresLinkStore(db: Database, idBlockSize: number, log: 
     }
   }
 
+  /**
+   * Runs a batch's jobs at once in one savepoint, each on a writer that queues its dedupe probes and link
+   * inserts: each turn's go to the database as one statement of each kind, so a batch of creations costs a
+   * few round trips instead of four per link. Which jobs may share a statement decides their outcomes as
+   * if they ran one after another: a job that meets an earlier one of the batch on a URL or a code, or that
+   * does anything but create (its writer refuses with RunAlone), stands aside, having written nothing, and
+   * runs alone after the others (undefined in the answer). Undefined when they cannot all stand (a statement
+   * failed, or a job failed or stood aside after it wrote): the caller undoes the savepoint and runs every
+   * job alone.
+   */
+  async function runTogether(tx: Querier, jobs: readonly Job[]): Promise<Array<{ value: unknown } | undefined> | undefined> {
+    type Queued<P, R> = { params: P; resolve: (result: R) => void; reject: (err: unknown) => void };
+    let probes: Array<Queued<unknown[], number | null>> = [];
+    let inserts: Array<Queued<unknown[], boolean>> = [];
+    let failed = false;
+    let wake = (): void => undefined;
+    /** The jobs' statements, one after another on the transaction's connection, a failure noted. */
+    let last: Promise<unknown> = Promise.resolve();
+    const checked: Querier = {
+      query<R extends QueryResultRow>(sql: string, params?: unknown[]) {
+        const result = last.then(() => tx.query<R>(sql, params));
+        last = result.catch(() => undefined);
+        return result.catch((err: unknown) => {
+          failed = true;
+          throw err;
+        });
+      },
+    };
+    const queue = <P, R>(into: Array<Queued<P, R>>, params: P): Promise<R> =>
+      new Promise<R>((resolve, reject) => {
+        into.push({ params, resolve, reject });
+        wake();
+      });
+    /** Which job first used each URL hash and code in this pass. */
+    const users = new Map<string, number>();
+    const states = jobs.map(() => ({ wrote: false, aside: false, tookId: false, done: false }));
+    /** The first job that has neither taken an id nor finished: ids go to the jobs in their order, as one at a time. */
+    let turn = 0;
+    let turnMoved = Promise.withResolvers<void>();
+    const advance = (): void => {
+      const before = turn;
+      while (turn < jobs.length && (states[turn]!.tookId || states[turn]!.done)) turn++;
+      if (turn === before) return;
+      turnMoved.resolve();
+      turnMoved = Promise.withResolvers<void>();
+    };
+
+    function writerFor(i: number): LinkWriter {
+      const state = states[i]!;
+      const own = writerOn(checked);
+      const standAside = (): never => {
+        state.aside = true;
+        throw new RunAlone();
+      };
+      const use = (key: string): void => {
+        if ((users.get(key) ?? i) !== i) standAside();
+        users.set(key, i);
+      };
+      const refused = Object.fromEntries(Object.keys(own).map((name) => [name, async () => standAside()])) as unknown as LinkWriter;
+      const takeId = async (): Promise<number> => {
+        while (turn < i) await turnMoved.promise;
+        const id = await takeLinkId();
+        state.tookId = true;
+        advance();
+        return id;
+      };
+      return {
+        ...refused,
+        takeLinkId: takeId,
+        linkByAddress: own.linkByAddress,
+        async linkByUrlHash(urlHash, since, domain, owner, inReview = false) {
+          use(`url ${urlHash.toString('hex')}`);
+          const id = await queue(probes, [urlHash, since.getTime(), domain, owner, inReview]);
+          return id === null ? undefined : toLink((await checked.query<LinkRow>(q.LINK_BY_ID, [id])).rows[0]);
+        },
+        async insertLink(link, given) {
+          use(`code ${link.code}`);
+          if (link.urlHash !== null) use(`url ${link.urlHash.toString('hex')}`);
+          await holdDomain(checked, link.domain);
+          const id = given ?? (await takeId());
+          if (!(await queue(inserts, insertParams(link, id)))) return undefined;
+          state.wrote = true;
+          await setTags(checked, id, link.tags);
+          if (link.preview !== null) await checked.query(q.SET_PREVIEW, [id, storedPreview(link.preview)]);
+          return id;
+        },
+        async setSplit(id, split, at) {
+          state.wrote = true;
+          return own.setSplit(id, split, at);
+        },
+        async setPages(id, pages, at) {
+          state.wrote = true;
+          return own.setPages(id, pages, at);
+        },
+      };
+    }
+
+    /** Sends what the jobs have queued: each kind in one statement. */
+    async function send(): Promise<void> {
+      const [probing, inserting] = [probes, inserts];
+      probes = [];
+      inserts = [];
+      try {
+        if (probing.length > 0) {
+          const params = columns(probing, (p) => p.params);
+          await checked.query(q.LOCK_URL_HASHES, [(params[0] as Buffer[]).map((hash) => hash.readInt32BE(0))]);
+          const { rows } = await checked.query<{ id: number | null }>(q.LINK_IDS_BY_URL_HASH, params);
+          probing.forEach((p, k) => p.resolve(rows[k]?.id ?? null));
+        }
+        if (inserting.length > 0) {
+          const { rows } = await checked.query<{ id: number }>(
+            q.INSERT_LINKS,
+            columns(inserting, (p) => p.params),
+          );
+          const inserted = new Set(rows.map((row) => row.id));
+          for (const p of inserting) p.resolve(inserted.has(p.params[0] as number));
+        }
+      } catch (err) {
+        for (const p of [...probing, ...inserting]) p.reject(err);
+      }
+    }
+
+    let running = jobs.length;
+    const outcomes = jobs.map((job, i) =>
+      job(writerFor(i))
+        .then(
+          (value) => ({ value }),
+          (err: unknown) => ({ value: err instanceof Error ? err : new Error(String(err)), failed: true }),
+        )
+        .finally(() => {
+          running--;
+          states[i]!.done = true;
+          advance();
+          wake();
+        }),
+    );
+    while (running > 0) {
+      if (probes.length === 0 && inserts.length === 0) await new Promise<void>((resolve) => (wake = resolve));
+      // Every job that can go on reaches its next probe or insert in this turn.
+      await new Promise((resolve) => setImmediate(resolve));
+      await send();
+    }
+    const settled = await Promise.all(outcomes);
+    if (failed) return undefined;
+    const answers: Array<{ value: unknown } | undefined> = [];
+    for (const [i, outcome] of settled.entries()) {
+      const { wrote, aside } = states[i]!;
+      if (wrote && (aside || 'failed' in outcome)) return undefined;
+      answers.push(aside ? undefined : { value: outcome.value });
+    }
+    return answers;
+  }
+
   const writes = createGroupCommit<Job, unknown>(
     (jobs) =>
       db.transaction(async (tx) => {
+        let together: Array<{ value: unknown } | undefined> | undefined;
+        if (jobs.length > 1) {
+          await tx.query(q.SAVEPOINT_TOGETHER);
+          together = await runTogether(tx, jobs);
+          if (together === undefined) await tx.query(q.ROLLBACK_TO_TOGETHER);
+        }
         const results: unknown[] = [];
-        for (const job of jobs) results.push(await runJob(tx, job));
+        let first = true;
+        for (const [i, job] of jobs.entries()) {
+          const outcome = together?.[i];
+          if (outcome !== undefined) results.push(outcome.value);
+          else {
+            results.push(await runJob(tx, job, first));
+            first = false;
+          }
+        }
         return results;
       }),
     // A PostgreSQL COMMIT returns once the commit is durable: nothing is left to wait for.
     async () => undefined,
+    WRITE_TRANSACTIONS,
   );
 
   const listeners = new Set<(change: Omit<LinkChange, 'seq'>) => void>();
@@ -331,6 +501,15 @@ function optionParams(o: LinkOptions & { passwordHash: string | null }): unknown
     o.enabled ? 1 : 0,
   ];
 }
+
+/** INSERT_LINK's parameters (and a row of INSERT_LINKS'), for `link` with the id `id`. */
+function insertParams(link: NewLink, id: number): unknown[] {
+  const { creatorId, createdVia, createdKey, createdClient } = creatorColumns(link.createdBy);
+  return [id, ...newLinkParams(link, link.urlHash), creatorId, createdVia, createdKey, createdClient, ...laterOptionParams(link)];
+}
+
+/** What a job's writer throws, in a batch's jobs run together, when the job is to run alone instead. */
+class RunAlone extends Error {}
 
 /** The options whose columns came after the statements' first ones, which each statement takes last: the start time and crawlable. */
 function laterOptionParams(o: Pick<LinkOptions, 'startsAt' | 'crawlable'>): unknown[] {

@@ -462,4 +462,15 @@ export const MIGRATIONS: readonly string[] = [
   CREATE INDEX visit_dimensions_undetailed ON visit_dimensions (hour) WHERE dimension = 11;
   CREATE INDEX visit_dimension_days_undetailed ON visit_dimension_days (day) WHERE dimension = 11;
   `,
+  // The background writer's receipt, as SQLite's migration 6: kept with each chunk of visits it writes, so
+  // that when a writer is killed the server hands the next one exactly the visits it had not written. Every
+  // node's writers share the table; each names itself with 64 random bits.
+  `
+  CREATE TABLE visit_handovers (
+    writer    TEXT   PRIMARY KEY,
+    pass_from BIGINT NOT NULL,
+    pass_to   BIGINT NOT NULL,
+    written   BIGINT NOT NULL
+  );
+  `,
 ];

@@ -32,9 +32,15 @@ export const ROLLBACK = `ROLLBACK`;
 /** Each job of a group commit runs in its own savepoint, so one that fails is undone alone. */
 export const SAVEPOINT = `SAVEPOINT job`;
 
-export const RELEASE = `RELEASE job`;
+/** The previous job's savepoint released and the next one's begun, in one round trip (simple protocol). */
+export const NEXT_SAVEPOINT = `RELEASE job; SAVEPOINT job`;
 
 export const ROLLBACK_TO = `ROLLBACK TO job`;
+
+/** Around the jobs of a group commit run together: undone as a whole when they cannot all stand (link-store.ts). */
+export const SAVEPOINT_TOGETHER = `SAVEPOINT together`;
+
+export const ROLLBACK_TO_TOGETHER = `ROLLBACK TO together`;
 
 export const LISTEN_LINK_CHANGES = `LISTEN ${LINK_CHANGES_CHANNEL}`;
 
@@ -96,6 +102,16 @@ export const LOCK_URL_HASH = `SELECT pg_advisory_xact_lock(${KURZ_LOCK}, $1)`;
  */
 export const LINK_ID_BY_URL_HASH = `SELECT max(id) AS id FROM links
   WHERE url_hash = $1 AND created_at >= $2 AND deleted_at IS NULL AND domain_id = $3 AND owner_id = $4 AND (review IS NULL OR $5::boolean)`;
+
+/** LOCK_URL_HASH for several keys, taken in order, so that two transactions never wait for each other's. */
+export const LOCK_URL_HASHES = `SELECT pg_advisory_xact_lock(${KURZ_LOCK}, k) FROM (SELECT DISTINCT unnest($1::integer[]) AS k ORDER BY k) AS keys`;
+
+/** LINK_ID_BY_URL_HASH for several probes, a parameter of theirs an array each: a row per probe, in order, its id null for none. */
+export const LINK_IDS_BY_URL_HASH = `SELECT (SELECT max(id) FROM links
+    WHERE url_hash = p.hash AND created_at >= p.since AND deleted_at IS NULL AND domain_id = p.domain AND owner_id = p.owner
+      AND (review IS NULL OR p.in_review)) AS id
+  FROM unnest($1::bytea[], $2::bigint[], $3::bigint[], $4::bigint[], $5::boolean[]) WITH ORDINALITY AS p(hash, since, domain, owner, in_review, n)
+  ORDER BY p.n`;
 
 /** What each order sorts by, of the row `links` (or `c`, the cursor's link): text in code point order, as SQLite's. */
 const ORDER_KEYS = {
@@ -319,6 +335,24 @@ export const INSERT_LINK = `INSERT INTO links (${NEW_LINK_COLUMNS}, updated_at, 
   WHERE $6 = 1 OR NOT EXISTS (SELECT 1 FROM links WHERE code = $3)
   ON CONFLICT (code, domain_id) DO NOTHING RETURNING id`;
 
+/**
+ * INSERT_LINK for several links at once, a column of theirs an array each (in INSERT_LINK's parameter order);
+ * a row of a taken code is left out as there, so only the ids inserted come back. Rows of one statement do
+ * not see each other: the caller gives it no two rows with one code.
+ */
+export const INSERT_LINKS = `INSERT INTO links (${NEW_LINK_COLUMNS}, updated_at, creator_id, created_via, created_key, created_client,
+    starts_at, crawlable)
+  SELECT n.id, n.domain_id, n.code, n.url, n.url_hash, n.is_alias, n.created_at, n.title, n.note, n.expires_at, n.max_visits,
+    n.password_hash, n.redirect_status, n.forward_query, n.enabled, n.owner_id, n.review, n.created_at, n.creator_id, n.created_via,
+    n.created_key, n.created_client, n.starts_at, n.crawlable
+  FROM unnest($1::bigint[], $2::bigint[], $3::text[], $4::text[], $5::bytea[], $6::integer[], $7::bigint[], $8::text[], $9::text[],
+    $10::bigint[], $11::bigint[], $12::text[], $13::integer[], $14::integer[], $15::integer[], $16::bigint[], $17::text[],
+    $18::bigint[], $19::text[], $20::text[], $21::text[], $22::bigint[], $23::integer[])
+    AS n(id, domain_id, code, url, url_hash, is_alias, created_at, title, note, expires_at, max_visits, password_hash, redirect_status,
+      forward_query, enabled, owner_id, review, creator_id, created_via, created_key, created_client, starts_at, crawlable)
+  WHERE n.is_alias = 1 OR NOT EXISTS (SELECT 1 FROM links WHERE links.code = n.code)
+  ON CONFLICT (code, domain_id) DO NOTHING RETURNING id`;
+
 /** An imported link under its own code ($21 and $22: its start time and crawlable): no row comes back when the code is taken on its domain. */
 export const IMPORT_LINK = `INSERT INTO links (${NEW_LINK_COLUMNS}, updated_at, deleted_at, claimed_visits, starts_at, crawlable)
   VALUES (${NEW_LINK_VALUES}, $18, $19, $20, $21, $22) ON CONFLICT (code, domain_id) DO NOTHING RETURNING id`;
@@ -390,6 +424,26 @@ export const ADD_VISIT_DIMENSION_DAYS = `INSERT INTO visit_dimension_days (link_
 /** Raw visits, in the order given. */
 export const INSERT_VISITS = `INSERT INTO visits (link_id, at, bot, referrer, browser, os, device, country, language)
   SELECT * FROM unnest($1::bigint[], $2::bigint[], $3::text[], $4::text[], $5::text[], $6::text[], $7::text[], $8::text[], $9::text[])`;
+
+/**
+ * A background writer's receipt before it writes anything: each chunk then updates a committed row, whose
+ * lock has a server reading the receipt of a killed writer wait for that writer's last transaction to end.
+ */
+export const START_HANDOVER = `INSERT INTO visit_handovers (writer, pass_from, pass_to, written) VALUES ($1, 0, 0, 0)
+  ON CONFLICT (writer) DO NOTHING`;
+
+/**
+ * A background writer's receipt, replaced with each chunk it writes, first in the chunk's transaction. A
+ * writer's receipts only grow (by pass, then by visits written), so no row comes back when this chunk was
+ * committed already: its COMMIT's answer was lost with the connection, and the chunk is not written again.
+ */
+export const SET_HANDOVER = `INSERT INTO visit_handovers AS h (writer, pass_from, pass_to, written) VALUES ($1, $2, $3, $4)
+  ON CONFLICT (writer) DO UPDATE SET pass_from = excluded.pass_from, pass_to = excluded.pass_to, written = excluded.written
+  WHERE (h.pass_from, h.written) < (excluded.pass_from, excluded.written)
+  RETURNING writer`;
+
+/** A writer's receipt, removed as it is read. */
+export const TAKE_HANDOVER = `DELETE FROM visit_handovers WHERE writer = $1 RETURNING pass_from AS "from", pass_to AS "to", written`;
 
 /** The oldest raw visits before the cut-off, $2 at a time (index visits_by_at). */
 export const DELETE_VISITS_BEFORE = `DELETE FROM visits WHERE id IN (SELECT id FROM visits WHERE at < $1 ORDER BY at LIMIT $2)`;

@@ -1,9 +1,11 @@
 import type { Config } from '../../config.ts';
 import type { Logger } from '../../core/log.ts';
 import type { Query } from '../invariants.ts';
-import type { Storage } from '../ports.ts';
+import type { Storage, VisitStore } from '../ports.ts';
+import type { BackgroundWriter, StartBackgroundWriter, WriterDatabase } from '../writer-ports.ts';
 import { createPostgresAccessStore } from './access-store.ts';
 import { createPostgresAuditStore } from './audit-store.ts';
+import { postgresWriterDatabase, postgresWriterHost } from './background-writer.ts';
 import { createPostgresWebhookStore } from './webhook-store.ts';
 import { openDatabase, type Database } from './database.ts';
 import { createPostgresDomainStore } from './domain-store.ts';
@@ -31,18 +33,31 @@ export interface PostgresStorage extends Storage {
   inSnapshot<T>(work: (query: Query) => Promise<T>): Promise<T>;
 }
 
+export interface PostgresOptions {
+  log: Logger;
+  /**
+   * Starts the background writer process (`serve`: cluster/background-writer.ts, which the composition
+   * root passes here) on this database; without it, visits are written in this process.
+   */
+  backgroundWriter?: StartBackgroundWriter | undefined;
+}
+
 /** Connects, migrates, builds the stores. Rejects with a clear message (the URL's password masked) when it cannot connect. */
 export async function openPostgresStorage(
   config: Pick<Config, 'databaseUrl' | 'idBlockSize'>,
-  options: { log: Logger },
+  options: PostgresOptions,
 ): Promise<PostgresStorage> {
   const db = await openDatabase(config.databaseUrl, options.log);
   const links = createPostgresLinkStore(db, config.idBlockSize, options.log);
   const visits = createPostgresVisitStore(db);
+  const background: BackgroundWriter | undefined = options.backgroundWriter?.(postgresWriterHost(db, config.databaseUrl, options.log));
   let closed: Promise<void> | undefined;
   return {
     links,
-    visits,
+    visits: {
+      ...visits,
+      offload: (events, giveBack) => background?.offload(events, giveBack) ?? false,
+    },
     domains: createPostgresDomainStore(db),
     settings: createPostgresSettingsStore(db),
     access: createPostgresAccessStore(db),
@@ -52,8 +67,7 @@ export async function openPostgresStorage(
     finishImport: async () => void (await db.query(q.FINISH_IMPORT)),
     countRows: async (table) => (await db.query<{ count: number }>(q.countRows(dataTable(table)))).rows[0]?.count ?? 0,
     isEmpty: async () => (await db.query<{ empty: boolean }>(q.IS_EMPTY)).rows[0]?.empty === true,
-    // Visits are written by the serving process, which keeps them all with their detail.
-    visitDetailDropped: () => 0,
+    visitDetailDropped: () => background?.detailDropped ?? 0,
     databaseBytes: async () => (await db.query<{ bytes: number }>(q.DATABASE_SIZE)).rows[0]?.bytes ?? 0,
     serverVersion: async () => (await db.query<{ version: string }>(q.SERVER_VERSION)).rows[0]?.version ?? '',
     inSnapshot: (work) =>
@@ -61,16 +75,32 @@ export async function openPostgresStorage(
         await tx.query(q.READ_ONLY_SNAPSHOT);
         return work(async (sql) => (await tx.query(sql)).rows);
       }),
-    problem: async () => ((await db.ping()) ? undefined : 'database unreachable'),
+    problem: async () => ((await db.ping()) ? background?.fault : 'database unreachable'),
     close() {
       closed ??= (async () => {
         await links.idle();
         await visits.idle();
+        await background?.stop();
         await db.close();
       })();
       return closed;
     },
   };
+}
+
+/**
+ * The background writer's own pool (`kurz background`), named `handover` by the server that started it: the
+ * visit store that keeps its receipts under that name (its row made before it writes anything), and the
+ * rest it does with the database.
+ */
+export async function openPostgresWriterDatabase(
+  config: Pick<Config, 'databaseUrl'>,
+  handover: string,
+  log: Logger,
+): Promise<{ store: VisitStore; database: WriterDatabase }> {
+  const db = await openDatabase(config.databaseUrl, log);
+  await db.query(q.START_HANDOVER, [handover]);
+  return { store: { ...createPostgresVisitStore(db, { handover }), offload: () => false }, database: postgresWriterDatabase(db, handover) };
 }
 
 /** `table` if it is one of kurz's data tables; table names go into SQL, so no other is accepted. */

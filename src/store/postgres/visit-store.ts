@@ -21,11 +21,13 @@ function scoped(instance: string, ofOwner: string, params: unknown[], owner: num
 }
 
 /**
- * Visits on a PostgreSQL pool, written by the process that recorded them (there is no background writer).
- * Rollups only ever add, so nodes flushing at once never overwrite each other. Dimensions are stored as
- * their index in DIMENSIONS (a shipped index never changes meaning; new dimensions are appended).
+ * Visits on a PostgreSQL pool. Rollups only ever add, so nodes flushing at once never overwrite each other.
+ * Dimensions are stored as their index in DIMENSIONS (a shipped index never changes meaning; new dimensions
+ * are appended). `handover` is a background writer's name for itself: each write keeps its receipt under it
+ * (visit_handovers), in the write's transaction, and a write its receipt shows committed is not made again.
  */
-export function createPostgresVisitStore(db: Database): PostgresVisitStore {
+export function createPostgresVisitStore(db: Database, options: { handover?: string } = {}): PostgresVisitStore {
+  const { handover } = options;
   const writes = new Set<Promise<unknown>>();
   function track<T>(written: Promise<T>): Promise<T> {
     writes.add(written);
@@ -83,7 +85,16 @@ export function createPostgresVisitStore(db: Database): PostgresVisitStore {
   return {
     offload: () => false,
 
-    addVisits: (batch) => track(db.transaction((tx) => writeBatch(tx, batch))),
+    addVisits: (batch, receipt) =>
+      track(
+        db.transaction(async (tx) => {
+          if (handover !== undefined && receipt !== undefined) {
+            const { rowCount } = await tx.query(q.SET_HANDOVER, [handover, receipt.from, receipt.to, receipt.written]);
+            if (rowCount === 0) return;
+          }
+          await writeBatch(tx, batch);
+        }),
+      ),
 
     async pruneVisits(before, visitorDaysBefore, limit) {
       return track(

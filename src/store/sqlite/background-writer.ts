@@ -19,8 +19,7 @@ export function sqliteWriterHost(db: Database, health: WriteHealth, flags: reado
   const receiptOf = db.prepare<[string], VisitReceipt>(q.HANDOVER);
   const forget = db.prepare<[string]>(q.DELETE_HANDOVER);
   return {
-    file: db.name,
-    flags,
+    flags: ['--db', db.name, ...flags],
     async takeReceipt(name) {
       const receipt = receiptOf.get(name);
       // A receipt left behind (the disk full, say) is one small row under a name no writer uses again.
