@@ -273,8 +273,10 @@ export function runWriterProcess(
     flushInterval: BACKGROUND_INTERVAL_MS,
   });
   visits.start();
+  // The prune under way, which `finish` waits for before it closes the database.
+  let pruned: Promise<unknown> = Promise.resolve();
   const prune = (): void => {
-    recorder.prune().then(
+    pruned = recorder.prune().then(
       (deleted) => deleted > 0 && log.info('pruned raw visits past the retention period', { visits: deleted }),
       (err: unknown) => isUnavailable(err) || log.error('could not prune visits', { err }),
     );
@@ -292,6 +294,7 @@ export function runWriterProcess(
       clearInterval(timer);
       clearInterval(pruning);
       visits.stop();
+      await pruned;
       await recorder.idle();
       // The server hands what is not written to another writer; without a server, nobody will.
       if (recorder.pending > 0 && process.connected)
