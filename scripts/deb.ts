@@ -201,8 +201,10 @@ put(
 );
 
 // What dpkg-shlibdeps would find (there is no source package to run it on): Node's official builds need glibc 2.28
-// and libstdc++ of GCC 5 (GLIBCXX_3.4.21), on amd64 and arm64 alike; adduser makes the kurz user.
-const DEPENDS = 'adduser, libc6 (>= 2.28), libgcc-s1, libstdc++6 (>= 5.2)';
+// and libstdc++ of GCC 5, but better-sqlite3's prebuilt addon, which the executable loads, needs glibc 2.34 and
+// libstdc++ of GCC 11 (GLIBC_2.34, GLIBCXX_3.4.29 in `objdump -T`), on amd64 and arm64 alike; adduser makes the
+// kurz user.
+const DEPENDS = 'adduser, libc6 (>= 2.34), libgcc-s1, libstdc++6 (>= 11)';
 
 const installedKiB = Number.parseInt(execFileSync('du', ['-sk', '--exclude=DEBIAN', root], { encoding: 'utf8' }), 10);
 put(
