@@ -9,10 +9,12 @@ import test, { type ExecutionContext, type Implementation } from 'ava';
 import Sqlite, { type Database } from 'better-sqlite3';
 import pg from 'pg';
 import { createApp, type AppOptions, type Kurz } from '../src/app.ts';
+import { SERVER_ADMIN } from '../src/auth/actor.ts';
 import { withServices } from '../src/cli/wiring.ts';
 import { loadConfig, type Config } from '../src/config.ts';
 import { createHttpServer } from '../src/http/server.ts';
 import { memoryLogger } from '../src/core/log.ts';
+import { DEFAULT_OPTIONS, type NewLink } from '../src/links/link.ts';
 import { openStorage } from '../src/store/open.ts';
 import type { Storage } from '../src/store/ports.ts';
 
@@ -287,6 +289,24 @@ function runProcess(
     );
     child.stdin?.end(options.input ?? '');
   });
+}
+
+/** A link as a store's insertLink takes it: `code` on the default domain, the admin's, made by the server, with `fields` over that. */
+export function newLink(code: string, fields: Partial<NewLink> = {}): NewLink {
+  return {
+    ...DEFAULT_OPTIONS,
+    domain: 0,
+    ownerId: 1,
+    review: null,
+    createdBy: SERVER_ADMIN,
+    code,
+    url: `https://example.com/${code}`,
+    isAlias: false,
+    passwordHash: null,
+    urlHash: null,
+    createdAt: new Date(1),
+    ...fields,
+  };
 }
 
 /** `storage` with every link lookup by address (the redirect's, past its cache) reported to `looked`. */

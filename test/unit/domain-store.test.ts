@@ -1,11 +1,10 @@
-import { SERVER_ADMIN } from '../../src/auth/actor.ts';
 import test from 'ava';
 import { AppError } from '../../src/core/errors.ts';
-import { DEFAULT_OPTIONS, type NewLink } from '../../src/links/link.ts';
+import type { NewLink } from '../../src/links/link.ts';
 import type { Storage } from '../../src/store/ports.ts';
 import { rollUp } from '../../src/visits/rollup.ts';
 import { DAY, type Visit } from '../../src/visits/visit.ts';
-import { freshStorage } from '../helpers.ts';
+import { freshStorage, newLink as sharedNewLink } from '../helpers.ts';
 
 // The domain ports and links across domains, on the backend of the run (SQLite, or PostgreSQL in make
 // test's second pass): both must answer alike.
@@ -13,20 +12,13 @@ import { freshStorage } from '../helpers.ts';
 const START = Date.UTC(2026, 0, 1);
 
 function newLink(domain: number, code: string, fields: Partial<NewLink> = {}): NewLink {
-  return {
-    ...DEFAULT_OPTIONS,
+  return sharedNewLink(code, {
     domain,
-    ownerId: 1,
-    review: null,
-    createdBy: SERVER_ADMIN,
-    code,
     url: `https://example.com/${domain}/${code}`,
     isAlias: true,
-    passwordHash: null,
-    urlHash: null,
     createdAt: new Date(START),
     ...fields,
-  };
+  });
 }
 
 const insert = (storage: Storage, link: NewLink) => storage.links.write((tx) => tx.insertLink(link, null));

@@ -17,7 +17,7 @@ import { memoryLogger } from '../../src/core/log.ts';
 import { PasswordHashing } from '../../src/auth/passwords.ts';
 import type { VisitBatch } from '../../src/visits/rollup.ts';
 import type { VisitCount } from '../../src/visits/visit.ts';
-import { backend, freshStorage, sqliteOnly, tempDir } from '../helpers.ts';
+import { backend, freshStorage, newLink, sqliteOnly, tempDir } from '../helpers.ts';
 import { SERVER_ADMIN } from '../../src/auth/actor.ts';
 
 /** A flush that only adds to links' all-time counts. */
@@ -63,19 +63,7 @@ test('a generated code that spells a reserved path is skipped, and its id never 
 
 test('ids taken in one transaction never meet the ids an alias or an import took in it: each link gets its own', async (t) => {
   const { storage, database } = await freshStorage(t);
-  const link = (code: string, isAlias = false) => ({
-    ...DEFAULT_OPTIONS,
-    domain: 0,
-    ownerId: 1,
-    review: null,
-    createdBy: SERVER_ADMIN,
-    code,
-    url: `https://example.com/${code}`,
-    isAlias,
-    passwordHash: null,
-    urlHash: null,
-    createdAt: new Date(1),
-  });
+  const link = (code: string, isAlias = false) => newLink(code, { isAlias });
   const record = (code: string) => ({
     ...link(code, true),
     updatedAt: new Date(1),
@@ -109,25 +97,7 @@ sqliteOnly('visit counts are written without a disk sync, and links keep their f
   t.teardown(() => db.close());
   const health = watchWrites(db, memoryLogger());
   const store = createSqliteLinkStore(db, health);
-  const id =
-    (await store.write((tx) =>
-      tx.insertLink(
-        {
-          ...DEFAULT_OPTIONS,
-          domain: 0,
-          ownerId: 1,
-          review: null,
-          createdBy: SERVER_ADMIN,
-          code: 'v',
-          url: 'https://example.com/',
-          isAlias: false,
-          passwordHash: null,
-          urlHash: null,
-          createdAt: new Date(1),
-        },
-        null,
-      ),
-    )) ?? 0;
+  const id = (await store.write((tx) => tx.insertLink(newLink('v', { url: 'https://example.com/' }), null))) ?? 0;
   await createSqliteVisitStore(db, health).addVisits(linkVisits({ id, count: 3, lastVisitAt: 50 }));
   t.is((await store.linkByAddress(0, 'v'))?.visitCount, 3);
   t.is(db.pragma('synchronous', { simple: true }), 2, 'FULL again');
@@ -138,24 +108,8 @@ test('the dedupe probe finds the newest live link with the URL hash in the windo
   const store = storage.links;
   const urlHash = Buffer.alloc(32, 7);
   const insert = async (code: string, now: number) =>
-    (await store.write((tx) =>
-      tx.insertLink(
-        {
-          ...DEFAULT_OPTIONS,
-          domain: 0,
-          ownerId: 1,
-          review: null,
-          createdBy: SERVER_ADMIN,
-          code,
-          url: 'https://example.com/',
-          isAlias: false,
-          passwordHash: null,
-          urlHash,
-          createdAt: new Date(now),
-        },
-        null,
-      ),
-    )) ?? 0;
+    (await store.write((tx) => tx.insertLink(newLink(code, { url: 'https://example.com/', urlHash, createdAt: new Date(now) }), null))) ??
+    0;
   const older = await insert('older', 100);
   const newer = await insert('newer', 200);
   await insert('other', 300);
@@ -242,18 +196,8 @@ test('a creation the database refuses in a batch fails alone: the others of its 
   const { storage, database } = await freshStorage(t);
   const codes = createCodeGenerator({ mode: 'obfuscated', length: 6, key: randomBytes(32), offset: 0 });
   const links = serviceOn(storage.links, codes);
-  const newLink = {
-    ...DEFAULT_OPTIONS,
-    domain: 0,
-    ownerId: 1,
-    isAlias: true,
-    createdAt: new Date(1000),
-    review: null,
-    urlHash: null,
-    passwordHash: null,
-  };
   const insert = (code: string, url: string) =>
-    storage.links.write((tx) => tx.insertLink({ ...newLink, code, url, createdBy: SERVER_ADMIN }, null));
+    storage.links.write((tx) => tx.insertLink(newLink(code, { url, isAlias: true, createdAt: new Date(1000) }), null));
   // A NUL character is no text to PostgreSQL: its statement fails, and with it one that wrote the whole batch.
   const refused = backend === 'postgres';
   const [good, bad, created] = await Promise.allSettled([
@@ -334,24 +278,7 @@ function walDescriptorsOf(path: string): number {
 
 /** Stores a bare link with code `code`; resolves with its id. */
 function insertLink(store: LinkStore, code: string): Promise<number | undefined> {
-  return store.write((tx) =>
-    tx.insertLink(
-      {
-        ...DEFAULT_OPTIONS,
-        domain: 0,
-        ownerId: 1,
-        review: null,
-        createdBy: SERVER_ADMIN,
-        code,
-        url: 'https://example.com/',
-        isAlias: false,
-        passwordHash: null,
-        urlHash: null,
-        createdAt: new Date(1),
-      },
-      null,
-    ),
-  );
+  return store.write((tx) => tx.insertLink(newLink(code, { url: 'https://example.com/' }), null));
 }
 
 test("the list's numbered pages: an offset, a count of the whole list, and tags left out (any of them, or all)", async (t) => {
@@ -389,25 +316,7 @@ test('a start time and crawlable are stored, read back, carried in the gate, log
   const { storage } = await freshStorage(t);
   const store = storage.links;
   const insert = (code: string, options: Partial<typeof DEFAULT_OPTIONS>) =>
-    store.write((tx) =>
-      tx.insertLink(
-        {
-          ...DEFAULT_OPTIONS,
-          ...options,
-          domain: 0,
-          ownerId: 1,
-          review: null,
-          createdBy: SERVER_ADMIN,
-          code,
-          url: `https://example.com/${code}`,
-          isAlias: true,
-          passwordHash: null,
-          urlHash: null,
-          createdAt: new Date(100),
-        },
-        null,
-      ),
-    );
+    store.write((tx) => tx.insertLink(newLink(code, { ...options, isAlias: true, createdAt: new Date(100) }), null));
   await insert('later', { startsAt: new Date(5000), crawlable: true });
   await insert('plain', {});
   t.like(await store.linkByAddress(0, 'later'), { startsAt: new Date(5000), crawlable: true });

@@ -1,4 +1,3 @@
-import { SERVER_ADMIN } from '../../src/auth/actor.ts';
 import { randomBytes } from 'node:crypto';
 import { once } from 'node:events';
 import { createServer, type AddressInfo } from 'node:net';
@@ -7,7 +6,7 @@ import test, { type ExecutionContext } from 'ava';
 import pg from 'pg';
 import type { ApiKey } from '../../src/auth/identity.ts';
 import { AppError } from '../../src/core/errors.ts';
-import { DEFAULT_OPTIONS, type NewLink } from '../../src/links/link.ts';
+import type { NewLink } from '../../src/links/link.ts';
 import { memoryLogger } from '../../src/core/log.ts';
 import type { LinkWriter, Storage } from '../../src/store/ports.ts';
 import { loadConfig } from '../../src/config.ts';
@@ -29,7 +28,7 @@ import { watchWrites } from '../../src/store/sqlite/write-health.ts';
 import { rollUp } from '../../src/visits/rollup.ts';
 import { proxyTo } from '../support/tcp-proxy.ts';
 import { DAY, HOUR, type Visit } from '../../src/visits/visit.ts';
-import { tempDir, waitFor } from '../helpers.ts';
+import { newLink as sharedNewLink, tempDir, waitFor } from '../helpers.ts';
 
 /** A maintenance database URL (…/postgres) on a server where the tests may create databases. */
 const SERVER = process.env['KURZ_TEST_POSTGRES_URL'];
@@ -71,20 +70,7 @@ async function open(t: ExecutionContext, url: string, idBlockSize = 100, log = m
 }
 
 function newLink(code: string, fields: Partial<NewLink> = {}): NewLink {
-  return {
-    ...DEFAULT_OPTIONS,
-    domain: 0,
-    ownerId: 1,
-    review: null,
-    createdBy: SERVER_ADMIN,
-    code,
-    url: `https://example.com/${code}`,
-    isAlias: false,
-    passwordHash: null,
-    urlHash: null,
-    createdAt: new Date(START),
-    ...fields,
-  };
+  return sharedNewLink(code, { createdAt: new Date(START), ...fields });
 }
 
 function visit(linkId: number, at: number, fields: Partial<Visit> = {}): Visit {
