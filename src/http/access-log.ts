@@ -128,8 +128,8 @@ function batchedLines(out: LogStream, dropped: (count: number) => string): { add
       behind -= message;
       return settle();
     }
-    // The descriptor failed (closed, say): the stream, and its own error handling, take the rest.
-    void thread?.terminate();
+    // The descriptor failed (closed, say): the stream, and its own error handling, take the rest, the batches
+    // already handed over included (the thread gives each back).
     thread = undefined;
     behind = 0;
     out.write(message.unwritten);
@@ -159,11 +159,11 @@ function batchedLines(out: LogStream, dropped: (count: number) => string): { add
   };
 }
 
-/** What the log thread answers: how many bytes it wrote, or what it could not write when it gave up. */
+/** What the log thread answers for each batch: how many bytes it wrote, or, once a write failed, what it did not write. */
 type LogThreadMessage = number | { unwritten: string };
 
 function startLogThread(fd: number): Worker {
-  const thread = new Worker(
+  return new Worker(
     `(${logThread.toString()})(require('node:fs'), require('node:worker_threads').parentPort, ${fd}, ${PIPE_BUF}, ${RETRY_MS});`,
     {
       eval: true,
@@ -171,7 +171,6 @@ function startLogThread(fd: number): Worker {
       resourceLimits: { maxOldGenerationSizeMb: 16, maxYoungGenerationSizeMb: 4 },
     },
   );
-  return thread;
 }
 
 /**
@@ -179,7 +178,8 @@ function startLogThread(fd: number): Worker {
  * uses nothing but its arguments. Each write is whole lines, at most PIPE_BUF of them (a longer line alone):
  * a write to a pipe that long is atomic, so the lines other writers put on the same standard error meanwhile
  * (this process's log, the background writer's, the workers') fall between lines, never inside one. A
- * destination that takes nothing for now (a full non-blocking pipe) is tried again `retryMs` later.
+ * destination that takes nothing for now (a full non-blocking pipe) is tried again `retryMs` later; after any other
+ * failure it writes nothing more, and gives back the rest of that batch and every later one.
  */
 function logThread(fs: typeof import('node:fs'), port: MessagePort, fd: number, pipeBuf: number, retryMs: number): void {
   const pause = new Int32Array(new SharedArrayBuffer(4));
@@ -190,8 +190,13 @@ function logThread(fs: typeof import('node:fs'), port: MessagePort, fd: number, 
     const first = bytes.indexOf(0x0a);
     return first === -1 ? bytes.length : first + 1;
   };
+  let failed = false;
   port.on('message', ([memory, offset, length]: [ArrayBuffer, number, number]) => {
     let bytes = Buffer.from(memory, offset, length);
+    if (failed) {
+      port.postMessage({ unwritten: bytes.toString() } satisfies LogThreadMessage);
+      return;
+    }
     while (bytes.length > 0) {
       try {
         bytes = bytes.subarray(fs.writeSync(fd, bytes, 0, wholeLines(bytes)));
@@ -200,6 +205,7 @@ function logThread(fs: typeof import('node:fs'), port: MessagePort, fd: number, 
           Atomics.wait(pause, 0, 0, retryMs);
           continue;
         }
+        failed = true;
         port.postMessage({ unwritten: bytes.toString() } satisfies LogThreadMessage);
         return;
       }
