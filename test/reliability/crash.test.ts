@@ -18,6 +18,8 @@ import { seededRandom } from '../support/seeded-random.ts';
 const crashTest = backend === 'sqlite' ? test.serial : test.skip;
 
 const KILLS = 20;
+/** Background writers killed per scenario: each kill costs about two seconds (a restart and a written visit). */
+const WRITER_KILLS = 10;
 const LOAD = join(import.meta.dirname, '..', 'support', 'crash-load.ts');
 
 /** Each server process or writer may take this long to start or write on a busy machine. */
@@ -193,7 +195,7 @@ test.serial('with a small visitBacklog, the counts kept without detail reach the
   writerKills(t, { KURZ_VISIT_BACKLOG: '300' }),
 );
 
-/** KILLS writers killed with visits in their hands while redirects run, kurz started with `env`. */
+/** WRITER_KILLS writers killed with visits in their hands while redirects run, kurz started with `env`. */
 async function writerKills(t: ExecutionContext, env: Record<string, string>): Promise<void> {
   const random = seededRandom(seedOf(t));
   const db = await freshDatabase(t);
@@ -218,7 +220,7 @@ async function writerKills(t: ExecutionContext, env: Record<string, string>): Pr
   load.useServer(kurz.url);
   const started = Date.now();
 
-  for (let kill = 0; kill < KILLS; kill++) {
+  for (let kill = 0; kill < WRITER_KILLS; kill++) {
     const writers = writersOf(kurz);
     const before = await counted();
     // This writer has written some visits; then, up to 1.5 s later (a flush reaches it every 250 ms and it
@@ -247,11 +249,11 @@ async function writerKills(t: ExecutionContext, env: Record<string, string>): Pr
   // PostgreSQL checks its own pages; SQLite's file is checked here.
   const integrity = backend === 'sqlite' ? integrityOf(db.file) : 'not a file';
   t.log(
-    `${KILLS} writer kills in ${seconds} s; 302s answered: ${redirects}; visits counted: ${visits} (lost ${Math.max(0, redirects - visits)}, ` +
+    `${WRITER_KILLS} writer kills in ${seconds} s; 302s answered: ${redirects}; visits counted: ${visits} (lost ${Math.max(0, redirects - visits)}, ` +
       `counted twice ${Math.max(0, visits - redirects)}); only counted, without detail: ${undetailed!.n}; visits the killed writers had been handed and not written, handed to the next: ${handedOn}; integrity_check: ${integrity}`,
   );
   t.is(summary.failed, 0, 'every redirect was answered: a visit recorded is a 302 the load counted');
-  t.is(writers.length, KILLS + 1, 'a new writer after each kill');
+  t.is(writers.length, WRITER_KILLS + 1, 'a new writer after each kill');
   t.is(visits, redirects, 'every 302 counted once');
   t.deepEqual(rollups, { humans: redirects, bots: 0 }, 'the hourly rollups agree');
   t.is(raw!.n + undetailed!.n, redirects, 'and the raw visits, with those only counted');
