@@ -19,7 +19,7 @@ NODE := $(PINNED_NODE)
 endif
 export PATH := $(NODE_DIR):$(CURDIR)/node_modules/.bin:$(PATH)
 # Node keeps the modules it compiled (kurz's TypeScript type-stripped, the bundle, the tools) in .cache/ and
-# reads them back in the next process: the tests start kurz's CLI and server hundreds of times, from source.
+# reads them back in the next process: the tests start kurz's CLI and server (the bundle) over a thousand times.
 export NODE_COMPILE_CACHE ?= $(CURDIR)/.cache/node
 
 DEPS := node_modules/.installed
@@ -230,7 +230,7 @@ test-reliability: $(BUNDLE) postgresql
 	node test/support/with-postgres.ts -- bash -c 'KURZ_TEST_BACKEND=postgres ava --config ava.reliability.config.js test/reliability/crash.test.ts'
 
 # The browser tests alone (test/e2e/): Chromium drives the UI; screenshots land in test/e2e/screenshots/.
-e2e: $(DEPS) chromium
+e2e: $(BUNDLE) chromium
 	ava 'test/e2e/**/*.test.ts'
 
 # $(call apt-install,CHECK,PACKAGE,WHO): when the shell test CHECK fails, installs Debian's PACKAGE with

@@ -1,6 +1,6 @@
 import { execFile, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { createServer, request as httpRequest, type RequestListener } from 'node:http';
 import { once } from 'node:events';
 import { availableParallelism, tmpdir } from 'node:os';
@@ -217,7 +217,28 @@ export async function waitFor(condition: () => boolean | Promise<boolean>, ms = 
   }
 }
 
-const MAIN = join(import.meta.dirname, '..', 'src', 'main.ts');
+const ROOT = join(import.meta.dirname, '..');
+
+/**
+ * What the tests start as a kurz process: the bundle of src/ that `make test` builds first (build/kurz.cjs,
+ * what `make run` starts), not src/main.ts, which Node would type-strip and load module by module again in
+ * every process, about twice the CPU of the CLI and `serve` tests. `kurzScript()` refuses a bundle older than
+ * a source file, so that a test never runs yesterday's kurz.
+ */
+export function kurzScript(): string {
+  if (!bundleChecked) {
+    const built = existsSync(BUNDLE) ? statSync(BUNDLE).mtimeMs : 0;
+    const sources = readdirSync(join(ROOT, 'src'), { recursive: true, encoding: 'utf8' }).map((f) => join(ROOT, 'src', f));
+    const newer = [...sources, join(ROOT, 'package-lock.json')].find((f) => statSync(f).mtimeMs > built);
+    if (newer !== undefined)
+      throw new Error(`${BUNDLE} is missing or older than ${newer}: run \`make build\` (make test does) before the tests`);
+    bundleChecked = true;
+  }
+  return BUNDLE;
+}
+
+const BUNDLE = join(ROOT, 'build', 'kurz.cjs');
+let bundleChecked = false;
 
 /**
  * What a kurz process started by a test gets of the test's environment: PATH, and Node's compile cache when
@@ -235,7 +256,7 @@ export interface CliResult {
 }
 
 /**
- * Runs kurz's CLI as its own process with only `env` (plus PATH), from source or, when `binary` is given,
+ * Runs kurz's CLI as its own process with only `env` (plus PATH), from the bundle (`kurzScript()`) or, when `binary` is given,
  * from the executable. `input` is written to its standard input.
  */
 export async function runCli(
@@ -243,7 +264,7 @@ export async function runCli(
   env: Record<string, string>,
   options: { binary?: string; input?: string; cwd?: string } = {},
 ): Promise<CliResult> {
-  const [file, argv] = options.binary ? [options.binary, args] : [process.execPath, [MAIN, ...args]];
+  const [file, argv] = options.binary ? [options.binary, args] : [process.execPath, [kurzScript(), ...args]];
   await cliSlots.take();
   try {
     return await runProcess(file, argv, env, options);
@@ -345,7 +366,7 @@ export async function startServe(
 ): Promise<ServeProcess> {
   const [file, argv] = options.binary
     ? [options.binary, ['serve', ...(options.args ?? [])]]
-    : [process.execPath, [MAIN, 'serve', ...(options.args ?? [])]];
+    : [process.execPath, [kurzScript(), 'serve', ...(options.args ?? [])]];
   const child = spawn(file, argv, {
     env: { ...BASE_ENV, KURZ_PORT: '0', KURZ_LOG_FORMAT: 'text', ...env },
     cwd: options.cwd,

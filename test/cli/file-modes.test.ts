@@ -4,14 +4,12 @@ import { chmodSync, existsSync, readFileSync, readdirSync, statSync, writeFileSy
 import { join } from 'node:path';
 import Sqlite from 'better-sqlite3';
 import type { ExecutionContext } from 'ava';
-import { runCli, sqliteOnly, startServe, tempDir, waitFor } from '../helpers.ts';
+import { kurzScript, runCli, sqliteOnly, startServe, tempDir, waitFor } from '../helpers.ts';
 
-const MAIN = join(import.meta.dirname, '..', '..', 'src', 'main.ts');
-
-/** A script that runs kurz from source under `umask 000`, for runCli's and startServe's `binary`. */
+/** A script that runs kurz (the bundle) under `umask 000`, for runCli's and startServe's `binary`. */
 function underUmask000(t: ExecutionContext): string {
   const script = join(tempDir(t), 'kurz-umask-000');
-  writeFileSync(script, `#!/bin/sh\numask 000\nexec '${process.execPath}' '${MAIN}' "$@"\n`);
+  writeFileSync(script, `#!/bin/sh\numask 000\nexec '${process.execPath}' '${kurzScript()}' "$@"\n`);
   chmodSync(script, 0o755);
   return script;
 }

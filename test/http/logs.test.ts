@@ -1,10 +1,7 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { join } from 'node:path';
 import test from 'ava';
-import { BASE_ENV, createKeyIn, freshDatabase, runCli, sqliteOnly, startKurz, startServe, waitFor } from '../helpers.ts';
-
-const MAIN = join(import.meta.dirname, '..', '..', 'src', 'main.ts');
+import { BASE_ENV, createKeyIn, freshDatabase, kurzScript, runCli, sqliteOnly, startKurz, startServe, waitFor } from '../helpers.ts';
 
 type Line = Record<string, unknown> & { time: string; level: string; msg: string };
 
@@ -63,7 +60,7 @@ sqliteOnly(
   async (t) => {
     const db = await freshDatabase(t);
     // script(1) runs kurz on a pseudo-terminal: its standard error is a TTY, as in an interactive shell.
-    const child = spawn('script', ['-qfec', `${process.execPath} ${MAIN} serve`, '/dev/null'], {
+    const child = spawn('script', ['-qfec', `${process.execPath} ${kurzScript()} serve`, '/dev/null'], {
       env: { ...BASE_ENV, KURZ_PORT: '0', KURZ_LOG_FORMAT: 'auto', ...db.env },
       stdio: ['pipe', 'pipe', 'pipe'],
     });

@@ -14,6 +14,7 @@ import {
   cookiesOf,
   csrfOf,
   freshDatabase,
+  kurzScript,
   loginAs,
   runCli,
   startKurz,
@@ -846,15 +847,13 @@ async function sessionCookies(base: string): Promise<string[]> {
   return res.headers.getSetCookie();
 }
 
-const MAIN = join(import.meta.dirname, '..', '..', 'src', 'main.ts');
-
 test("issue 23: a first start whose stderr is no terminal writes the password to a 0600 file in a 0700 folder, whatever the umask, and logs only the file's path; the first login asks for a new password, which deletes the file", async (t) => {
   const database = await freshDatabase(t);
   // A folder kurz makes itself, under umask 000: left alone it would be open to everyone.
   const db = join(tempDir(t), 'data', 'kurz.db');
   const env = { ...BASE_ENV, KURZ_PORT: '0', KURZ_LOG_FORMAT: 'text', KURZ_DB: db, ...database.env };
   if (database.file !== '') env.KURZ_DB = db;
-  const child = spawn('/bin/sh', ['-c', 'umask 000 && exec "$@"', 'sh', process.execPath, MAIN, 'serve'], {
+  const child = spawn('/bin/sh', ['-c', 'umask 000 && exec "$@"', 'sh', process.execPath, kurzScript(), 'serve'], {
     env,
     stdio: ['ignore', 'pipe', 'pipe'],
   });
