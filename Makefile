@@ -297,7 +297,7 @@ bench: $(BUNDLE) postgresql
 	@$(WRK)
 	$(WITH_BENCH_POSTGRES) node bench/run.ts full $(SCENARIOS)
 
-# CI-sized (10k links, one 2 s round, under 90 s); fails on missing numbers or unexpected errors, never on speed.
+# CI-sized (10k links, one 1 s round per server and scenario, about 2 minutes); fails on missing numbers or unexpected errors, never on speed.
 bench-smoke: $(BUNDLE) postgresql
 	@$(WRK)
 	$(WITH_BENCH_POSTGRES) node bench/run.ts smoke

@@ -175,7 +175,7 @@ function variants(links: number): Scenario[] {
 }
 
 export const PROFILES: Record<ProfileName, Profile> = {
-  smoke: { name: 'smoke', seconds: 2, warmUpSeconds: 1, rounds: 1, scenarios: [...mainScenarios(10_000, 10_000), ...variants(10_000)] },
+  smoke: { name: 'smoke', seconds: 1, warmUpSeconds: 1, rounds: 1, scenarios: [...mainScenarios(10_000, 10_000), ...variants(10_000)] },
   full: {
     name: 'full',
     seconds: 10,
