@@ -208,6 +208,12 @@ NODE_FLAGS := $(shell grep -o "'--[^']*'" src/node-flags.ts | tr -d "'")
 run: $(BUNDLE)
 	node $(NODE_FLAGS) $(BUNDLE) serve
 
+# tsc over every TypeScript file, once for lint, test and test-reliability (CI runs all three) until one changes.
+TYPECHECKED := build/typechecked
+$(TYPECHECKED): $(DEPS) tsconfig.json $(shell find src test bench scripts -name '*.ts')
+	tsc -p .
+	@mkdir -p build && touch $@
+
 # The tests that touch storage: `make test` runs them a second time, on PostgreSQL (the others run once).
 STORAGE_TESTS := "test/http/**/*.test.ts" "test/cli/**/*.test.ts" test/unit/link-store.test.ts test/unit/domain-store.test.ts test/unit/visit-store.test.ts \
   test/unit/visit-recorder.test.ts test/unit/audit-store.test.ts test/unit/access-store.test.ts
@@ -215,8 +221,7 @@ STORAGE_TESTS := "test/http/**/*.test.ts" "test/cli/**/*.test.ts" test/unit/link
 # With a throwaway PostgreSQL server (test/support/with-postgres.ts, for both passes: the PostgreSQL store's
 # own tests are in the first): every test on SQLite, then STORAGE_TESTS with KURZ_TEST_BACKEND=postgres.
 # The second pass runs even when the first fails; the target fails if either does.
-test: $(BUNDLE) chromium postgresql nginx shells
-	tsc -p .
+test: $(BUNDLE) $(TYPECHECKED) chromium postgresql nginx shells
 	node test/support/with-postgres.ts -- bash -c 'status=0; ava || status=1; \
 	  KURZ_TEST_BACKEND=postgres ava $(STORAGE_TESTS) || status=1; exit $$status'
 
@@ -224,8 +229,7 @@ test: $(BUNDLE) chromium postgresql nginx shells
 # a one-minute soak, on 127.0.0.1 only; each prints its figures. `.ci/run` runs it after `make test`. The
 # background writer's kills run on PostgreSQL too (the rest of crash.test.ts is SQLite's).
 .PHONY: test-reliability
-test-reliability: $(BUNDLE) postgresql
-	tsc -p .
+test-reliability: $(BUNDLE) $(TYPECHECKED) postgresql
 	ava --config ava.reliability.config.js
 	node test/support/with-postgres.ts -- bash -c 'KURZ_TEST_BACKEND=postgres ava --config ava.reliability.config.js test/reliability/crash.test.ts'
 
@@ -267,8 +271,7 @@ shells:
 	$(call apt-install,command -v fish >/dev/null,fish,the completion tests)
 	$(call apt-install,command -v groff >/dev/null,groff-base,the man page test)
 
-lint: $(DEPS)
-	tsc -p .
+lint: $(TYPECHECKED)
 	eslint .
 	prettier --check .
 	depcruise src --config .dependency-cruiser.js
