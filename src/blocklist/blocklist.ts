@@ -1,4 +1,5 @@
 import { isIP } from 'node:net';
+import { PackedSet } from './packed-set.ts';
 
 /**
  * One blocklist file, parsed. Every line is read on its own, so one file may mix the formats:
@@ -14,9 +15,9 @@ import { isIP } from 'node:net';
 export interface BlocklistFile {
   /** The file's name without its folder: what messages, the log and the UI show. */
   name: string;
-  hosts: ReadonlySet<string>;
-  domains: ReadonlySet<string>;
-  urls: ReadonlySet<string>;
+  hosts: PackedSet;
+  domains: PackedSet;
+  urls: PackedSet;
   /** Lines that held no entry kurz understands; the first few in `samples`. */
   invalid: number;
   samples: InvalidLine[];
@@ -74,28 +75,32 @@ const ADBLOCK = /^\|\|([^/^$|*]+)\^?$/;
 const SCHEME = /^[a-z][a-z0-9+.-]*:\/\//i;
 const SINGLE_LABEL = 'a single label would block a whole top-level domain';
 
-/** Parses one file's text; `name` is what matches report. Never throws: a line it cannot read is counted in `invalid`. */
-export function parseBlocklist(text: string, name: string): BlocklistFile {
+/** Parses one file (its bytes, or its text); `name` is what matches report. Never throws: a line it cannot read is counted in `invalid`. */
+export function parseBlocklist(content: Buffer | string, name: string): BlocklistFile {
   const parser = blocklistParser(name);
-  for (let start = 0; start <= text.length;) {
-    const end = lineEnd(text, start);
-    parser.line(text.slice(start, end));
-    start = end + 1;
-  }
+  for (const line of linesOf(typeof content === 'string' ? Buffer.from(content) : content)) parser.line(line);
   return parser.result();
 }
 
-/** Where the line starting at `start` ends: its newline, or the end of `text`. */
-export function lineEnd(text: string, start: number): number {
-  const end = text.indexOf('\n', start);
-  return end === -1 ? text.length : end;
+/**
+ * A file's lines, without a byte order mark, each decoded on its own: no string of the whole file, which
+ * would be megabytes for the collector to move to its old generation at every reload.
+ */
+export function* linesOf(bytes: Buffer): Generator<string> {
+  const bom = bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf;
+  for (let start = bom ? 3 : 0; start <= bytes.length;) {
+    const newline = bytes.indexOf(10, start);
+    const end = newline === -1 ? bytes.length : newline;
+    yield bytes.toString('utf8', start, end);
+    start = end + 1;
+  }
 }
 
 /** A parser fed one line at a time (so that a large file can be read between other work), then asked for the result. */
 export function blocklistParser(name: string): { line(raw: string): void; result(): BlocklistFile } {
-  const hosts = new Set<string>();
-  const domains = new Set<string>();
-  const urls = new Set<string>();
+  const hosts = new PackedSet();
+  const domains = new PackedSet();
+  const urls = new PackedSet();
   const samples: InvalidLine[] = [];
   let invalid = 0;
   let lineNo = 0;
@@ -167,7 +172,7 @@ export function blocklistParser(name: string): { line(raw: string): void; result
     addDomain(bare, raw, 'not a domain name, a hosts line or an http(s) URL');
   }
 
-  return { line, result: () => ({ name, hosts, domains, urls, invalid, samples }) };
+  return { line, result: () => ({ name, hosts: hosts.trim(), domains: domains.trim(), urls: urls.trim(), invalid, samples }) };
 }
 
 /**
@@ -180,15 +185,15 @@ export function matchBlocklist(list: Blocklist, href: string): BlocklistMatch | 
   const url = URL.parse(href);
   if (!url) return undefined;
   const host = url.hostname.endsWith('.') ? url.hostname.slice(0, -1) : url.hostname;
-  const bare = comparableUrl(url);
   const address = host.startsWith('[') || isIP(host) !== 0;
+  // The URL's one spelling costs more than the rest of the check: made only for a file that lists URLs.
+  let bare: string | undefined;
   for (const file of list.files) {
-    if (file.urls.has(bare)) return { kind: 'url', rule: bare, list: file.name };
+    if (file.urls.size > 0 && file.urls.has((bare ??= comparableUrl(url)))) return { kind: 'url', rule: bare, list: file.name };
     if (file.hosts.has(host)) return { kind: 'host', rule: host, list: file.name };
     if (address) continue;
     for (let at = 0; at !== -1;) {
-      const domain = at === 0 ? host : host.slice(at);
-      if (file.domains.has(domain)) return { kind: 'domain', rule: domain, list: file.name };
+      if (file.domains.has(host, at)) return { kind: 'domain', rule: host.slice(at), list: file.name };
       const dot = host.indexOf('.', at);
       at = dot === -1 ? -1 : dot + 1;
     }

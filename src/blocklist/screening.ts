@@ -34,7 +34,7 @@ export interface BlocklistStatus {
 }
 
 /** Links read per page of a scan. */
-const PAGE = 1000;
+const PAGE = 250;
 /** Links named one by one in the log per scan; the rest are counted. */
 const LOGGED_LINKS = 1000;
 /** How often the files' size and time are compared, for changes their folder's events miss. */

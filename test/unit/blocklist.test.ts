@@ -166,3 +166,10 @@ for (const [entry, target, matches] of SPELLINGS) {
     t.is(matchBlocklist(list, new URL(target).href)?.kind === 'url', matches);
   });
 }
+
+test('reads a file’s bytes: a byte order mark, Windows line ends and UTF-8 names', (t) => {
+  const bytes = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('bücher.example\r\n0.0.0.0 evil.example\r\n', 'utf8')]);
+  const file = parseBlocklist(bytes, 'list.txt');
+  t.deepEqual(entries(file), { ...NONE, hosts: ['evil.example'], domains: ['xn--bcher-kva.example'] });
+  t.is(file.invalid, 0, JSON.stringify(file.samples));
+});
