@@ -1,3 +1,5 @@
+import { fnv1a } from '../core/fnv.ts';
+
 /**
  * A set of one-byte strings (a blocklist's host names, domains and URLs, which are ASCII as targets spell
  * them) kept in typed arrays: their characters one entry after another, and an open-addressing table of
@@ -148,7 +150,6 @@ function lengthBytes(length: number): number {
 
 /** FNV-1a of `text` from `from` on, its high bits folded into the low ones a table's mask keeps. */
 function hashOf(text: string, from: number): number {
-  let hash = 0x811c9dc5;
-  for (let i = from; i < text.length; i++) hash = Math.imul(hash ^ text.charCodeAt(i), 0x01000193);
+  const hash = fnv1a(text, from);
   return (hash ^ (hash >>> 16)) >>> 0;
 }

@@ -1,3 +1,5 @@
+import { fnv1a } from '../core/fnv.ts';
+
 /**
  * Lets a key into a cache only the second time it is asked for within a window (TinyLFU's doorkeeper). A
  * sweep over many links each visited once then leaves the cache to the links visited again, instead of
@@ -24,8 +26,7 @@ export class Doorkeeper {
   /** True when `key` was seen in the current window; otherwise notes it and returns false. */
   admit(key: string): boolean {
     // FNV-1a, then a second probe from the same hash's other half.
-    let hash = 0x811c9dc5;
-    for (let i = 0; i < key.length; i++) hash = Math.imul(hash ^ key.charCodeAt(i), 0x01000193);
+    const hash = fnv1a(key);
     const first = hash & this.#mask;
     const second = (Math.imul(hash ^ (hash >>> 15), 0x2c1b3c6d) >>> 0) & this.#mask;
     if (this.#has(first) && this.#has(second)) return true;
