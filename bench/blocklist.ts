@@ -33,7 +33,6 @@ async function measureInChild(format: Format, dir: string): Promise<void> {
   const path = writeList(format, dir);
   const gc = () => (globalThis as { gc?: () => void }).gc?.();
   gc();
-  gc();
   const before = process.memoryUsage();
   const cpu = process.cpuUsage();
   const loaded = readBlocklistFiles([path]);

@@ -1,5 +1,5 @@
 import test from 'ava';
-import { EMPTY_BLOCKLIST, matchBlocklist, parseBlocklist, type BlocklistFile } from '../../src/blocklist/blocklist.ts';
+import { EMPTY_BLOCKLIST, linesOf, matchBlocklist, parseBlocklist, type BlocklistFile } from '../../src/blocklist/blocklist.ts';
 
 /** The entries of one file, by kind, sorted: what a table row expects. */
 function entries(file: BlocklistFile) {
@@ -169,6 +169,8 @@ for (const [entry, target, matches] of SPELLINGS) {
 
 test('reads a file’s bytes: a byte order mark, Windows line ends and UTF-8 names', (t) => {
   const bytes = Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('bücher.example\r\n0.0.0.0 evil.example\r\n', 'utf8')]);
+  // The first line without the mark (the parser's trim would hide a mark left in it).
+  t.deepEqual([...linesOf(bytes)], ['bücher.example\r', '0.0.0.0 evil.example\r', '']);
   const file = parseBlocklist(bytes, 'list.txt');
   t.deepEqual(entries(file), { ...NONE, hosts: ['evil.example'], domains: ['xn--bcher-kva.example'] });
   t.is(file.invalid, 0, JSON.stringify(file.samples));
