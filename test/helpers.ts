@@ -36,6 +36,16 @@ export function tempDir(t: ExecutionContext): string {
   return dir;
 }
 
+/** A port nothing listens on now: the kernel's choice for a listener opened and closed at once. */
+export async function freePort(): Promise<number> {
+  const server = createServer().listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as { port: number };
+  server.close();
+  await once(server, 'close');
+  return port;
+}
+
 /**
  * Serves `listener` on 127.0.0.1 on a free port until the test ends; returns the base URL. With `config`,
  * on the server `serve` makes (its timeouts and header limit). Teardowns run last-registered first, so the

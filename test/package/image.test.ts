@@ -3,11 +3,10 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
-import { createServer } from 'node:net';
 import { join } from 'node:path';
 import test, { type ExecutionContext } from 'ava';
 import { VERSION } from '../../src/core/version.ts';
-import { tempDir, waitFor } from '../helpers.ts';
+import { freePort, tempDir, waitFor } from '../helpers.ts';
 
 const ARCHIVE = process.env['KURZ_IMAGE'] ?? 'dist/kurz-image.tar';
 // The archive's docker side names them so (it knows no platforms): what podman load reads from an index of two images.
@@ -44,14 +43,6 @@ function podman(...args: string[]): Promise<Run> {
       resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
     );
   });
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer().listen(0, '127.0.0.1');
-  await new Promise((resolve) => server.once('listening', resolve));
-  const { port } = server.address() as { port: number };
-  await new Promise((resolve) => server.close(resolve));
-  return port;
 }
 
 /** Starts the image with `volume` on /data, published on a free loopback port; removed after the test. */

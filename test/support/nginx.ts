@@ -1,10 +1,10 @@
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
-import { connect, createServer } from 'node:net';
+import { connect } from 'node:net';
 import { join } from 'node:path';
 import type { ExecutionContext } from 'ava';
-import { tempDir } from '../helpers.ts';
+import { freePort, tempDir } from '../helpers.ts';
 
 /** Debian's nginx (`make nginx` installs it). */
 export const NGINX = '/usr/sbin/nginx';
@@ -85,16 +85,6 @@ function readLog(dir: string): string {
   } catch {
     return '';
   }
-}
-
-/** A port nothing listens on now: the kernel's choice for a listener opened and closed at once. */
-async function freePort(): Promise<number> {
-  const server = createServer().listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as { port: number };
-  server.close();
-  await once(server, 'close');
-  return port;
 }
 
 /** Whether a connection to 127.0.0.1:port is accepted. */
