@@ -166,9 +166,10 @@ tar -C $@.dir -cf $@.tmp . && mv $@.tmp $@ && rm -rf $@.dir
 endef
 
 # Installs the package into a copy of that root: files, user, conffile, systemd-analyze verify, kurz started as
-# the unit would start it, remove and purge.
-deb-test: deb $(DEBIAN_ROOT)
-	KURZ_DEBIAN_ROOT=$(DEBIAN_ROOT) ava --config ava.deb.config.js
+# the unit would start it, remove and purge; then the arm64 package: its contents and scripts against amd64's,
+# an install, its kurz run under qemu-user.
+deb-test: dist/kurz_$(VERSION)_amd64.deb dist/kurz_$(VERSION)_arm64.deb $(DEBIAN_ROOT)
+	KURZ_DEBIAN_ROOT=$(DEBIAN_ROOT) KURZ_ARM64_EMULATOR='$(ARM64_EMULATOR)' ava --config ava.deb.config.js
 
 # The container image (README: _Container_): for amd64 and arm64, each executable, the libraries it links and a
 # non-root user, written as an OCI archive by scripts/image.ts, without a container daemon. `make image-test`

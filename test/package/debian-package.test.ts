@@ -274,3 +274,48 @@ test.serial('dpkg -P removes the database, the settings, the service and the use
   t.is((await inRoot('getent', 'group', 'kurz')).code, 2, 'no kurz group');
   t.is((await inRoot('dpkg-query', '-W', 'kurz')).code, 1, 'dpkg knows the package no more');
 });
+
+// The arm64 package (`make deb` builds it beside amd64's) in the same root, once amd64's is purged. The root is
+// amd64, so the package's libraries (libc6:arm64, libstdc++6:arm64) are not in it: dpkg takes the foreign
+// architecture and is told to install without them (--force-depends), and the installed executable is run by
+// qemu-user with the machine's arm64 libraries (KURZ_ARM64_EMULATOR, empty on an arm64 machine). What this
+// checks is the package: the same files, scripts, user and unit as amd64's, and an arm64 kurz in /usr/bin.
+const ARM64_DEB = join(import.meta.dirname, '..', '..', 'dist', `kurz_${VERSION}_arm64.deb`);
+const EMULATOR = (process.env['KURZ_ARM64_EMULATOR'] ?? '').split(' ').filter(Boolean);
+
+test.serial("the arm64 package holds what amd64's does, installs its user and unit, and its kurz is an arm64 build", async (t) => {
+  t.true(existsSync(ARM64_DEB), `${ARM64_DEB} is missing (make deb with dist/kurz-linux-arm64)`);
+  const contents = async (deb: string) =>
+    (await run('dpkg-deb', ['-c', deb])).stdout
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => `${line.split(/\s+/)[0]} ${line.split(/\s+/)[1]} ${line.split(/\s+/).slice(5).join(' ')}`);
+  t.deepEqual(await contents(ARM64_DEB), await contents(DEB), 'the same paths, modes and owners');
+  for (const script of ['postinst', 'prerm', 'postrm']) {
+    const of = async (deb: string) => (await run('dpkg-deb', ['-I', deb, script])).stdout;
+    t.is(await of(ARM64_DEB), await of(DEB), script);
+  }
+  const field = async (deb: string, name: string) => (await run('dpkg-deb', ['-f', deb, name])).stdout.trim();
+  t.is(await field(ARM64_DEB, 'Architecture'), 'arm64');
+  t.is(await field(ARM64_DEB, 'Depends'), await field(DEB, 'Depends'));
+
+  writeFileSync(at('tmp/kurz-arm64.deb'), readFileSync(ARM64_DEB));
+  t.is((await inRoot('dpkg', '--add-architecture', 'arm64')).code, 0);
+  const install = await inRoot('dpkg', '-i', '--force-depends', '/tmp/kurz-arm64.deb');
+  t.is(install.code, 0, install.stdout + install.stderr);
+  t.is((await inRoot('dpkg-query', '-W', '-f', '${Architecture} ${Version}', 'kurz')).stdout, `arm64 ${VERSION}`);
+  t.is((await inRoot('getent', 'passwd', 'kurz')).code, 0, 'the kurz user');
+  t.true(lstatSync(at('etc/systemd/system/multi-user.target.wants/kurz.service')).isSymbolicLink(), 'the service enabled');
+  const verify = await inRoot('systemd-analyze', 'verify', '/usr/lib/systemd/system/kurz.service');
+  t.is(verify.code, 0, verify.stderr);
+
+  const [command = '', ...args] = [...EMULATOR, at('usr/bin/kurz'), 'version', '--json'];
+  const version = await run(command, args);
+  t.is(version.code, 0, version.stderr);
+  t.like(JSON.parse(version.stdout), { kurz: VERSION, arch: 'arm64' });
+
+  const purge = await inRoot('dpkg', '-P', 'kurz');
+  t.is(purge.code, 0, purge.stderr);
+  t.false(existsSync(at('usr/bin/kurz')));
+  t.is((await inRoot('getent', 'passwd', 'kurz')).code, 2, 'no kurz user');
+});
