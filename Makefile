@@ -152,13 +152,16 @@ RELEASE += dist/kurz_$(VERSION)_amd64.deb dist/kurz_$(VERSION)_arm64.deb
 DEBIAN_ROOT_PACKAGES := systemd,adduser,man-db,bash-completion,zsh,fish
 DEBIAN_ROOT := $(CURDIR)/.cache/debian-root/bookworm-$(shell echo '$(DEBIAN_ROOT_PACKAGES)' | md5sum | cut -c1-8).tar
 DEBIAN_MIRROR ?= http://deb.debian.org/debian
-$(DEBIAN_ROOT):
-	$(call debian-root,$(DEBIAN_ROOT_PACKAGES),the Debian package test)
+$(DEBIAN_ROOT): | debootstrap
+	$(call debian-root,$(DEBIAN_ROOT_PACKAGES))
 
-# $(call debian-root,PACKAGES,WHO): the target, a tar of a minimal Debian 12 root with PACKAGES, without the
+.PHONY: debootstrap
+debootstrap:
+	$(call apt-install,command -v debootstrap >/dev/null,debootstrap,the Debian package and compose tests)
+
+# $(call debian-root,PACKAGES): the target, a tar of a minimal Debian 12 root with PACKAGES, without the
 # downloaded .debs.
 define debian-root
-$(call apt-install,command -v debootstrap >/dev/null,debootstrap,$(2))
 rm -rf $@.dir && mkdir -p $@.dir
 debootstrap --variant=minbase --include=$(1) bookworm $@.dir $(DEBIAN_MIRROR)
 rm -f $@.dir/var/cache/apt/archives/*.deb
@@ -189,8 +192,8 @@ image-test: $(IMAGE) podman binfmt-arm64
 # from a Debian root with PostgreSQL 15 and nginx (about 45 s to make once): no registry is reachable here.
 COMPOSE_ROOT_PACKAGES := postgresql,nginx-light
 COMPOSE_ROOT := $(CURDIR)/.cache/debian-root/bookworm-$(shell echo '$(COMPOSE_ROOT_PACKAGES)' | md5sum | cut -c1-8).tar
-$(COMPOSE_ROOT):
-	$(call debian-root,$(COMPOSE_ROOT_PACKAGES),the compose test)
+$(COMPOSE_ROOT): | debootstrap
+	$(call debian-root,$(COMPOSE_ROOT_PACKAGES))
 
 .PHONY: compose-test docker
 compose-test: $(IMAGE) $(COMPOSE_ROOT) docker

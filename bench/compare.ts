@@ -234,8 +234,10 @@ async function measure(scenario: Scenario, setup: Setup, servers: Record<Side, S
     return result;
   };
 
-  await run('baseline', profile.warmUpSeconds);
-  await run('kurz', profile.warmUpSeconds);
+  if (profile.warmUpSeconds > 0) {
+    await run('baseline', profile.warmUpSeconds);
+    await run('kurz', profile.warmUpSeconds);
+  }
 
   for (let round = 0; round < profile.rounds; round++) {
     const order: Side[] = round % 2 === 0 ? ['baseline', 'kurz'] : ['kurz', 'baseline'];
