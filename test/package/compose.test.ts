@@ -32,16 +32,19 @@ let daemonDir = '';
 let daemon: ChildProcess | undefined;
 let env: NodeJS.ProcessEnv = {};
 
-function run(command: string, args: string[], options: { cwd?: string; input?: string } = {}): Promise<Run> {
+/** Runs a program with the daemon's DOCKER_HOST (and `extraEnv`), in `cwd`. */
+function run(command: string, args: string[], options: { cwd?: string; extraEnv?: NodeJS.ProcessEnv } = {}): Promise<Run> {
   return new Promise((resolve) => {
-    const child = execFile(command, args, { env, cwd: options.cwd, maxBuffer: 16 * 1024 * 1024 }, (err, stdout, stderr) =>
-      resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    execFile(
+      command,
+      args,
+      { env: { ...env, ...options.extraEnv }, cwd: options.cwd, maxBuffer: 16 * 1024 * 1024 },
+      (err, stdout, stderr) => resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
     );
-    if (options.input !== undefined) child.stdin?.end(options.input);
   });
 }
 
-async function must(command: string, args: string[], options: { cwd?: string; input?: string } = {}): Promise<string> {
+async function must(command: string, args: string[], options: { cwd?: string } = {}): Promise<string> {
   const done = await run(command, args, options);
   if (done.code !== 0) throw new Error(`${command} ${args.join(' ')} exited ${done.code}: ${done.stderr}${done.stdout}`);
   return done.stdout;
@@ -66,13 +69,9 @@ async function project(t: ExecutionContext, profile: 'single' | 'cluster'): Prom
   const name = `kurz${randomBytes(3).toString('hex')}`;
   const port = await freePort();
   const compose = (...args: string[]): Promise<Run> =>
-    new Promise((resolve) => {
-      execFile(
-        'docker-compose',
-        ['-p', name, '-f', 'compose.yml', '--profile', profile, ...args],
-        { env: { ...env, KURZ_HOST_PORT: String(port) }, cwd: dir, maxBuffer: 16 * 1024 * 1024 },
-        (err, stdout, stderr) => resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
-      );
+    run('docker-compose', ['-p', name, '-f', 'compose.yml', '--profile', profile, ...args], {
+      cwd: dir,
+      extraEnv: { KURZ_HOST_PORT: String(port) },
     });
   t.teardown(async () => void (await compose('down', '-v', '-t', '10')));
   return { dir, name, base: `http://127.0.0.1:${port}`, compose };
