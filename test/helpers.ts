@@ -36,6 +36,29 @@ export function tempDir(t: ExecutionContext): string {
   return dir;
 }
 
+/** What a program run by `runProgram` did. */
+export interface ProgramRun {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/**
+ * Runs a program to its end (stdin closed at once) and resolves with its exit code and output, whatever the
+ * code: for tests of the packages, which run podman, docker, dpkg and the like.
+ */
+export function runProgram(
+  file: string,
+  args: readonly string[],
+  options: { env?: NodeJS.ProcessEnv; cwd?: string } = {},
+): Promise<ProgramRun> {
+  return new Promise((resolve) => {
+    execFile(file, args, { maxBuffer: 64 * 1024 * 1024, env: options.env, cwd: options.cwd }, (err, stdout, stderr) =>
+      resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
+    ).stdin?.end();
+  });
+}
+
 /** A port nothing listens on now: the kernel's choice for a listener opened and closed at once. */
 export async function freePort(): Promise<number> {
   const server = createServer().listen(0, '127.0.0.1');

@@ -6,13 +6,13 @@
 // stand-ins under their names (test/package/compose/): Debian 12's PostgreSQL 15 and nginx, from a Debian root
 // (KURZ_COMPOSE_ROOT, made by debootstrap), doing what the official images do for the settings the file gives
 // them. kurz's own image is dist/kurz-image.tar, as a user loads it.
-import { type ChildProcess, execFile, spawn } from 'node:child_process';
+import { type ChildProcess, spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chownSync, copyFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import test, { type ExecutionContext } from 'ava';
 import { VERSION } from '../../src/core/version.ts';
-import { freePort, tempDir, waitFor } from '../helpers.ts';
+import { BROWSER_UA, freePort, runProgram, tempDir, waitFor, type ProgramRun } from '../helpers.ts';
 
 const ROOT = process.env['KURZ_COMPOSE_ROOT'];
 const ARCHIVE = process.env['KURZ_IMAGE'] ?? 'dist/kurz-image.tar';
@@ -20,29 +20,14 @@ const STAND_INS = join(import.meta.dirname, 'compose');
 const DOCS = join(import.meta.dirname, '..', '..', 'docs');
 // The address the file gives nginx, the one proxy kurz trusts.
 const PROXY_ADDRESS = '172.30.0.10';
-const BROWSER = 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0 Safari/537.36';
-
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
 
 let daemonDir = '';
 let daemon: ChildProcess | undefined;
 let env: NodeJS.ProcessEnv = {};
 
 /** Runs a program with the daemon's DOCKER_HOST (and `extraEnv`), in `cwd`. */
-function run(command: string, args: string[], options: { cwd?: string; extraEnv?: NodeJS.ProcessEnv } = {}): Promise<Run> {
-  return new Promise((resolve) => {
-    execFile(
-      command,
-      args,
-      { env: { ...env, ...options.extraEnv }, cwd: options.cwd, maxBuffer: 16 * 1024 * 1024 },
-      (err, stdout, stderr) => resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
-    );
-  });
-}
+const run = (command: string, args: string[], options: { cwd?: string; extraEnv?: NodeJS.ProcessEnv } = {}) =>
+  runProgram(command, args, { env: { ...env, ...options.extraEnv }, ...(options.cwd === undefined ? {} : { cwd: options.cwd }) });
 
 async function must(command: string, args: string[], options: { cwd?: string } = {}): Promise<string> {
   const done = await run(command, args, options);
@@ -55,7 +40,7 @@ interface Project {
   dir: string;
   name: string;
   base: string;
-  compose: (...args: string[]) => Promise<Run>;
+  compose: (...args: string[]) => Promise<ProgramRun>;
 }
 
 async function project(t: ExecutionContext, profile: 'single' | 'cluster'): Promise<Project> {
@@ -68,7 +53,7 @@ async function project(t: ExecutionContext, profile: 'single' | 'cluster'): Prom
   chownSync(join(dir, 'database-url'), 10001, 10001);
   const name = `kurz${randomBytes(3).toString('hex')}`;
   const port = await freePort();
-  const compose = (...args: string[]): Promise<Run> =>
+  const compose = (...args: string[]): Promise<ProgramRun> =>
     run('docker-compose', ['-p', name, '-f', 'compose.yml', '--profile', profile, ...args], {
       cwd: dir,
       extraEnv: { KURZ_HOST_PORT: String(port) },
@@ -98,7 +83,7 @@ async function kurz(p: Project, service: string, ...args: string[]): Promise<str
 }
 
 async function redirect(base: string, code: string): Promise<{ status: number; location: string | null }> {
-  const answer = await fetch(`${base}/${code}`, { redirect: 'manual', headers: { 'user-agent': BROWSER } });
+  const answer = await fetch(`${base}/${code}`, { redirect: 'manual', headers: { 'user-agent': BROWSER_UA } });
   await answer.body?.cancel();
   return { status: answer.status, location: answer.headers.get('location') };
 }

@@ -1,33 +1,19 @@
-import { execFile, spawn } from 'node:child_process';
+import { spawn } from 'node:child_process';
 import { appendFileSync, existsSync, lstatSync, mkdtempSync, readFileSync, readlinkSync, rmSync, statSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { gunzipSync } from 'node:zlib';
 import test, { type ExecutionContext } from 'ava';
 import { VERSION } from '../../src/core/version.ts';
-import { waitFor, watchServe } from '../helpers.ts';
+import { runProgram, waitFor, watchServe } from '../helpers.ts';
 
 // `make deb-test` builds the package and a Debian root (debootstrap, cached as a tar); these tests install the
 // package into a fresh copy of that root, as root, and look at what dpkg, the maintainer scripts and kurz did there.
 const DEB = join(import.meta.dirname, '..', '..', 'dist', `kurz_${VERSION}_amd64.deb`);
 const ROOT_TAR = process.env['KURZ_DEBIAN_ROOT'] ?? '';
 
-interface Result {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-function run(file: string, args: string[]): Promise<Result> {
-  return new Promise((resolve) => {
-    execFile(
-      file,
-      args,
-      { maxBuffer: 64 * 1024 * 1024, env: { PATH: '/usr/sbin:/usr/bin:/sbin:/bin', LC_ALL: 'C' } },
-      (err, stdout, stderr) => resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
-    ).stdin?.end();
-  });
-}
+/** Runs a program here with a plain PATH and the C locale (dpkg's messages in English). */
+const run = (file: string, args: string[]) => runProgram(file, args, { env: { PATH: '/usr/sbin:/usr/bin:/sbin:/bin', LC_ALL: 'C' } });
 
 let root = '';
 /** Runs a program inside the Debian root. */
@@ -285,11 +271,15 @@ const EMULATOR = (process.env['KURZ_ARM64_EMULATOR'] ?? '').split(' ').filter(Bo
 
 test.serial("the arm64 package holds what amd64's does, installs its user and unit, and its kurz is an arm64 build", async (t) => {
   t.true(existsSync(ARM64_DEB), `${ARM64_DEB} is missing (make deb with dist/kurz-linux-arm64)`);
+  /** Each entry's mode, owner and path (not its size or date). */
   const contents = async (deb: string) =>
     (await run('dpkg-deb', ['-c', deb])).stdout
       .split('\n')
       .filter(Boolean)
-      .map((line) => `${line.split(/\s+/)[0]} ${line.split(/\s+/)[1]} ${line.split(/\s+/).slice(5).join(' ')}`);
+      .map((line) => {
+        const [mode, owner, , , , ...path] = line.split(/\s+/);
+        return `${mode} ${owner} ${path.join(' ')}`;
+      });
   t.deepEqual(await contents(ARM64_DEB), await contents(DEB), 'the same paths, modes and owners');
   for (const script of ['postinst', 'prerm', 'postrm']) {
     const of = async (deb: string) => (await run('dpkg-deb', ['-I', deb, script])).stdout;

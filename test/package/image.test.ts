@@ -1,12 +1,11 @@
 // The container image (dist/kurz-image.tar, `make image`) as a self-hoster runs it: podman load, run with a
 // volume, /healthz, create, redirect, restart on the same volume, stop. `make image-test` runs it.
-import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { chmodSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import test, { type ExecutionContext } from 'ava';
 import { VERSION } from '../../src/core/version.ts';
-import { freePort, tempDir, waitFor } from '../helpers.ts';
+import { freePort, runProgram, tempDir, waitFor } from '../helpers.ts';
 
 const ARCHIVE = process.env['KURZ_IMAGE'] ?? 'dist/kurz-image.tar';
 // The archive's docker side names them so (it knows no platforms): what podman load reads from an index of two images.
@@ -31,19 +30,7 @@ function openFilesLimit(): string {
   return hard === 'unlimited' ? '1048576' : hard;
 }
 
-interface Run {
-  code: number;
-  stdout: string;
-  stderr: string;
-}
-
-function podman(...args: string[]): Promise<Run> {
-  return new Promise((resolve) => {
-    execFile('podman', [...RUNTIME, ...args], { maxBuffer: 16 * 1024 * 1024 }, (err, stdout, stderr) =>
-      resolve({ code: err ? Number((err as { code?: number }).code ?? 1) : 0, stdout, stderr }),
-    );
-  });
-}
+const podman = (...args: string[]) => runProgram('podman', [...RUNTIME, ...args]);
 
 /** Starts the image with `volume` on /data, published on a free loopback port; removed after the test. */
 async function start(t: ExecutionContext, volume: string, extra: string[] = [], image = IMAGE): Promise<{ name: string; base: string }> {
