@@ -83,6 +83,29 @@ test('a database of schema 2 keeps its visit counts when they move to link_visit
   t.is(db.prepare('SELECT count(*) FROM links').pluck().get(), 2, 'no link lost');
 });
 
+test('an upgrade is all or nothing: a step that fails leaves the file at its old schema, its links kept', (t) => {
+  const path = join(tempDir(t), 'kurz.db');
+  const old = new Sqlite(path);
+  old.pragma(`application_id = ${APPLICATION_ID}`);
+  for (const step of MIGRATIONS.slice(0, 2)) old.exec(step);
+  old.pragma('user_version = 2');
+  old
+    .prepare('INSERT INTO links (code, url, url_hash, created_at, updated_at) VALUES (?, ?, NULL, 100, 100)')
+    .run('kept', 'https://a.example/');
+  // A table of a later step's name makes that step fail, after the steps before it ran.
+  old.exec('CREATE TABLE domains (planted INTEGER)');
+  old.close();
+
+  t.throws(() => openDatabase(path), { message: /table domains already exists/ });
+  const after = new Sqlite(path, { readonly: true });
+  t.teardown(() => after.close());
+  t.is(after.pragma('user_version', { simple: true }), 2);
+  const tables = after.prepare("SELECT name FROM sqlite_schema WHERE type = 'table'").pluck().all();
+  t.false(tables.includes('link_visits'), 'the step after schema 2, which ran before the failing one, was undone');
+  t.true(after.prepare("SELECT name FROM pragma_table_info('links')").pluck().all().includes('visit_count'));
+  t.deepEqual(after.prepare('SELECT code, url FROM links').all(), [{ code: 'kept', url: 'https://a.example/' }]);
+});
+
 test('link_days holds the links created per day and the live ones: filled from the links at the migration, then kept by every change', (t) => {
   const DAY = 86_400_000;
   const path = join(tempDir(t), 'kurz.db');

@@ -499,6 +499,26 @@ if (SERVER === undefined) {
     await t.throwsAsync(open(t, url), { message: new RegExp(`schema version ${MIGRATIONS.length + 1}, newer than this kurz knows`) });
   });
 
+  test('an upgrade is all or nothing: a step that fails leaves the database at its old schema, its links kept', async (t) => {
+    const url = await freshDatabase(t);
+    const admin = await adminOf(t, url);
+    await admin.query(q.CREATE_SCHEMA_TABLE);
+    await admin.query(MIGRATIONS[0]!);
+    await admin.query(q.SET_SCHEMA_VERSION, [1]);
+    await admin.query(`INSERT INTO links (id, code, url, created_at, updated_at) VALUES (1, 'kept', 'https://a.example/', $1, $1)`, [
+      START,
+    ]);
+    // A table of a later step's name makes that step fail, after the steps before it ran.
+    await admin.query('CREATE TABLE domains (planted integer)');
+    await t.throwsAsync(open(t, url), { message: /relation "domains" already exists/ });
+    t.deepEqual((await admin.query('SELECT version FROM kurz_schema')).rows, [{ version: 1 }]);
+    const columns = await admin.query(
+      `SELECT column_name FROM information_schema.columns WHERE table_name = 'links' AND column_name = 'blocked_rule'`,
+    );
+    t.is(columns.rowCount, 0, 'the step after schema 1, which ran before the failing one, was undone');
+    t.deepEqual((await admin.query('SELECT code, url FROM links')).rows, [{ code: 'kept', url: 'https://a.example/' }]);
+  });
+
   test('a server that cannot be reached at start is named with its password masked', async (t) => {
     const probe = createServer().listen(0, '127.0.0.1');
     await once(probe, 'listening');

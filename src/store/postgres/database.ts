@@ -254,8 +254,9 @@ export async function openDatabase(url: string, log: Logger): Promise<Database> 
 }
 
 /**
- * Applies the pending migrations, each in its own transaction, under an advisory lock so that nodes
- * starting together never apply a step twice. Throws if the database is not kurz's or newer than this build.
+ * Applies the pending migrations, all in one transaction (an upgrade is all or nothing, as on SQLite), under
+ * an advisory lock so that nodes starting together never apply a step twice. Throws if the database is not
+ * kurz's or newer than this build.
  */
 async function migrate(pool: pg.Pool): Promise<void> {
   const client = await pool.connect();
@@ -267,32 +268,28 @@ async function migrate(pool: pg.Pool): Promise<void> {
   try {
     await client.query(q.LOCK_MIGRATIONS);
     const one = async <R extends pg.QueryResultRow>(sql: string): Promise<R> => (await client.query<R>(sql)).rows[0]!;
-    const inTransaction = async (sql: string, version: number): Promise<void> => {
-      await client.query(q.BEGIN);
-      try {
-        await client.query(sql);
-        await client.query(q.SET_SCHEMA_VERSION, [version]);
-        await client.query(q.COMMIT);
-      } catch (err) {
-        await client.query(q.ROLLBACK);
-        throw err;
-      }
-    };
-    if (!(await one<{ present: boolean }>(q.HAS_SCHEMA_TABLE)).present) {
-      if ((await one<{ count: number }>(q.OBJECTS_IN_SCHEMA)).count > 0) {
-        throw new Error(
-          'the PostgreSQL database has tables but none of kurz (no kurz_schema): it does not belong to kurz; refusing to use it',
-        );
-      }
-      await inTransaction(q.CREATE_SCHEMA_TABLE, 0);
+    const fresh = !(await one<{ present: boolean }>(q.HAS_SCHEMA_TABLE)).present;
+    if (fresh && (await one<{ count: number }>(q.OBJECTS_IN_SCHEMA)).count > 0) {
+      throw new Error(
+        'the PostgreSQL database has tables but none of kurz (no kurz_schema): it does not belong to kurz; refusing to use it',
+      );
     }
-    let version = (await one<{ version: number }>(q.SCHEMA_VERSION)).version;
+    const version = fresh ? 0 : (await one<{ version: number }>(q.SCHEMA_VERSION)).version;
     if (version > MIGRATIONS.length) {
       throw new Error(
         `the database has schema version ${version}, newer than this kurz knows (${MIGRATIONS.length}); run a newer kurz or restore a backup`,
       );
     }
-    for (; version < MIGRATIONS.length; version++) await inTransaction(MIGRATIONS[version] ?? '', version + 1);
+    if (!fresh && version === MIGRATIONS.length) return;
+    await client.query(q.BEGIN);
+    try {
+      for (const step of [...(fresh ? [q.CREATE_SCHEMA_TABLE] : []), ...MIGRATIONS.slice(version)]) await client.query(step);
+      await client.query(q.SET_SCHEMA_VERSION, [MIGRATIONS.length]);
+      await client.query(q.COMMIT);
+    } catch (err) {
+      await client.query(q.ROLLBACK);
+      throw err;
+    }
   } finally {
     await client.query(q.UNLOCK_MIGRATIONS).catch((err: unknown) => {
       failed ??= err instanceof Error ? err : new Error(String(err));

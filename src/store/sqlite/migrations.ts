@@ -674,8 +674,10 @@ export const MIGRATIONS: readonly string[] = [
 ];
 
 /**
- * Applies the pending migrations, each in its own immediate transaction so that two processes
- * starting on one file never apply the same step twice. Throws if the file is newer than this build.
+ * Applies the pending migrations, all in one immediate transaction: an upgrade is all or nothing (a step
+ * that fails, or a kill half-way, leaves the file at the schema it had), a new file gets its tables with
+ * one sync of the disk instead of one per step, and two processes starting on one file never apply a step
+ * twice. Throws if the file is newer than this build.
  */
 export function migrate(db: Database): void {
   const current = (): number => db.pragma('user_version', { simple: true }) as number;
@@ -684,11 +686,9 @@ export function migrate(db: Database): void {
       `the database has schema version ${current()}, newer than this kurz knows (${MIGRATIONS.length}); run a newer kurz or restore a backup`,
     );
   }
-  for (let version = current(); version < MIGRATIONS.length; version = current()) {
-    db.transaction(() => {
-      if (current() !== version) return;
-      db.exec(MIGRATIONS[version] ?? '');
-      db.pragma(`user_version = ${version + 1}`);
-    }).immediate();
-  }
+  if (current() === MIGRATIONS.length) return;
+  db.transaction(() => {
+    for (let version = current(); version < MIGRATIONS.length; version++) db.exec(MIGRATIONS[version] ?? '');
+    db.pragma(`user_version = ${MIGRATIONS.length}`);
+  }).immediate();
 }
