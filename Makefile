@@ -260,9 +260,10 @@ test-reliability: $(BUNDLE) $(TYPECHECKED) postgresql
 	ava --config ava.reliability.config.js
 	node test/support/with-postgres.ts -- bash -c 'KURZ_TEST_BACKEND=postgres ava --config ava.reliability.config.js test/reliability/crash.test.ts'
 
-# The browser tests alone (test/e2e/): Chromium drives the UI; screenshots land in test/e2e/screenshots/.
+# The browser tests alone (test/e2e/): Chromium drives the UI, and writes its screenshots into test/e2e/screenshots/
+# (`make test` runs the same tests without writing them: KURZ_SCREENSHOTS=1 asks for them there too).
 e2e: $(BUNDLE) chromium
-	ava 'test/e2e/**/*.test.ts'
+	KURZ_SCREENSHOTS=1 ava 'test/e2e/**/*.test.ts'
 
 # $(call apt-install,CHECK,PACKAGE,WHO): when the shell test CHECK fails, installs Debian's PACKAGE with
 # apt-get (as root, or with sudo) for WHO, which needs it, and checks again.

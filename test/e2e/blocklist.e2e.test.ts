@@ -1,8 +1,9 @@
-import { mkdirSync, renameSync, writeFileSync } from 'node:fs';
+import { renameSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import anyTest, { type ExecutionContext, type TestFn } from 'ava';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { startKurz, tempDir, waitFor, ADMIN_PASSWORD, type TestKurz } from '../helpers.ts';
+import { DESKTOP, shoot } from './browser.ts';
 
 /**
  * What the blocklist shows in a real browser (Chromium): the badge, the reason on a link's page, the count
@@ -12,12 +13,9 @@ import { startKurz, tempDir, waitFor, ADMIN_PASSWORD, type TestKurz } from '../h
 
 const test = anyTest as TestFn<{ browser: Browser }>;
 
-const SHOTS = join(import.meta.dirname, 'screenshots');
-const DESKTOP = { width: 1280, height: 800 };
 const PHONE = { width: 360, height: 740 };
 
 test.before(async (t) => {
-  mkdirSync(SHOTS, { recursive: true });
   t.context.browser = await chromium.launch({
     executablePath: '/usr/bin/chromium',
     args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking'],
@@ -48,16 +46,6 @@ async function logIn(page: Page, k: TestKurz): Promise<void> {
   await page.getByLabel('Password').fill(ADMIN_PASSWORD);
   await page.getByRole('button', { name: 'Log in' }).click();
   await page.waitForURL('/');
-}
-
-/** Screenshots light and dark; the page must not scroll sideways. */
-async function shoot(t: ExecutionContext, page: Page, name: string, viewport: { width: number; height: number }): Promise<void> {
-  for (const colorScheme of ['light', 'dark'] as const) {
-    await page.emulateMedia({ colorScheme });
-    await page.screenshot({ path: join(SHOTS, `${name}-${viewport === PHONE ? 'phone' : 'desktop'}-${colorScheme}.png`), fullPage: true });
-  }
-  await page.emulateMedia({ colorScheme: 'light' });
-  t.true((await page.evaluate('document.documentElement.scrollWidth <= window.innerWidth')) === true, `${name} fits ${viewport.width} px`);
 }
 
 test('the blocklist in the UI: badge, reason, count, filter, files, a refused form and the 410 page', async (t) => {

@@ -1,7 +1,7 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import type { ExecutionContext } from 'ava';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import { chromium, type Browser, type Locator, type Page } from 'playwright-core';
 import type { TestKurz } from '../helpers.ts';
 
 // What the Chromium tests of several users share: the browser, a page that collects its errors, the login
@@ -63,13 +63,56 @@ export async function logIn(page: Page, user: string, password: string): Promise
   await page.waitForURL('/');
 }
 
-/** Screenshots of the page, light and dark (NAME-desktop|phone-SCHEME.png), and that it fits its width. */
-export async function shoot(t: ExecutionContext, page: Page, name: string, viewport: { width: number }): Promise<void> {
+/**
+ * Whether the browser tests write their screenshots (KURZ_SCREENSHOTS=1, which `make e2e` sets): they are for a
+ * person to look at, and `make test` checks the same pages without encoding some 340 PNGs.
+ */
+export const SCREENSHOTS = process.env['KURZ_SCREENSHOTS'] === '1';
+
+/**
+ * The page light and dark: in each, that it fits its width, and a screenshot (NAME-desktop|phone-SCHEME.png) when
+ * SCREENSHOTS. `part` shoots only a section of a long page: from the top of `from` to the bottom of `to`.
+ */
+export async function shoot(
+  t: ExecutionContext,
+  page: Page,
+  name: string,
+  viewport: { width: number },
+  part?: { from: Locator; to: Locator },
+): Promise<void> {
+  const size = viewport.width < DESKTOP.width ? 'phone' : 'desktop';
+  if (part) await part.from.scrollIntoViewIfNeeded();
+  for (const colorScheme of ['light', 'dark'] as const) {
+    await page.emulateMedia({ colorScheme });
+    if (SCREENSHOTS) {
+      const path = join(SHOTS, `${name}-${size}-${colorScheme}.png`);
+      await page.screenshot({ path, fullPage: true, ...(part ? { clip: await clipOf(page, part, viewport) } : {}) });
+    }
+    t.true(await fitsWidth(page), `${name} fits ${viewport.width} px (${colorScheme})`);
+  }
+  await page.emulateMedia({ colorScheme: 'light' });
+}
+
+/** A screenshot of one element, light and dark (NAME-SIZE-SCHEME.png), when SCREENSHOTS. */
+export async function shootElement(page: Page, element: Locator, name: string, viewport: { width: number }): Promise<void> {
+  if (!SCREENSHOTS) return;
   const size = viewport.width < DESKTOP.width ? 'phone' : 'desktop';
   for (const colorScheme of ['light', 'dark'] as const) {
     await page.emulateMedia({ colorScheme });
-    await page.screenshot({ path: join(SHOTS, `${name}-${size}-${colorScheme}.png`), fullPage: true });
+    await element.screenshot({ path: join(SHOTS, `${name}-${size}-${colorScheme}.png`) });
   }
   await page.emulateMedia({ colorScheme: 'light' });
-  t.true((await page.evaluate('document.documentElement.scrollWidth <= window.innerWidth')) === true, `${name} fits ${viewport.width} px`);
+}
+
+/** Whether the page does not scroll sideways. */
+export async function fitsWidth(page: Page): Promise<boolean> {
+  return (await page.evaluate('document.documentElement.scrollWidth <= window.innerWidth')) === true;
+}
+
+/** The page's area from the top of `from` to the bottom of `to`, in page coordinates, with a margin. */
+async function clipOf(page: Page, { from, to }: { from: Locator; to: Locator }, viewport: { width: number }) {
+  const top = (await from.boundingBox())!;
+  const box = (await to.boundingBox())!;
+  const scroll = (await page.evaluate('window.scrollY')) as number;
+  return { x: 0, y: top.y + scroll - 8, width: viewport.width, height: box.y + box.height - top.y + 16 };
 }

@@ -1,9 +1,8 @@
 import test, { type ExecutionContext } from 'ava';
 import { UA } from '../fixtures/user-agents.ts';
 import { ADMIN_PASSWORD, startKurz, type TestKurz } from '../helpers.ts';
-import { join } from 'node:path';
 import type { Page } from 'playwright-core';
-import { browserFor, DESKTOP, logIn, openPage, shoot, SHOTS, unfold, type Viewport } from './browser.ts';
+import { browserFor, DESKTOP, fitsWidth, logIn, openPage, SCREENSHOTS, shoot, shootElement, unfold, type Viewport } from './browser.ts';
 
 /**
  * The pages before the redirect in a real browser (Chromium): the notice and its button, the form (a refused
@@ -32,30 +31,6 @@ async function catchTargets(k: TestKurz, page: Page): Promise<string[]> {
     },
   );
   return left;
-}
-
-/** Screenshots of the rules and the pages sections (from the Redirect rules heading to the pages' card), light and dark. */
-async function shootSection(t: ExecutionContext, page: Page, viewport: Viewport): Promise<void> {
-  const size = viewport.width < DESKTOP.width ? 'phone' : 'desktop';
-  const heading = page.locator('h2#rules');
-  const section = page.locator('section.pages');
-  await heading.scrollIntoViewIfNeeded();
-  for (const colorScheme of ['light', 'dark'] as const) {
-    await page.emulateMedia({ colorScheme });
-    const top = (await heading.boundingBox())!;
-    const box = (await section.boundingBox())!;
-    const scroll = (await page.evaluate('window.scrollY')) as number;
-    await page.screenshot({
-      path: join(SHOTS, `pages-editor-${size}-${colorScheme}.png`),
-      fullPage: true,
-      clip: { x: 0, y: top.y + scroll - 8, width: viewport.width, height: box.y + box.height - top.y + 16 },
-    });
-  }
-  await page.emulateMedia({ colorScheme: 'light' });
-  t.true(
-    (await page.evaluate('document.documentElement.scrollWidth <= window.innerWidth')) === true,
-    `the link page fits ${viewport.width} px`,
-  );
 }
 
 async function pages(t: ExecutionContext, viewport: Viewport): Promise<void> {
@@ -120,17 +95,10 @@ async function pages(t: ExecutionContext, viewport: Viewport): Promise<void> {
   await owner.page.goto('/links/survey');
   const latest = owner.page.locator('#latest-form-answers');
   t.regex((await latest.textContent()) ?? '', /Ana[\s\S]*ana@example\.org/);
-  for (const colorScheme of ['light', 'dark'] as const) {
-    await owner.page.emulateMedia({ colorScheme });
-    await owner.page.locator('section.pages').screenshot({ path: join(SHOTS, `pages-latest-answers-${size}-${colorScheme}.png`) });
-  }
-  t.true((await owner.page.evaluate('document.documentElement.scrollWidth <= window.innerWidth')) === true, 'the link page fits');
+  await shootElement(owner.page, owner.page.locator('section.pages'), 'pages-latest-answers', viewport);
+  t.true(await fitsWidth(owner.page), 'the link page fits');
   await unfold(owner.page, 'edit-fold');
-  for (const colorScheme of ['light', 'dark'] as const) {
-    await owner.page.emulateMedia({ colorScheme });
-    await owner.page.locator('#preview-fields').screenshot({ path: join(SHOTS, `preview-fields-${size}-${colorScheme}.png`) });
-  }
-  await owner.page.emulateMedia({ colorScheme: 'light' });
+  await shootElement(owner.page, owner.page.locator('#preview-fields'), 'preview-fields', viewport);
   await owner.page.goto('/links/survey/form-answers');
   t.regex((await owner.page.locator('#form-answers').textContent()) ?? '', /ana@example\.org/);
   await shoot(t, owner.page, 'pages-form-answers', viewport);
@@ -171,7 +139,7 @@ async function pages(t: ExecutionContext, viewport: Viewport): Promise<void> {
   await instagram.waitForURL('https://apps.apple.com/app/id1234567890?src=bio');
   // The refused form's 400 is the one resource error expected.
   t.deepEqual(problems, ['Failed to load resource: the server responded with a status of 400 (Bad Request)']);
-  t.log(`screenshots: pages-*-${size}-*.png`);
+  if (SCREENSHOTS) t.log(`screenshots: pages-*-${size}-*.png`);
 }
 
 test('notice, form and open-in-browser at 1280 px', (t) => pages(t, DESKTOP));
@@ -201,7 +169,7 @@ test('the link page sets a notice and the rule editor shows it to everyone, with
     }
     t.regex((await page.locator('#rule-list .rule-line').first().textContent()) ?? '', /for every visitor\s*→\s*page notice/);
     t.is(await page.locator('#noticeMessage').inputValue(), 'Mind the step.');
-    await shootSection(t, page, viewport);
+    await shoot(t, page, 'pages-editor', viewport, { from: page.locator('h2#rules'), to: page.locator('section.pages') });
     t.deepEqual(problems, []);
   }
   const visit = await fetch(`${k.base}/edited`, { headers: { accept: 'text/html' } });

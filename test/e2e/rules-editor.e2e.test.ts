@@ -1,7 +1,6 @@
 import test, { type ExecutionContext } from 'ava';
-import { join } from 'node:path';
-import type { Page } from 'playwright-core';
-import { browserFor, DESKTOP, logIn, openPage, SHOTS, unfold, type Viewport } from './browser.ts';
+import type { Locator, Page } from 'playwright-core';
+import { browserFor, DESKTOP, logIn, openPage, shoot, unfold, type Viewport } from './browser.ts';
 import { ADMIN_PASSWORD, startKurz } from '../helpers.ts';
 
 /**
@@ -22,25 +21,9 @@ async function addRule(page: Page, type: string, value: string, action: string, 
   await page.getByRole('button', { name: 'Add rule' }).click();
 }
 
-/** Screenshots of the Redirect rules section (heading and card), light and dark, and that the page fits its width. */
-async function shootSection(t: ExecutionContext, page: Page, name: string, viewport: Viewport): Promise<void> {
-  const size = viewport.width < DESKTOP.width ? 'phone' : 'desktop';
-  const heading = page.locator('h2#rules');
-  const section = page.locator('section.rules');
-  await heading.scrollIntoViewIfNeeded();
-  for (const colorScheme of ['light', 'dark'] as const) {
-    await page.emulateMedia({ colorScheme });
-    const top = (await heading.boundingBox())!;
-    const box = (await section.boundingBox())!;
-    const scroll = (await page.evaluate('window.scrollY')) as number;
-    await page.screenshot({
-      path: join(SHOTS, `${name}-${size}-${colorScheme}.png`),
-      fullPage: true,
-      clip: { x: 0, y: top.y + scroll - 8, width: viewport.width, height: box.y + box.height - top.y + 16 },
-    });
-  }
-  await page.emulateMedia({ colorScheme: 'light' });
-  t.true((await page.evaluate('document.documentElement.scrollWidth <= window.innerWidth')) === true, `${name} fits ${viewport.width} px`);
+/** The Redirect rules section of a link's page, from its heading to its card. */
+function rulesSection(page: Page): { from: Locator; to: Locator } {
+  return { from: page.locator('h2#rules'), to: page.locator('section.rules') };
 }
 
 async function editRules(t: ExecutionContext, viewport: Viewport, javaScript: boolean): Promise<void> {
@@ -75,12 +58,12 @@ async function editRules(t: ExecutionContext, viewport: Viewport, javaScript: bo
   t.regex((await page.locator('#value1-error').textContent()) ?? '', /"10\.0\.0\.0\/33" is not a CIDR range/);
   t.is(await page.locator('#value1').inputValue(), '10.0.0.0/33');
   t.is(await page.locator('#rule-list li').count(), 2);
-  if (javaScript) await shootSection(t, page, 'rules-editor-refused', viewport);
+  if (javaScript) await shoot(t, page, 'rules-editor-refused', viewport, rulesSection(page));
   await page.locator('#value1').fill('');
 
   if (javaScript) {
     await page.goto('/links/ruled#rules');
-    await shootSection(t, page, 'rules-editor', viewport);
+    await shoot(t, page, 'rules-editor', viewport, rulesSection(page));
   }
   await page.getByRole('button', { name: 'Remove rule 1' }).click();
   await page.locator('#rule-list li').nth(1).waitFor({ state: 'detached' });

@@ -1,7 +1,5 @@
 import test, { type ExecutionContext } from 'ava';
-import { join } from 'node:path';
-import type { Locator, Page } from 'playwright-core';
-import { browserFor, DESKTOP, logIn, openPage, SHOTS, unfold, type Viewport } from './browser.ts';
+import { browserFor, DESKTOP, logIn, openPage, shoot, unfold, type Viewport } from './browser.ts';
 import { ADMIN_PASSWORD, BROWSER_UA, startKurz } from '../helpers.ts';
 
 /**
@@ -14,25 +12,6 @@ import { ADMIN_PASSWORD, BROWSER_UA, startKurz } from '../helpers.ts';
 const PHONE = { width: 390, height: 844 };
 const A = 'https://example.com/a';
 const B = 'https://example.com/b';
-
-/** Screenshots of `part` (from `top`), light and dark, and that the page fits its width. */
-async function shootPart(t: ExecutionContext, page: Page, top: Locator, part: Locator, name: string, viewport: Viewport): Promise<void> {
-  const size = viewport.width < DESKTOP.width ? 'phone' : 'desktop';
-  await top.scrollIntoViewIfNeeded();
-  for (const colorScheme of ['light', 'dark'] as const) {
-    await page.emulateMedia({ colorScheme });
-    const from = (await top.boundingBox())!;
-    const box = (await part.boundingBox())!;
-    const scroll = (await page.evaluate('window.scrollY')) as number;
-    await page.screenshot({
-      path: join(SHOTS, `${name}-${size}-${colorScheme}.png`),
-      fullPage: true,
-      clip: { x: 0, y: from.y + scroll - 8, width: viewport.width, height: box.y + box.height - from.y + 16 },
-    });
-  }
-  await page.emulateMedia({ colorScheme: 'light' });
-  t.true((await page.evaluate('document.documentElement.scrollWidth <= window.innerWidth')) === true, `${name} fits ${viewport.width} px`);
-}
 
 async function where(base: string, code: string, who: number, headers: Record<string, string> = {}): Promise<string | null> {
   const res = await fetch(`${base}/${code}`, { headers: { 'user-agent': `${BROWSER_UA} v${who}`, ...headers }, redirect: 'manual' });
@@ -75,7 +54,7 @@ async function editSplit(t: ExecutionContext, viewport: Viewport, javaScript: bo
   t.regex((await page.locator('#variant_weight2-error').textContent()) ?? '', /Variant 2 weight must be at least 1/);
   t.is(await page.locator('#variant_weight2').inputValue(), '0');
   await page.locator('#variant_weight2').fill('1');
-  if (javaScript) await shootPart(t, page, page.locator('#split'), page.locator('#split'), 'split-edit-form', viewport);
+  if (javaScript) await shoot(t, page, 'split-edit-form', viewport, { from: page.locator('#split'), to: page.locator('#split') });
 
   // Pause the first: everybody goes to the second.
   t.not(await page.locator('details#edit-fold').getAttribute('open'), null, 'a refused edit shows its form open');
@@ -105,7 +84,7 @@ async function editSplit(t: ExecutionContext, viewport: Viewport, javaScript: bo
   if (javaScript) {
     await unfold(page, 'rule-editor');
     await page.locator('#action').selectOption('split');
-    await shootPart(t, page, page.locator('h2#rules'), page.locator('section.rules'), 'split-rule-editor', viewport);
+    await shoot(t, page, 'split-rule-editor', viewport, { from: page.locator('h2#rules'), to: page.locator('section.rules') });
   }
 
   // The stats page lists the variants once the visits are written.
@@ -113,7 +92,8 @@ async function editSplit(t: ExecutionContext, viewport: Viewport, javaScript: bo
   await page.goto('/links/ab/stats');
   const rows = await page.locator('#variants tbody td.variant-url').allTextContents();
   t.true(rows.includes(B) && rows.includes('https://example.de/a'), rows.join(', '));
-  if (javaScript) await shootPart(t, page, page.locator('h2#variants-heading'), page.locator('#variants'), 'split-stats', viewport);
+  if (javaScript)
+    await shoot(t, page, 'split-stats', viewport, { from: page.locator('h2#variants-heading'), to: page.locator('#variants') });
 
   // Every row emptied: the split is removed.
   await page.goto('/links/ab');

@@ -1,9 +1,8 @@
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
 import test, { type ExecutionContext } from 'ava';
 import { chromium, type Page } from 'playwright-core';
 import { ADMIN_PASSWORD, startKurz, type TestKurz } from '../helpers.ts';
 import { ssoSettings, startProvider } from '../support/oidc-provider.ts';
+import { DESKTOP, shoot } from './browser.ts';
 
 /**
  * Single sign-on in a real browser (Chromium) through a real OpenID provider (oidc-provider, its
@@ -12,8 +11,6 @@ import { ssoSettings, startProvider } from '../support/oidc-provider.ts';
  */
 
 const CHROMIUM = '/usr/bin/chromium';
-const SHOTS = join(import.meta.dirname, 'screenshots');
-const DESKTOP = { width: 1280, height: 800 };
 const PHONE = { width: 360, height: 740 };
 // kurz's public URL: a name of its own, which Chromium maps to the test server's port.
 const PUBLIC_URL = 'http://kurz.test';
@@ -84,7 +81,6 @@ test('with oidcCreateUsers off, someone kurz does not know is refused: no kurz a
 });
 
 test('screenshots of the login page with single sign-on, with and without the password form', async (t) => {
-  mkdirSync(SHOTS, { recursive: true });
   for (const passwordLogin of [true, false]) {
     const { page } = await setUp(t, { passwordLogin });
     for (const viewport of [DESKTOP, PHONE]) {
@@ -95,14 +91,3 @@ test('screenshots of the login page with single sign-on, with and without the pa
     }
   }
 });
-
-/** Screenshots of the page as it is, light and dark; it must not scroll sideways. */
-async function shoot(t: ExecutionContext, page: Page, name: string, viewport: { width: number; height: number }): Promise<void> {
-  mkdirSync(SHOTS, { recursive: true });
-  for (const colorScheme of ['light', 'dark'] as const) {
-    await page.emulateMedia({ colorScheme });
-    await page.screenshot({ path: join(SHOTS, `${name}-${viewport === PHONE ? 'phone' : 'desktop'}-${colorScheme}.png`), fullPage: true });
-  }
-  await page.emulateMedia({ colorScheme: 'light' });
-  t.true((await page.evaluate('document.documentElement.scrollWidth <= window.innerWidth')) === true, `${name} fits ${viewport.width} px`);
-}

@@ -1,10 +1,8 @@
-import { mkdirSync } from 'node:fs';
-import { join } from 'node:path';
 import anyTest, { type ExecutionContext, type TestFn } from 'ava';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { listen, startKurz, ADMIN_PASSWORD, type TestKurz } from '../helpers.ts';
 import { SERVER_ADMIN } from '../../src/auth/actor.ts';
-import { unfold } from './browser.ts';
+import { DESKTOP, fitsWidth, shoot, unfold } from './browser.ts';
 
 /**
  * The web UI in a real browser (Chromium): the admin's work from login to revoking a key, paging at phone
@@ -14,14 +12,11 @@ import { unfold } from './browser.ts';
 const test = anyTest as TestFn<{ browser: Browser }>;
 
 const CHROMIUM = '/usr/bin/chromium';
-const SHOTS = join(import.meta.dirname, 'screenshots');
-const DESKTOP = { width: 1280, height: 800 };
 const PHONE = { width: 360, height: 740 };
 // Targets must not lead back to kurz (127.0.0.1 is refused), so the target server gets a name of its own.
 const TARGET_HOST = 'target.test';
 
 test.before(async (t) => {
-  mkdirSync(SHOTS, { recursive: true });
   t.context.browser = await chromium.launch({
     executablePath: CHROMIUM,
     args: ['--no-sandbox', '--disable-gpu', '--disable-background-networking', `--host-resolver-rules=MAP ${TARGET_HOST} 127.0.0.1`],
@@ -67,11 +62,6 @@ async function targetSite(t: ExecutionContext): Promise<string> {
     res.end(`<!doctype html><title>Target</title><h1>Target page ${(req.url ?? '').replace(/[^\w/?=&-]/g, '')}</h1>`);
   });
   return base.replace('127.0.0.1', TARGET_HOST);
-}
-
-/** True when the page needs no sideways scrolling (this file has no DOM types, hence a string). */
-async function fitsWidth(page: Page): Promise<boolean> {
-  return (await page.evaluate('document.documentElement.scrollWidth <= window.innerWidth')) === true;
 }
 
 /** The code in a link page's address: /links/CODE?created → CODE. */
@@ -231,16 +221,6 @@ test('the admin adds a domain, shortens on it with the select, and filters the l
   t.is(await page.getByRole('button', { name: 'Remove domain' }).count(), 0, 'refused while a link is on it');
   t.deepEqual(problems, [], 'no console errors');
 });
-
-/** Screenshots of the page as it is, light and dark; it must not scroll sideways. */
-async function shoot(t: ExecutionContext, page: Page, name: string, viewport: { width: number; height: number }): Promise<void> {
-  for (const colorScheme of ['light', 'dark'] as const) {
-    await page.emulateMedia({ colorScheme });
-    await page.screenshot({ path: join(SHOTS, `${name}-${viewport === PHONE ? 'phone' : 'desktop'}-${colorScheme}.png`), fullPage: true });
-  }
-  await page.emulateMedia({ colorScheme: 'light' });
-  t.true(await fitsWidth(page), `${name} fits ${viewport.width} px`);
-}
 
 /** Every page worth looking at, with what to do to reach it. */
 const SCREENS: Array<{ name: string; open: (page: Page, k: TestKurz, code: string) => Promise<unknown>; loggedIn?: boolean }> = [
