@@ -313,9 +313,12 @@ clean:
 # --- benchmark ---
 # Load benchmarks on loopback (bench/run.ts): kurz and a bare node:http baseline pinned to core 0, wrk to
 # core 1, scenarios interleaved with the baseline. Results in bench/results/ (latest.md). Not part of `make test`.
-WRK := command -v wrk >/dev/null || (apt-get update && apt-get install -y wrk)
 
-.PHONY: bench bench-smoke bench-large bench-micro bench-profile-create bench-stats bench-pages bench-writer bench-blocklist soak
+.PHONY: bench bench-smoke bench-large bench-micro bench-profile-create bench-stats bench-pages bench-writer bench-blocklist soak wrk
+
+# The load generator of the benchmarks: Debian's wrk.
+wrk:
+	$(call apt-install,command -v wrk >/dev/null,wrk,the benchmarks)
 
 # The PostgreSQL scenarios run against a throwaway server (test/support/with-postgres.ts, fsync on) on kurz's
 # core 0; the bench itself may use both cores (it pins kurz and wrk).
@@ -324,18 +327,15 @@ WITH_BENCH_POSTGRES := taskset -c 0 node test/support/with-postgres.ts --durable
 # About 20 minutes: seeds 10k, 100k and 1M links, then 3 rounds of 10 s per server and scenario (and kurz writing
 # the visits its background writer could not get to while saturated).
 # `make bench SCENARIOS="cold-redirect-1M create"` runs only those.
-bench: $(BUNDLE) postgresql
-	@$(WRK)
+bench: $(BUNDLE) postgresql wrk
 	$(WITH_BENCH_POSTGRES) node bench/run.ts full $(SCENARIOS)
 
 # CI-sized (10k links, one 1 s round per server and scenario, about 2 minutes); fails on missing numbers or unexpected errors, never on speed.
-bench-smoke: $(BUNDLE) postgresql
-	@$(WRK)
+bench-smoke: $(BUNDLE) postgresql wrk
 	$(WITH_BENCH_POSTGRES) node bench/run.ts smoke
 
 # Hot redirects over 10M links: about 10 minutes, 8 of them seeding.
-bench-large: $(BUNDLE)
-	@$(WRK)
+bench-large: $(BUNDLE) wrk
 	node bench/run.ts large
 
 # ops/s of URL validation and code generation, in process.
@@ -344,8 +344,7 @@ bench-micro: $(DEPS)
 
 # A created link's server CPU by stage (parsing, API key, insert, commit, sync, answer…), from a CPU profile of
 # kurz under the create scenario's load: about 40 s. `PROFILE_SECONDS=20 make bench-profile-create` for longer.
-bench-profile-create: $(BUNDLE)
-	@$(WRK)
+bench-profile-create: $(BUNDLE) wrk
 	node bench/profile-create.ts $(or $(PROFILE_SECONDS),10)
 
 # A 500,000-line blocklist of each format, each in a fresh process: load time, memory kept, a lookup, a reload.
