@@ -7,6 +7,15 @@ import { MIGRATIONS } from '../../src/store/sqlite/migrations.ts';
 import { LINK_IDS_BY_URL_HASH } from '../../src/store/sqlite/queries.ts';
 import { tempDir } from '../helpers.ts';
 
+/** A kurz database at schema `version` (its first `version` migrations), as an older kurz left it: open, for rows to be planted. */
+function databaseAtSchema(path: string, version: number): Sqlite.Database {
+  const old = new Sqlite(path);
+  old.pragma(`application_id = ${APPLICATION_ID}`);
+  for (const step of MIGRATIONS.slice(0, version)) old.exec(step);
+  old.pragma(`user_version = ${version}`);
+  return old;
+}
+
 test('a new database is created with its folder, in WAL mode, marked as kurz, at the latest schema', (t) => {
   const path = join(tempDir(t), 'nested', 'dir', 'kurz.db');
   const db = openDatabase(path);
@@ -61,10 +70,7 @@ test('opening again keeps the data and applies nothing twice', (t) => {
 
 test('a database of schema 2 keeps its visit counts when they move to link_visits', (t) => {
   const path = join(tempDir(t), 'kurz.db');
-  const old = new Sqlite(path);
-  old.pragma(`application_id = ${APPLICATION_ID}`);
-  for (const step of MIGRATIONS.slice(0, 2)) old.exec(step);
-  old.pragma('user_version = 2');
+  const old = databaseAtSchema(path, 2);
   const insert = old.prepare(
     'INSERT INTO links (code, url, url_hash, created_at, updated_at, visit_count, last_visit_at) VALUES (?, ?, NULL, 100, 100, ?, ?)',
   );
@@ -85,10 +91,7 @@ test('a database of schema 2 keeps its visit counts when they move to link_visit
 
 test('an upgrade is all or nothing: a step that fails leaves the file at its old schema, its links kept', (t) => {
   const path = join(tempDir(t), 'kurz.db');
-  const old = new Sqlite(path);
-  old.pragma(`application_id = ${APPLICATION_ID}`);
-  for (const step of MIGRATIONS.slice(0, 2)) old.exec(step);
-  old.pragma('user_version = 2');
+  const old = databaseAtSchema(path, 2);
   old
     .prepare('INSERT INTO links (code, url, url_hash, created_at, updated_at) VALUES (?, ?, NULL, 100, 100)')
     .run('kept', 'https://a.example/');
@@ -109,11 +112,8 @@ test('an upgrade is all or nothing: a step that fails leaves the file at its old
 test('link_days holds the links created per day and the live ones: filled from the links at the migration, then kept by every change', (t) => {
   const DAY = 86_400_000;
   const path = join(tempDir(t), 'kurz.db');
-  const old = new Sqlite(path);
-  old.pragma(`application_id = ${APPLICATION_ID}`);
   // The schema before link_days (migration 8).
-  for (const step of MIGRATIONS.slice(0, 7)) old.exec(step);
-  old.pragma('user_version = 7');
+  const old = databaseAtSchema(path, 7);
   const insert = old.prepare('INSERT INTO links (code, url, url_hash, created_at, updated_at, deleted_at) VALUES (?, ?, NULL, ?, ?, ?)');
   insert.run('a', 'https://a.example/', DAY + 5, DAY + 5, null);
   insert.run('b', 'https://b.example/', DAY + 9, DAY + 9, DAY + 10);
@@ -187,10 +187,7 @@ test('a file that is not a SQLite database is named in the error and left untouc
 
 test('a database of schema 3 keeps its links: aliases stay aliases, generated links stay dedupe targets, and edits of options are logged', (t) => {
   const path = join(tempDir(t), 'kurz.db');
-  const old = new Sqlite(path);
-  old.pragma(`application_id = ${APPLICATION_ID}`);
-  for (const step of MIGRATIONS.slice(0, 3)) old.exec(step);
-  old.pragma('user_version = 3');
+  const old = databaseAtSchema(path, 3);
   const insert = old.prepare('INSERT INTO links (code, url, url_hash, created_at, updated_at) VALUES (?, ?, ?, 1, 1)');
   insert.run('mine', 'https://example.com/alias', null);
   insert.run('Ab3dE9', 'https://example.com/generated', Buffer.alloc(32, 1));
@@ -253,10 +250,7 @@ test('the figures are kept per owner: links per day and visits move with a link 
 
 test("migration 16 moves each link.create entry onto its link's row: the creator, how they came, a first target an edit changed", (t) => {
   const path = join(tempDir(t), 'kurz.db');
-  const old = new Sqlite(path);
-  old.pragma(`application_id = ${APPLICATION_ID}`);
-  for (const step of MIGRATIONS.slice(0, 15)) old.exec(step);
-  old.pragma('user_version = 15');
+  const old = databaseAtSchema(path, 15);
   old.exec(`INSERT INTO users (id, name, role, created_at) VALUES (1, 'admin', 'admin', 0), (2, 'ana', 'member', 0);
     INSERT INTO links (id, code, url, created_at, updated_at, owner_id) VALUES
       (1, 'a', 'https://example.com/a', 10, 10, 1), (2, 'b', 'https://example.com/b2', 20, 30, 2), (3, 'imported', 'https://example.com/i', 5, 5, 1);
@@ -293,11 +287,8 @@ test("migration 16 moves each link.create entry onto its link's row: the creator
 
 test('the domains migration puts every link on the default domain with its id, code, tags, visits and change log, and keeps the id sequence', (t) => {
   const path = join(tempDir(t), 'kurz.db');
-  const old = new Sqlite(path);
-  old.pragma(`application_id = ${APPLICATION_ID}`);
   // Schema 9: the last one before domains.
-  for (const step of MIGRATIONS.slice(0, 9)) old.exec(step);
-  old.pragma('user_version = 9');
+  const old = databaseAtSchema(path, 9);
   const insert = old.prepare(
     'INSERT INTO links (id, code, url, created_at, updated_at, deleted_at, is_alias, title, max_visits, claimed_visits, enabled) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)',
   );
