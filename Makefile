@@ -313,7 +313,6 @@ clean:
 # --- benchmark ---
 # Load benchmarks on loopback (bench/run.ts): kurz and a bare node:http baseline pinned to core 0, wrk to
 # core 1, scenarios interleaved with the baseline. Results in bench/results/ (latest.md). Not part of `make test`.
-
 .PHONY: bench bench-smoke bench-large bench-micro bench-profile-create bench-stats bench-pages bench-writer bench-blocklist soak wrk
 
 # The load generator of the benchmarks: Debian's wrk.

@@ -109,6 +109,11 @@ export async function fitsWidth(page: Page): Promise<boolean> {
   return (await page.evaluate('document.documentElement.scrollWidth <= window.innerWidth')) === true;
 }
 
+/** The Redirect rules section of a link's page, from its heading to its card: a `part` for shoot(). */
+export function rulesSection(page: Page): { from: Locator; to: Locator } {
+  return { from: page.locator('h2#rules'), to: page.locator('section.rules') };
+}
+
 /** The page's area from the top of `from` to the bottom of `to`, in page coordinates, with a margin. */
 async function clipOf(page: Page, { from, to }: { from: Locator; to: Locator }, viewport: { width: number }) {
   const top = (await from.boundingBox())!;

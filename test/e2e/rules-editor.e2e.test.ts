@@ -1,6 +1,6 @@
 import test, { type ExecutionContext } from 'ava';
-import type { Locator, Page } from 'playwright-core';
-import { browserFor, DESKTOP, logIn, openPage, shoot, unfold, type Viewport } from './browser.ts';
+import type { Page } from 'playwright-core';
+import { browserFor, DESKTOP, logIn, openPage, rulesSection, shoot, unfold, type Viewport } from './browser.ts';
 import { ADMIN_PASSWORD, startKurz } from '../helpers.ts';
 
 /**
@@ -19,11 +19,6 @@ async function addRule(page: Page, type: string, value: string, action: string, 
   await page.locator('#action').selectOption(action);
   await page.locator('#target').fill(target);
   await page.getByRole('button', { name: 'Add rule' }).click();
-}
-
-/** The Redirect rules section of a link's page, from its heading to its card. */
-function rulesSection(page: Page): { from: Locator; to: Locator } {
-  return { from: page.locator('h2#rules'), to: page.locator('section.rules') };
 }
 
 async function editRules(t: ExecutionContext, viewport: Viewport, javaScript: boolean): Promise<void> {

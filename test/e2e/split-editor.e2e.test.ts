@@ -1,5 +1,5 @@
 import test, { type ExecutionContext } from 'ava';
-import { browserFor, DESKTOP, logIn, openPage, shoot, unfold, type Viewport } from './browser.ts';
+import { browserFor, DESKTOP, logIn, openPage, rulesSection, shoot, unfold, type Viewport } from './browser.ts';
 import { ADMIN_PASSWORD, BROWSER_UA, startKurz } from '../helpers.ts';
 
 /**
@@ -84,7 +84,7 @@ async function editSplit(t: ExecutionContext, viewport: Viewport, javaScript: bo
   if (javaScript) {
     await unfold(page, 'rule-editor');
     await page.locator('#action').selectOption('split');
-    await shoot(t, page, 'split-rule-editor', viewport, { from: page.locator('h2#rules'), to: page.locator('section.rules') });
+    await shoot(t, page, 'split-rule-editor', viewport, rulesSection(page));
   }
 
   // The stats page lists the variants once the visits are written.
