@@ -1,6 +1,6 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
-import { setPriority } from 'node:os';
+import { getPriority, setPriority } from 'node:os';
 import sea from 'node:sea';
 import { isUnavailable } from '../core/errors.ts';
 import type { Logger } from '../core/log.ts';
@@ -104,6 +104,8 @@ export function startBackgroundWriter(host: WriterHost, flags: readonly string[]
     }
     receive(child, fromWriter, log, (report) => {
       finishTimer?.refresh();
+      // A child started while stopping has made itself nice 19 by its first report.
+      if (stopping) catchUp(child);
       if ('fault' in report) fault = report.fault ?? undefined;
       if (!('written' in report)) return;
       failedStarts = 0;
@@ -155,7 +157,13 @@ export function startBackgroundWriter(host: WriterHost, flags: readonly string[]
     const left = handover.unwritten(receipt);
     backlog.unshift(left);
     if (abandoned) {
-      log.error('the background process stopped making progress; its last visits are lost', { pid: writer.child.pid, visits: waiting() });
+      // Killed while it closed the database, after it had written every visit: nothing is lost.
+      if (waiting() === 0)
+        log.warn(`the background process wrote every visit but did not exit within ${FINISH_TIMEOUT_MS / 1000} s; stopped it`, {
+          pid: writer.child.pid,
+        });
+      else
+        log.error('the background process stopped making progress; its last visits are lost', { pid: writer.child.pid, visits: waiting() });
       stopped?.();
       return;
     }
@@ -216,6 +224,7 @@ export function startBackgroundWriter(host: WriterHost, flags: readonly string[]
       const done = new Promise<void>((resolve) => (stopped = resolve));
       current?.child.ref();
       current?.child.channel?.ref();
+      if (current) catchUp(current.child);
       restart?.ref();
       // More than a window's detail would take the child seconds: their counts are written, not their detail.
       if (waiting() > window) backlog.countAll();
@@ -235,6 +244,19 @@ export function startBackgroundWriter(host: WriterHost, flags: readonly string[]
       clearTimeout(finishTimer);
     },
   };
+}
+
+/**
+ * Gives the child the server's own priority for its last writes: the server no longer serves, and at nice 19 a
+ * machine busy with other work could starve it past FINISH_TIMEOUT_MS. Only where the system lets a process
+ * raise another's priority (root, CAP_SYS_NICE or RLIMIT_NICE); elsewhere it finishes at nice 19.
+ */
+function catchUp(child: ChildProcess): void {
+  try {
+    if (child.pid !== undefined) setPriority(child.pid, getPriority());
+  } catch {
+    // Not allowed here.
+  }
 }
 
 function countOf(flushes: readonly VisitEvents[]): number {

@@ -179,6 +179,32 @@ sqliteOnly(
   },
 );
 
+test('a background process that wrote every visit but hangs at its close is stopped after 10 s, and the stop says nothing was lost', async (t) => {
+  const db = await freshDatabase(t);
+  const kurz = await serveWithKey(t, db, { KURZ_VISIT_FLUSH_INTERVAL: '100ms' });
+  const code = await createLink(kurz.url, { url: 'https://example.com/written' });
+  t.is((await fetch(`${kurz.url}/${code}`, { redirect: 'manual', headers: { 'user-agent': BROWSER_UA } })).status, 302);
+  await waitFor(async () => (await visitsOf(db, code)) === 1);
+  // Stopped after it wrote the visit: it can neither report nor finish.
+  process.kill(backgroundPid(kurz.output().stderr), 'SIGSTOP');
+  t.is(await kurz.stop(), 0);
+  const stderr = kurz.output().stderr;
+  t.regex(stderr, /warn the background process wrote every visit but did not exit within 10 s; stopped it pid=\d+\n/);
+  t.notRegex(stderr, /^\S+ error /m);
+  t.is(await visitsOf(db, code), 1);
+});
+
+test('a background process that hangs holding visits is stopped after 10 s, and the stop names the visits lost', async (t) => {
+  const db = await freshDatabase(t);
+  const kurz = await serveWithKey(t, db, { KURZ_VISIT_FLUSH_INTERVAL: '100ms' });
+  const code = await createLink(kurz.url, { url: 'https://example.com/held' });
+  process.kill(backgroundPid(kurz.output().stderr), 'SIGSTOP');
+  t.is((await fetch(`${kurz.url}/${code}`, { redirect: 'manual', headers: { 'user-agent': BROWSER_UA } })).status, 302);
+  t.is(await kurz.stop(), 0);
+  t.regex(kurz.output().stderr, /error the background process stopped making progress; its last visits are lost pid=\d+ visits=1\n/);
+  t.is(await visitsOf(db, code), 0);
+});
+
 sqliteOnly(
   'if background processes keep dying before writing anything, kurz counts visits itself again',
   'its background writer',
