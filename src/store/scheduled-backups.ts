@@ -37,9 +37,11 @@ export function scheduleBackups(config: Config, deps: Deps): ScheduledBackups | 
   let stopped = false;
   let running: BackupCommand | undefined;
   let timer: NodeJS.Timeout;
+  /** When the last backup began (the schedule's start, before the first). */
+  let started = deps.now();
 
   const backUp = async (): Promise<void> => {
-    const started = deps.now();
+    started = deps.now();
     const file = join(config.backupDir, `kurz-${new Date(started).toISOString().replaceAll(':', '-')}.db`);
     const failed = (error: string): void => deps.log.error('scheduled backup failed; kurz goes on serving', { file, error });
     try {
@@ -66,7 +68,13 @@ export function scheduleBackups(config: Config, deps: Deps): ScheduledBackups | 
     }
     if (!stopped) timer = setTimeout(runOnce, Math.max(0, config.backupInterval - (deps.now() - started))).unref();
   };
-  const runOnce = (): void => void backUp();
+  // A timer may fire a few milliseconds before its time by the wall clock (Node measures it from the event
+  // loop's cached time): the backup then waits those out, so that two never begin less than an interval apart.
+  const runOnce = (): void => {
+    const early = started + config.backupInterval - deps.now();
+    if (early > 0) timer = setTimeout(runOnce, early).unref();
+    else void backUp();
+  };
 
   timer = setTimeout(runOnce, config.backupInterval).unref();
   return {
