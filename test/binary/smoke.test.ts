@@ -70,7 +70,8 @@ test('the executable serves, survives a restart, and backs up while serving', as
 
   // The first start writes the admin's generated password to a file (stderr is no terminal here), never to
   // the log; it logs in once, to choose the admin's own.
-  await waitFor(() => /generated password/.test(first.output().stderr));
+  // Hashed on the thread pool while it starts: under qemu, on a busy machine, that takes seconds.
+  await waitFor(() => /generated password/.test(first.output().stderr), 60_000);
   const generated = readFileSync(join(kurz.dir, 'data', 'kurz-admin-password'), 'utf8').trim();
   t.false(first.output().stderr.includes(generated));
   const firstLogin = await loginAs(first.url, 'admin', generated);
