@@ -66,17 +66,20 @@ export function scheduleBackups(config: Config, deps: Deps): ScheduledBackups | 
     } finally {
       running = undefined;
     }
-    if (!stopped) timer = setTimeout(runOnce, Math.max(0, config.backupInterval - (deps.now() - started))).unref();
+    if (!stopped) arm();
   };
   // A timer may fire a few milliseconds before its time by the wall clock (Node measures it from the event
   // loop's cached time): the backup then waits those out, so that two never begin less than an interval apart.
   const runOnce = (): void => {
-    const early = started + config.backupInterval - deps.now();
-    if (early > 0) timer = setTimeout(runOnce, early).unref();
+    if (started + config.backupInterval > deps.now()) arm();
     else void backUp();
   };
+  /** Sets the timer for an interval after the last start. */
+  function arm(): void {
+    timer = setTimeout(runOnce, Math.max(0, started + config.backupInterval - deps.now())).unref();
+  }
 
-  timer = setTimeout(runOnce, config.backupInterval).unref();
+  arm();
   return {
     async stop() {
       stopped = true;
