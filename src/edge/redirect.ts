@@ -4,7 +4,7 @@ import { CODE } from '../links/alias-rules.ts';
 import { queryOf } from '../links/gate.ts';
 import { goneMessage, guardedMessage, notFoundMessage, refusalMessage, unavailableMessage, type Target } from '../links/link.ts';
 import { sendClientError, sendError } from '../http/problems.ts';
-import { sendJson, sendPage, sendProblem, sendRedirect, UNCACHED, wantsHtml } from '../http/respond.ts';
+import { HSTS, sendJson, sendPage, sendProblem, sendRedirect, UNCACHED, wantsHtml } from '../http/respond.ts';
 import { RESERVED_PATHS } from '../links/reserved-paths.ts';
 import { rawHeader } from '../core/raw-headers.ts';
 import { cachedBotCheck, cachedClassifier, cachedPreviewCheck, type ClientKind } from '../visits/classify.ts';
@@ -69,7 +69,7 @@ export function redirectPathSegment(url: string): string | undefined {
  * the pipeline refuses the client's requests (429) before any lookup. Each redirect's duration goes to
  * `pipeline.redirectTimes`.
  */
-export function redirectHandler(web: WebServices): (req: IncomingMessage, res: ServerResponse, segment: string) => void {
+export function redirectHandler(web: WebServices, hsts = false): (req: IncomingMessage, res: ServerResponse, segment: string) => void {
   const { resolver, visits, pipeline, render, config } = web;
   const { notFound } = web.limits;
   const times = pipeline.redirectTimes;
@@ -154,11 +154,13 @@ export function redirectHandler(web: WebServices): (req: IncomingMessage, res: S
     target: Target | undefined,
     decided: Answer,
   ): Promise<void> | undefined {
+    // A redirect sends HSTS with its other headers; a page or a problem has headers set one by one anyway.
+    if (hsts && decided.outcome !== 'redirect' && !res.headersSent) res.setHeader('Strict-Transport-Security', HSTS);
     switch (decided.outcome) {
       case 'redirect':
         // An unknown code sent to its domain's not-found redirect counts as a 404.
         if (target === undefined) countNotFound(req);
-        sendRedirect(res, decided.status, decided.location, decided.cache);
+        sendRedirect(res, decided.status, decided.location, decided.cache, hsts);
         break;
       case 'not_found':
         // Only a 404 is counted: a client that follows live links never touches the limit's map.

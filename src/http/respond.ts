@@ -173,8 +173,24 @@ export const CACHED_REDIRECT = 'private, max-age=90';
 /** A gated link's (visit limit, expiry, password): each visit must come back to kurz to be counted. */
 export const UNCACHED = 'no-store';
 
-/** A bodiless redirect, the hot path's answer: the headers as a flat list, so nothing is copied. */
-export function sendRedirect(res: ServerResponse, status: number, location: string, cache = CACHED_REDIRECT): void {
-  res.writeHead(status, ['Location', location, 'Cache-Control', cache, 'Content-Length', '0']);
+/**
+ * Strict-Transport-Security, on every answer when the public URL is https. A year, and no `includeSubDomains`:
+ * a short domain is often a bare domain (ex.co) with other sites under it that kurz does not serve and cannot
+ * promise to speak https. No `preload`: that is the domain owner's call.
+ */
+export const HSTS = 'max-age=31536000';
+
+/**
+ * A bodiless redirect, the hot path's answer: the headers as a flat list, so nothing is copied, with HSTS
+ * when `hsts`. Every header goes in this one list: a header set before (`setHeader`) would send Node's
+ * `writeHead` down its slow path, which removes and appends each header of the list one by one.
+ */
+export function sendRedirect(res: ServerResponse, status: number, location: string, cache = CACHED_REDIRECT, hsts = false): void {
+  res.writeHead(
+    status,
+    hsts
+      ? ['Location', location, 'Cache-Control', cache, 'Content-Length', '0', 'Strict-Transport-Security', HSTS]
+      : ['Location', location, 'Cache-Control', cache, 'Content-Length', '0'],
+  );
   res.end();
 }

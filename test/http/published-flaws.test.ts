@@ -799,7 +799,8 @@ test('issue 23: with an https public URL every answer carries Strict-Transport-S
     for (const res of [
       { path: '/h', hsts: redirect.headers['strict-transport-security'] },
       ...(await Promise.all(
-        ['/login', '/api/v1/links', '/nothing/here', '/healthz'].map(async (path) => ({
+        // '/nope' and an over-long code are the redirect's own answers (404, 414); the rest are the web's.
+        ['/login', '/api/v1/links', '/nothing/here', '/healthz', '/nope', `/${'x'.repeat(9000)}`].map(async (path) => ({
           path,
           hsts: (await fetch(k.base + path, { headers: { accept: BROWSER_ACCEPT } })).headers.get('strict-transport-security') ?? undefined,
         })),
