@@ -13,9 +13,14 @@ export function isHeader(name: string, lower: string): boolean {
 
 /** The first value of the header `lower` (a lower-case name) in `rawHeaders`, as `req.headers` gives a single-valued one; '' when absent. */
 export function rawHeader(rawHeaders: readonly string[], lower: string): string {
+  return firstHeader(rawHeaders, lower) ?? '';
+}
+
+/** As `rawHeader`, but undefined when absent, as `req.headers` has it. */
+export function firstHeader(rawHeaders: readonly string[], lower: string): string | undefined {
   for (let i = 0; i < rawHeaders.length; i += 2) {
     const name = rawHeaders[i]!;
     if (name.length === lower.length && isHeader(name, lower)) return rawHeaders[i + 1]!;
   }
-  return '';
+  return undefined;
 }

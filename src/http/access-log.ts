@@ -1,5 +1,6 @@
 import { Worker } from 'node:worker_threads';
 import { WELCOME_PATH } from '../auth/users.ts';
+import { firstHeader } from '../core/raw-headers.ts';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { MessagePort } from 'node:worker_threads';
 import type { LineFormat, LogStream } from '../core/log.ts';
@@ -52,8 +53,9 @@ export function createAccessLog(out: LogStream, format: LineFormat, pipeline: Pi
             status: res.headersSent ? res.statusCode : undefined,
             durationMs: Math.round((performance.now() - start) * 1000) / 1000,
             bytes: socket.bytesWritten - before,
-            userAgent: req.headers['user-agent'],
-            referrer: withoutSecrets(req.headers.referer),
+            // From the raw headers: `req.headers` would build an object of them all, which the redirect never needs.
+            userAgent: firstHeader(req.rawHeaders, 'user-agent'),
+            referrer: withoutSecrets(firstHeader(req.rawHeaders, 'referer')),
             // The client went away before the whole answer was sent.
             aborted: res.writableFinished ? undefined : true,
           }),
@@ -175,16 +177,24 @@ function startLogThread(fd: number): Worker {
 
 /**
  * The log thread: writes each batch it is handed to `fd`, then answers with its length. It runs in a worker, so it
- * uses nothing but its arguments. Each write is whole lines, at most PIPE_BUF of them (a longer line alone):
- * a write to a pipe that long is atomic, so the lines other writers put on the same standard error meanwhile
- * (this process's log, the background writer's, the workers') fall between lines, never inside one. A
+ * uses nothing but its arguments. To a pipe or a socket each write is whole lines, at most PIPE_BUF of them (a
+ * longer line alone): a write to a pipe that long is atomic, so the lines other writers put on the same standard
+ * error meanwhile (this process's log, the background writer's, the workers') fall between lines, never inside
+ * one. To a regular file, which no other write cuts into whatever its length, the batch in one write. A
  * destination that takes nothing for now (a full non-blocking pipe) is tried again `retryMs` later; after any other
  * failure it writes nothing more, and gives back the rest of that batch and every later one.
  */
 function logThread(fs: typeof import('node:fs'), port: MessagePort, fd: number, pipeBuf: number, retryMs: number): void {
   const pause = new Int32Array(new SharedArrayBuffer(4));
+  // A write to a regular file is never cut into by another's (the kernel holds the file for it): a batch goes at once.
+  let file = false;
+  try {
+    file = fs.fstatSync(fd).isFile();
+  } catch {
+    // Written as to a pipe: the first write says what is wrong with the descriptor.
+  }
   const wholeLines = (bytes: Buffer): number => {
-    if (bytes.length <= pipeBuf) return bytes.length;
+    if (file || bytes.length <= pipeBuf) return bytes.length;
     const last = bytes.lastIndexOf(0x0a, pipeBuf - 1);
     if (last !== -1) return last + 1;
     const first = bytes.indexOf(0x0a);

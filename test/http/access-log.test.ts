@@ -1,7 +1,21 @@
+import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { closeSync, openSync, readFileSync } from 'node:fs';
 import { connect } from 'node:net';
+import { join } from 'node:path';
 import test from 'ava';
-import { BROWSER_UA, createKeyIn, freshDatabase, listen, startKurz, startServe, waitFor } from '../helpers.ts';
+import {
+  BASE_ENV,
+  BROWSER_UA,
+  createKeyIn,
+  freshDatabase,
+  kurzScript,
+  listen,
+  startKurz,
+  startServe,
+  tempDir,
+  waitFor,
+} from '../helpers.ts';
 
 interface AccessLine {
   time: string;
@@ -227,4 +241,35 @@ test('a log destination that stalls for longer than 16 MB of lines: requests are
     written.slice(first.length).every((path) => path === '/after'),
     'and after them only requests made once the log caught up',
   );
+});
+
+test('to a file, two workers and the primary write their batches whole: every line of the file is one whole line, none lost', async (t) => {
+  const db = await freshDatabase(t);
+  const logFile = join(tempDir(t), 'kurz.log');
+  // Standard error appends to a file, as `kurz serve 2>>kurz.log` has it: each process's log thread writes batches of up to 64 KB there.
+  const stderr = openSync(logFile, 'a');
+  const child = spawn(process.execPath, [kurzScript(), 'serve', '--workers', '2'], {
+    env: { ...BASE_ENV, ...db.env, ...MANY_NOT_FOUND, KURZ_PORT: '0', KURZ_ACCESS_LOG: 'on', KURZ_LOG_FORMAT: 'json' },
+    stdio: ['ignore', 'pipe', stderr],
+  });
+  closeSync(stderr);
+  t.teardown(() => {
+    if (child.exitCode === null) child.kill('SIGKILL');
+  });
+  const exited = once(child, 'exit');
+  let stdout = '';
+  child.stdout!.on('data', (d: Buffer) => (stdout += d));
+  await waitFor(() => /open http:\/\/127\.0\.0\.1:\d+\//.test(stdout));
+  const url = /open (http:\/\/127\.0\.0\.1:\d+)\//.exec(stdout)![1]!;
+  // Lines of 3 KB, 600 of them from 20 clients at once: both workers log at the same time, each many batches longer than PIPE_BUF.
+  const query = 'q='.padEnd(3000, 'x');
+  const paths = Array.from({ length: 600 }, (_, i) => `/nosuchcode${i}?${query}`);
+  for (let i = 0; i < paths.length; i += 20)
+    await Promise.all(paths.slice(i, i + 20).map(async (path) => t.is((await fetch(`${url}${path}`)).status, 404)));
+  child.kill('SIGTERM');
+  t.is((await exited)[0], 0);
+  const lines = readFileSync(logFile, 'utf8').split('\n');
+  t.is(lines.pop(), '', 'the file ends with a whole line');
+  const logged = lines.map((line) => JSON.parse(line) as AccessLine).filter((line) => line.msg === 'request');
+  t.deepEqual(logged.map((line) => line.path).sort(), [...paths].sort());
 });
