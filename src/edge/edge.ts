@@ -28,13 +28,14 @@ export function createEdge(web: WebServices, koa: RequestListener, accessLog?: A
   const { pipeline, render } = web;
   return (req, res) => {
     if (accessLog !== undefined) accessLog(req, res);
-    const segment = req.url!.length > MAX_REQUEST_TARGET ? undefined : redirectSegment(req);
+    const tooLong = req.url!.length > MAX_REQUEST_TARGET;
+    const segment = tooLong ? undefined : redirectSegment(req);
     if (segment !== undefined) {
       redirect(req, res, segment);
       return;
     }
     if (hsts) res.setHeader('Strict-Transport-Security', HSTS);
-    if (req.url!.length > MAX_REQUEST_TARGET) {
+    if (tooLong) {
       sendClientError(req, res, URI_TOO_LONG, render);
       pipeline.answered(UNMATCHED, res.statusCode);
       return;

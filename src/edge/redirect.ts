@@ -154,8 +154,10 @@ export function redirectHandler(web: WebServices, hsts = false): (req: IncomingM
     target: Target | undefined,
     decided: Answer,
   ): Promise<void> | undefined {
-    // A redirect sends HSTS with its other headers; a page or a problem has headers set one by one anyway.
-    if (hsts && decided.outcome !== 'redirect' && !res.headersSent) res.setHeader('Strict-Transport-Security', HSTS);
+    // A redirect sends HSTS with its other headers (one `writeHead`), and a decision that asks the store first is
+    // written by the call that has its answer; the rest (pages, problems) set their headers one by one anyway.
+    const later = decided.outcome === 'claim_visit' || decided.outcome === 'ask_visits_left';
+    if (hsts && decided.outcome !== 'redirect' && !later && !res.headersSent) res.setHeader('Strict-Transport-Security', HSTS);
     switch (decided.outcome) {
       case 'redirect':
         // An unknown code sent to its domain's not-found redirect counts as a 404.

@@ -794,10 +794,14 @@ test('issue 23: with an https public URL every answer carries Strict-Transport-S
   ] as const) {
     const k = await startKurz(t, { publicUrl });
     t.is((await k.postJson('/api/v1/links', { url: 'https://example.com/h', alias: 'h' })).status, 201);
+    // A link with a visit limit is redirected once the store has counted the visit: HSTS still once.
+    t.is((await k.postJson('/api/v1/links', { url: 'https://example.com/v', alias: 'v', maxVisits: 5 })).status, 201);
     const redirect = await rawRequest(k.base, 'GET', '/h', { 'user-agent': BROWSER_UA });
-    t.is(redirect.status, 302);
+    const limited = await rawRequest(k.base, 'GET', '/v', { 'user-agent': BROWSER_UA });
+    t.deepEqual([redirect.status, limited.status], [302, 302]);
     for (const res of [
       { path: '/h', hsts: redirect.headers['strict-transport-security'] },
+      { path: '/v', hsts: limited.headers['strict-transport-security'] },
       ...(await Promise.all(
         // '/nope' and an over-long code are the redirect's own answers (404, 414); the rest are the web's.
         ['/login', '/api/v1/links', '/nothing/here', '/healthz', '/nope', `/${'x'.repeat(9000)}`].map(async (path) => ({
