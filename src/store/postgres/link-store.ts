@@ -250,9 +250,12 @@ export function createPostgresLinkStore(db: Database, idBlockSize: number, log: 
       turnMoved = Promise.withResolvers<void>();
     };
 
+    // One writer on the shared connection for every job (it holds nothing of a job's), and its methods' names.
+    const own = writerOn(checked);
+    const names = Object.keys(own) as Array<keyof LinkWriter>;
+
     function writerFor(i: number): LinkWriter {
       const state = states[i]!;
-      const own = writerOn(checked);
       const standAside = (): never => {
         state.aside = true;
         throw new RunAlone();
@@ -261,7 +264,10 @@ export function createPostgresLinkStore(db: Database, idBlockSize: number, log: 
         if ((users.get(key) ?? i) !== i) standAside();
         users.set(key, i);
       };
-      const refused = Object.fromEntries(Object.keys(own).map((name) => [name, async () => standAside()])) as unknown as LinkWriter;
+      // Every method but those below refuses: one function for them all, not one each, in every job of a batch.
+      const refuse = async (): Promise<never> => standAside();
+      const refused: Record<string, unknown> = {};
+      for (const name of names) refused[name] = refuse;
       const takeId = async (): Promise<number> => {
         while (turn < i) await turnMoved.promise;
         const id = await takeLinkId();
@@ -269,8 +275,7 @@ export function createPostgresLinkStore(db: Database, idBlockSize: number, log: 
         advance();
         return id;
       };
-      return {
-        ...refused,
+      const allowed: Partial<LinkWriter> = {
         takeLinkId: takeId,
         linkByAddress: own.linkByAddress,
         async linkByUrlHash(urlHash, since, domain, owner, inReview = false) {
@@ -298,6 +303,7 @@ export function createPostgresLinkStore(db: Database, idBlockSize: number, log: 
           return own.setPages(id, pages, at);
         },
       };
+      return Object.assign(refused, allowed) as LinkWriter;
     }
 
     /** Sends what the jobs have queued: each kind in one statement. */
