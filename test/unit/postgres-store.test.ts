@@ -309,6 +309,28 @@ if (SERVER === undefined) {
     t.fail('set KURZ_TEST_POSTGRES_URL to a maintenance database URL (postgres://USER@HOST:PORT/postgres); make test starts a server');
   });
 } else {
+  test('the dedupe probes find a URL through its hash index, not by reading every link, before the database has statistics', async (t) => {
+    const url = await freshDatabase(t);
+    await open(t, url);
+    const admin = await adminOf(t, url);
+    // 5,000 links of one owner on one domain, never analyzed (the test server runs no autovacuum): a new database,
+    // or one `kurz migrate` just filled.
+    await admin.query(`INSERT INTO links (id, code, url, url_hash, created_at, updated_at, domain_id, owner_id)
+      SELECT n, 'c' || n, 'https://example.com/' || n, sha256(int8send(n)), ${START}, ${START}, 0, 1 FROM generate_series(1, 5000) AS n`);
+    await admin.query(`PREPARE one AS ${q.LINK_ID_BY_URL_HASH}`);
+    await admin.query(`PREPARE many AS ${q.LINK_IDS_BY_URL_HASH}`);
+    const one = `one(sha256(int8send(42::bigint)), 0, 0, 1, false)`;
+    const many = `many(ARRAY[sha256(int8send(42::bigint)), sha256(int8send(4242::bigint))], ARRAY[0, 0]::bigint[], ARRAY[0, 0]::bigint[],
+      ARRAY[1, 1]::bigint[], ARRAY[false, false])`;
+    t.deepEqual((await admin.query(`EXECUTE ${one}`)).rows, [{ id: '42' }], 'bigints come back as text');
+    t.deepEqual((await admin.query(`EXECUTE ${many}`)).rows, [{ id: '42' }, { id: '4242' }]);
+    for (const call of [one, many]) {
+      const plan = (await admin.query<{ 'QUERY PLAN': string }>(`EXPLAIN EXECUTE ${call}`)).rows.map((row) => row['QUERY PLAN']).join('\n');
+      t.regex(plan, /links_by_url_hash/, plan);
+      t.notRegex(plan, /links_by_owner|links_by_domain|Seq Scan on links/, plan);
+    }
+  });
+
   test('the PostgreSQL backend answers every port exactly as the SQLite one does', async (t) => {
     const postgres = await open(t, await freshDatabase(t));
     const answers = await script(postgres);

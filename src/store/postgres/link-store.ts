@@ -241,13 +241,14 @@ export function createPostgresLinkStore(db: Database, idBlockSize: number, log: 
     const states = jobs.map(() => ({ wrote: false, aside: false, tookId: false, done: false }));
     /** The first job that has neither taken an id nor finished: ids go to the jobs in their order, as one at a time. */
     let turn = 0;
-    let turnMoved = Promise.withResolvers<void>();
+    /** The jobs waiting for their turn to take an id, each woken when its turn comes: once, not at every move. */
+    const waitingTurn = new Map<number, () => void>();
     const advance = (): void => {
-      const before = turn;
       while (turn < jobs.length && (states[turn]!.tookId || states[turn]!.done)) turn++;
-      if (turn === before) return;
-      turnMoved.resolve();
-      turnMoved = Promise.withResolvers<void>();
+      const wake = waitingTurn.get(turn);
+      if (wake === undefined) return;
+      waitingTurn.delete(turn);
+      wake();
     };
 
     // One writer on the shared connection for every job (it holds nothing of a job's), and its methods' names.
@@ -269,7 +270,8 @@ export function createPostgresLinkStore(db: Database, idBlockSize: number, log: 
       const refused: Record<string, unknown> = {};
       for (const name of names) refused[name] = refuse;
       const takeId = async (): Promise<number> => {
-        while (turn < i) await turnMoved.promise;
+        // The turn stops at the first job that has neither taken an id nor finished: this one, once it is here.
+        if (turn < i) await new Promise<void>((resolve) => waitingTurn.set(i, resolve));
         const id = await takeLinkId();
         state.tookId = true;
         advance();

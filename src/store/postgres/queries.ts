@@ -98,17 +98,24 @@ export const LOCK_URL_HASH = `SELECT pg_advisory_xact_lock(${KURZ_LOCK}, $1)`;
 
 /**
  * The dedupe probe: the newest live deduplicable link of owner $4 on domain $3 with this URL hash created at or after the
- * cut-off; one in review only when $5 (its creator's links wait too).
+ * cut-off; one in review only when $5 (its creator's links wait too). Only the URL hash's index may find the rows:
+ * the domain and the owner are compared as `+ 0`, which no index serves. Without statistics (a new database, or one
+ * `kurz migrate` just filled, until autovacuum analyzes it) the planner otherwise reads them through the owner's and
+ * the domain's indexes, which hold nearly every link, so each creation read them all.
  */
 export const LINK_ID_BY_URL_HASH = `SELECT max(id) AS id FROM links
-  WHERE url_hash = $1 AND created_at >= $2 AND deleted_at IS NULL AND domain_id = $3 AND owner_id = $4 AND (review IS NULL OR $5::boolean)`;
+  WHERE url_hash = $1 AND created_at >= $2 AND deleted_at IS NULL AND domain_id + 0 = $3 AND owner_id + 0 = $4
+    AND (review IS NULL OR $5::boolean)`;
 
 /** LOCK_URL_HASH for several keys, taken in order, so that two transactions never wait for each other's. */
 export const LOCK_URL_HASHES = `SELECT pg_advisory_xact_lock(${KURZ_LOCK}, k) FROM (SELECT DISTINCT unnest($1::integer[]) AS k ORDER BY k) AS keys`;
 
-/** LINK_ID_BY_URL_HASH for several probes, a parameter of theirs an array each: a row per probe, in order, its id null for none. */
+/**
+ * LINK_ID_BY_URL_HASH for several probes, a parameter of theirs an array each: a row per probe, in order, its id null
+ * for none. The domain and the owner as `+ 0` there too.
+ */
 export const LINK_IDS_BY_URL_HASH = `SELECT (SELECT max(id) FROM links
-    WHERE url_hash = p.hash AND created_at >= p.since AND deleted_at IS NULL AND domain_id = p.domain AND owner_id = p.owner
+    WHERE url_hash = p.hash AND created_at >= p.since AND deleted_at IS NULL AND domain_id + 0 = p.domain AND owner_id + 0 = p.owner
       AND (review IS NULL OR p.in_review)) AS id
   FROM unnest($1::bytea[], $2::bigint[], $3::bigint[], $4::bigint[], $5::boolean[]) WITH ORDINALITY AS p(hash, since, domain, owner, in_review, n)
   ORDER BY p.n`;
