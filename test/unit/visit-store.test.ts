@@ -1,6 +1,7 @@
+import { createHash } from 'node:crypto';
 import test from 'ava';
 import { rollUp } from '../../src/visits/rollup.ts';
-import { DAY, type Visit } from '../../src/visits/visit.ts';
+import { DAY, DIMENSIONS, type Visit } from '../../src/visits/visit.ts';
 import { freshStorage } from '../helpers.ts';
 
 const START = Date.UTC(2026, 0, 1);
@@ -165,4 +166,84 @@ test('all-time totals per link and per tag, people and bots apart, and a page of
   t.is((await store.visitPage({ ...all, owner: 2 }, 10, 0)).total, 0);
   await database.sql('UPDATE links SET deleted_at = 1 WHERE id = 3');
   t.is((await store.visitPage(all, 10, 0)).total, 4, "a deleted link's visits are left out");
+});
+
+test('a flush of any size adds every visit to its hour, day, owner, breakdown and link, once', async (t) => {
+  const { storage, database } = await freshStorage(t);
+  await database.insert('users', [{ id: 2, name: 'member', role: 'member', created_at: 0 }]);
+  // Link ids up to 300 (odd ones the member's); links above 280 are not there and count as the first admin's.
+  await database.insert(
+    'links',
+    Array.from({ length: 280 }, (_, i) => ({
+      id: i + 1,
+      code: `m${i + 1}`,
+      url: `https://example.com/${i + 1}`,
+      created_at: 0,
+      updated_at: 0,
+      owner_id: (i + 1) % 2 === 1 ? 2 : 1,
+    })),
+  );
+  const random = seeded(7);
+  const expected = { humans: new Map<number, number>(), bots: new Map<number, number>(), owners: new Map<number, number>() };
+  let day = 0;
+  // Rows written in statements of many rows: sizes on either side of each group, one row, and nothing.
+  for (const links of [1, 2, 63, 64, 65, 127, 128, 131, 300, 0]) {
+    const visits: Visit[] = [];
+    for (let linkId = 1; linkId <= links; linkId++) {
+      for (let n = 1 + Math.floor(random() * 3); n > 0; n--) {
+        const bot = random() < 0.2 ? 'Slack' : null;
+        const visitor = bot === null ? createHash('sha256').update(`${linkId} ${visits.length}`).digest().subarray(0, 16) : null;
+        visits.push({
+          ...bareVisit(linkId, START + day * DAY + Math.floor(random() * DAY), bot),
+          referrer: 'example.org',
+          visitor,
+          variant: 'a',
+        });
+        const sums = bot === null ? expected.humans : expected.bots;
+        sums.set(linkId, (sums.get(linkId) ?? 0) + 1);
+        const owner = linkId <= 280 && linkId % 2 === 1 ? 2 : 1;
+        if (bot === null) expected.owners.set(owner, (expected.owners.get(owner) ?? 0) + 1);
+      }
+    }
+    await storage.visits.addVisits(rollUp(visits, true));
+    day++;
+  }
+  const perLink = async (sql: string): Promise<Map<number, number>> =>
+    new Map(((await database.sql(sql)) as Array<{ link: number; n: number }>).map((r) => [Number(r.link), Number(r.n)]));
+  const sorted = (sums: Map<number, number>): Array<[number, number]> => [...sums].sort((a, b) => a[0] - b[0]);
+  t.deepEqual(
+    sorted(await perLink('SELECT link_id AS link, sum(humans) AS n FROM visit_hours GROUP BY link_id HAVING sum(humans) > 0')),
+    sorted(expected.humans),
+  );
+  t.deepEqual(
+    sorted(await perLink('SELECT link_id AS link, sum(bots) AS n FROM visit_days GROUP BY link_id HAVING sum(bots) > 0')),
+    sorted(expected.bots),
+  );
+  t.deepEqual(sorted(await perLink('SELECT link_id AS link, count AS n FROM link_visits')), sorted(expected.humans));
+  t.deepEqual(
+    sorted(await perLink(`SELECT link_id AS link, sum(count) AS n FROM visit_dimension_days WHERE value = 'example.org' GROUP BY link_id`)),
+    sorted(expected.humans),
+  );
+  // Every person a new visitor, to the variant "a": as many unique visitors, and of the variant, as people.
+  t.deepEqual(
+    sorted(await perLink('SELECT link_id AS link, sum(uniques) AS n FROM visit_days GROUP BY link_id HAVING sum(uniques) > 0')),
+    sorted(expected.humans),
+  );
+  t.deepEqual(
+    sorted(
+      await perLink(
+        `SELECT link_id AS link, sum(count) AS n FROM visit_dimensions WHERE value = 'a' AND dimension = ${DIMENSIONS.indexOf('variant_visitors')} GROUP BY link_id`,
+      ),
+    ),
+    sorted(expected.humans),
+  );
+  t.deepEqual(
+    sorted(await perLink('SELECT owner_id AS link, sum(humans) AS n FROM visit_totals GROUP BY owner_id')),
+    sorted(expected.owners),
+  );
+  const raw = (await database.sql('SELECT count(*) AS n FROM visits')) as Array<{ n: number }>;
+  t.is(
+    Number(raw[0]!.n),
+    [...expected.humans.values(), ...expected.bots.values()].reduce((a, b) => a + b, 0),
+  );
 });

@@ -24,13 +24,11 @@ import { toLink, toLinkUrl, toTarget, type DomainRow, type LinkRow, type LinkUrl
 import { storedPreview } from '../../links/preview.ts';
 import type { LinkStore, LinkWriter, StoredFormAnswer } from '../ports.ts';
 import { creatorColumns } from '../audit-rows.ts';
-import { FIRST_ADMIN } from '../../auth/actor.ts';
-import { sumByOwner } from '../../visits/rollup.ts';
-import { DIMENSIONS } from '../../visits/visit.ts';
 import { createGroupCommit } from '../group-commit.ts';
 import { connectionSync } from './database.ts';
 import { outsideTransaction, waitingForLock } from './outside-transaction.ts';
 import * as q from './queries.ts';
+import { rollupWrites } from './rollup-writes.ts';
 import { faultOf, type WriteHealth } from './write-health.ts';
 
 /** The list's named parameters (sqlite/queries.ts listLinks): a ListAsk as SQLite binds it. */
@@ -93,13 +91,7 @@ export function createSqliteLinkStore(
   const lastLinkId = statement<[], { seq: number }>(q.LAST_LINK_ID);
   const insertLink = db.prepare(q.INSERT_LINK);
   const insertGeneratedLink = db.prepare(q.INSERT_GENERATED_LINK);
-  const addVisit = db.prepare(q.ADD_VISITS);
-  const addVisitHour = db.prepare(q.ADD_VISIT_HOUR);
-  const addVisitDay = db.prepare(q.ADD_VISIT_DAY);
-  const addVisitTotal = db.prepare(q.ADD_VISIT_TOTAL);
-  const addVisitDimension = db.prepare<[number, number, number, string, number]>(q.ADD_VISIT_DIMENSION);
-  const addVisitDimensionDay = db.prepare<[number, number, number, string, number]>(q.ADD_VISIT_DIMENSION_DAY);
-  const ownerOfLink = db.prepare<[number], number>(q.OWNER_OF_LINK).pluck();
+  const rollups = rollupWrites(db);
   /** The list's statements, one per order and first or later page, prepared when first asked for. */
   const lists = new Map<string, Statement<[ListParams], LinkRow>>();
   const listIn = (sort: ListSort, order: ListOrder, paged: boolean): Statement<[ListParams], LinkRow> => {
@@ -194,13 +186,8 @@ export function createSqliteLinkStore(
       if (newId !== undefined && link.preview !== null) setPreview.run({ id: newId, preview: storedPreview(link.preview) });
       return newId;
     },
-    async addPastVisits({ hours, days, dimensions, dimensionDays }) {
-      for (const h of hours) addVisitHour.run({ ...h, uniques: 0 });
-      const owned = days.map((d) => ({ ...d, ownerId: ownerOfLink.get(d.linkId) ?? FIRST_ADMIN, uniques: 0 }));
-      for (const d of owned) addVisitDay.run(d);
-      for (const d of sumByOwner(owned)) addVisitTotal.run(d);
-      for (const d of dimensions) addVisitDimension.run(d.linkId, d.hour, DIMENSIONS.indexOf(d.dimension), d.value, d.count);
-      for (const d of dimensionDays) addVisitDimensionDay.run(d.linkId, d.hour, DIMENSIONS.indexOf(d.dimension), d.value, d.count);
+    async addPastVisits(sums) {
+      rollups.addSums(sums);
     },
     async importLink(record: LinkRecord & { ownerId: number; review: 'pending' | null }, urlHash) {
       checkDomain(record.domain);
@@ -218,7 +205,7 @@ export function createSqliteLinkStore(
       const pages = record.pages === undefined ? null : storedPages(record.pages);
       if (id !== undefined && pages !== null) setPages.run({ id, pages, at: record.updatedAt.getTime() });
       if (id !== undefined && record.visitCount > 0) {
-        addVisit.run({ id, count: record.visitCount, lastVisitAt: (record.lastVisitAt ?? record.createdAt).getTime() });
+        rollups.addLinkVisits([{ id, count: record.visitCount, lastVisitAt: (record.lastVisitAt ?? record.createdAt).getTime() }]);
       }
       return id;
     },

@@ -242,38 +242,61 @@ export const INSERT_GENERATED_LINK = `INSERT INTO links (id, ${NEW_LINK.columns}
   SELECT @id, ${NEW_LINK.values}, @createdAt, @creatorId, @createdVia, @createdKey, @createdClient
   WHERE NOT EXISTS (SELECT 1 FROM links WHERE code = @code)`;
 
-export const ADD_VISITS = `INSERT INTO link_visits (link_id, count, last_at) VALUES (@id, @count, @lastVisitAt)
+/** Visits added to links' all-time counts, `rows` links at a time: (id, count, last visit). */
+export const addVisits = (rows: number): string => `INSERT INTO link_visits (link_id, count, last_at) VALUES ${values(rows, 3)}
   ON CONFLICT (link_id) DO UPDATE SET count = count + excluded.count, last_at = max(last_at, excluded.last_at)`;
 
 // Visits: raw rows and the rollups the flush maintains (migration 5).
 
 /** Raw visits `rows` at a time: one statement for many rows costs less per row than one per row. */
 export const insertVisits = (rows: number): string =>
-  `INSERT INTO visits (link_id, at, bot, referrer, browser, os, device, country, language) VALUES ${Array(rows).fill('(?, ?, ?, ?, ?, ?, ?, ?, ?)').join(', ')}`;
+  `INSERT INTO visits (link_id, at, bot, referrer, browser, os, device, country, language) VALUES ${values(rows, 9)}`;
+
+/** `rows` groups of `columns` placeholders, for a statement that inserts many rows. */
+function values(rows: number, columns: number): string {
+  return Array(rows)
+    .fill(`(${Array(columns).fill('?').join(', ')})`)
+    .join(', ');
+}
 
 /** A visitor hash for a link and day; no row changes when it was seen before (then it is not unique). */
 export const INSERT_VISITOR = `INSERT INTO visitors (day, link_id, hash) VALUES (?, ?, ?) ON CONFLICT DO NOTHING`;
 
-export const ADD_VISIT_HOUR = `INSERT INTO visit_hours (link_id, hour, humans, bots, uniques) VALUES (@linkId, @t, @humans, @bots, @uniques)
+/**
+ * The rollups' additions, `rows` at a time (one statement for many rows costs less per row than one per row).
+ * An hour: (link, hour, humans, bots, uniques).
+ */
+export const addVisitHours = (
+  rows: number,
+): string => `INSERT INTO visit_hours (link_id, hour, humans, bots, uniques) VALUES ${values(rows, 5)}
   ON CONFLICT (link_id, hour) DO UPDATE SET humans = humans + excluded.humans, bots = bots + excluded.bots,
   uniques = uniques + excluded.uniques`;
 
-export const ADD_VISIT_DAY = `INSERT INTO visit_days (day, link_id, owner_id, humans, bots, uniques)
-  VALUES (@t, @linkId, @ownerId, @humans, @bots, @uniques)
+/** A day: (day, link, owner, humans, bots, uniques). */
+export const addVisitDays = (rows: number): string => `INSERT INTO visit_days (day, link_id, owner_id, humans, bots, uniques)
+  VALUES ${values(rows, 6)}
   ON CONFLICT (day, link_id) DO UPDATE SET humans = humans + excluded.humans, bots = bots + excluded.bots,
   uniques = uniques + excluded.uniques`;
 
-export const ADD_VISIT_DIMENSION = `INSERT INTO visit_dimensions (link_id, hour, dimension, value, count) VALUES (?, ?, ?, ?, ?)
+/** A breakdown's hour: (link, hour, dimension, value, count). */
+export const addVisitDimensions = (rows: number): string => `INSERT INTO visit_dimensions (link_id, hour, dimension, value, count)
+  VALUES ${values(rows, 5)}
   ON CONFLICT (link_id, hour, dimension, value) DO UPDATE SET count = count + excluded.count`;
 
-export const ADD_VISIT_DIMENSION_DAY = `INSERT INTO visit_dimension_days (link_id, day, dimension, value, count) VALUES (?, ?, ?, ?, ?)
+/** A breakdown's day: (link, day, dimension, value, count). */
+export const addVisitDimensionDays = (rows: number): string => `INSERT INTO visit_dimension_days (link_id, day, dimension, value, count)
+  VALUES ${values(rows, 5)}
   ON CONFLICT (link_id, day, dimension, value) DO UPDATE SET count = count + excluded.count`;
 
-/** Who owns a visited link: its visits count in their figures. */
-export const OWNER_OF_LINK = `SELECT owner_id FROM links WHERE id = ?`;
-
-export const ADD_VISIT_TOTAL = `INSERT INTO visit_totals (day, owner_id, humans, bots, uniques) VALUES (@t, @ownerId, @humans, @bots, @uniques)
+/** An owner's day: (day, owner, humans, bots, uniques). */
+export const addVisitTotals = (
+  rows: number,
+): string => `INSERT INTO visit_totals (day, owner_id, humans, bots, uniques) VALUES ${values(rows, 5)}
   ON CONFLICT (day, owner_id) DO UPDATE SET humans = humans + excluded.humans, bots = bots + excluded.bots, uniques = uniques + excluded.uniques`;
+
+/** Who owns each of `rows` visited links: their visits count in their figures. */
+export const ownersOfLinks = (rows: number): string =>
+  `SELECT id, owner_id AS ownerId FROM links WHERE id IN (${Array(rows).fill('?').join(', ')})`;
 
 /** A background writer's receipt, replaced with each chunk it writes (migration 6). */
 export const SET_HANDOVER = `INSERT INTO visit_handovers (writer, pass_from, pass_to, written) VALUES (@writer, @from, @to, @written)

@@ -1,21 +1,18 @@
 import type { Database } from 'better-sqlite3';
 import type { Durability } from '../../config.ts';
-import { FIRST_ADMIN } from '../../auth/actor.ts';
-import { sumByOwner, type VisitBatch } from '../../visits/rollup.ts';
-import type { DimensionCount, LinkTally, StoredVisit, Visit, VisitTally, DomainTally } from '../../visits/visit.ts';
+import type { VisitBatch } from '../../visits/rollup.ts';
+import type { DimensionCount, LinkTally, StoredVisit, VisitTally, DomainTally } from '../../visits/visit.ts';
 import type { VisitReceipt } from '../../visits/visit-handover.ts';
 import { DAY, dayOf, DIMENSIONS, hourOf, type Dimension } from '../../visits/visit.ts';
 import type { LinkTotal, ScopedVisit, TagTotal, VisitStore } from '../ports.ts';
 import { connectionSync } from './database.ts';
 import { outsideTransaction } from './outside-transaction.ts';
 import * as q from './queries.ts';
+import { rollupWrites } from './rollup-writes.ts';
 import type { WriteHealth } from './write-health.ts';
 
 /** Raw visits read per query when they are exported. */
 const PAGE = 1000;
-
-/** Raw visits inserted per statement. */
-const INSERT_ROWS = 32;
 
 type VisitRow = Omit<StoredVisit, 'at'> & { at: number };
 
@@ -31,25 +28,14 @@ export interface SqliteVisitStoreOptions {
   handover?: string;
 }
 
-/** The stored index of the dimension that counts an A/B split's unique visitors per variant. */
-const VARIANT_VISITORS = DIMENSIONS.indexOf('variant_visitors');
-
 /**
  * Visits on one SQLite connection. Dimensions are stored as their index in DIMENSIONS (a shipped index
  * never changes meaning; new dimensions are appended). Writes report to `health`.
  */
 export function createSqliteVisitStore(db: Database, health: WriteHealth, options: SqliteVisitStoreOptions = {}): SqliteVisitStore {
   const { handover } = options;
-  const insertVisit = db.prepare(q.insertVisits(1));
-  const insertVisitRows = db.prepare(q.insertVisits(INSERT_ROWS));
+  const rollups = rollupWrites(db);
   const insertVisitor = db.prepare<[number, number, Buffer]>(q.INSERT_VISITOR);
-  const addHour = db.prepare(q.ADD_VISIT_HOUR);
-  const addDay = db.prepare(q.ADD_VISIT_DAY);
-  const addDimension = db.prepare<[number, number, number, string, number]>(q.ADD_VISIT_DIMENSION);
-  const addDimensionDay = db.prepare<[number, number, number, string, number]>(q.ADD_VISIT_DIMENSION_DAY);
-  const addTotal = db.prepare(q.ADD_VISIT_TOTAL);
-  const ownerOfLink = db.prepare<[number], number>(q.OWNER_OF_LINK).pluck();
-  const addLinkVisits = db.prepare(q.ADD_VISITS);
   const deleteVisits = db.prepare<[number, number]>(q.DELETE_VISITS_BEFORE);
   const deleteVisitors = db.prepare<[number]>(q.DELETE_VISITORS_BEFORE);
   const deleteSalts = db.prepare<[number]>(q.DELETE_VISITOR_SALTS_BEFORE);
@@ -102,43 +88,27 @@ export function createSqliteVisitStore(db: Database, health: WriteHealth, option
   const recordClicks = db.prepare<[number]>(q.RECORD_CLICKS);
 
   const writeBatch = db.transaction((batch: VisitBatch, receipt: VisitReceipt | undefined) => {
-    // A visitor new for its link and day is one unique visitor, in the hour and on the day it was seen.
+    // A visitor new for its link and day is one unique visitor, in the hour and on the day it was seen, and
+    // one of the A/B split's variant it went to.
     const uniques = new Map<string, number>();
+    const dimensions = [...batch.dimensions];
+    const dimensionDays = [...batch.dimensionDays];
     for (const v of batch.visitors) {
       if (insertVisitor.run(v.day, v.linkId, v.hash).changes === 0) continue;
       for (const key of [`h ${v.linkId} ${v.hour}`, `d ${v.linkId} ${v.day}`]) uniques.set(key, (uniques.get(key) ?? 0) + 1);
-      if (v.variant !== null) {
-        addDimension.run(v.linkId, v.hour, VARIANT_VISITORS, v.variant, 1);
-        addDimensionDay.run(v.linkId, v.day, VARIANT_VISITORS, v.variant, 1);
-      }
+      if (v.variant === null) continue;
+      dimensions.push({ linkId: v.linkId, hour: v.hour, dimension: 'variant_visitors', value: v.variant, count: 1 });
+      dimensionDays.push({ linkId: v.linkId, hour: v.day, dimension: 'variant_visitors', value: v.variant, count: 1 });
     }
-    for (const h of batch.hours) addHour.run({ ...h, uniques: uniques.get(`h ${h.linkId} ${h.t}`) ?? 0 });
-    const owners = new Map<number, number>();
-    const days = batch.days.map((d) => {
-      let ownerId = owners.get(d.linkId);
-      // A link is never removed, only marked deleted; a visit of one that is not there counts as the first admin's.
-      if (ownerId === undefined) owners.set(d.linkId, (ownerId = ownerOfLink.get(d.linkId) ?? FIRST_ADMIN));
-      return { ...d, ownerId, uniques: uniques.get(`d ${d.linkId} ${d.t}`) ?? 0 };
-    });
-    for (const d of days) addDay.run(d);
-    for (const d of sumByOwner(days)) addTotal.run(d);
-    for (const d of batch.dimensions) addDimension.run(d.linkId, d.hour, DIMENSIONS.indexOf(d.dimension), d.value, d.count);
-    for (const d of batch.dimensionDays) addDimensionDay.run(d.linkId, d.hour, DIMENSIONS.indexOf(d.dimension), d.value, d.count);
-    for (const c of batch.links) addLinkVisits.run(c);
+    rollups.addSums({ hours: batch.hours, days: batch.days, dimensions, dimensionDays }, uniques);
+    rollups.addLinkVisits(batch.links);
     // The raw rows get ids past the last one (this transaction holds the write lock): a hook's link.clicked
     // events are recorded for them in the same transaction, in one statement (webhooks/deliver.ts sends them).
     const clicksAfter = batch.visits.length > 0 && wantsClicks.get() === 1 ? (lastVisitId.get() ?? 0) : undefined;
-    insertRaw(batch.visits);
+    rollups.insertVisits(batch.visits);
     if (clicksAfter !== undefined) recordClicks.run(clicksAfter);
     if (handover !== undefined && receipt !== undefined) setHandover.run({ writer: handover, ...receipt });
   });
-
-  /** Raw rows INSERT_ROWS per statement, the rest one by one. */
-  function insertRaw(visits: readonly Visit[]): void {
-    let i = 0;
-    for (; i + INSERT_ROWS <= visits.length; i += INSERT_ROWS) insertVisitRows.run(rawColumns(visits, i, i + INSERT_ROWS));
-    for (; i < visits.length; i++) insertVisit.run(rawColumns(visits, i, i + 1));
-  }
 
   const writes = new Set<Promise<void>>();
   /** Visits do not wait for the disk: a power cut may cost the last flushes, and nothing queues behind an fsync. */
@@ -253,14 +223,4 @@ export function createSqliteVisitStore(db: Database, health: WriteHealth, option
       await Promise.allSettled([...writes]);
     },
   };
-}
-
-/** The columns of raw visits [from, to), in INSERT order, row after row. */
-function rawColumns(visits: readonly Visit[], from: number, to: number): unknown[] {
-  const values: unknown[] = [];
-  for (let i = from; i < to; i++) {
-    const v = visits[i]!;
-    values.push(v.linkId, v.at, v.bot, v.referrer, v.browser, v.os, v.device, v.country, v.language);
-  }
-  return values;
 }
