@@ -134,7 +134,8 @@ export function startBackgroundWriter(host: WriterHost, flags: readonly string[]
     const writer = current;
     if (writer === undefined || !writer.child.connected) return;
     while (backlog.length > 0 && handover.unconfirmed < window) {
-      const events = backlog.shift()!;
+      // While serving, counts go a window at a time, and the rest keep adding up here; at the stop, all at once.
+      const events = backlog.shift(stopping ? Number.POSITIVE_INFINITY : window - handover.unconfirmed)!;
       handover.sent(events);
       // A send that fails finds the child gone: its end hands on what it had not written.
       sendTo(writer.child, toWriter, { events });

@@ -61,14 +61,26 @@ export class VisitBacklog {
     this.#events += events.length;
   }
 
-  /** Takes what goes next: the counts, or else the oldest flush; undefined when nothing waits. */
-  shift(): VisitEvents | undefined {
+  /**
+   * Takes what goes next: the counts (at most `most` of them; the rest stay first), or else the oldest flush;
+   * undefined when nothing waits. Counts left here meet the visits counted after them: a link visited again
+   * in the same hour adds to its count, not another event.
+   */
+  shift(most = Number.POSITIVE_INFINITY): VisitEvents | undefined {
     if (this.#countEvents > 0) {
       const log = new VisitLog();
-      for (const counts of this.#counts.values())
-        for (const [key, count] of counts) log.recordUndetailed(Math.floor(key / 2), count.at, count.userAgent, count.visits);
-      this.#counts.clear();
-      this.#countEvents = 0;
+      let taken = 0;
+      for (const [hour, counts] of this.#counts) {
+        for (const [key, count] of counts) {
+          if (taken === most) break;
+          log.recordUndetailed(Math.floor(key / 2), count.at, count.userAgent, count.visits);
+          counts.delete(key);
+          taken++;
+        }
+        if (counts.size > 0) break;
+        this.#counts.delete(hour);
+      }
+      this.#countEvents -= taken;
       return log.take();
     }
     const events = this.#flushes.shift();

@@ -59,6 +59,25 @@ test('past the limit a flush becomes exact counts per link, hour and bot, and go
   t.is(visitsIn(counts!), 5, 'every visit counted once');
 });
 
+test('counts taken a few at a time: the rest stay first, and visits counted meanwhile add to them', (t) => {
+  const backlog = new VisitBacklog(0, isBot);
+  // Links 1-3 this hour, link 4 the next: four counts over two hours.
+  backlog.add(flush([1, 0, BROWSER], [2, 1, BROWSER], [3, 2, BROWSER], [4, HOUR, BROWSER]), 0);
+  t.is(backlog.length, 4);
+  const first = backlog.shift(2)!;
+  t.deepEqual([...first.linkIds], [1, 2]);
+  t.is(backlog.length, 2);
+  // Link 3 visited again in its hour: still one count, of two visits; link 5 is a new count.
+  backlog.add(flush([3, 5, BROWSER], [5, 6, BROWSER]), 0);
+  t.is(backlog.length, 3);
+  const rest = drain(backlog);
+  t.is(rest.length, 1, 'the counts left go as one');
+  t.deepEqual([...rest[0]!.linkIds], [3, 5, 4]);
+  t.deepEqual([...rest[0]!.undetailed!], [2, 1, 1]);
+  t.is(backlog.length, 0);
+  t.is(visitsIn(first) + visitsIn(rest[0]!), 6, 'every visit counted once');
+});
+
 test('counting everything at shutdown keeps every visit, and counts counted again stay what they were', (t) => {
   const backlog = new VisitBacklog(100, isBot);
   backlog.add(flush([7, 0, BROWSER], [7, 1, BROWSER], [8, 2, BOT]), 0);
