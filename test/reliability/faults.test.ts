@@ -312,6 +312,30 @@ sqliteOnly(
   },
 );
 
+/**
+ * What an administrator does after ext4 made its file system read-only: e2fsck on the unmounted image, then
+ * mount it again, read-write. Should the kernel mount it read-only all the same, the repair is done again
+ * (at most three times), with what the kernel said logged.
+ */
+async function repair(t: ExecutionContext, image: string, at: string): Promise<void> {
+  for (let attempt = 1; ; attempt++) {
+    // The loop device lets go of the image a moment after the unmount; mount reuses a loop device already
+    // bound to the file, so a mount before that would take back the device that is being detached.
+    await waitFor(async () => (await sh('losetup', '-j', image)).trim() === '');
+    await run('e2fsck', ['-f', '-y', image]).catch((err: { code?: number }) => {
+      // 1: errors corrected.
+      if (err.code !== 1) throw err;
+    });
+    await sh('mount', '-o', 'loop,rw', image, at);
+    const options = (await sh('findmnt', '-n', '-o', 'OPTIONS', at)).trim();
+    if (options.startsWith('rw,')) return;
+    const kernel = (await sh('dmesg').catch(() => '')).trim().split('\n').slice(-8).join('\n');
+    if (attempt === 3) throw new Error(`the repaired file system is mounted ${options}; the kernel said:\n${kernel}`);
+    t.log(`the repaired file system came up ${options}; repairing again. The kernel said:\n${kernel}`);
+    await sh('umount', at);
+  }
+}
+
 sqliteOnly(
   'a file system the kernel made read-only after a disk error: 503 "read-only" until a restart, and nothing acknowledged lost',
   'a SQLite file',
@@ -338,11 +362,7 @@ sqliteOnly(
     t.log(lost[0]?.replace(/^\S+ /, ''));
 
     await sh('umount', at);
-    await run('e2fsck', ['-f', '-y', image]).catch((err: { code?: number }) => {
-      // 1: errors corrected.
-      if (err.code !== 1) throw err;
-    });
-    await sh('mount', '-o', 'loop', image, at);
+    await repair(t, image, at);
     checkFile(t, first.ledger, db, false);
 
     const second = await serveOn(t, db);
