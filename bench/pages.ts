@@ -29,12 +29,14 @@ const config = loadConfig({
   env: { KURZ_DB: flags.db },
   file: { port: 0, publicUrl: 'https://kurz.test', accessLog: true, logFormat: 'json' },
 });
+/** The durations of the requests for `measured` (method and path) the access log has written. */
 const durations: number[] = [];
+let measured = '';
 const logStream = {
   write: (text: string) => {
     for (const line of text.trimEnd().split('\n')) {
-      const entry = JSON.parse(line) as { durationMs?: number };
-      if (entry.durationMs !== undefined) durations.push(entry.durationMs);
+      const entry = JSON.parse(line) as { durationMs?: number; method?: string; path?: string };
+      if (entry.durationMs !== undefined && `${entry.method} ${entry.path}` === measured) durations.push(entry.durationMs);
     }
     return true;
   },
@@ -47,6 +49,18 @@ const kurz = await createApp(
 const server = createServer(kurz.callback).listen(0, '127.0.0.1');
 await new Promise((resolve) => server.once('listening', resolve));
 const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+
+/**
+ * Waits until the access log has handed over `n` requests' lines: it writes them in batches, up to 100 ms
+ * after a request, so the durations of a page's requests are all in only after its last answer.
+ */
+async function logged(n: number): Promise<void> {
+  const deadline = Date.now() + 5000;
+  while (durations.length < n) {
+    if (Date.now() > deadline) throw new Error(`the access log gave ${durations.length} of ${n} request lines`);
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
 
 /** The cookies of a response's Set-Cookie headers, as a Cookie header. */
 const cookiesOf = (res: Response, jar = ''): string =>
@@ -92,12 +106,14 @@ try {
   ];
   for (const [path, what] of pages) {
     durations.length = 0;
+    measured = `GET ${path}`;
     let bytes = 0;
     for (let run = 0; run < WARM_UP_RUNS + runs; run++) {
       const res = await fetch(base + path, { headers: { cookie, accept } });
       if (res.status !== 200) throw new Error(`${path}: ${res.status}`);
       bytes = (await res.arrayBuffer()).byteLength;
     }
+    await logged(WARM_UP_RUNS + runs);
     const times = durations.slice(WARM_UP_RUNS).sort((a, b) => a - b);
     const at = (q: number) => times[Math.min(times.length - 1, Math.ceil(q * times.length) - 1)] ?? NaN;
     rows.push(
@@ -111,6 +127,7 @@ try {
   const picked = [...full.matchAll(/name="link" value="([^"]+)"/g)].map((m) => ['link', m[1] ?? ''] as [string, string]);
   for (const action of ['disable', 'enable']) {
     durations.length = 0;
+    measured = 'POST /links';
     const res = await fetch(`${base}/links`, {
       method: 'POST',
       headers: { cookie, accept, 'content-type': 'application/x-www-form-urlencoded' },
@@ -118,6 +135,7 @@ try {
       redirect: 'manual',
     });
     if (res.status !== 303) throw new Error(`bulk ${action}: ${res.status}`);
+    await logged(1);
     rows.push(`| the bulk form: ${action} ${picked.length} links | \`POST /links\` | ${durations[0]?.toFixed(1)} | | | |`);
     console.log(rows.at(-1));
   }
