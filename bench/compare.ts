@@ -4,7 +4,6 @@ import { spawnSync } from 'node:child_process';
 import Sqlite from 'better-sqlite3';
 import pg from 'pg';
 import { NODE_FLAGS } from '../src/node-flags.ts';
-import { UNDETAILED } from '../src/visits/rollup.ts';
 import { BREAKDOWNS, DIMENSIONS } from '../src/visits/visit.ts';
 import { cacheSizeOf, CONNECTIONS, DEFAULT_HOST, type Profile, type Scenario } from './scenarios.ts';
 import { inheritedEnv } from './children.ts';
@@ -525,8 +524,8 @@ interface Stored {
   /** visit_dimensions and visit_dimension_days: visits per dimension (its index in DIMENSIONS). */
   dimensions: Map<number, number>;
   dimensionDays: Map<number, number>;
-  /** Visits only counted, their detail dropped (the 'undetailed' dimension), people's and bots'. */
-  undetailed: { humans: number; bots: number };
+  /** Visits only counted, their detail dropped, people's and bots': by hour, by day and in the instance's days. */
+  undetailed: { humans: number; bots: number; dayHumans: number; dayBots: number; totalHumans: number; totalBots: number };
 }
 
 /**
@@ -573,7 +572,13 @@ function checkDatabase(stored: Stored, seeded: number, kurz: ServerResult, uncou
   );
   // Visits only counted (too many waited for the writer) have no raw row and no breakdown.
   const { undetailed } = stored;
-  checks.push(`detail dropped: ${undetailed.humans} people, ${undetailed.bots} bots (only counted)`);
+  agree(
+    `detail dropped: ${undetailed.humans} people, ${undetailed.bots} bots (only counted): by hour = by day = instance days`,
+    [undetailed.dayHumans, undetailed.humans],
+    [undetailed.totalHumans, undetailed.humans],
+    [undetailed.dayBots, undetailed.bots],
+    [undetailed.totalBots, undetailed.bots],
+  );
   const detailed = { humans: humans - undetailed.humans, bots: hours.bots - undetailed.bots };
   agree(`raw visits: ${raw.visits}, ${raw.bots} bots`, [raw.visits, detailed.humans + detailed.bots], [raw.bots, detailed.bots]);
   // Every person's visit has a value in each breakdown ('' for unknown); a bot's only in 'bots'. The A/B
@@ -622,9 +627,12 @@ async function readStored(query: (sql: string) => Promise<Record<string, unknown
     dimensions: await byDimension('visit_dimensions'),
     dimensionDays: await byDimension('visit_dimension_days'),
     undetailed: await one(
-      `SELECT coalesce(sum(CASE WHEN value = '${UNDETAILED.humans}' THEN count END), 0) AS humans,
-        coalesce(sum(CASE WHEN value = '${UNDETAILED.bots}' THEN count END), 0) AS bots
-        FROM visit_dimensions WHERE dimension = ${DIMENSIONS.indexOf('undetailed')}`,
+      `SELECT (SELECT coalesce(sum(undetailed_humans), 0) FROM visit_hours) AS humans,
+        (SELECT coalesce(sum(undetailed_bots), 0) FROM visit_hours) AS bots,
+        (SELECT coalesce(sum(undetailed_humans), 0) FROM visit_days) AS "dayHumans",
+        (SELECT coalesce(sum(undetailed_bots), 0) FROM visit_days) AS "dayBots",
+        (SELECT coalesce(sum(undetailed_humans), 0) FROM visit_totals) AS "totalHumans",
+        (SELECT coalesce(sum(undetailed_bots), 0) FROM visit_totals) AS "totalBots"`,
     ),
   };
 }

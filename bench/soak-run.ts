@@ -8,7 +8,6 @@ import { cpus, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Sqlite from 'better-sqlite3';
 import { NODE_FLAGS } from '../src/node-flags.ts';
-import { DIMENSIONS } from '../src/visits/visit.ts';
 import { inheritedEnv } from './children.ts';
 import { runPacedLoad, type KindWindow, type LoadKind, type LoadWindow } from './paced-load.ts';
 import { LIMITS_OUT_OF_REACH, startServer, type ServerProcess } from './server-process.ts';
@@ -340,7 +339,7 @@ function checkDatabase(file: string, seeded: number, created: Map<string, string
     verdict(urls.size === seeded + created.size, `links: ${urls.size} = ${seeded} made before + ${created.size} created`);
     const one = (sql: string): number => db.prepare(sql).pluck().get() as number;
     const raw = one('SELECT count(*) FROM visits');
-    const undetailed = one(`SELECT coalesce(sum(count), 0) FROM visit_dimensions WHERE dimension = ${DIMENSIONS.indexOf('undetailed')}`);
+    const undetailed = one('SELECT coalesce(sum(undetailed_humans + undetailed_bots), 0) FROM visit_hours');
     const counted = one('SELECT coalesce(sum(count), 0) FROM link_visits') + one('SELECT coalesce(sum(bots), 0) FROM visit_hours');
     verdict(
       raw + undetailed === redirected,

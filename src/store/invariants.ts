@@ -1,6 +1,5 @@
 import { RESERVED_PATHS } from '../links/reserved-paths.ts';
 import { CODE_KEY_BYTES, CODE_KEY_SETTING } from '../codes/code-generator.ts';
-import { UNDETAILED } from '../visits/rollup.ts';
 import { BREAKDOWNS, DIMENSIONS } from '../visits/visit.ts';
 
 /** Runs one statement and resolves with its rows; both backends answer the statements below alike. */
@@ -31,15 +30,18 @@ const ORPHANS = LINKED_TABLES.map(
   (table) => `SELECT '${table}' AS source, count(*) AS n FROM ${table} WHERE link_id NOT IN (SELECT id FROM links)`,
 ).join(' UNION ALL ');
 
+/** The figures every rollup of visits keeps, each summed over `table`. */
+const FIGURES = ['humans', 'bots', 'uniques', 'undetailed_humans', 'undetailed_bots'] as const;
+
 const sums = (rollup: string, table: string): string =>
-  `SELECT '${rollup}' AS rollup, coalesce(sum(humans), 0) AS humans, coalesce(sum(bots), 0) AS bots, coalesce(sum(uniques), 0) AS uniques FROM ${table}`;
+  `SELECT '${rollup}' AS rollup, ${FIGURES.map((f) => `coalesce(sum(${f}), 0) AS ${f}`).join(', ')} FROM ${table}`;
 
 const ROLLUP_SUMS = [sums('by hour', 'visit_hours'), sums('by day', 'visit_days'), sums('instance by day', 'visit_totals')].join(
   ' UNION ALL ',
 );
 
-const DIMENSION_SUMS = `SELECT 'by hour' AS rollup, dimension, value, sum(count) AS count FROM visit_dimensions GROUP BY dimension, value
-  UNION ALL SELECT 'by day' AS rollup, dimension, value, sum(count) AS count FROM visit_dimension_days GROUP BY dimension, value`;
+const DIMENSION_SUMS = `SELECT 'by hour' AS rollup, dimension, sum(count) AS count FROM visit_dimensions GROUP BY dimension
+  UNION ALL SELECT 'by day' AS rollup, dimension, sum(count) AS count FROM visit_dimension_days GROUP BY dimension`;
 
 /** Links whose all-time count of human visits is below what their hourly series holds. */
 const COUNTS_BELOW_SERIES = `SELECT count(*) AS n, min(series.link_id) AS first FROM
@@ -56,10 +58,9 @@ const LINKS_OFF_DOMAINS = `SELECT
 const FIGURES_OFF_OWNER = `SELECT
   (SELECT count(*) FROM visit_days JOIN links ON links.id = visit_days.link_id WHERE visit_days.owner_id <> links.owner_id) AS misplaced,
   (SELECT count(*) FROM visit_totals t FULL JOIN
-    (SELECT owner_id, day, sum(humans) AS humans, sum(bots) AS bots, sum(uniques) AS uniques FROM visit_days GROUP BY owner_id, day) d
+    (SELECT owner_id, day, ${FIGURES.map((f) => `sum(${f}) AS ${f}`).join(', ')} FROM visit_days GROUP BY owner_id, day) d
     ON d.owner_id = t.owner_id AND d.day = t.day
-    WHERE coalesce(t.humans, 0) <> coalesce(d.humans, 0) OR coalesce(t.bots, 0) <> coalesce(d.bots, 0)
-      OR coalesce(t.uniques, 0) <> coalesce(d.uniques, 0)) AS unequal`;
+    WHERE ${FIGURES.map((f) => `coalesce(t.${f}, 0) <> coalesce(d.${f}, 0)`).join(' OR ')}) AS unequal`;
 
 /**
  * Live links whose code became one of kurz's own paths in a later version (an alias "review" made before the
@@ -136,40 +137,34 @@ export async function checkInvariants(query: Query): Promise<CheckOutcome[]> {
     };
   });
 
-  let hours = { humans: 0, bots: 0 };
-  await run('visits by hour = by day = instance by day (people, bots, unique visitors)', async () => {
+  let hours = { humans: 0, bots: 0, undetailed_humans: 0, undetailed_bots: 0 };
+  await run('visits by hour = by day = instance by day (people, bots, unique visitors, only counted)', async () => {
     const rows = (await query(ROLLUP_SUMS)).map((r) => ({
       rollup: String(r['rollup']),
-      humans: Number(r['humans']),
-      bots: Number(r['bots']),
-      uniques: Number(r['uniques']),
+      ...(Object.fromEntries(FIGURES.map((f) => [f, Number(r[f])])) as Record<(typeof FIGURES)[number], number>),
     }));
     const [first] = rows;
     if (!first) return { problems: ['no sums came back'] };
     hours = first;
-    const differ = rows.filter((r) => r.humans !== first.humans || r.bots !== first.bots || r.uniques !== first.uniques);
-    const shown = (r: (typeof rows)[number]): string => `${r.rollup}: ${r.humans} people, ${r.bots} bots, ${r.uniques} unique visitors`;
-    return differ.length === 0
-      ? { problems: [], detail: `${first.humans} people, ${first.bots} bots, ${first.uniques} unique visitors` }
-      : { problems: rows.map(shown) };
+    const differ = rows.filter((r) => FIGURES.some((f) => r[f] !== first[f]));
+    const shown = (r: (typeof rows)[number]): string =>
+      `${r.humans} people, ${r.bots} bots, ${r.uniques} unique visitors` +
+      (r.undetailed_humans + r.undetailed_bots > 0 ? `; only counted: ${r.undetailed_humans} people, ${r.undetailed_bots} bots` : '');
+    return differ.length === 0 ? { problems: [], detail: shown(first) } : { problems: rows.map((r) => `${r.rollup}: ${shown(r)}`) };
   });
 
   await run("each breakdown sums to the visits, by hour and by day (people's; 'bots' to the bots')", async () => {
     const sums = new Map<string, number>();
-    const undetailed = DIMENSIONS.indexOf('undetailed');
     for (const r of await query(DIMENSION_SUMS)) {
-      const dimension = Number(r['dimension']);
-      // Visits only counted are in no breakdown: 'undetailed' says how many, people's and bots'.
-      const key = `${String(r['rollup'])} ${dimension}${dimension === undetailed ? ` ${String(r['value'])}` : ''}`;
+      const key = `${String(r['rollup'])} ${Number(r['dimension'])}`;
       sums.set(key, (sums.get(key) ?? 0) + Number(r['count']));
     }
     const problems: string[] = [];
     for (const rollup of ['by hour', 'by day']) {
-      const only = (value: string): number => sums.get(`${rollup} ${undetailed} ${value}`) ?? 0;
-      // The variant dimensions count only the visits of links with a split.
+      // The variant dimensions count only the visits of links with a split; visits only counted are in none.
       BREAKDOWNS.forEach((dimension) => {
         const i = DIMENSIONS.indexOf(dimension);
-        const expected = dimension === 'bots' ? hours.bots - only(UNDETAILED.bots) : hours.humans - only(UNDETAILED.humans);
+        const expected = dimension === 'bots' ? hours.bots - hours.undetailed_bots : hours.humans - hours.undetailed_humans;
         const actual = sums.get(`${rollup} ${i}`) ?? 0;
         if (actual !== expected) problems.push(`${dimension} ${rollup}: ${actual}, expected ${expected}`);
       });

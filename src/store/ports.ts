@@ -238,11 +238,6 @@ export interface VisitStore {
   topLinks(from: Date, to: Date, limit: number, owner?: number): Promise<LinkTally[]>;
   /** Per domain (not removed): its live links and its links' human visits in [from, to), whole UTC days. */
   domainTotals(from: Date, to: Date): Promise<DomainTally[]>;
-  /**
-   * Visits (people's and bots') in [from, to) only counted, their detail dropped because too many waited for
-   * the database; `owner`'s links' alone when given. Whole UTC days read the daily rollup, else whole hours.
-   */
-  detailDropped(from: Date, to: Date, owner?: number): Promise<number>;
   /** Live links and all-time human and bot visits. */
   totals(owner?: number): Promise<{ links: number; humans: number; bots: number }>;
   /** The all-time human and bot visits of each of these links that has any (read from the hourly rollup). */

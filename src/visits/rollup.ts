@@ -7,6 +7,9 @@ export interface VisitSum {
   t: number;
   humans: number;
   bots: number;
+  /** Of them, visits only counted, their detail dropped (visit-backlog.ts): in no breakdown. */
+  undetailedHumans: number;
+  undetailedBots: number;
 }
 
 /** A day's visits of one link as the store writes them: with its owner and its visitors new that day. */
@@ -25,7 +28,12 @@ export function sumByOwner(days: readonly OwnedDay[]): Array<Omit<OwnedDay, 'lin
       sum.humans += d.humans;
       sum.bots += d.bots;
       sum.uniques += d.uniques;
-    } else sums.set(key, { t: d.t, ownerId: d.ownerId, humans: d.humans, bots: d.bots, uniques: d.uniques });
+      sum.undetailedHumans += d.undetailedHumans;
+      sum.undetailedBots += d.undetailedBots;
+    } else {
+      const { t, ownerId, humans, bots, uniques, undetailedHumans, undetailedBots } = d;
+      sums.set(key, { t, ownerId, humans, bots, uniques, undetailedHumans, undetailedBots });
+    }
   }
   return [...sums.values()];
 }
@@ -74,12 +82,10 @@ export interface UndetailedVisits {
   visits: number;
 }
 
-/** The value of the 'undetailed' dimension for people's visits and for bots'. */
-export const UNDETAILED = { humans: 'humans', bots: 'bots' } as const;
-
 /**
- * Sums `visits`, and the visits only counted (`undetailed`: in the hours, days and link counts, and the
- * 'undetailed' dimension, nothing else), into the rows of each rollup; `keepRaw` false leaves the raw rows out.
+ * Sums `visits`, and the visits only counted (`undetailed`: in the hours, days and link counts, as well as
+ * in those rows' own counts of them, nothing else), into the rows of each rollup; `keepRaw` false leaves the
+ * raw rows out.
  */
 export function rollUp(visits: readonly Visit[], keepRaw: boolean, undetailed: readonly UndetailedVisits[] = []): VisitBatch {
   const hours = new Map<string, VisitSum>();
@@ -111,10 +117,8 @@ export function rollUp(visits: readonly Visit[], keepRaw: boolean, undetailed: r
     }
   }
   for (const u of undetailed) {
-    const hour = hourOf(u.at);
-    add(hours, u.linkId, hour, u.bot, u.visits);
-    add(days, u.linkId, dayOf(u.at), u.bot, u.visits);
-    count(dimensions, u.linkId, hour, 'undetailed', u.bot ? UNDETAILED.bots : UNDETAILED.humans, u.visits);
+    add(hours, u.linkId, hourOf(u.at), u.bot, u.visits, true);
+    add(days, u.linkId, dayOf(u.at), u.bot, u.visits, true);
     if (!u.bot) addCount(links, u.linkId, u.visits, u.at);
   }
   // A day's breakdowns are its hours' summed (fewer sums than visits to key).
@@ -137,10 +141,13 @@ function count(sums: Map<string, DimensionSum>, linkId: number, hour: number, di
   else sums.set(key, { linkId, hour, dimension, value, count: n });
 }
 
-function add(sums: Map<string, VisitSum>, linkId: number, t: number, bot: boolean, n = 1): void {
+function add(sums: Map<string, VisitSum>, linkId: number, t: number, bot: boolean, n = 1, undetailed = false): void {
   const key = `${linkId} ${t}`;
   let sum = sums.get(key);
-  if (!sum) sums.set(key, (sum = { linkId, t, humans: 0, bots: 0 }));
+  if (!sum) sums.set(key, (sum = { linkId, t, humans: 0, bots: 0, undetailedHumans: 0, undetailedBots: 0 }));
   if (bot) sum.bots += n;
   else sum.humans += n;
+  if (!undetailed) return;
+  if (bot) sum.undetailedBots += n;
+  else sum.undetailedHumans += n;
 }

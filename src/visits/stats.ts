@@ -166,6 +166,7 @@ export function visitStats(deps: { visits: VisitStore; now: () => number; severa
       let humans = 0;
       let bots = 0;
       let uniqueVisitors = 0;
+      let detailDropped = 0;
       for (const h of hours) {
         const bucket = buckets.get(start(h.t));
         if (bucket) {
@@ -175,6 +176,7 @@ export function visitStats(deps: { visits: VisitStore; now: () => number; severa
         humans += h.humans;
         bots += h.bots;
         uniqueVisitors += h.uniques;
+        detailDropped += h.undetailed;
       }
       const lists = topLists(dimensions);
       const everyCountry = dimensions
@@ -186,7 +188,7 @@ export function visitStats(deps: { visits: VisitStore; now: () => number; severa
         from: new Date(from),
         to: new Date(to),
         granularity: period.granularity,
-        visits: { total: humans + bots, humans, bots, uniqueVisitors, detailDropped: undetailedIn(dimensions) },
+        visits: { total: humans + bots, humans, bots, uniqueVisitors, detailDropped },
         lastVisitAt: link.lastVisitAt,
         series: [...buckets].map(([t, b]) => ({ t: new Date(t), humans: b.humans, bots: b.bots })),
         ...lists,
@@ -201,10 +203,9 @@ export function visitStats(deps: { visits: VisitStore; now: () => number; severa
       const to = typeof span === 'number' ? dayOf(now()) + DAY : of(span.to.getTime() - 1) + step;
       const from = typeof span === 'number' ? to - span * DAY : of(span.from.getTime());
       const byDomain = owner === undefined && severalDomains();
-      const [{ tallies, created, topLinks, domains }, totals, detailDropped] = await Promise.all([
+      const [{ tallies, created, topLinks, domains }, totals] = await Promise.all([
         hourly ? hourFigures(from, to, owner, byDomain) : dayFigures(from, to, owner, byDomain),
         visits.totals(owner),
-        visits.detailDropped(new Date(from), new Date(to), owner),
       ]);
       const byDay = new Map<number, InstanceStats['days'][number]>();
       for (let t = from; t < to; t += step) byDay.set(t, { t: new Date(t), linksCreated: 0, humans: 0, bots: 0, uniqueVisitors: 0 });
@@ -216,7 +217,8 @@ export function visitStats(deps: { visits: VisitStore; now: () => number; severa
         const day = byDay.get(c.t);
         if (day) day.linksCreated = c.count;
       }
-      const period = { linksCreated: 0, humans: 0, bots: 0, uniqueVisitors: 0, detailDropped };
+      const period = { linksCreated: 0, humans: 0, bots: 0, uniqueVisitors: 0, detailDropped: 0 };
+      for (const d of tallies) period.detailDropped += d.undetailed;
       for (const d of byDay.values()) {
         period.linksCreated += d.linksCreated;
         period.humans += d.humans;
@@ -291,11 +293,6 @@ function topLists(counts: readonly DimensionCount[]): Record<Listed, Entry[]> {
     }
   }
   return lists;
-}
-
-/** The visits only counted, people's and bots', from the 'undetailed' dimension. */
-function undetailedIn(counts: readonly DimensionCount[]): number {
-  return counts.reduce((sum, c) => (c.dimension === 'undetailed' ? sum + c.count : sum), 0);
 }
 
 /** The variants' figures from their three dimensions, most visited first, then by URL. */

@@ -52,9 +52,8 @@ export const DIMENSIONS = [
   // The redirect rule that decided a person's visit, by its name (its conditions in words, so reordering the
   // rules mixes nothing): only for links with rules, so not one of the breakdowns every visit is counted in.
   'rules',
-  // Visits (people and bots) only counted, their detail dropped because too many waited for the database
-  // (visit-backlog.ts): value ''. Not a breakdown: the stats show it as a figure of its own.
-  'undetailed',
+  // 11 was 'undetailed', the visits only counted (detail dropped): they are columns of the hours and days
+  // now (SQLite's migration 26), and a new dimension may take its number.
 ] as const;
 /** The dimensions the stats list as breakdowns (value → human visits); the variant ones make `variants`. */
 export const BREAKDOWNS = ['referrers', 'browsers', 'os', 'devices', 'countries', 'languages', 'bots'] as const;
@@ -65,7 +64,7 @@ export function valueIn(visit: Visit, dimension: Dimension): string | undefined 
   if (dimension === 'bots') return visit.bot ?? undefined;
   if (dimension === 'variant_visits') return visit.variant ?? undefined;
   // Counted by the store, for visitors new on their day.
-  if (dimension === 'variant_visitors' || dimension === 'undetailed') return undefined;
+  if (dimension === 'variant_visitors') return undefined;
   if (visit.bot !== null) return undefined;
   switch (dimension) {
     case 'referrers':
@@ -95,6 +94,8 @@ export interface VisitTally {
   bots: number;
   /** Visitors counted once per link and day, in the hour they were first seen. */
   uniques: number;
+  /** Of the visits, people's and bots' only counted, their detail dropped (visit-backlog.ts). */
+  undetailed: number;
 }
 
 export interface DimensionCount {

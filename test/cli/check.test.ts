@@ -48,7 +48,7 @@ test('check passes a database kurz wrote, lists what it checked, and prints its 
     "ok       every link is on one of kurz's domains, and no live link on a removed one",
     "ok       each user's figures are their links' (visits by day under the link's owner, and their day totals)",
     "ok       no live link's code is one of kurz's own paths (which would answer instead)",
-    'ok       visits by hour = by day = instance by day (people, bots, unique visitors): 15 people, 1 bots, 5 unique visitors',
+    'ok       visits by hour = by day = instance by day (people, bots, unique visitors, only counted): 15 people, 1 bots, 5 unique visitors',
     "ok       each breakdown sums to the visits, by hour and by day (people's; 'bots' to the bots')",
     "ok       each link's all-time count holds at least its hourly series",
   ];
@@ -63,6 +63,7 @@ test('check passes a database kurz wrote, lists what it checked, and prints its 
 test('check finds rollups that disagree and rows that name no link, says which, and exits 3', async (t) => {
   const { database, env } = await withVisits(t);
   await database.sql('UPDATE visit_days SET humans = humans + 1 WHERE link_id = (SELECT min(link_id) FROM visit_days)');
+  await database.sql('UPDATE visit_totals SET undetailed_humans = 2 WHERE owner_id = 1');
   await database.sql('INSERT INTO link_visits (link_id, count, last_at) VALUES (?, ?, ?)', 99_999, 3, Date.now());
   await database.sql('UPDATE link_visits SET count = 0 WHERE link_id = (SELECT max(link_id) FROM visit_hours)');
   await database.sql('UPDATE links SET domain_id = 77 WHERE id = (SELECT min(id) FROM links)');
@@ -77,7 +78,7 @@ test('check finds rollups that disagree and rows that name no link, says which, 
   );
   t.regex(
     result.stdout,
-    /^FAILED {3}visits by hour = by day = instance by day .*\n {9}by hour: 15 people, 1 bots, 5 unique visitors\n {9}by day: 16 people, 1 bots, 5 unique visitors\n {9}instance by day: 15 people, 1 bots, 5 unique visitors$/m,
+    /^FAILED {3}visits by hour = by day = instance by day .*\n {9}by hour: 15 people, 1 bots, 5 unique visitors\n {9}by day: 16 people, 1 bots, 5 unique visitors\n {9}instance by day: 15 people, 1 bots, 5 unique visitors; only counted: 2 people, 0 bots$/m,
   );
   t.regex(
     result.stdout,

@@ -6,7 +6,6 @@ import { setTimeout as delay } from 'node:timers/promises';
 import test, { type ExecutionContext } from 'ava';
 import Sqlite from 'better-sqlite3';
 import type { Durability } from '../../src/config.ts';
-import { DIMENSIONS } from '../../src/visits/visit.ts';
 import { backend, BASE_ENV, createKeyIn, freshDatabase, startServe, waitFor, type ServeProcess } from '../helpers.ts';
 import { seededRandom } from '../support/seeded-random.ts';
 
@@ -241,10 +240,8 @@ async function writerKills(t: ExecutionContext, env: Record<string, string>): Pr
   const visits = await counted();
   const [rollups] = await db.sql<{ humans: number; bots: number }>('SELECT sum(humans) AS humans, sum(bots) AS bots FROM visit_hours');
   const [raw] = await db.sql<{ n: number }>('SELECT count(*) AS n FROM visits');
-  // Visits past visitBacklog while a writer was down are only counted: no raw row, a count in 'undetailed'.
-  const [undetailed] = await db.sql<{ n: number }>(
-    `SELECT coalesce(sum(count), 0) AS n FROM visit_dimensions WHERE dimension = ${DIMENSIONS.indexOf('undetailed')}`,
-  );
+  // Visits past visitBacklog while a writer was down are only counted: no raw row, counted in their hour's undetailed_humans or undetailed_bots.
+  const [undetailed] = await db.sql<{ n: number }>('SELECT coalesce(sum(undetailed_humans + undetailed_bots), 0) AS n FROM visit_hours');
   const handedOn = [...kurz.output().stderr.matchAll(/starting another .*unwritten=(\d+)/g)].reduce((sum, m) => sum + Number(m[1]), 0);
   // PostgreSQL checks its own pages; SQLite's file is checked here.
   const integrity = backend === 'sqlite' ? integrityOf(db.file) : 'not a file';

@@ -214,13 +214,20 @@ test('the figures are kept per owner: links per day and visits move with a link 
   insert.run(1, 'a', 'https://a.example/', DAY, DAY, 1);
   insert.run(2, 'b', 'https://b.example/', DAY + 1, DAY + 1, 2);
   // Visits as the writer adds them: each link's hours and days under its owner, and the owner's day totals.
-  db.exec(`INSERT INTO visit_hours (link_id, hour, humans, bots, uniques) VALUES (1, ${DAY}, 3, 1, 2), (1, ${2 * DAY}, 4, 0, 4), (2, ${DAY}, 5, 0, 5);
-    INSERT INTO visit_days (day, link_id, owner_id, humans, bots, uniques) VALUES (${DAY}, 1, 1, 3, 1, 2), (${2 * DAY}, 1, 1, 4, 0, 4), (${DAY}, 2, 2, 5, 0, 5);
-    INSERT INTO visit_totals (day, owner_id, humans, bots, uniques) VALUES (${DAY}, 1, 3, 1, 2), (${2 * DAY}, 1, 4, 0, 4), (${DAY}, 2, 5, 0, 5);`);
+  // Of link 1's first day, 2 people's visits and its bot's were only counted (their detail dropped).
+  db.exec(`INSERT INTO visit_hours (link_id, hour, humans, bots, uniques, undetailed_humans, undetailed_bots)
+      VALUES (1, ${DAY}, 3, 1, 2, 2, 1), (1, ${2 * DAY}, 4, 0, 4, 0, 0), (2, ${DAY}, 5, 0, 5, 0, 0);
+    INSERT INTO visit_days (day, link_id, owner_id, humans, bots, uniques, undetailed_humans, undetailed_bots)
+      VALUES (${DAY}, 1, 1, 3, 1, 2, 2, 1), (${2 * DAY}, 1, 1, 4, 0, 4, 0, 0), (${DAY}, 2, 2, 5, 0, 5, 0, 0);
+    INSERT INTO visit_totals (day, owner_id, humans, bots, uniques, undetailed_humans, undetailed_bots)
+      VALUES (${DAY}, 1, 3, 1, 2, 2, 1), (${2 * DAY}, 1, 4, 0, 4, 0, 0), (${DAY}, 2, 5, 0, 5, 0, 0);`);
   const state = () => ({
     linkDays: db.prepare('SELECT day, owner_id AS owner, created, live FROM link_days WHERE created > 0 ORDER BY day, owner').all(),
     totals: db
-      .prepare('SELECT day, owner_id AS owner, humans, bots, uniques FROM visit_totals WHERE humans + bots > 0 ORDER BY day, owner')
+      .prepare(
+        `SELECT day, owner_id AS owner, humans, bots, uniques, undetailed_humans AS "onlyCounted", undetailed_bots AS "botsOnlyCounted"
+        FROM visit_totals WHERE humans + bots > 0 ORDER BY day, owner`,
+      )
       .all(),
     days: db.prepare('SELECT day, link_id AS link, owner_id AS owner FROM visit_days ORDER BY day, link').all(),
   });
@@ -232,8 +239,8 @@ test('the figures are kept per owner: links per day and visits move with a link 
   t.deepEqual(state(), {
     linkDays: [{ day: DAY, owner: 2, created: 2, live: 2 }],
     totals: [
-      { day: DAY, owner: 2, humans: 8, bots: 1, uniques: 7 },
-      { day: 2 * DAY, owner: 2, humans: 4, bots: 0, uniques: 4 },
+      { day: DAY, owner: 2, humans: 8, bots: 1, uniques: 7, onlyCounted: 2, botsOnlyCounted: 1 },
+      { day: 2 * DAY, owner: 2, humans: 4, bots: 0, uniques: 4, onlyCounted: 0, botsOnlyCounted: 0 },
     ],
     days: [
       { day: DAY, link: 1, owner: 2 },
@@ -246,6 +253,58 @@ test('the figures are kept per owner: links per day and visits move with a link 
   db.prepare('UPDATE links SET deleted_at = ? WHERE id = 2').run(3 * DAY);
   t.deepEqual(state().linkDays, [{ day: DAY, owner: 2, created: 2, live: 1 }]);
   t.is(db.prepare('SELECT sum(humans) FROM visit_totals').pluck().get(), 12);
+});
+
+test("migration 26 moves the visits only counted from dimension 11 into the hours, days and owners' days, and drops those rows", (t) => {
+  const DAY = 86_400_000;
+  const HOUR = 3_600_000;
+  const path = join(tempDir(t), 'kurz.db');
+  const old = databaseAtSchema(path, 25);
+  old.exec(`INSERT INTO users (id, name, role, created_at) VALUES (1, 'admin', 'admin', 0), (2, 'ana', 'member', 0);
+    INSERT INTO links (id, code, url, created_at, updated_at, owner_id) VALUES
+      (1, 'a', 'https://a.example/', 0, 0, 1), (2, 'b', 'https://b.example/', 0, 0, 2), (3, 'c', 'https://c.example/', 0, 0, 2);
+    INSERT INTO visit_hours (link_id, hour, humans, bots, uniques) VALUES
+      (1, ${DAY}, 5, 2, 1), (1, ${DAY + HOUR}, 3, 0, 0), (2, ${DAY}, 4, 1, 2), (3, ${DAY}, 1, 0, 1);
+    INSERT INTO visit_days (day, link_id, owner_id, humans, bots, uniques) VALUES (${DAY}, 1, 1, 8, 2, 1), (${DAY}, 2, 2, 4, 1, 2), (${DAY}, 3, 2, 1, 0, 1);
+    INSERT INTO visit_totals (day, owner_id, humans, bots, uniques) VALUES (${DAY}, 1, 8, 2, 1), (${DAY}, 2, 5, 1, 3);
+    INSERT INTO visit_dimensions (link_id, hour, dimension, value, count) VALUES
+      (1, ${DAY}, 11, 'humans', 4), (1, ${DAY}, 11, 'bots', 2), (1, ${DAY + HOUR}, 11, 'humans', 3), (2, ${DAY}, 11, 'bots', 1),
+      (1, ${DAY}, 1, 'Firefox', 1), (2, ${DAY}, 1, 'Chrome', 4), (3, ${DAY}, 1, 'Chrome', 1);
+    INSERT INTO visit_dimension_days (link_id, day, dimension, value, count) VALUES
+      (1, ${DAY}, 11, 'humans', 7), (1, ${DAY}, 11, 'bots', 2), (2, ${DAY}, 11, 'bots', 1),
+      (1, ${DAY}, 1, 'Firefox', 1), (2, ${DAY}, 1, 'Chrome', 4), (3, ${DAY}, 1, 'Chrome', 1);`);
+  old.close();
+
+  const db = openDatabase(path);
+  t.teardown(() => db.close());
+  const rows = (sql: string) => db.prepare(sql).raw().all();
+  t.deepEqual(rows('SELECT link_id, hour, undetailed_humans, undetailed_bots FROM visit_hours ORDER BY link_id, hour'), [
+    [1, DAY, 4, 2],
+    [1, DAY + HOUR, 3, 0],
+    [2, DAY, 0, 1],
+    [3, DAY, 0, 0],
+  ]);
+  t.deepEqual(rows('SELECT link_id, undetailed_humans, undetailed_bots FROM visit_days ORDER BY link_id'), [
+    [1, 7, 2],
+    [2, 0, 1],
+    [3, 0, 0],
+  ]);
+  t.deepEqual(rows('SELECT owner_id, undetailed_humans, undetailed_bots FROM visit_totals ORDER BY owner_id'), [
+    [1, 7, 2],
+    [2, 0, 1],
+  ]);
+  t.deepEqual(
+    rows(
+      'SELECT count(*) FROM visit_dimensions WHERE dimension = 11 UNION ALL SELECT count(*) FROM visit_dimension_days WHERE dimension = 11',
+    ),
+    [[0], [0]],
+  );
+  t.deepEqual(rows('SELECT link_id, value, count FROM visit_dimensions ORDER BY link_id'), [
+    [1, 'Firefox', 1],
+    [2, 'Chrome', 4],
+    [3, 'Chrome', 1],
+  ]);
+  t.deepEqual(rows("SELECT name FROM sqlite_schema WHERE name LIKE '%undetailed%'"), [], 'the partial indexes are gone');
 });
 
 test("migration 16 moves each link.create entry onto its link's row: the creator, how they came, a first target an edit changed", (t) => {

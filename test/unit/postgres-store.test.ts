@@ -27,7 +27,7 @@ import { createSqliteVisitStore } from '../../src/store/sqlite/visit-store.ts';
 import { watchWrites } from '../../src/store/sqlite/write-health.ts';
 import { rollUp } from '../../src/visits/rollup.ts';
 import { proxyTo } from '../support/tcp-proxy.ts';
-import { DAY, HOUR, type Visit } from '../../src/visits/visit.ts';
+import { DAY, HOUR, type Visit, type VisitTally } from '../../src/visits/visit.ts';
 import { newLink as sharedNewLink, tempDir, waitFor } from '../helpers.ts';
 
 /** A maintenance database URL (…/postgres) on a server where the tests may create databases. */
@@ -190,11 +190,12 @@ async function script(storage: Omit<Storage, 'close' | 'databaseBytes'>): Promis
   out['dayTotals'] = await visits.dayTotals(...range);
   out['topLinks'] = await visits.topLinks(...range, 2);
   out['totals'] = await visits.totals();
+  const dropped = (tallies: readonly VisitTally[]): number => tallies.reduce((sum, d) => sum + d.undetailed, 0);
   out['detailDropped'] = [
-    await visits.detailDropped(...range),
-    await visits.detailDropped(new Date(START + HOUR), new Date(START + 2 * HOUR)),
-    await visits.detailDropped(...range, 1),
-    await visits.detailDropped(...range, 99),
+    dropped(await visits.dayTotals(...range)),
+    dropped((await visits.hourFigures(new Date(START + HOUR), new Date(START + 2 * HOUR), 5, undefined, false)).totals),
+    dropped(await visits.dayTotals(...range, 1)),
+    dropped(await visits.dayTotals(...range, 99)),
   ];
   out['createdPerDay'] = await visits.linksCreatedPerDay(new Date(0), new Date(START + 10 * DAY));
   const raw = [];
@@ -388,10 +389,10 @@ if (SERVER === undefined) {
     await Promise.all(Array.from({ length: rounds }, (_, n) => [flush(a, n), flush(b, n)]).flat());
     const flushes = 2 * rounds;
     t.deepEqual(await a.visits.linkHours(id, new Date(START), new Date(START + DAY)), [
-      { t: START, humans: 2 * flushes, bots: flushes, uniques: 3 },
+      { t: START, humans: 2 * flushes, bots: flushes, uniques: 3, undetailed: 0 },
     ]);
     t.deepEqual(await b.visits.dayTotals(new Date(START), new Date(START + DAY)), [
-      { t: START, humans: 3 * flushes, bots: flushes, uniques: 4 },
+      { t: START, humans: 3 * flushes, bots: flushes, uniques: 4, undetailed: 0 },
     ]);
     t.like(await b.links.linkByAddress(0, 'busy'), { visitCount: 2 * flushes, lastVisitAt: new Date(START + 20 + rounds - 1) });
     t.deepEqual(
@@ -820,6 +821,58 @@ if (SERVER === undefined) {
     ]);
   });
 
+  test("the migration that makes visits only counted columns (SQLite's 26) moves them off dimension 11, and a link handed on takes them along", async (t) => {
+    const url = await freshDatabase(t);
+    const admin = await adminOf(t, url);
+    await admin.query(q.CREATE_SCHEMA_TABLE);
+    for (const migration of MIGRATIONS.slice(0, MIGRATIONS.length - 1)) await admin.query(migration);
+    await admin.query(q.SET_SCHEMA_VERSION, [MIGRATIONS.length - 1]);
+    const day = START;
+    const hour = START + HOUR;
+    await admin.query(`INSERT INTO users (id, name, role, created_at) VALUES (2, 'ana', 'member', 0) ON CONFLICT DO NOTHING`);
+    await admin.query(`INSERT INTO links (id, domain_id, code, url, created_at, updated_at, owner_id) VALUES
+      (1, 0, 'a', 'https://a.example/', 0, 0, 1), (2, 0, 'b', 'https://b.example/', 0, 0, 2)`);
+    await admin.query(`INSERT INTO visit_hours (link_id, hour, humans, bots, uniques) VALUES
+      (1, ${day}, 5, 2, 1), (1, ${hour}, 3, 0, 0), (2, ${day}, 4, 1, 2)`);
+    await admin.query(
+      `INSERT INTO visit_days (day, link_id, owner_id, humans, bots, uniques) VALUES (${day}, 1, 1, 8, 2, 1), (${day}, 2, 2, 4, 1, 2)`,
+    );
+    await admin.query(`INSERT INTO visit_totals (day, owner_id, humans, bots, uniques) VALUES (${day}, 1, 8, 2, 1), (${day}, 2, 4, 1, 2)`);
+    await admin.query(`INSERT INTO visit_dimensions (link_id, hour, dimension, value, count) VALUES
+      (1, ${day}, 11, 'humans', 4), (1, ${day}, 11, 'bots', 2), (1, ${hour}, 11, 'humans', 3), (2, ${day}, 11, 'bots', 1), (2, ${day}, 1, 'Chrome', 4)`);
+    await admin.query(`INSERT INTO visit_dimension_days (link_id, day, dimension, value, count) VALUES
+      (1, ${day}, 11, 'humans', 7), (1, ${day}, 11, 'bots', 2), (2, ${day}, 11, 'bots', 1), (2, ${day}, 1, 'Chrome', 4)`);
+
+    await open(t, url);
+    const rows = async (sql: string) => (await admin.query({ text: sql, rowMode: 'array' })).rows.map((r: unknown[]) => r.map(Number));
+    t.deepEqual(await rows('SELECT link_id, hour, undetailed_humans, undetailed_bots FROM visit_hours ORDER BY link_id, hour'), [
+      [1, day, 4, 2],
+      [1, hour, 3, 0],
+      [2, day, 0, 1],
+    ]);
+    t.deepEqual(await rows('SELECT link_id, undetailed_humans, undetailed_bots FROM visit_days ORDER BY link_id'), [
+      [1, 7, 2],
+      [2, 0, 1],
+    ]);
+    const totals = () =>
+      rows('SELECT owner_id, humans, undetailed_humans, undetailed_bots FROM visit_totals WHERE humans > 0 ORDER BY owner_id');
+    t.deepEqual(await totals(), [
+      [1, 8, 7, 2],
+      [2, 4, 0, 1],
+    ]);
+    t.deepEqual(
+      await rows(
+        'SELECT dimension, count(*) FROM visit_dimensions GROUP BY dimension UNION ALL SELECT dimension, count(*) FROM visit_dimension_days GROUP BY dimension',
+      ),
+      [
+        [1, 1],
+        [1, 1],
+      ],
+    );
+    await admin.query('UPDATE links SET owner_id = 2 WHERE id = 1');
+    t.deepEqual(await totals(), [[2, 12, 7, 3]], 'handed to ana with its visits only counted');
+  });
+
   test('migration 4 takes a database of the schema before domains onto the default domain: ids, codes, tags, visits, the change log; kurz_ids untouched', async (t) => {
     const url = await freshDatabase(t);
     const admin = await adminOf(t, url);
@@ -867,7 +920,9 @@ if (SERVER === undefined) {
       domain: 0,
       blocked: { rule: 'bad.example', list: 'list', at: new Date(START) },
     });
-    t.deepEqual(await storage.visits.linkHours(1, new Date(START), new Date(START + DAY)), [{ t: START, humans: 5, bots: 1, uniques: 2 }]);
+    t.deepEqual(await storage.visits.linkHours(1, new Date(START), new Date(START + DAY)), [
+      { t: START, humans: 5, bots: 1, uniques: 2, undetailed: 0 },
+    ]);
     t.deepEqual(await storage.visits.domainTotals(new Date(START), new Date(START + DAY)), [{ domain: 0, links: 3, humans: 5 }]);
     t.deepEqual(
       (await storage.links.changesAfter(0)).map(({ linkId, domain, code }) => ({ linkId, domain, code })),

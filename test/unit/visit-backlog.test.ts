@@ -108,30 +108,25 @@ test('a copied log keeps which events are counts', (t) => {
   t.is(visitsIn(events), 3041);
 });
 
-test('counts add to the hours, days and link counts and to the undetailed dimension, and to no breakdown', (t) => {
+test('counts add to the hours, days and link counts and to their own counts of visits only counted, and to no breakdown', (t) => {
   const batch = rollUp([], true, [
     { linkId: 1, at: T + 10, bot: false, visits: 30 },
     { linkId: 1, at: T + HOUR, bot: true, visits: 4 },
   ]);
   t.deepEqual(batch.visits, []);
   t.deepEqual(
-    batch.hours.map((h) => [h.t - T, h.humans, h.bots]),
+    batch.hours.map((h) => [h.t - T, h.humans, h.bots, h.undetailedHumans, h.undetailedBots]),
     [
-      [0, 30, 0],
-      [HOUR, 0, 4],
+      [0, 30, 0, 30, 0],
+      [HOUR, 0, 4, 0, 4],
     ],
   );
   t.deepEqual(
-    batch.days.map((d) => [d.humans, d.bots]),
-    [[30, 4]],
+    batch.days.map((d) => [d.humans, d.bots, d.undetailedHumans, d.undetailedBots]),
+    [[30, 4, 30, 4]],
   );
   t.deepEqual(batch.links, [{ id: 1, count: 30, lastVisitAt: T + 10 }]);
-  t.deepEqual(
-    batch.dimensionDays.map((d) => [d.dimension, d.value, d.count]),
-    [
-      ['undetailed', 'humans', 30],
-      ['undetailed', 'bots', 4],
-    ],
-  );
+  t.deepEqual(batch.dimensions, []);
+  t.deepEqual(batch.dimensionDays, []);
   t.deepEqual(batch.visitors, []);
 });

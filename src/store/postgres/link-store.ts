@@ -13,9 +13,7 @@ import { toLink, toLinkUrl, toTarget, type LinkRow, type LinkUrlRow, type Target
 import type { QueryResultRow } from 'pg';
 import type { Database, Querier } from './database.ts';
 import * as q from './queries.ts';
-import { columns } from './visit-store.ts';
-import type { DimensionSum } from '../../visits/rollup.ts';
-import { DIMENSIONS } from '../../visits/visit.ts';
+import { addSums, columns } from './visit-store.ts';
 
 /** Links read per query when all of them are exported. */
 const PAGE = 1000;
@@ -109,16 +107,8 @@ export function createPostgresLinkStore(db: Database, idBlockSize: number, log: 
         if (inserted !== undefined && link.preview !== null) await tx.query(q.SET_PREVIEW, [inserted, storedPreview(link.preview)]);
         return inserted;
       },
-      async addPastVisits({ hours, days, dimensions, dimensionDays }) {
-        const upsert = async <T>(sql: string, rows: readonly T[], row: (r: T) => unknown[]): Promise<void> => {
-          if (rows.length > 0) await tx.query(sql, columns(rows, row));
-        };
-        await upsert(q.ADD_VISIT_HOURS, hours, (h) => [h.linkId, h.t, h.humans, h.bots, 0]);
-        await upsert(q.ADD_VISIT_DAYS, days, (d) => [d.t, d.linkId, d.humans, d.bots, 0]);
-        await upsert(q.ADD_VISIT_TOTALS, days, (d) => [d.t, d.linkId, d.humans, d.bots, 0]);
-        const dimension = (d: DimensionSum) => [d.linkId, d.hour, DIMENSIONS.indexOf(d.dimension), d.value, d.count];
-        await upsert(q.ADD_VISIT_DIMENSIONS, dimensions, dimension);
-        await upsert(q.ADD_VISIT_DIMENSION_DAYS, dimensionDays, dimension);
+      async addPastVisits(sums) {
+        await addSums(tx, sums);
       },
       async importLink(record, urlHash) {
         await holdDomain(tx, record.domain);

@@ -473,4 +473,48 @@ export const MIGRATIONS: readonly string[] = [
     written   BIGINT NOT NULL
   );
   `,
+  // Visits only counted become columns of the hours, days and owners' days, as SQLite's migration 26; a link
+  // handed to another user takes them along (kurz_link_owner_changed).
+  `
+  ALTER TABLE visit_hours ADD COLUMN undetailed_humans BIGINT NOT NULL DEFAULT 0, ADD COLUMN undetailed_bots BIGINT NOT NULL DEFAULT 0;
+  ALTER TABLE visit_days ADD COLUMN undetailed_humans BIGINT NOT NULL DEFAULT 0, ADD COLUMN undetailed_bots BIGINT NOT NULL DEFAULT 0;
+  ALTER TABLE visit_totals ADD COLUMN undetailed_humans BIGINT NOT NULL DEFAULT 0, ADD COLUMN undetailed_bots BIGINT NOT NULL DEFAULT 0;
+  UPDATE visit_hours h SET undetailed_humans = d.count FROM visit_dimensions d
+    WHERE d.dimension = 11 AND d.value = 'humans' AND d.link_id = h.link_id AND d.hour = h.hour;
+  UPDATE visit_hours h SET undetailed_bots = d.count FROM visit_dimensions d
+    WHERE d.dimension = 11 AND d.value = 'bots' AND d.link_id = h.link_id AND d.hour = h.hour;
+  UPDATE visit_days v SET undetailed_humans = d.count FROM visit_dimension_days d
+    WHERE d.dimension = 11 AND d.value = 'humans' AND d.link_id = v.link_id AND d.day = v.day;
+  UPDATE visit_days v SET undetailed_bots = d.count FROM visit_dimension_days d
+    WHERE d.dimension = 11 AND d.value = 'bots' AND d.link_id = v.link_id AND d.day = v.day;
+  UPDATE visit_totals t SET undetailed_humans = s.humans, undetailed_bots = s.bots FROM (
+    SELECT d.day, v.owner_id, sum(CASE WHEN d.value = 'humans' THEN d.count ELSE 0 END) AS humans,
+      sum(CASE WHEN d.value = 'bots' THEN d.count ELSE 0 END) AS bots
+    FROM visit_dimension_days d JOIN visit_days v ON v.day = d.day AND v.link_id = d.link_id
+    WHERE d.dimension = 11 GROUP BY d.day, v.owner_id
+  ) s WHERE s.day = t.day AND s.owner_id = t.owner_id;
+  DELETE FROM visit_dimensions WHERE dimension = 11;
+  DELETE FROM visit_dimension_days WHERE dimension = 11;
+  DROP INDEX visit_dimensions_undetailed;
+  DROP INDEX visit_dimension_days_undetailed;
+  CREATE OR REPLACE FUNCTION kurz_link_owner_changed() RETURNS trigger LANGUAGE plpgsql AS $$
+  DECLARE d RECORD;
+  BEGIN
+    FOR d IN SELECT day, humans, bots, uniques, undetailed_humans, undetailed_bots FROM visit_days WHERE link_id = NEW.id AND day IN
+      (SELECT DISTINCT hour - hour % 86400000 FROM visit_hours WHERE link_id = NEW.id)
+    LOOP
+      UPDATE visit_totals SET humans = humans - d.humans, bots = bots - d.bots, uniques = uniques - d.uniques,
+        undetailed_humans = undetailed_humans - d.undetailed_humans, undetailed_bots = undetailed_bots - d.undetailed_bots
+        WHERE day = d.day AND owner_id = OLD.owner_id;
+      INSERT INTO visit_totals (day, owner_id, humans, bots, uniques, undetailed_humans, undetailed_bots)
+        VALUES (d.day, NEW.owner_id, d.humans, d.bots, d.uniques, d.undetailed_humans, d.undetailed_bots)
+        ON CONFLICT (day, owner_id) DO UPDATE SET humans = visit_totals.humans + excluded.humans,
+        bots = visit_totals.bots + excluded.bots, uniques = visit_totals.uniques + excluded.uniques,
+        undetailed_humans = visit_totals.undetailed_humans + excluded.undetailed_humans,
+        undetailed_bots = visit_totals.undetailed_bots + excluded.undetailed_bots;
+      UPDATE visit_days SET owner_id = NEW.owner_id WHERE day = d.day AND link_id = NEW.id;
+    END LOOP;
+    RETURN NULL;
+  END $$;
+  `,
 ];

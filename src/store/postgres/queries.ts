@@ -1,4 +1,3 @@
-import { DIMENSIONS } from '../../visits/visit.ts';
 import type { AuditFilterName } from '../audit-rows.ts';
 import type { ListAsk } from '../list-ask.ts';
 
@@ -391,30 +390,38 @@ export const INSERT_VISITORS = `INSERT INTO visitors (day, link_id, hash)
   ORDER BY day, link_id, hash
   ON CONFLICT DO NOTHING RETURNING day, link_id AS "linkId", hash`;
 
-export const ADD_VISIT_HOURS = `INSERT INTO visit_hours (link_id, hour, humans, bots, uniques)
-  SELECT link_id, hour, sum(humans), sum(bots), sum(uniques)
-  FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::bigint[], $5::bigint[]) AS r(link_id, hour, humans, bots, uniques)
+/** What an hour's, a day's or an owner's day's row of `table` adds on conflict: each count to its own. */
+const addCounts = (table: string): string => `humans = ${table}.humans + excluded.humans, bots = ${table}.bots + excluded.bots,
+  uniques = ${table}.uniques + excluded.uniques, undetailed_humans = ${table}.undetailed_humans + excluded.undetailed_humans,
+  undetailed_bots = ${table}.undetailed_bots + excluded.undetailed_bots`;
+
+/** A flush's days, one array per column: (day, link, humans, bots, uniques, undetailed humans, undetailed bots). */
+const DAY_ROWS = `unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::bigint[], $5::bigint[], $6::bigint[], $7::bigint[])
+  AS r(day, link_id, humans, bots, uniques, undetailed_humans, undetailed_bots)`;
+
+export const ADD_VISIT_HOURS = `INSERT INTO visit_hours (link_id, hour, humans, bots, uniques, undetailed_humans, undetailed_bots)
+  SELECT link_id, hour, sum(humans), sum(bots), sum(uniques), sum(undetailed_humans), sum(undetailed_bots)
+  FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::bigint[], $5::bigint[], $6::bigint[], $7::bigint[])
+    AS r(link_id, hour, humans, bots, uniques, undetailed_humans, undetailed_bots)
   GROUP BY link_id, hour ORDER BY link_id, hour
-  ON CONFLICT (link_id, hour) DO UPDATE SET humans = visit_hours.humans + excluded.humans, bots = visit_hours.bots + excluded.bots,
-  uniques = visit_hours.uniques + excluded.uniques`;
+  ON CONFLICT (link_id, hour) DO UPDATE SET ${addCounts('visit_hours')}`;
 
 /** A day's visits of each link, under the link's owner (a link is never removed; one not there counts as the first admin's). */
-export const ADD_VISIT_DAYS = `INSERT INTO visit_days (day, link_id, owner_id, humans, bots, uniques)
-  SELECT r.day, r.link_id, coalesce(min(links.owner_id), 1), sum(r.humans), sum(r.bots), sum(r.uniques)
-  FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::bigint[], $5::bigint[]) AS r(day, link_id, humans, bots, uniques)
+export const ADD_VISIT_DAYS = `INSERT INTO visit_days (day, link_id, owner_id, humans, bots, uniques, undetailed_humans, undetailed_bots)
+  SELECT r.day, r.link_id, coalesce(min(links.owner_id), 1), sum(r.humans), sum(r.bots), sum(r.uniques), sum(r.undetailed_humans),
+    sum(r.undetailed_bots)
+  FROM ${DAY_ROWS}
   LEFT JOIN links ON links.id = r.link_id
   GROUP BY r.day, r.link_id ORDER BY r.day, r.link_id
-  ON CONFLICT (day, link_id) DO UPDATE SET humans = visit_days.humans + excluded.humans, bots = visit_days.bots + excluded.bots,
-  uniques = visit_days.uniques + excluded.uniques`;
+  ON CONFLICT (day, link_id) DO UPDATE SET ${addCounts('visit_days')}`;
 
 /** The same days summed per owner: each user's figures, whose sum is the instance's. */
-export const ADD_VISIT_TOTALS = `INSERT INTO visit_totals (day, owner_id, humans, bots, uniques)
-  SELECT r.day, coalesce(links.owner_id, 1), sum(r.humans), sum(r.bots), sum(r.uniques)
-  FROM unnest($1::bigint[], $2::bigint[], $3::bigint[], $4::bigint[], $5::bigint[]) AS r(day, link_id, humans, bots, uniques)
+export const ADD_VISIT_TOTALS = `INSERT INTO visit_totals (day, owner_id, humans, bots, uniques, undetailed_humans, undetailed_bots)
+  SELECT r.day, coalesce(links.owner_id, 1), sum(r.humans), sum(r.bots), sum(r.uniques), sum(r.undetailed_humans), sum(r.undetailed_bots)
+  FROM ${DAY_ROWS}
   LEFT JOIN links ON links.id = r.link_id
   GROUP BY 1, 2 ORDER BY 1, 2
-  ON CONFLICT (day, owner_id) DO UPDATE SET humans = visit_totals.humans + excluded.humans, bots = visit_totals.bots + excluded.bots,
-  uniques = visit_totals.uniques + excluded.uniques`;
+  ON CONFLICT (day, owner_id) DO UPDATE SET ${addCounts('visit_totals')}`;
 
 export const ADD_VISIT_DIMENSIONS = `INSERT INTO visit_dimensions (link_id, hour, dimension, value, count)
   SELECT link_id, hour, dimension, value, sum(count)
@@ -460,30 +467,26 @@ export const COUNT_VISITS_BEFORE = `SELECT count(*) AS count FROM visits WHERE a
 export const DELETE_VISITORS_BEFORE = `DELETE FROM visitors WHERE day < $1`;
 
 /** One link's hours in [$2, $3). */
-export const LINK_HOURS = `SELECT hour AS t, humans, bots, uniques FROM visit_hours WHERE link_id = $1 AND hour >= $2 AND hour < $3 ORDER BY hour`;
+export const LINK_HOURS = `SELECT hour AS t, humans, bots, uniques, undetailed_humans + undetailed_bots AS undetailed FROM visit_hours
+  WHERE link_id = $1 AND hour >= $2 AND hour < $3 ORDER BY hour`;
 
 /** One link's breakdowns in [$2, $3), summed. */
 export const LINK_DIMENSIONS = `SELECT dimension, value, sum(count) AS count FROM visit_dimensions
   WHERE link_id = $1 AND hour >= $2 AND hour < $3 GROUP BY dimension, value`;
 
-/** Visits only counted, their detail dropped, in [$1, $2) ($3's links' alone unless null), as SQLite's. */
-const undetailedIn = (table: string, time: string): string =>
-  `SELECT coalesce(sum(count), 0)::float8 AS n FROM ${table} WHERE dimension = ${DIMENSIONS.indexOf('undetailed')}
-  AND ${time} >= $1 AND ${time} < $2 AND ($3::bigint IS NULL OR link_id IN (SELECT id FROM links WHERE owner_id = $3))`;
-export const UNDETAILED_HOURS = undetailedIn('visit_dimensions', 'hour');
-export const UNDETAILED_DAYS = undetailedIn('visit_dimension_days', 'day');
-
 /** One link's breakdowns over whole days in [$2, $3), summed. */
 export const LINK_DIMENSION_DAYS = `SELECT dimension, value, sum(count) AS count FROM visit_dimension_days
   WHERE link_id = $1 AND day >= $2 AND day < $3 GROUP BY dimension, value`;
 
+/** A VisitTally's figures summed over the rows of its hour or day. */
+const SUMS = `sum(humans) AS humans, sum(bots) AS bots, sum(uniques) AS uniques, sum(undetailed_humans + undetailed_bots) AS undetailed`;
+
 /** Every link's visits per day in [$1, $2). */
-export const DAY_TOTALS = `SELECT day AS t, sum(humans) AS humans, sum(bots) AS bots, sum(uniques) AS uniques FROM visit_totals
-  WHERE day >= $1 AND day < $2 GROUP BY day ORDER BY day`;
+export const DAY_TOTALS = `SELECT day AS t, ${SUMS} FROM visit_totals WHERE day >= $1 AND day < $2 GROUP BY day ORDER BY day`;
 
 /** One owner's links' visits per day in [$1, $2). */
-export const OWNER_DAY_TOTALS = `SELECT day AS t, humans, bots, uniques FROM visit_totals
-  WHERE day >= $1 AND day < $2 AND owner_id = $3 ORDER BY day`;
+export const OWNER_DAY_TOTALS = `SELECT day AS t, humans, bots, uniques, undetailed_humans + undetailed_bots AS undetailed
+  FROM visit_totals WHERE day >= $1 AND day < $2 AND owner_id = $3 ORDER BY day`;
 
 /**
  * The $3 links with the most human visits in [$1, $2) ($4 days long), exactly, without grouping every row
@@ -517,12 +520,10 @@ export const TOP_LINKS = topLinks('');
 export const OWNER_TOP_LINKS = topLinks('owner_id = $5 AND');
 
 /** The instance's visits per hour in [$1, $2), across links (index visit_hours_by_hour). */
-export const HOUR_TOTALS = `SELECT hour AS t, sum(humans) AS humans, sum(bots) AS bots, sum(uniques) AS uniques FROM visit_hours
-  WHERE hour >= $1 AND hour < $2 GROUP BY hour ORDER BY hour`;
+export const HOUR_TOTALS = `SELECT hour AS t, ${SUMS} FROM visit_hours WHERE hour >= $1 AND hour < $2 GROUP BY hour ORDER BY hour`;
 
 /** One owner's ($3) links' visits per hour in [$1, $2). */
-export const OWNER_HOUR_TOTALS = `SELECT hour AS t, sum(humans) AS humans, sum(bots) AS bots, sum(uniques) AS uniques
-  FROM visit_hours JOIN links ON links.id = visit_hours.link_id
+export const OWNER_HOUR_TOTALS = `SELECT hour AS t, ${SUMS} FROM visit_hours JOIN links ON links.id = visit_hours.link_id
   WHERE hour >= $1 AND hour < $2 AND links.owner_id = $3 GROUP BY hour ORDER BY hour`;
 
 /** The $3 links with the most human visits in [$1, $2), whole hours (a short period: every row is summed); `rows` narrows them to an owner's ($4). */

@@ -1,4 +1,4 @@
-import type { VisitBatch, VisitSum } from '../../visits/rollup.ts';
+import type { DimensionSum, VisitBatch, VisitSum } from '../../visits/rollup.ts';
 import type { DimensionCount, DomainTally, LinkTally, StoredVisit, VisitTally } from '../../visits/visit.ts';
 import { DAY, dayOf, DIMENSIONS, hourOf, type Dimension } from '../../visits/visit.ts';
 import type { LinkTotal, ScopedVisit, TagTotal, VisitStore } from '../ports.ts';
@@ -59,17 +59,9 @@ export function createPostgresVisitStore(db: Database, options: { handover?: str
         }
       }
     }
-    const upsert = async <T>(sql: string, rows: readonly T[], row: (r: T) => unknown[]): Promise<void> => {
-      if (rows.length > 0) await tx.query(sql, columns(rows, row));
-    };
-    await upsert(q.ADD_VISIT_HOURS, batch.hours, (h) => [h.linkId, h.t, h.humans, h.bots, uniques.get(`h ${h.linkId} ${h.t}`) ?? 0]);
-    const day = (d: VisitSum) => [d.t, d.linkId, d.humans, d.bots, uniques.get(`d ${d.linkId} ${d.t}`) ?? 0];
-    await upsert(q.ADD_VISIT_DAYS, batch.days, day);
-    await upsert(q.ADD_VISIT_TOTALS, batch.days, day);
-    await upsert(q.ADD_VISIT_DIMENSIONS, dimensions, (d) => [d.linkId, d.hour, DIMENSIONS.indexOf(d.dimension), d.value, d.count]);
-    await upsert(q.ADD_VISIT_DIMENSION_DAYS, dimensionDays, (d) => [d.linkId, d.hour, DIMENSIONS.indexOf(d.dimension), d.value, d.count]);
-    await upsert(q.ADD_LINK_VISITS, batch.links, (c) => [c.id, c.count, c.lastVisitAt]);
-    await upsert(q.INSERT_VISITS, batch.visits, (v) => [
+    await addSums(tx, { hours: batch.hours, days: batch.days, dimensions, dimensionDays }, uniques);
+    await upsert(tx, q.ADD_LINK_VISITS, batch.links, (c) => [c.id, c.count, c.lastVisitAt]);
+    await upsert(tx, q.INSERT_VISITS, batch.visits, (v) => [
       v.linkId,
       v.at,
       v.bot,
@@ -125,12 +117,6 @@ export function createPostgresVisitStore(db: Database, options: { handover?: str
         [linkId, hourOf(from.getTime()), to.getTime()],
       );
       return rows.map((row): DimensionCount => ({ dimension: DIMENSIONS[row.dimension] as Dimension, value: row.value, count: row.count }));
-    },
-
-    async detailDropped(from, to, owner) {
-      const byDay = from.getTime() === dayOf(from.getTime()) && to.getTime() === dayOf(to.getTime());
-      const params = [byDay ? from.getTime() : hourOf(from.getTime()), to.getTime(), owner ?? null];
-      return (await db.query<{ n: number }>(byDay ? q.UNDETAILED_DAYS : q.UNDETAILED_HOURS, params)).rows[0]?.n ?? 0;
     },
 
     dayTotals: async (from, to, owner) =>
@@ -195,6 +181,30 @@ export function createPostgresVisitStore(db: Database, options: { handover?: str
       await Promise.allSettled([...writes]);
     },
   };
+}
+
+/** Runs `sql` over `rows`, one array per column, unless there are none. */
+async function upsert<T>(tx: Querier, sql: string, rows: readonly T[], row: (r: T) => unknown[]): Promise<void> {
+  if (rows.length > 0) await tx.query(sql, columns(rows, row));
+}
+
+/**
+ * Adds a flush's or an import's sums to the rollups (hours, days, the owners' days, each breakdown's hours and
+ * days), with `uniques` the unique visitors of a link's hour (`h <link> <hour>`) or day (`d <link> <day>`).
+ */
+export async function addSums(
+  tx: Querier,
+  sums: Pick<VisitBatch, 'hours' | 'days' | 'dimensions' | 'dimensionDays'>,
+  uniques: ReadonlyMap<string, number> = new Map(),
+): Promise<void> {
+  const sum = (s: VisitSum, key: string) => [s.humans, s.bots, uniques.get(key) ?? 0, s.undetailedHumans, s.undetailedBots];
+  await upsert(tx, q.ADD_VISIT_HOURS, sums.hours, (h) => [h.linkId, h.t, ...sum(h, `h ${h.linkId} ${h.t}`)]);
+  const day = (d: VisitSum) => [d.t, d.linkId, ...sum(d, `d ${d.linkId} ${d.t}`)];
+  await upsert(tx, q.ADD_VISIT_DAYS, sums.days, day);
+  await upsert(tx, q.ADD_VISIT_TOTALS, sums.days, day);
+  const dimension = (d: DimensionSum) => [d.linkId, d.hour, DIMENSIONS.indexOf(d.dimension), d.value, d.count];
+  await upsert(tx, q.ADD_VISIT_DIMENSIONS, sums.dimensions, dimension);
+  await upsert(tx, q.ADD_VISIT_DIMENSION_DAYS, sums.dimensionDays, dimension);
 }
 
 /** Rows as one array per column: a whole rollup goes in one statement (unnest), whatever its size. */

@@ -1,4 +1,3 @@
-import { DIMENSIONS } from '../../visits/visit.ts';
 import type { AuditFilterName } from '../audit-rows.ts';
 
 /** Every SQL statement kurz runs, by name. Stores prepare them once, at construction. */
@@ -262,21 +261,22 @@ function values(rows: number, columns: number): string {
 /** A visitor hash for a link and day; no row changes when it was seen before (then it is not unique). */
 export const INSERT_VISITOR = `INSERT INTO visitors (day, link_id, hash) VALUES (?, ?, ?) ON CONFLICT DO NOTHING`;
 
+/** What an hour's, a day's or an owner's day's row adds on conflict: each count to its own. */
+const ADD_COUNTS = `humans = humans + excluded.humans, bots = bots + excluded.bots, uniques = uniques + excluded.uniques,
+  undetailed_humans = undetailed_humans + excluded.undetailed_humans, undetailed_bots = undetailed_bots + excluded.undetailed_bots`;
+
 /**
  * The rollups' additions, `rows` at a time (one statement for many rows costs less per row than one per row).
- * An hour: (link, hour, humans, bots, uniques).
+ * An hour: (link, hour, humans, bots, uniques, undetailed humans, undetailed bots).
  */
-export const addVisitHours = (
-  rows: number,
-): string => `INSERT INTO visit_hours (link_id, hour, humans, bots, uniques) VALUES ${values(rows, 5)}
-  ON CONFLICT (link_id, hour) DO UPDATE SET humans = humans + excluded.humans, bots = bots + excluded.bots,
-  uniques = uniques + excluded.uniques`;
+export const addVisitHours = (rows: number): string => `INSERT INTO visit_hours
+  (link_id, hour, humans, bots, uniques, undetailed_humans, undetailed_bots) VALUES ${values(rows, 7)}
+  ON CONFLICT (link_id, hour) DO UPDATE SET ${ADD_COUNTS}`;
 
-/** A day: (day, link, owner, humans, bots, uniques). */
-export const addVisitDays = (rows: number): string => `INSERT INTO visit_days (day, link_id, owner_id, humans, bots, uniques)
-  VALUES ${values(rows, 6)}
-  ON CONFLICT (day, link_id) DO UPDATE SET humans = humans + excluded.humans, bots = bots + excluded.bots,
-  uniques = uniques + excluded.uniques`;
+/** A day: (day, link, owner, humans, bots, uniques, undetailed humans, undetailed bots). */
+export const addVisitDays = (rows: number): string => `INSERT INTO visit_days
+  (day, link_id, owner_id, humans, bots, uniques, undetailed_humans, undetailed_bots) VALUES ${values(rows, 8)}
+  ON CONFLICT (day, link_id) DO UPDATE SET ${ADD_COUNTS}`;
 
 /** A breakdown's hour: (link, hour, dimension, value, count). */
 export const addVisitDimensions = (rows: number): string => `INSERT INTO visit_dimensions (link_id, hour, dimension, value, count)
@@ -288,11 +288,10 @@ export const addVisitDimensionDays = (rows: number): string => `INSERT INTO visi
   VALUES ${values(rows, 5)}
   ON CONFLICT (link_id, day, dimension, value) DO UPDATE SET count = count + excluded.count`;
 
-/** An owner's day: (day, owner, humans, bots, uniques). */
-export const addVisitTotals = (
-  rows: number,
-): string => `INSERT INTO visit_totals (day, owner_id, humans, bots, uniques) VALUES ${values(rows, 5)}
-  ON CONFLICT (day, owner_id) DO UPDATE SET humans = humans + excluded.humans, bots = bots + excluded.bots, uniques = uniques + excluded.uniques`;
+/** An owner's day: (day, owner, humans, bots, uniques, undetailed humans, undetailed bots). */
+export const addVisitTotals = (rows: number): string => `INSERT INTO visit_totals
+  (day, owner_id, humans, bots, uniques, undetailed_humans, undetailed_bots) VALUES ${values(rows, 7)}
+  ON CONFLICT (day, owner_id) DO UPDATE SET ${ADD_COUNTS}`;
 
 /** Who owns each of `rows` visited links: their visits count in their figures. */
 export const ownersOfLinks = (rows: number): string =>
@@ -314,33 +313,27 @@ export const COUNT_VISITS_BEFORE = `SELECT count(*) FROM visits WHERE at < ?`;
 export const DELETE_VISITORS_BEFORE = `DELETE FROM visitors WHERE day < ?`;
 
 /** One link's hours in [from, to). */
-export const LINK_HOURS = `SELECT hour AS t, humans, bots, uniques FROM visit_hours WHERE link_id = ? AND hour >= ? AND hour < ? ORDER BY hour`;
+export const LINK_HOURS = `SELECT hour AS t, humans, bots, uniques, undetailed_humans + undetailed_bots AS undetailed FROM visit_hours
+  WHERE link_id = ? AND hour >= ? AND hour < ? ORDER BY hour`;
 
 /** One link's breakdowns in [from, to), summed. */
 export const LINK_DIMENSIONS = `SELECT dimension, value, sum(count) AS count FROM visit_dimensions
   WHERE link_id = ? AND hour >= ? AND hour < ? GROUP BY dimension, value`;
 
-/**
- * Visits only counted, their detail dropped, in [from, to) (@owner's links' alone unless null): the literal
- * dimension lets the partial indexes of migration 25 serve them.
- */
-const undetailedIn = (table: string, time: string): string =>
-  `SELECT coalesce(sum(count), 0) FROM ${table} WHERE dimension = ${DIMENSIONS.indexOf('undetailed')}
-  AND ${time} >= @from AND ${time} < @to AND (@owner IS NULL OR link_id IN (SELECT id FROM links WHERE owner_id = @owner))`;
-export const UNDETAILED_HOURS = undetailedIn('visit_dimensions', 'hour');
-export const UNDETAILED_DAYS = undetailedIn('visit_dimension_days', 'day');
-
 /** One link's breakdowns over whole days in [from, to), summed. */
 export const LINK_DIMENSION_DAYS = `SELECT dimension, value, sum(count) AS count FROM visit_dimension_days
   WHERE link_id = ? AND day >= ? AND day < ? GROUP BY dimension, value`;
 
+/** A VisitTally's figures summed over the rows of its hour or day. */
+const SUMS = `sum(humans) AS humans, sum(bots) AS bots, sum(uniques) AS uniques,
+  sum(undetailed_humans + undetailed_bots) AS undetailed`;
+
 /** Every link's visits per day in [from, to). */
-export const DAY_TOTALS = `SELECT day AS t, sum(humans) AS humans, sum(bots) AS bots, sum(uniques) AS uniques FROM visit_totals
-  WHERE day >= ? AND day < ? GROUP BY day ORDER BY day`;
+export const DAY_TOTALS = `SELECT day AS t, ${SUMS} FROM visit_totals WHERE day >= ? AND day < ? GROUP BY day ORDER BY day`;
 
 /** One owner's links' visits per day in [from, to). */
-export const OWNER_DAY_TOTALS = `SELECT day AS t, humans, bots, uniques FROM visit_totals
-  WHERE day >= ? AND day < ? AND owner_id = ? ORDER BY day`;
+export const OWNER_DAY_TOTALS = `SELECT day AS t, humans, bots, uniques, undetailed_humans + undetailed_bots AS undetailed
+  FROM visit_totals WHERE day >= ? AND day < ? AND owner_id = ? ORDER BY day`;
 
 /**
  * The `limit` links with the most human visits in [from, to) (`days` long), exactly, without grouping every
@@ -367,12 +360,10 @@ export const TOP_LINKS = topLinks('');
 export const OWNER_TOP_LINKS = topLinks('owner_id = @owner AND');
 
 /** The instance's visits per hour in [from, to), across links (index visit_hours_by_hour). */
-export const HOUR_TOTALS = `SELECT hour AS t, sum(humans) AS humans, sum(bots) AS bots, sum(uniques) AS uniques FROM visit_hours
-  WHERE hour >= @from AND hour < @to GROUP BY hour ORDER BY hour`;
+export const HOUR_TOTALS = `SELECT hour AS t, ${SUMS} FROM visit_hours WHERE hour >= @from AND hour < @to GROUP BY hour ORDER BY hour`;
 
 /** One owner's links' visits per hour in [from, to). */
-export const OWNER_HOUR_TOTALS = `SELECT hour AS t, sum(humans) AS humans, sum(bots) AS bots, sum(uniques) AS uniques
-  FROM visit_hours JOIN links ON links.id = visit_hours.link_id
+export const OWNER_HOUR_TOTALS = `SELECT hour AS t, ${SUMS} FROM visit_hours JOIN links ON links.id = visit_hours.link_id
   WHERE hour >= @from AND hour < @to AND links.owner_id = @owner GROUP BY hour ORDER BY hour`;
 
 /** The `limit` links with the most human visits in [from, to), whole hours (a short period: every row is summed); `rows` narrows them to an owner's. */

@@ -36,10 +36,14 @@ const NONE: Uniques = new Map();
  */
 export function rollupWrites(db: Database): RollupWrites {
   const addHours = manyRows<VisitSum & { uniques: number }>(db, q.addVisitHours, (h, v) =>
-    v.push(h.linkId, h.t, h.humans, h.bots, h.uniques),
+    v.push(h.linkId, h.t, h.humans, h.bots, h.uniques, h.undetailedHumans, h.undetailedBots),
   );
-  const addDays = manyRows<OwnedDay>(db, q.addVisitDays, (d, v) => v.push(d.t, d.linkId, d.ownerId, d.humans, d.bots, d.uniques));
-  const addTotals = manyRows<Omit<OwnedDay, 'linkId'>>(db, q.addVisitTotals, (d, v) => v.push(d.t, d.ownerId, d.humans, d.bots, d.uniques));
+  const addDays = manyRows<OwnedDay>(db, q.addVisitDays, (d, v) =>
+    v.push(d.t, d.linkId, d.ownerId, d.humans, d.bots, d.uniques, d.undetailedHumans, d.undetailedBots),
+  );
+  const addTotals = manyRows<Omit<OwnedDay, 'linkId'>>(db, q.addVisitTotals, (d, v) =>
+    v.push(d.t, d.ownerId, d.humans, d.bots, d.uniques, d.undetailedHumans, d.undetailedBots),
+  );
   const dimension = (d: DimensionSum, v: unknown[]): number => v.push(d.linkId, d.hour, DIMENSIONS.indexOf(d.dimension), d.value, d.count);
   const addDimensions = manyRows(db, q.addVisitDimensions, dimension);
   const addDimensionDays = manyRows(db, q.addVisitDimensionDays, dimension);

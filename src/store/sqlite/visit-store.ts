@@ -53,9 +53,6 @@ export function createSqliteVisitStore(db: Database, health: WriteHealth, option
   const ownerTopLinks = db.prepare<[{ from: number; to: number; limit: number; days: number; owner: number }], LinkTally>(
     q.OWNER_TOP_LINKS,
   );
-  type Period = { from: number; to: number; owner: number | null };
-  const undetailedHours = db.prepare<[Period], number>(q.UNDETAILED_HOURS).pluck();
-  const undetailedDays = db.prepare<[Period], number>(q.UNDETAILED_DAYS).pluck();
   const totals = db.prepare<[], { links: number; humans: number; bots: number }>(q.INSTANCE_TOTALS);
   const ownerTotals = db.prepare<[{ owner: number }], { links: number; humans: number; bots: number }>(q.OWNER_TOTALS);
   const linkTotals = db.prepare<[string], LinkTotal>(q.LINK_TOTALS);
@@ -167,12 +164,6 @@ export function createSqliteVisitStore(db: Database, health: WriteHealth, option
     },
 
     domainTotals: async (from, to) => domainTotals.all({ from: from.getTime(), to: to.getTime() }),
-
-    async detailDropped(from, to, owner) {
-      const byDay = from.getTime() === dayOf(from.getTime()) && to.getTime() === dayOf(to.getTime());
-      const period = { from: byDay ? from.getTime() : hourOf(from.getTime()), to: to.getTime(), owner: owner ?? null };
-      return (byDay ? undetailedDays : undetailedHours).get(period) ?? 0;
-    },
 
     totals: async (owner) => (owner === undefined ? totals.get() : ownerTotals.get({ owner })) ?? { links: 0, humans: 0, bots: 0 },
 
