@@ -74,8 +74,9 @@ try {
     });
   }
   writeFileSync(`${codesFile}.key`, (await services.access.createKey(1, 'bench')).secret);
-  const listed = await storage.links.listLinks({ limit: 1 });
-  if (listed[0]?.id !== links) throw new Error(`seeded up to id ${listed[0]?.id}, expected ${links}`);
+  // Counted, not read off the last id: a generated code that spells one of kurz's paths is skipped with its id.
+  const stored = (await storage.visits.totals()).links;
+  if (stored !== links) throw new Error(`seeded ${stored} links, expected ${links}`);
 } finally {
   for (const file of files) closeSync(file);
   await storage.close();
