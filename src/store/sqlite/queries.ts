@@ -293,6 +293,12 @@ export const addVisitTotals = (rows: number): string => `INSERT INTO visit_total
   (day, owner_id, humans, bots, uniques, undetailed_humans, undetailed_bots) VALUES ${values(rows, 7)}
   ON CONFLICT (day, owner_id) DO UPDATE SET ${ADD_COUNTS}`;
 
+/**
+ * The lowest and the highest owner of any link, each one step down index links_by_owner: when both are the
+ * first admin, so is every link's owner, and a flush need not look its links up.
+ */
+export const OWNER_RANGE = `SELECT (SELECT min(owner_id) FROM links) AS least, (SELECT max(owner_id) FROM links) AS most`;
+
 /** Who owns each of `rows` visited links: their visits count in their figures. */
 export const ownersOfLinks = (rows: number): string =>
   `SELECT id, owner_id AS ownerId FROM links WHERE id IN (${Array(rows).fill('?').join(', ')})`;
