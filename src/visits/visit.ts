@@ -53,7 +53,8 @@ export const DIMENSIONS = [
   // rules mixes nothing): only for links with rules, so not one of the breakdowns every visit is counted in.
   'rules',
   // 11 was 'undetailed', the visits only counted (detail dropped): they are columns of the hours and days
-  // now (SQLite's migration 26), and a new dimension may take its number.
+  // now (SQLite's migration 26). Leave 11 unused: a node of an older kurz on the same PostgreSQL database
+  // would still write such rows there, and a new dimension would count them as its own.
 ] as const;
 /** The dimensions the stats list as breakdowns (value → human visits); the variant ones make `variants`. */
 export const BREAKDOWNS = ['referrers', 'browsers', 'os', 'devices', 'countries', 'languages', 'bots'] as const;

@@ -53,13 +53,14 @@ export function rollupWrites(db: Database): RollupWrites {
   );
   const ownersOf = statementsBySize((n) => db.prepare<unknown[], { id: number; ownerId: number }>(q.ownersOfLinks(n)));
 
+  // One row always (two scalar subqueries), null in both on an instance without links.
   const ownerRange = db.prepare<[], { least: number | null; most: number | null }>(q.OWNER_RANGE);
 
   /** Each link's owner; a link is never removed, only marked deleted, so one not there counts as the first admin's. */
   function owners(linkIds: readonly number[]): Map<number, number> {
     const found = new Map<number, number>();
     // One user's instance (the first admin's alone): no link to look up, each one a random page of links.
-    const { least, most } = ownerRange.get() ?? { least: null, most: null };
+    const { least, most } = ownerRange.get()!;
     if ((least ?? FIRST_ADMIN) === FIRST_ADMIN && (most ?? FIRST_ADMIN) === FIRST_ADMIN) return found;
     inGroups(linkIds, (from, to) => {
       for (const row of ownersOf(to - from).all(linkIds.slice(from, to))) found.set(row.id, row.ownerId);
