@@ -150,3 +150,43 @@ test('a link whose visits all kept their detail says nothing of dropped detail',
   t.is(stats.code, 0, stats.stderr);
   t.like(JSON.parse(stats.stdout), { stats: { visits: { humans: 3, detailDropped: 0 } } });
 });
+
+test('while serving, a stalled writer is handed a window of visits at most: the counts after it add up in the server, one per link and hour, and all are written at the stop', async (t) => {
+  const db = await freshDatabase(t);
+  const codes = Array.from({ length: 20 }, (_, i) => `l${i}`);
+  for (const code of codes) {
+    const created = await runCli(['create', `https://example.com/${code}`, '--alias', code], db.env);
+    t.is(created.code, 0, created.stderr);
+  }
+  // The window is visitBacklog's 4; a flush is each round's 20 visits, one per link.
+  const kurz = await startServe(t, { ...db.env, KURZ_VISIT_BACKLOG: '4', KURZ_VISIT_FLUSH_SIZE: '20', KURZ_VISIT_FLUSH_INTERVAL: '60s' });
+  const writer = backgroundPid(kurz.output().stderr);
+  process.kill(writer, 'SIGSTOP');
+  // Counts are per hour: the five rounds take a second or two, in one hour.
+  await waitFor(() => new Date().getUTCMinutes() < 59, 70_000);
+  let waiting: number;
+  try {
+    for (let round = 0; round < 5; round++) {
+      for (const code of codes) t.is(await follow(kurz, code, BROWSER_UA), 302);
+      await waitFor(async () => (await metric(kurz, 'kurz_visit_buffer_events')) === 0);
+    }
+    kurz.child.kill('SIGTERM');
+    const said = /writing the last visits before stopping visits=(\d+)/;
+    await waitFor(() => said.test(kurz.output().stderr));
+    waiting = Number(said.exec(kurz.output().stderr)![1]);
+  } finally {
+    process.kill(writer, 'SIGCONT');
+  }
+  // The first flush's 20 counts: 4 handed over, 16 kept; the next four flushes add to the 20 links' counts
+  // here. Handed over as they came, the writer would hold 20 of them and the server 20 more.
+  t.is(waiting, 24);
+  const [code] = await kurz.exited;
+  t.is(code, 0);
+  t.deepEqual(await db.sql('SELECT count(*) AS links, min(count) AS least, max(count) AS most FROM link_visits'), [
+    { links: 20, least: 5, most: 5 },
+  ]);
+  t.deepEqual(await db.sql('SELECT sum(humans) AS humans, sum(undetailed_humans) AS counted FROM visit_hours'), [
+    { humans: 100, counted: 100 },
+  ]);
+  t.deepEqual(await db.sql('SELECT count(*) AS n FROM visits'), [{ n: 0 }]);
+});
