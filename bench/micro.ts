@@ -8,6 +8,7 @@ import { Histogram } from '../src/core/histogram.ts';
 import { REDIRECT_BUCKETS } from '../src/http/pipeline.ts';
 import { normaliseUrl, urlRules } from '../src/links/url-rules.ts';
 import { jsonLine } from '../src/core/log.ts';
+import { requestLine } from '../src/http/access-log.ts';
 
 const WARM_UP_MS = 500;
 const MEASURE_MS = 1500;
@@ -53,8 +54,10 @@ function promTiming(): (i: number) => unknown {
   };
 }
 
+const requestJsonLine = requestLine(jsonLine);
+
 function accessLine(i: number): string {
-  return jsonLine(Date.now(), 'info', 'request', {
+  return requestJsonLine(Date.now(), {
     requestId: `3f9a1c-${i.toString(36)}`,
     client: '203.0.113.7',
     method: 'GET',
@@ -64,6 +67,7 @@ function accessLine(i: number): string {
     bytes: 187,
     userAgent: 'Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/131.0.0.0 Safari/537.36',
     referrer: 'https://news.example/item?id=1',
+    aborted: undefined,
   });
 }
 

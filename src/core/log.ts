@@ -85,7 +85,7 @@ let lastTime = NaN;
 let lastIso = '';
 
 /** `time` as an ISO 8601 string: the last one is kept, since a busy server logs many lines in a millisecond. */
-function isoTime(time: number): string {
+export function isoTime(time: number): string {
   if (time !== lastTime) {
     lastIso = new Date(time).toISOString();
     lastTime = time;

@@ -3,7 +3,7 @@ import { WELCOME_PATH } from '../auth/users.ts';
 import { firstHeader } from '../core/raw-headers.ts';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { MessagePort } from 'node:worker_threads';
-import type { LineFormat, LogStream } from '../core/log.ts';
+import { isoTime, jsonLine, type LineFormat, type LogStream } from '../core/log.ts';
 import type { Pipeline } from './pipeline.ts';
 
 /** Bytes of lines that start a write at once. */
@@ -37,6 +37,7 @@ export function createAccessLog(out: LogStream, format: LineFormat, pipeline: Pi
   const lines = batchedLines(out, (count) =>
     format(Date.now(), 'warn', 'access log lines dropped: the log was not taken fast enough', { dropped: count }),
   );
+  const line = requestLine(format);
   return {
     log(req, res) {
       const start = performance.now();
@@ -44,7 +45,7 @@ export function createAccessLog(out: LogStream, format: LineFormat, pipeline: Pi
       const before = socket.bytesWritten;
       res.on('close', () => {
         lines.add(
-          format(Date.now(), 'info', 'request', {
+          line(Date.now(), {
             requestId: pipeline.loggedIdOf(req),
             client: pipeline.clientOf(req),
             method: req.method,
@@ -63,6 +64,40 @@ export function createAccessLog(out: LogStream, format: LineFormat, pipeline: Pi
       });
     },
     drained: lines.drained,
+  };
+}
+
+/** What a `request` line says, in its order: a string absent or an undefined field is left out. */
+export type RequestFields = {
+  requestId: string;
+  client: string;
+  method: string | undefined;
+  path: string | undefined;
+  status: number | undefined;
+  durationMs: number;
+  bytes: number;
+  userAgent: string | undefined;
+  referrer: string | undefined;
+  aborted: true | undefined;
+};
+
+/**
+ * The `request` line in `format`. In JSON it is written out field by field, the same line `jsonLine` makes
+ * of these fields (their order, JSON.stringify's escaping of each string and number): it is the log's
+ * hottest line, and `jsonLine`'s merge of any fields into one record before JSON.stringify took about twice
+ * its time. Any other format is the log's own.
+ */
+export function requestLine(format: LineFormat): (time: number, fields: RequestFields) => string {
+  if (format !== jsonLine) return (time, fields) => format(time, 'info', 'request', fields);
+  return (time, f) => {
+    let line = `{"time":"${isoTime(time)}","level":"info","msg":"request","requestId":${JSON.stringify(f.requestId)},"client":${JSON.stringify(f.client)}`;
+    if (f.method !== undefined) line += `,"method":${JSON.stringify(f.method)}`;
+    if (f.path !== undefined) line += `,"path":${JSON.stringify(f.path)}`;
+    if (f.status !== undefined) line += `,"status":${jsonNumber(f.status)}`;
+    line += `,"durationMs":${jsonNumber(f.durationMs)},"bytes":${jsonNumber(f.bytes)}`;
+    if (f.userAgent !== undefined) line += `,"userAgent":${JSON.stringify(f.userAgent)}`;
+    if (f.referrer !== undefined) line += `,"referrer":${JSON.stringify(f.referrer)}`;
+    return f.aborted === undefined ? `${line}}\n` : `${line},"aborted":true}\n`;
   };
 }
 
@@ -223,6 +258,9 @@ function logThread(fs: typeof import('node:fs'), port: MessagePort, fd: number, 
     port.postMessage(length satisfies LogThreadMessage);
   });
 }
+
+/** A number as JSON.stringify writes it, without its call: NaN and the infinities are null. */
+const jsonNumber = (n: number): string => (Number.isFinite(n) ? `${n}` : 'null');
 
 /** A path or URL as logged: the token of a one-time link to set a password is never written. */
 function withoutSecrets(url: string | undefined): string | undefined {

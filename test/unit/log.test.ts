@@ -1,6 +1,8 @@
 import test from 'ava';
+import fc from 'fast-check';
 import { ConfigError, loadConfig } from '../../src/config.ts';
-import { createLogger, lineFormat, memoryLogger, type Level, type LogStream } from '../../src/core/log.ts';
+import { createLogger, jsonLine, lineFormat, memoryLogger, type Level, type LogStream } from '../../src/core/log.ts';
+import { requestLine } from '../../src/http/access-log.ts';
 
 /** A stream that keeps what is written, a terminal or not. */
 function stream(isTTY?: boolean): LogStream & { text: () => string; lines: () => string[] } {
@@ -135,4 +137,46 @@ test('logLevel and logFormat default to info and auto, and a wrong value names t
     instanceOf: ConfigError,
     message: 'logFormat (flag --log-format): must be one of auto, json, text, got "xml"',
   });
+});
+
+test('the access log writes its JSON request line as jsonLine would, whatever the request held', (t) => {
+  const line = requestLine(jsonLine);
+  // Any UTF-16 unit: quotes, backslashes, control characters, U+2028 and lone surrogates included.
+  const text = fc.string({ unit: fc.integer({ min: 0, max: 0xffff }).map((unit) => String.fromCharCode(unit)), maxLength: 40 });
+  const maybe = <T>(value: fc.Arbitrary<T>) => fc.option(value, { nil: undefined });
+  const fields = fc.record({
+    requestId: text,
+    client: text,
+    method: maybe(text),
+    path: maybe(text),
+    status: maybe(fc.integer({ min: 100, max: 599 })),
+    durationMs: fc.oneof(fc.double({ min: 0, max: 1e6 }), fc.constant(Number.NaN)),
+    bytes: fc.oneof(fc.nat(), fc.constant(Number.NaN)),
+    userAgent: maybe(text),
+    referrer: maybe(text),
+    aborted: maybe(fc.constant(true as const)),
+  });
+  fc.assert(
+    fc.property(
+      fc.integer({ min: 0, max: 4_102_444_800_000 }),
+      fields,
+      (time, f) => line(time, f) === jsonLine(time, 'info', 'request', f),
+    ),
+    { numRuns: 1000 },
+  );
+  t.is(
+    line(Date.UTC(2026, 0, 15, 12, 0, 0, 41), {
+      requestId: '3f9a1c-2k',
+      client: '203.0.113.7',
+      method: 'GET',
+      path: '/E1aiwo?ref="mail"',
+      status: 302,
+      durationMs: 0.042,
+      bytes: 187,
+      userAgent: 'Mozilla/5.0',
+      referrer: undefined,
+      aborted: undefined,
+    }),
+    '{"time":"2026-01-15T12:00:00.041Z","level":"info","msg":"request","requestId":"3f9a1c-2k","client":"203.0.113.7","method":"GET","path":"/E1aiwo?ref=\\"mail\\"","status":302,"durationMs":0.042,"bytes":187,"userAgent":"Mozilla/5.0"}\n',
+  );
 });
