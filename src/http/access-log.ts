@@ -84,8 +84,8 @@ export type RequestFields = {
 /**
  * The `request` line in `format`. In JSON it is written out field by field, the same line `jsonLine` makes
  * of these fields (their order, JSON.stringify's escaping of each string and number): it is the log's
- * hottest line, and `jsonLine`'s merge of any fields into one record before JSON.stringify took about twice
- * its time. Any other format is the log's own.
+ * hottest line, and its fields are known here, which `jsonLine`'s are not (README, _Access log_, has what
+ * each way costs). Any other format is the log's own.
  */
 export function requestLine(format: LineFormat): (time: number, fields: RequestFields) => string {
   if (format !== jsonLine) return (time, fields) => format(time, 'info', 'request', fields);
